@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class Row(str, Enum):
+class Row(StrEnum):
     """A row of an OFC board."""
 
     TOP = "top"
@@ -36,7 +36,7 @@ class StreetShape:
         return self.dealt - self.discarded
 
 
-class Variant(str, Enum):
+class Variant(StrEnum):
     """The three games of spec/rules.md. Progressive Fantasyland is a rules setting, not a variant."""
 
     CLASSIC = "classic"

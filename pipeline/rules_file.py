@@ -1,0 +1,92 @@
+"""Reading rule sets by name or from TOML files (the I/O edge of :mod:`pipeline.rules.ruleset`)."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from pipeline.rules.ruleset import PRESET_NAMES, RulesError, RuleSet, preset, ruleset_from_mapping
+
+SCHEMA_DIRECTORY = Path(__file__).resolve().parent.parent / "schemas"
+RULES_SCHEMA_PATH = SCHEMA_DIRECTORY / "rules.schema.json"
+
+
+@cache
+def _rules_validator() -> jsonschema.Draft202012Validator:
+    schema = json.loads(RULES_SCHEMA_PATH.read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def validate_rules_mapping(mapping: dict[str, Any], source: str = "rules") -> None:
+    """Check a parsed rules file against ``schemas/rules.schema.json``; raise naming the key."""
+    errors = sorted(_rules_validator().iter_errors(mapping), key=lambda error: list(error.path))
+    if not errors:
+        return
+    error = errors[0]
+    key = ".".join(str(part) for part in error.path)
+    if error.validator == "additionalProperties":
+        extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+        name = ".".join(filter(None, [key, extra[0] if extra else ""]))
+        raise RulesError(f"{source}: {name}: unknown key")
+    raise RulesError(f"{source}: {key or '(top level)'}: {error.message}")
+
+
+def load_rules_file(path: str | Path) -> RuleSet:
+    """Read and validate a TOML rules file; the rule set is named after the file unless it says."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise RulesError(f"cannot read rules file {path}: {error.strerror or error}") from error
+    except UnicodeDecodeError as error:
+        raise RulesError(f"rules file {path} is not UTF-8 text") from error
+    try:
+        mapping = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise RulesError(f"rules file {path} is not valid TOML: {error}") from error
+    validate_rules_mapping(mapping, str(path))
+    try:
+        return ruleset_from_mapping(mapping, default_name=path.stem)
+    except RulesError as error:
+        raise RulesError(f"{path}: {error}") from error
+
+
+def resolve_rules(name_or_path: str | Path) -> RuleSet:
+    """A preset by name, or a rules file by path (``.toml``)."""
+    text = str(name_or_path)
+    if text in PRESET_NAMES:
+        return preset(text)
+    path = Path(text)
+    if path.suffix == ".toml" or path.exists():
+        return load_rules_file(path)
+    raise RulesError(
+        f"unknown rules {text!r}: not a preset ({', '.join(PRESET_NAMES)}) and no such file"
+    )
+
+
+class RulesResolver:
+    """Resolves the ``rules`` name a record carries, with an optional override, caching results."""
+
+    def __init__(self, override: RuleSet | None = None, search_directory: Path | None = None):
+        """``override`` replaces every record's rules; ``search_directory`` holds named rules files."""
+        self.override = override
+        self.search_directory = search_directory
+        self._cache: dict[str, RuleSet] = {}
+
+    def __call__(self, name: str) -> RuleSet:
+        """The rule set for a record's ``rules`` field (raises RulesError when unknown)."""
+        if self.override is not None:
+            return self.override
+        if name not in self._cache:
+            if name in PRESET_NAMES:
+                self._cache[name] = preset(name)
+            elif self.search_directory and (self.search_directory / f"{name}.toml").exists():
+                self._cache[name] = load_rules_file(self.search_directory / f"{name}.toml")
+            else:
+                raise RulesError(f"unknown rules {name!r} (presets: {', '.join(PRESET_NAMES)})")
+        return self._cache[name]
