@@ -180,7 +180,7 @@ def evaluate_board(
         if middle_value == 0:
             foul_reason = f"middle ({_middle_high_text(middle)}) is not a ten-low or better 2-7 hand"
         elif top_value > bottom_value:
-            foul_reason = f"top ({top_text}) beats bottom ({bottom_text})"
+            foul_reason = _beats("top", top_text, "bottom", bottom_text)
     else:
         middle_value = evaluate_five(middle)
         middle_text = describe_value(middle_value)
@@ -188,9 +188,9 @@ def evaluate_board(
         middle_royalty = five_card_royalty(middle_value, rules.royalties.middle)
         foul_reason = None
         if middle_value > bottom_value:
-            foul_reason = f"middle ({middle_text}) beats bottom ({bottom_text})"
+            foul_reason = _beats("middle", middle_text, "bottom", bottom_text)
         elif top_value > middle_value:
-            foul_reason = f"top ({top_text}) beats middle ({middle_text})"
+            foul_reason = _beats("top", top_text, "middle", middle_text)
     raw = (
         top_royalty(top_value, rules),
         middle_royalty,
@@ -216,3 +216,9 @@ def evaluate_board(
 def _middle_high_text(middle: Sequence[Card]) -> str:
     """Describe a non-qualifying 2-7 middle by its high-hand name (``pair of fives``)."""
     return describe_value(evaluate_five(middle)) if len(middle) == 5 else "incomplete"
+
+
+def _beats(upper: str, upper_text: str, lower: str, lower_text: str) -> str:
+    """Foul reason text; says "on kickers" when both rows have the same name."""
+    reason = f"{upper} ({upper_text}) beats {lower} ({lower_text})"
+    return reason + " on kickers" if upper_text == lower_text else reason

@@ -1,0 +1,58 @@
+"""The ``ofc`` command line: thin argument parsing that calls the library and prints.
+
+Each command lives in its own module exposing ``register(subparsers)``; adding a command adds one
+module and one line to ``COMMAND_MODULES``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+COMMAND_MODULES = (
+    "pipeline.cli.score",
+    "pipeline.cli.board",
+)
+
+
+class CommandError(Exception):
+    """A user-facing failure: printed without a traceback, exit status ``code``."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every registered command."""
+    parser = argparse.ArgumentParser(
+        prog="ofc",
+        description="Open Face Chinese Poker hand-history analytics: score, ingest, explore.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for module_name in COMMAND_MODULES:
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``ofc`` console script; returns the exit status."""
+    parser = build_parser()
+    arguments = parser.parse_args(argv)
+    try:
+        return int(arguments.handler(arguments) or 0)
+    except CommandError as error:
+        print(f"ofc {arguments.command}: {error}", file=sys.stderr)
+        return error.code
+    except KeyboardInterrupt:
+        print(f"ofc {arguments.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
