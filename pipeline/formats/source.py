@@ -1,0 +1,214 @@
+"""Shared line reading for every format reader: plain or gzip files, one line at a time.
+
+:func:`read_lines` opens a path (gzip is recognised by its magic bytes, never by the name),
+and yields one :class:`SourceLine` per line of text. It never holds more than one line in
+memory, and a line longer than :data:`MAX_LINE_BYTES` is skipped in chunks, not loaded.
+Text-level problems come back as lines with an ``error`` (the reader turns them into error
+records); only problems with the whole file (missing, unreadable) raise :class:`FormatError`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, NamedTuple
+
+MAX_LINE_BYTES = 1 << 20
+"""Longest line a reader accepts (1 MiB); a longer line becomes an error, not a record."""
+
+BINARY_PROBE_BYTES = 8192
+"""How much of the (decompressed) start of a file is checked for NUL bytes."""
+
+GZIP_MAGIC = b"\x1f\x8b"
+BINARY_FILE_ERROR = "binary file, not a hand history"
+TRUNCATED_LINE = "truncated line"
+
+_PREVIEW_BYTES = 1000
+_SKIP_CHUNK_BYTES = 1 << 16
+_BYTE_ORDER_MARK = "\ufeff"
+
+
+class FormatError(Exception):
+    """A problem with a whole file (cannot open it, cannot tell its format, missing columns...).
+
+    ``str(error)`` is ``"<path>: <reason>"``; ``error.path`` and ``error.reason`` hold the parts.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], reason: str) -> None:
+        self.path = str(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+class SourceLine(NamedTuple):
+    """One line of a source file.
+
+    ``text`` is the decoded line without its line ending (and without a UTF-8 byte-order mark
+    on line 1), or ``None`` when the line could not be read as text; then ``error`` says why.
+    ``raw`` is the text, or a lossy preview of an unreadable line for quarantine.
+    ``terminated`` is false only for a last line that has no newline at its end.
+    """
+
+    number: int
+    text: str | None
+    error: str | None
+    raw: str
+    terminated: bool = True
+
+
+def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
+    """Open a file for reading bytes, decompressing it when it starts with the gzip magic bytes.
+
+    Raises :class:`FormatError` when the file cannot be opened.
+    """
+    try:
+        stream = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
+    except OSError as exc:
+        raise FormatError(path, f"cannot open: {exc.strerror or exc}") from exc
+    try:
+        magic = stream.peek(2)[:2]
+    except OSError as exc:
+        stream.close()
+        raise FormatError(path, f"cannot read: {exc.strerror or exc}") from exc
+    if magic != GZIP_MAGIC:
+        return stream
+    stream.close()
+    try:
+        return gzip.open(path, "rb")
+    except OSError as exc:
+        raise FormatError(path, f"cannot open: {exc.strerror or exc}") from exc
+
+
+def _probe_head(path: str | os.PathLike[str]) -> bytes:
+    """Up to BINARY_PROBE_BYTES of the file's (decompressed) content; damage is ignored here."""
+    head = bytearray()
+    with open_binary(path) as stream:
+        try:
+            while len(head) < BINARY_PROBE_BYTES:
+                chunk = stream.read1(BINARY_PROBE_BYTES - len(head))  # type: ignore[attr-defined]
+                if not chunk:
+                    break
+                head += chunk
+        except (OSError, EOFError, zlib.error):
+            pass  # the line pass reports damaged data at the right line
+    return bytes(head)
+
+
+def _describe_decode_error(number: int, exc: UnicodeDecodeError) -> str:
+    bad_byte = exc.object[exc.start]
+    return f"line {number} is not UTF-8 text (byte 0x{bad_byte:02x} at column {exc.start + 1})"
+
+
+def _limit_text(limit: int) -> str:
+    if limit % (1 << 20) == 0:
+        return f"{limit >> 20} MiB"
+    if limit % (1 << 10) == 0:
+        return f"{limit >> 10} KiB"
+    return f"{limit} bytes"
+
+
+def read_lines(
+    path: str | os.PathLike[str], max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[SourceLine]:
+    """Yield every line of a plain or gzip text file as a :class:`SourceLine`, streaming.
+
+    * Each line is decoded as UTF-8 on its own; a bad line gives an error line
+      ("line 7 is not UTF-8 text (byte 0xff at column 12)") and the next lines still come.
+    * A UTF-8 byte-order mark at the start of line 1 is dropped.
+    * A NUL byte in the first 8 KiB gives one error line, "binary file, not a hand history",
+      and nothing else.
+    * A line longer than ``max_line_bytes`` gives "line N is longer than 1 MiB" and is skipped
+      without being loaded whole.
+    * Damaged gzip data ends the file with an error line naming where it happened.
+    * An empty file yields nothing.
+
+    Raises :class:`FormatError` when the file cannot be opened.
+    """
+    stream = open_binary(path)
+    try:
+        head = _probe_head(path)
+        if b"\0" in head:
+            preview = head[:_PREVIEW_BYTES].decode("utf-8", "replace")
+            yield SourceLine(1, None, BINARY_FILE_ERROR, preview)
+            return
+        yield from _split_lines(stream, max_line_bytes)
+    finally:
+        stream.close()
+
+
+def _split_lines(stream: IO[bytes], max_line_bytes: int) -> Iterator[SourceLine]:
+    number = 0
+    while True:
+        number += 1
+        try:
+            data = stream.readline(max_line_bytes + 1)
+        except (OSError, EOFError, zlib.error) as exc:
+            yield SourceLine(number, None, _damage_reason(number, exc), "", False)
+            return
+        if not data:
+            return
+        terminated = data.endswith(b"\n")
+        if not terminated and len(data) > max_line_bytes:
+            preview = data[:_PREVIEW_BYTES].decode("utf-8", "replace") + "…"
+            try:
+                terminated = _skip_rest_of_line(stream)
+            except (OSError, EOFError, zlib.error) as exc:
+                yield SourceLine(number, None, _damage_reason(number, exc), preview, False)
+                return
+            reason = f"line {number} is longer than {_limit_text(max_line_bytes)}"
+            yield SourceLine(number, None, reason, preview, terminated)
+            continue
+        if terminated:
+            data = data[:-2] if data.endswith(b"\r\n") else data[:-1]
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            preview = data[:_PREVIEW_BYTES].decode("utf-8", "replace")
+            yield SourceLine(number, None, _describe_decode_error(number, exc), preview, terminated)
+            continue
+        if number == 1 and text.startswith(_BYTE_ORDER_MARK):
+            text = text[1:]
+        yield SourceLine(number, text, None, text, terminated)
+
+
+def _skip_rest_of_line(stream: IO[bytes]) -> bool:
+    """Read and drop the rest of an over-long line; True when it ended with a newline."""
+    while True:
+        chunk = stream.readline(_SKIP_CHUNK_BYTES)
+        if not chunk:
+            return False
+        if chunk.endswith(b"\n"):
+            return True
+
+
+def _damage_reason(number: int, exc: BaseException) -> str:
+    detail = str(exc) or type(exc).__name__
+    if number == 1:
+        return f"cannot read the file: damaged data at the start ({detail})"
+    return f"cannot read past line {number - 1}: damaged data ({detail})"
+
+
+def truncated_reason(line: SourceLine, reason: str) -> str:
+    """The error for a line that failed to parse: marked "truncated line" when it is a last line
+    without a newline (the file was most likely cut off while being written)."""
+    if line.terminated:
+        return reason
+    return f"{TRUNCATED_LINE}: the file ends in the middle of line {line.number} ({reason})"
+
+
+def file_name_stem(path: str | os.PathLike[str]) -> str:
+    """The file name without the compression and text suffixes (``ofc-27.jsonl.gz`` → ``ofc-27``)."""
+    name = Path(path).name
+    lowered = name.lower()
+    for suffix in (".gz", ".gzip"):
+        if lowered.endswith(suffix):
+            name, lowered = name[: -len(suffix)], lowered[: -len(suffix)]
+            break
+    for suffix in (".jsonl", ".ndjson", ".json", ".log", ".txt", ".csv"):
+        if lowered.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return name

@@ -1,0 +1,140 @@
+"""Line reading shared by the readers: plain/gzip, UTF-8 per line, binary, long and cut lines."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from pipeline.formats.source import (
+    BINARY_FILE_ERROR,
+    FormatError,
+    file_name_stem,
+    read_lines,
+    truncated_reason,
+)
+
+
+def test_plain_lines_are_numbered_without_line_endings(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"\xef\xbb\xbffirst\r\nsecond\n\nlast\n")
+    lines = list(read_lines(path))
+    assert [(line.number, line.text, line.error) for line in lines] == [
+        (1, "first", None),
+        (2, "second", None),
+        (3, "", None),
+        (4, "last", None),
+    ]
+    assert all(line.terminated for line in lines)
+
+
+def test_byte_order_mark_is_only_dropped_on_line_one(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"one\n\xef\xbb\xbftwo\n")
+    assert [line.text for line in read_lines(path)] == ["one", "\ufefftwo"]
+
+
+def test_non_utf8_line_is_an_error_and_later_lines_still_come(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"ok\n" * 6 + b"hello world\xff!\nafter\n")
+    lines = list(read_lines(path))
+    assert lines[6].text is None
+    assert lines[6].error == "line 7 is not UTF-8 text (byte 0xff at column 12)"
+    assert "hello world" in lines[6].raw
+    assert lines[7].text == "after"
+
+
+def test_binary_file_gives_one_error(tmp_path: Path) -> None:
+    path = tmp_path / "a.bin"
+    path.write_bytes(b"PK\x03\x04\x00\x00" + bytes(range(256)) * 10 + b"\n" * 50)
+    lines = list(read_lines(path))
+    assert len(lines) == 1
+    assert lines[0].error == BINARY_FILE_ERROR
+
+
+def test_nul_after_the_first_8_kib_is_not_binary(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"x" * 9000 + b"\n" + b"a\x00b\n")
+    lines = list(read_lines(path))
+    assert len(lines) == 2
+    assert lines[1].text == "a\x00b"
+
+
+def test_empty_file_yields_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    assert list(read_lines(path)) == []
+
+
+def test_gzip_is_detected_by_magic_bytes_not_name(tmp_path: Path) -> None:
+    path = tmp_path / "looks-plain.txt"
+    path.write_bytes(gzip.compress(b"one\ntwo\n"))
+    assert [line.text for line in read_lines(path)] == ["one", "two"]
+    plain_named_gz = tmp_path / "not-really.gz"
+    plain_named_gz.write_bytes(b"plain\n")
+    assert [line.text for line in read_lines(plain_named_gz)] == ["plain"]
+
+
+def test_binary_check_applies_to_decompressed_content(tmp_path: Path) -> None:
+    path = tmp_path / "a.gz"
+    path.write_bytes(gzip.compress(b"\x00\x01\x02 binary\n"))
+    lines = list(read_lines(path))
+    assert [line.error for line in lines] == [BINARY_FILE_ERROR]
+
+
+def test_damaged_gzip_ends_with_an_error_not_a_crash(tmp_path: Path) -> None:
+    data = gzip.compress(b"".join(b"line %d with some text\n" % number for number in range(5000)))
+    path = tmp_path / "cut.gz"
+    path.write_bytes(data[: len(data) // 2])
+    lines = list(read_lines(path))
+    assert lines[0].text == "line 0 with some text"
+    assert lines[-1].text is None
+    assert "damaged data" in (lines[-1].error or "")
+
+
+def test_over_long_line_is_skipped_without_loading_it(tmp_path: Path) -> None:
+    path = tmp_path / "long.txt"
+    path.write_bytes(b"short\n" + b"y" * 5000 + b"\nafter\n")
+    lines = list(read_lines(path, max_line_bytes=1024))
+    assert [line.text for line in lines] == ["short", None, "after"]
+    assert lines[1].error == "line 2 is longer than 1 KiB"
+    assert len(lines[1].raw) < 1100
+
+
+def test_default_limit_is_one_mebibyte(tmp_path: Path) -> None:
+    path = tmp_path / "long.txt"
+    path.write_bytes(b"z" * ((1 << 20) + 10) + b"\nok\n")
+    lines = list(read_lines(path))
+    assert lines[0].error == "line 1 is longer than 1 MiB"
+    assert lines[1].text == "ok"
+
+
+def test_last_line_without_newline_is_marked(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    path.write_bytes(b"one\ntw")
+    lines = list(read_lines(path))
+    assert [line.terminated for line in lines] == [True, False]
+    assert truncated_reason(lines[0], "bad") == "bad"
+    assert truncated_reason(lines[1], "bad").startswith("truncated line")
+
+
+def test_missing_file_is_a_format_error_naming_the_path(tmp_path: Path) -> None:
+    path = tmp_path / "nowhere.jsonl"
+    with pytest.raises(FormatError) as caught:
+        list(read_lines(path))
+    assert str(path) in str(caught.value)
+    assert caught.value.path == str(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "stem"),
+    [
+        ("ofc-27.jsonl", "ofc-27"),
+        ("ofc-pineapple.jsonl.gz", "ofc-pineapple"),
+        ("OFC.JSONL.GZ", "OFC"),
+        ("match", "match"),
+    ],
+)
+def test_file_name_stem(name: str, stem: str) -> None:
+    assert file_name_stem(Path("/x") / name) == stem
