@@ -1,0 +1,211 @@
+"""The DuckDB database: this module alone owns the schema (documented in schemas/database.md).
+
+Everything else reads through :mod:`dashboard.queries` or writes through :mod:`pipeline.ingest`.
+Connections are short-lived: DuckDB lets one process write at a time, so readers (the dashboard)
+open, query and close, and writers retry briefly while a reader holds the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+SCHEMA_VERSION = 1
+DEFAULT_DATABASE = "ofc.duckdb"
+
+SCHEMA_STATEMENTS: tuple[str, ...] = (
+    """CREATE TABLE IF NOT EXISTS meta (
+        key VARCHAR PRIMARY KEY,
+        value VARCHAR
+    )""",
+    # One row per file ingest run that read a file (a re-run of an unchanged file is recorded as
+    # a no-op with zero stored).
+    """CREATE TABLE IF NOT EXISTS ingested_files (
+        path VARCHAR NOT NULL,
+        content_hash VARCHAR NOT NULL,   -- sha256 of the file's bytes
+        format VARCHAR,
+        size_bytes BIGINT,
+        ingested_at TIMESTAMP NOT NULL,
+        records INTEGER NOT NULL,        -- records found in the file
+        stored INTEGER NOT NULL,         -- new hands stored
+        duplicates INTEGER NOT NULL,     -- hands already in the database (same content)
+        rejected INTEGER NOT NULL,       -- records quarantined
+        status VARCHAR NOT NULL          -- complete | unchanged | failed
+    )""",
+    """CREATE TABLE IF NOT EXISTS hands (
+        hand_key BIGINT PRIMARY KEY,     -- hand_key(site, hand_id)
+        site VARCHAR NOT NULL,
+        hand_id VARCHAR NOT NULL,
+        table_name VARCHAR,
+        started_at TIMESTAMP,            -- UTC
+        variant VARCHAR NOT NULL,        -- classic | pineapple | 2-7-pineapple
+        rules VARCHAR NOT NULL,          -- rules named by the record
+        button VARCHAR,
+        player_count TINYINT NOT NULL,
+        has_streets BOOLEAN NOT NULL,
+        any_fantasyland BOOLEAN NOT NULL,
+        content_hash VARCHAR NOT NULL,   -- hash of the canonical record (conflict detection)
+        source_path VARCHAR,
+        source_line INTEGER,
+        extra JSON                       -- unknown hand-level fields, kept verbatim
+    )""",
+    """CREATE TABLE IF NOT EXISTS seats (
+        hand_key BIGINT NOT NULL,
+        player VARCHAR NOT NULL,
+        seat SMALLINT NOT NULL,
+        position TINYINT NOT NULL,       -- settlement/action order: 0 = left of the button
+        is_button BOOLEAN NOT NULL,
+        fantasyland BOOLEAN NOT NULL,    -- dealt a Fantasyland hand
+        cards_dealt TINYINT,             -- null when streets are unknown
+        reported_points DOUBLE,          -- what the source recorded, null when it did not
+        session_id VARCHAR,              -- see sessions
+        extra JSON,
+        PRIMARY KEY (hand_key, player)
+    )""",
+    """CREATE TABLE IF NOT EXISTS placements (
+        hand_key BIGINT NOT NULL,
+        player VARCHAR NOT NULL,
+        street TINYINT NOT NULL,         -- 1-based, deal order
+        card_order TINYINT NOT NULL,     -- order within the street's placements
+        card VARCHAR NOT NULL,
+        row_name VARCHAR NOT NULL        -- top | middle | bottom
+    )""",
+    """CREATE TABLE IF NOT EXISTS discards (
+        hand_key BIGINT NOT NULL,
+        player VARCHAR NOT NULL,
+        street TINYINT NOT NULL,
+        card VARCHAR NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS boards (
+        hand_key BIGINT NOT NULL,
+        player VARCHAR NOT NULL,
+        top VARCHAR NOT NULL,            -- cards space-separated, placement order
+        middle VARCHAR NOT NULL,
+        bottom VARCHAR NOT NULL,
+        PRIMARY KEY (hand_key, player)
+    )""",
+    """CREATE TABLE IF NOT EXISTS evaluations (
+        hand_key BIGINT NOT NULL,
+        player VARCHAR NOT NULL,
+        ruleset VARCHAR NOT NULL,        -- rule set the verdict was computed under
+        top_class VARCHAR NOT NULL,
+        middle_class VARCHAR NOT NULL,
+        bottom_class VARCHAR NOT NULL,
+        top_value INTEGER NOT NULL,
+        middle_value INTEGER NOT NULL,
+        bottom_value INTEGER NOT NULL,
+        foul BOOLEAN NOT NULL,
+        royalty_top SMALLINT NOT NULL,   -- collected (0 when fouled)
+        royalty_middle SMALLINT NOT NULL,
+        royalty_bottom SMALLINT NOT NULL,
+        royalties SMALLINT NOT NULL,
+        fantasyland_next BOOLEAN NOT NULL,
+        fantasyland_cards TINYINT NOT NULL,
+        PRIMARY KEY (hand_key, player)
+    )""",
+    # One row per ordered pair (both directions), from `player`'s point of view.
+    """CREATE TABLE IF NOT EXISTS matchups (
+        hand_key BIGINT NOT NULL,
+        player VARCHAR NOT NULL,
+        opponent VARCHAR NOT NULL,
+        rows_won TINYINT NOT NULL,
+        rows_lost TINYINT NOT NULL,
+        scoop TINYINT NOT NULL,          -- +1 player scooped, -1 was scooped, 0 neither
+        royalty_points INTEGER NOT NULL,
+        points INTEGER NOT NULL,         -- before any cap
+        settled INTEGER NOT NULL,        -- after the cap (= points without one)
+        PRIMARY KEY (hand_key, player, opponent)
+    )""",
+    """CREATE TABLE IF NOT EXISTS results (
+        hand_key BIGINT NOT NULL,
+        player VARCHAR NOT NULL,
+        points INTEGER NOT NULL,         -- re-scored
+        reported_points DOUBLE,
+        disagrees BOOLEAN NOT NULL,
+        disagreement VARCHAR,            -- why, when the source disagrees (foul, royalty, fantasyland, points)
+        PRIMARY KEY (hand_key, player)
+    )""",
+    """CREATE TABLE IF NOT EXISTS sessions (
+        session_id VARCHAR PRIMARY KEY,
+        player VARCHAR NOT NULL,
+        site VARCHAR NOT NULL,
+        table_name VARCHAR,
+        started_at TIMESTAMP,
+        ended_at TIMESTAMP,
+        hands INTEGER NOT NULL,
+        points BIGINT NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS rejects (
+        path VARCHAR NOT NULL,
+        line INTEGER,
+        hand_id VARCHAR,
+        reason VARCHAR NOT NULL,
+        raw VARCHAR,
+        rejected_at TIMESTAMP NOT NULL
+    )""",
+)
+
+
+def hand_key(site: str, hand_id: str) -> int:
+    """The deterministic 64-bit key of a hand from (site, hand_id)."""
+    digest = hashlib.blake2b(f"{site}\x1f{hand_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def ensure_schema(connection: duckdb.DuckDBPyConnection) -> None:
+    """Create every table that does not exist yet and record the schema version."""
+    for statement in SCHEMA_STATEMENTS:
+        connection.execute(statement)
+    connection.execute(
+        "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
+    )
+
+
+def _is_lock_error(error: Exception) -> bool:
+    text = str(error).lower()
+    return "lock" in text or "conflicting" in text or "being used" in text
+
+
+def connect(
+    path: str | Path,
+    read_only: bool = False,
+    wait_seconds: float = 30.0,
+) -> duckdb.DuckDBPyConnection:
+    """Open the database file; a writer waits (up to ``wait_seconds``) while another process holds it.
+
+    A read-only open of a missing file raises FileNotFoundError.
+    """
+    path = Path(path)
+    if read_only and not path.exists():
+        raise FileNotFoundError(f"no database at {path}")
+    deadline = time.monotonic() + wait_seconds
+    delay = 0.02
+    while True:
+        try:
+            connection = duckdb.connect(str(path), read_only=read_only)
+        except duckdb.IOException as error:
+            if not _is_lock_error(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
+            continue
+        if not read_only:
+            ensure_schema(connection)
+        return connection
+
+
+@contextmanager
+def open_database(
+    path: str | Path, read_only: bool = False, wait_seconds: float = 30.0
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """Context manager around :func:`connect` that always closes the connection."""
+    connection = connect(path, read_only=read_only, wait_seconds=wait_seconds)
+    try:
+        yield connection
+    finally:
+        connection.close()
