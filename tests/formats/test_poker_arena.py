@@ -1,0 +1,402 @@
+"""The poker-arena log reader, on the real engine logs and on damaged copies of them."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from pipeline.formats.poker_arena import (
+    infer_game,
+    read_poker_arena,
+    resolve_game,
+    sniff_poker_arena,
+)
+from pipeline.formats.source import FormatError
+
+ROWS = ("top", "middle", "bottom")
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines()
+
+
+def _hands(path: Path) -> list[list[str]]:
+    """The log's lines grouped by hand (a header starts a hand)."""
+    hands: list[list[str]] = []
+    for line in _lines(path):
+        if '"seats"' in line:
+            hands.append([])
+        hands[-1].append(line)
+    return hands
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _check_player_consistency(player: dict) -> None:
+    rows: dict[str, list[str]] = {row: [] for row in ROWS}
+    for street in player["streets"]:
+        placed = [card for cards in street["placed"].values() for card in cards]
+        assert Counter(placed + street["discarded"]) == Counter(street["dealt"])
+        for row, cards in street["placed"].items():
+            rows[row].extend(cards)
+    assert [len(rows[row]) for row in ROWS] == [3, 5, 5]
+    for row in ROWS:
+        assert sorted(rows[row]) == sorted(player["board"][row])
+
+
+def test_classic_log(classic_log: Path) -> None:
+    records = list(read_poker_arena(classic_log))
+    assert [record.error for record in records] == [None] * 4
+    assert [record.line for record in records] == [1, 82, 163, 244]
+    hand_numbers = [record.hand_id.rsplit("-", 1)[1] for record in records if record.hand_id]
+    assert hand_numbers == ["00003", "00127", "00248", "00249"]
+    for record in records:
+        hand = record.record
+        assert hand is not None
+        assert hand["site"] == "poker-arena"
+        assert hand["variant"] == "classic"
+        assert hand["rules"] == "poker-arena-classic"
+        assert hand["game"] == "ofc"
+        assert hand["table"].startswith("poker-arena-")
+        assert len(hand["players"]) == 4
+        assert hand["button"] == hand["players"][0]["name"]
+        assert [player["seat"] for player in hand["players"]] == [0, 1, 2, 3]
+        assert sum(player["reported_points"] for player in hand["players"]) == 0
+        for player in hand["players"]:
+            _check_player_consistency(player)
+            if player["fantasyland"]:
+                assert [len(street["dealt"]) for street in player["streets"]] == [13]
+                assert player["source_fantasyland_cards"] == 13
+            else:
+                assert [len(street["dealt"]) for street in player["streets"]] == [5] + [1] * 8
+                assert "source_fantasyland_cards" not in player
+    last = records[3].record
+    assert last is not None
+    assert [player["fantasyland"] for player in last["players"]] == [True, False, False, False]
+    assert last["players"][0]["name"] == "greedy"
+    assert last["players"][0]["reported_points"] == 18
+
+
+def test_pineapple_log(pineapple_log: Path) -> None:
+    records = list(read_poker_arena(pineapple_log))
+    assert [record.error for record in records] == [None] * 3
+    fantasyland_players = 0
+    for record in records:
+        hand = record.record
+        assert hand is not None
+        assert (hand["variant"], hand["rules"], hand["game"]) == (
+            "pineapple", "poker-arena-pineapple", "ofc-pineapple"
+        )
+        assert len(hand["players"]) == 3
+        assert sum(player["reported_points"] for player in hand["players"]) == 0
+        for player in hand["players"]:
+            _check_player_consistency(player)
+            if player["fantasyland"]:
+                fantasyland_players += 1
+                (street,) = player["streets"]
+                assert len(street["dealt"]) == 14
+                assert len(street["discarded"]) == 1
+                assert player["source_fantasyland_cards"] == 14
+            else:
+                assert [len(street["dealt"]) for street in player["streets"]] == [5, 3, 3, 3, 3]
+                assert [len(street["discarded"]) for street in player["streets"]] == [0, 1, 1, 1, 1]
+    assert fantasyland_players == 1
+
+
+def test_first_street_and_showdown_verdict_are_kept(pineapple_log: Path) -> None:
+    first = next(read_poker_arena(pineapple_log)).record
+    assert first is not None
+    random_player = first["players"][1]
+    assert random_player["name"] == "random"
+    assert random_player["streets"][0] == {
+        "dealt": ["3h", "Ts", "5d", "9s", "2h"],
+        "placed": {"top": ["3h", "Ts", "2h"], "middle": ["5d", "9s"]},
+        "discarded": [],
+    }
+    assert random_player["streets"][1] == {
+        "dealt": ["2s", "8s", "Qd"],
+        "placed": {"middle": ["2s"], "bottom": ["8s"]},
+        "discarded": ["Qd"],
+    }
+    assert random_player["source_showdown"] == {
+        "fouled": True,
+        "royalties": {"top": 0, "middle": 0, "bottom": 0},
+        "next_fantasyland": None,
+        "top_value": 528384,
+        "middle_value": 480032,
+        "bottom_value": 414768,
+    }
+    assert random_player["board"]["top"] == ["3h", "Ts", "2h"]
+
+
+def test_ids_are_unique_stable_and_content_based(classic_log: Path, tmp_path: Path) -> None:
+    first_read = [record.hand_id for record in read_poker_arena(classic_log)]
+    second_read = [record.hand_id for record in read_poker_arena(classic_log)]
+    assert first_read == second_read
+    assert len(set(first_read)) == len(first_read)
+    assert all(hand_id and hand_id.startswith("ofc-") for hand_id in first_read)
+    renamed = tmp_path / "renamed.log"
+    shutil.copy(classic_log, renamed)
+    assert [record.hand_id for record in read_poker_arena(renamed, game="ofc")] == first_read
+    compressed = tmp_path / "ofc.jsonl.gz"
+    compressed.write_bytes(gzip.compress(classic_log.read_bytes()))
+    assert [record.hand_id for record in read_poker_arena(compressed)] == first_read
+
+
+def test_two_matches_in_one_file_get_distinct_ids(classic_log: Path, tmp_path: Path) -> None:
+    hands = _hands(classic_log)
+    early, late = hands[0] + hands[1], hands[2] + hands[3]
+    match_a = _write(tmp_path / "a.jsonl", late)
+    match_b = _write(tmp_path / "b.jsonl", early)
+    # Hand numbers go down (249 -> 3): a second match starts.
+    both = _write(tmp_path / "both.jsonl", late + early)
+    ids_a = [record.hand_id for record in read_poker_arena(match_a, game="ofc")]
+    ids_b = [record.hand_id for record in read_poker_arena(match_b, game="ofc")]
+    ids_both = [record.hand_id for record in read_poker_arena(both, game="ofc")]
+    assert ids_both == ids_a + ids_b
+    assert len(set(ids_both)) == 4
+    tables = {record.record["table"] for record in read_poker_arena(both, game="ofc")}
+    assert len(tables) == 2
+
+
+def test_log_summary_ends_a_match_and_is_skipped(classic_log: Path, tmp_path: Path) -> None:
+    hands = _hands(classic_log)
+    summary = '{"log_summary": {"hands_seen": 300, "hands_kept": 2}}'
+    # Hand numbers keep rising here (127 -> 248), but the summary says a new match began.
+    path = _write(tmp_path / "two.jsonl", hands[0] + hands[1] + [summary] + hands[2] + hands[3])
+    records = list(read_poker_arena(path, game="ofc"))
+    assert [record.error for record in records] == [None] * 4
+    digests = [record.hand_id.split("-")[1] for record in records if record.hand_id]
+    assert digests[0] == digests[1] != digests[2] == digests[3]
+    alone = _write(tmp_path / "alone.jsonl", hands[2] + hands[3])
+    assert [record.hand_id for record in read_poker_arena(alone, game="ofc")] == [
+        record.hand_id for record in records[2:]
+    ]
+
+
+# --- which game ----------------------------------------------------------------------------------
+
+
+def test_game_by_argument(pineapple_log: Path, tmp_path: Path) -> None:
+    unnamed = tmp_path / "match.jsonl"
+    shutil.copy(pineapple_log, unnamed)
+    for name, variant, rules in [
+        ("ofc-pineapple", "pineapple", "poker-arena-pineapple"),
+        ("pineapple", "pineapple", "poker-arena-pineapple"),
+        ("ofc-progressive", "pineapple", "poker-arena-progressive"),
+        ("progressive", "pineapple", "poker-arena-progressive"),
+        ("ofc-27", "2-7-pineapple", "poker-arena-27"),
+        ("2-7-pineapple", "2-7-pineapple", "poker-arena-27"),
+    ]:
+        record = next(read_poker_arena(unnamed, game=name)).record
+        assert record is not None
+        assert (record["variant"], record["rules"]) == (variant, rules)
+        assert record["hand_id"].startswith(resolve_game(name) + "-")
+
+
+def test_unknown_game_argument(pineapple_log: Path) -> None:
+    with pytest.raises(FormatError, match="unknown poker-arena game 'holdem'"):
+        read_poker_arena(pineapple_log, game="holdem")
+
+
+def test_game_by_file_name(pineapple_log: Path, tmp_path: Path) -> None:
+    named = tmp_path / "ofc-27.jsonl.gz"
+    named.write_bytes(gzip.compress(pineapple_log.read_bytes()))
+    record = next(read_poker_arena(named)).record
+    assert record is not None
+    assert (record["game"], record["variant"], record["rules"]) == (
+        "ofc-27", "2-7-pineapple", "poker-arena-27"
+    )
+
+
+def test_game_by_content_classic(classic_log: Path, tmp_path: Path) -> None:
+    unnamed = tmp_path / "match-17.jsonl"
+    shutil.copy(classic_log, unnamed)
+    assert infer_game(unnamed) == "ofc"
+    assert {record.record["game"] for record in read_poker_arena(unnamed)} == {"ofc"}
+
+
+def test_game_by_content_progressive(pineapple_log: Path, tmp_path: Path) -> None:
+    lines = [
+        line.replace('"event":"fantasyland","seat":0,"cards":14', '"event":"fantasyland","seat":0,"cards":16')
+        for line in _lines(pineapple_log)
+    ]
+    assert lines != _lines(pineapple_log)
+    path = _write(tmp_path / "match.jsonl", lines)
+    assert infer_game(path) == "ofc-progressive"
+
+
+def test_game_by_content_27(tmp_path: Path) -> None:
+    showdown = {
+        "event": "showdown", "seat": 0, "top": ["Kc", "Kd", "2s"],
+        "middle": ["2c", "3d", "4h", "5s", "7c"], "bottom": ["Ah", "Ad", "As", "9c", "9d"],
+        "fouled": False, "next_fantasyland": 14,
+    }
+    path = _write(
+        tmp_path / "match.jsonl",
+        ['{"hand": 0, "seats": ["a", "b"]}', json.dumps({"hand": 0, "ev": showdown})],
+    )
+    assert infer_game(path) == "ofc-27"
+
+
+def test_unnamed_pineapple_log_cannot_be_told(pineapple_log: Path, tmp_path: Path) -> None:
+    unnamed = tmp_path / "match.jsonl"
+    shutil.copy(pineapple_log, unnamed)
+    with pytest.raises(FormatError) as caught:
+        read_poker_arena(unnamed)
+    message = str(caught.value)
+    assert message.startswith(str(unnamed))
+    assert "cannot tell which poker-arena game this log is" in message
+    assert "ofc-pineapple" in message and "ofc-progressive" in message
+    assert "pass --variant" in message and "<game>.jsonl" in message
+
+
+def test_sniff() -> None:
+    assert sniff_poker_arena('{"hand":3,"seats":["random","filler"]}')
+    assert sniff_poker_arena('{"hand":3,"ev":{"event":"deal"}}')
+    assert not sniff_poker_arena('{"hand_id": "x", "players": []}')
+    assert not sniff_poker_arena("not json")
+
+
+# --- damaged logs ----------------------------------------------------------------------------------
+
+
+def test_hand_missing_its_score(pineapple_log: Path, tmp_path: Path) -> None:
+    hands = _hands(pineapple_log)
+    without_score = [line for line in hands[1] if '"score"' not in line]
+    path = _write(tmp_path / "ofc-pineapple.jsonl", hands[0] + without_score + hands[2])
+    records = list(read_poker_arena(path))
+    assert [record.record is not None for record in records] == [True, False, True]
+    bad = records[1]
+    assert bad.line == len(hands[0]) + 1
+    assert bad.error == "hand 96 (line 38): no score for seat 0 (greedy): the hand is incomplete"
+    assert bad.hand_id is not None and bad.hand_id.endswith("-00096")
+    assert bad.raw.splitlines() == without_score
+
+
+def test_hand_missing_its_showdown(pineapple_log: Path, tmp_path: Path) -> None:
+    hands = _hands(pineapple_log)
+    cut = [line for line in hands[0] if '"showdown","seat":2' not in line]
+    path = _write(tmp_path / "ofc-pineapple.jsonl", cut + hands[1])
+    records = list(read_poker_arena(path))
+    assert records[0].error == (
+        "hand 45 (line 1): no showdown for seat 2 (filler): the hand is incomplete"
+    )
+    assert records[1].record is not None
+
+
+def test_malformed_line_spoils_only_its_hand(pineapple_log: Path, tmp_path: Path) -> None:
+    hands = _hands(pineapple_log)
+    broken = list(hands[1])
+    broken[5] = broken[5][:40]
+    path = _write(tmp_path / "ofc-pineapple.jsonl", hands[0] + broken + hands[2])
+    records = list(read_poker_arena(path))
+    assert [record.record is not None for record in records] == [True, False, True]
+    line_number = len(hands[0]) + 6
+    assert records[1].error is not None
+    assert records[1].error.startswith(f"line {line_number}: invalid JSON: ")
+
+
+def test_unknown_event_kind(pineapple_log: Path, tmp_path: Path) -> None:
+    hands = _hands(pineapple_log)
+    odd = hands[0][:3] + ['{"hand":45,"ev":{"event":"chat","seat":1,"text":"gl"}}'] + hands[0][3:]
+    path = _write(tmp_path / "ofc-pineapple.jsonl", odd + hands[1])
+    records = list(read_poker_arena(path))
+    assert records[0].error == "line 4: unknown event kind 'chat'"
+    assert records[1].record is not None
+
+
+def test_events_before_a_header(pineapple_log: Path, tmp_path: Path) -> None:
+    hands = _hands(pineapple_log)
+    path = _write(tmp_path / "ofc-pineapple.jsonl", hands[0][1:] + hands[1])
+    records = list(read_poker_arena(path))
+    assert len(records) == 2
+    assert records[0].record is None
+    assert records[0].error == (
+        'events of hand 45 from line 1 come before any header {"hand": N, "seats": [...]} '
+        "for that hand"
+    )
+    assert records[0].hand_id is None
+    assert records[1].record is not None
+
+
+def test_truncated_last_line(pineapple_log: Path, tmp_path: Path) -> None:
+    text = pineapple_log.read_text(encoding="utf-8")
+    path = tmp_path / "ofc-pineapple.jsonl"
+    path.write_text(text[:-30], encoding="utf-8")
+    records = list(read_poker_arena(path))
+    assert [record.record is not None for record in records] == [True, True, False]
+    assert records[2].error is not None
+    assert records[2].error.startswith("truncated line")
+
+
+def test_cut_header_after_a_complete_hand_keeps_the_hand(
+    pineapple_log: Path, tmp_path: Path
+) -> None:
+    hands = _hands(pineapple_log)
+    path = tmp_path / "ofc-pineapple.jsonl"
+    path.write_text("\n".join(hands[0]) + '\n{"hand":96,"se', encoding="utf-8")
+    records = list(read_poker_arena(path))
+    assert records[0].record is not None
+    assert records[1].record is None
+    assert records[1].line == len(hands[0]) + 1
+    assert records[1].error is not None
+    assert records[1].error.startswith("truncated line")
+
+
+def test_invalid_utf8_and_over_long_lines(pineapple_log: Path, tmp_path: Path) -> None:
+    hands = _hands(pineapple_log)
+    data = (
+        "\n".join(hands[0]).encode()
+        + b"\n"
+        + b"x" * ((1 << 20) + 1)
+        + b"\n"
+        + hands[1][0].encode()
+        + b"\n\xff\xfe\n"
+        + "\n".join(hands[1][1:]).encode()
+        + b"\n"
+        + "\n".join(hands[2]).encode()
+        + b"\n"
+    )
+    path = tmp_path / "ofc-pineapple.jsonl"
+    path.write_bytes(data)
+    records = list(read_poker_arena(path))
+    long_line = len(hands[0]) + 1
+    assert [(record.line, record.error) for record in records] == [
+        (1, None),
+        # After a complete hand, a bad line is reported on its own.
+        (long_line, f"line {long_line} is longer than 1 MiB"),
+        # Inside a hand, it spoils the hand.
+        (long_line + 1, f"line {long_line + 2} is not UTF-8 text (byte 0xff at column 1)"),
+        (long_line + 2 + len(hands[1]), None),
+    ]
+
+
+def test_binary_and_empty_files(tmp_path: Path) -> None:
+    binary = tmp_path / "ofc.jsonl"
+    binary.write_bytes(b"\x00" * 100)
+    assert [record.error for record in read_poker_arena(binary)] == [
+        "binary file, not a hand history"
+    ]
+    empty = tmp_path / "match.jsonl"
+    empty.write_bytes(b"")
+    assert list(read_poker_arena(empty)) == []
+
+
+def test_raw_is_clipped_for_huge_hands(pineapple_log: Path, tmp_path: Path) -> None:
+    hands = _hands(pineapple_log)
+    noise = ['{"hand":45,"ev":{"event":"deal","seat":9,"cards":[]}}'] * 2000
+    path = _write(tmp_path / "ofc-pineapple.jsonl", hands[0] + noise + hands[1])
+    records = list(read_poker_arena(path))
+    assert records[0].record is None
+    assert "more characters]" in records[0].raw
+    assert len(records[0].raw) < 21_000
+    assert records[1].record is not None
