@@ -19,11 +19,13 @@ The log never names its game: see :func:`resolve_game` and :func:`infer_game`.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from pipeline.formats.base import RAW_TEXT_LIMIT, SourceRecord, clip_raw
@@ -343,7 +345,28 @@ def read_poker_arena(
             raise FormatError(path, str(exc)) from exc
     else:
         resolved = game_from_file_name(path) or infer_game(path)
-    return _read_hands(path, resolved)
+    return _in_batches(_read_hands(path, resolved))
+
+
+BATCH_HANDS = 200
+"""Hands read per garbage-collector pause."""
+
+
+def _in_batches(records: Iterator[SourceRecord]) -> Iterator[SourceRecord]:
+    """Run the reader in batches with the garbage collector paused (parsing builds many small
+    containers, and the collections they trigger slow reading down), yielding between batches
+    with it back on."""
+    while True:
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            batch = list(islice(records, BATCH_HANDS))
+        finally:
+            if was_enabled:
+                gc.enable()
+        if not batch:
+            return
+        yield from batch
 
 
 def _read_hands(path: str | os.PathLike[str], game: str | None) -> Iterator[SourceRecord]:
@@ -485,14 +508,24 @@ def _hand_record(
     return SourceRecord(file_name, hand.start_line, raw, record, None, hand_id)
 
 
+_CARD_TEXT: dict[str, str] = {}
+"""Canonical text of every card spelling met so far (bounded: only real card spellings)."""
+
+
 def _card(token: Any) -> Any:
     """Canonical text of a card token; anything unreadable is kept for validation to name."""
-    if isinstance(token, str):
-        try:
-            return normalise_card(token)
-        except CardError:
-            return token
-    return token
+    if not isinstance(token, str):
+        return token
+    text = _CARD_TEXT.get(token)
+    if text is not None:
+        return text
+    try:
+        text = normalise_card(token)
+    except CardError:
+        return token
+    if len(token) <= 3:  # "10h" at most: spellings padded with spaces are not kept
+        _CARD_TEXT[token] = text
+    return text
 
 
 def _card_list(value: Any, what: str) -> list[Any]:
