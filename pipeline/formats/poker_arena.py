@@ -11,8 +11,9 @@ its showdown rows (so :mod:`pipeline.validate` checks that the two agree), plus 
 player played Fantasyland). The record also carries the extra field ``game``.
 
 Hand numbers restart in every match, so ids are built from the content:
-``f"{game}-{digest12}-{hand:05d}"`` where ``digest12`` is the start of the SHA-1 of the lines
-of the match's first hand; the same match read from any file gets the same ids.
+``f"{game}-{digest12}-{hand:05d}"`` where ``digest12`` is the start of the SHA-1 of the hand's
+own lines (its deals make it unique); the same hand read from any file, a curated extract or the
+full match log, gets the same id. The table is named after the digest of the match's first hand.
 
 The log never names its game: see :func:`resolve_game` and :func:`infer_game`.
 """
@@ -379,9 +380,10 @@ def _read_hands(path: str | os.PathLike[str], game: str | None) -> Iterator[Sour
         nonlocal match_digest
         if hand is None:
             return None
-        if hand.first_of_match and hand.digest is not None:
-            match_digest = hand.digest.hexdigest()[:12]
-        return _hand_record(file_name, hand, game, match_digest)
+        hand_digest = hand.digest.hexdigest()[:12] if hand.digest is not None else None
+        if hand.first_of_match and hand_digest is not None:
+            match_digest = hand_digest
+        return _hand_record(file_name, hand, game, match_digest, hand_digest)
 
     for line in read_lines(path):
         if line.text is not None and not line.text.strip():
@@ -424,8 +426,7 @@ def _read_hands(path: str | os.PathLike[str], game: str | None) -> Iterator[Sour
             current = _HandLines(
                 line.number, number, value, first_of_match=match_digest is None
             )
-            if current.first_of_match:
-                current.digest = hashlib.sha1()
+            current.digest = hashlib.sha1()
             current.add_text(line.text or "")
             problem = _header_problem(value, line.number)
             if problem is not None:
@@ -490,11 +491,15 @@ def _header_problem(header: dict[str, Any], number: int) -> str | None:
 
 
 def _hand_record(
-    file_name: str, hand: _HandLines, game: str | None, match_digest: str | None
+    file_name: str,
+    hand: _HandLines,
+    game: str | None,
+    match_digest: str | None,
+    hand_digest: str | None,
 ) -> SourceRecord:
     hand_id = None
-    if hand.header is not None and hand.hand_number is not None and game and match_digest:
-        hand_id = f"{game}-{match_digest}-{hand.hand_number:05d}"
+    if hand.header is not None and hand.hand_number is not None and game and hand_digest:
+        hand_id = f"{game}-{hand_digest}-{hand.hand_number:05d}"
     raw = hand.raw_text()
     if hand.problem is not None:
         return SourceRecord(file_name, hand.start_line, raw, None, hand.problem, hand_id)

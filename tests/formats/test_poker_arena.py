@@ -151,6 +151,14 @@ def test_ids_are_unique_stable_and_content_based(classic_log: Path, tmp_path: Pa
     assert [record.hand_id for record in read_poker_arena(compressed)] == first_read
 
 
+def test_a_hand_keeps_its_id_in_an_extract_and_in_the_full_log(classic_log: Path, tmp_path: Path) -> None:
+    """Ids come from each hand's own lines: cutting a match down does not change them."""
+    hands = _hands(classic_log)
+    full = [record.hand_id for record in read_poker_arena(_write(tmp_path / "full.jsonl", hands[0] + hands[1]), game="ofc")]
+    extract = [record.hand_id for record in read_poker_arena(_write(tmp_path / "cut.jsonl", hands[1]), game="ofc")]
+    assert extract == full[1:]
+
+
 def test_two_matches_in_one_file_get_distinct_ids(classic_log: Path, tmp_path: Path) -> None:
     hands = _hands(classic_log)
     early, late = hands[0] + hands[1], hands[2] + hands[3]
@@ -174,8 +182,9 @@ def test_log_summary_ends_a_match_and_is_skipped(classic_log: Path, tmp_path: Pa
     path = _write(tmp_path / "two.jsonl", hands[0] + hands[1] + [summary] + hands[2] + hands[3])
     records = list(read_poker_arena(path, game="ofc"))
     assert [record.error for record in records] == [None] * 4
-    digests = [record.hand_id.split("-")[1] for record in records if record.hand_id]
-    assert digests[0] == digests[1] != digests[2] == digests[3]
+    tables = [record.record["table"] for record in records]
+    assert tables[0] == tables[1] != tables[2] == tables[3]
+    assert len({record.hand_id for record in records}) == 4
     alone = _write(tmp_path / "alone.jsonl", hands[2] + hands[3])
     assert [record.hand_id for record in read_poker_arena(alone, game="ofc")] == [
         record.hand_id for record in records[2:]
