@@ -700,9 +700,9 @@ def _parse_player_fast(raw: Any, variant: Variant, all_cards: list[Card]) -> Pla
         return None
 
     raw_streets = raw.get("streets")
+    raw_board = raw.get("board")
     card_of = _CARD_CACHE.__getitem__
     if raw_streets is None:
-        raw_board = raw.get("board")
         if type(raw_board) is not dict:
             return None
         top = raw_board["top"]
@@ -710,7 +710,7 @@ def _parse_player_fast(raw: Any, variant: Variant, all_cards: list[Card]) -> Pla
         bottom = raw_board["bottom"]
         streets = None
     else:
-        if type(raw_streets) is not list or raw.get("board") is not None:
+        if type(raw_streets) is not list:
             return None
         if fantasyland:
             if len(raw_streets) != 1:
@@ -773,6 +773,22 @@ def _parse_player_fast(raw: Any, variant: Variant, all_cards: list[Card]) -> Pla
                 )
             )
         streets = tuple(street_list)
+        if raw_board is not None:
+            # A board given as well must hold the same cards per row (same spellings here).
+            if type(raw_board) is not dict:
+                return None
+            given_top = raw_board["top"]
+            given_middle = raw_board["middle"]
+            given_bottom = raw_board["bottom"]
+            if (
+                type(given_top) is not list
+                or type(given_middle) is not list
+                or type(given_bottom) is not list
+                or sorted(given_top) != sorted(top)
+                or sorted(given_middle) != sorted(middle)
+                or sorted(given_bottom) != sorted(bottom)
+            ):
+                return None
 
     if (
         type(top) is not list

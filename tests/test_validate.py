@@ -25,11 +25,13 @@ def deal_record(
     player_count: int = 3,
     seed: int = 0,
     fantasyland_cards: dict[int, int] | None = None,
+    with_board: bool = False,
 ) -> dict:
     """A legal canonical record dealt from a deck shuffled with ``seed``.
 
     ``fantasyland_cards`` maps a player index to the number of cards that player is dealt in
-    Fantasyland (13 placed, the rest discarded).
+    Fantasyland (13 placed, the rest discarded). ``with_board`` adds each player's final
+    board too (rows in reverse placement order), as readers that know both do.
     """
     rng = random.Random(seed)
     deck = [rank + suit for rank in RANKS for suit in SUITS]
@@ -64,6 +66,12 @@ def deal_record(
                     placed.setdefault(row, []).append(card)
                 streets.append({"dealt": dealt, "placed": placed, "discarded": discarded})
             player["streets"] = streets
+        if with_board:
+            player["board"] = {
+                row: [card for street in player["streets"]
+                      for card in street["placed"].get(row, [])][::-1]
+                for row in ROW_NAMES
+            }
         if index % 2 == 0:
             player["reported_points"] = index - 1
         players.append(player)
@@ -919,6 +927,12 @@ def test_fast_path_takes_the_plain_records() -> None:
             fast = _fast(record)
             assert fast is not None
             assert fast == validate._parse_precise(record)
+    for seed in range(5):
+        record = deal_record("pineapple", 3, seed, with_board=True)
+        fast = _fast(record)
+        assert fast is not None
+        assert fast == validate._parse_precise(record)
+        assert fast == parse_hand(deal_record("pineapple", 3, seed))
     board_only = fixed_pineapple_hand()
     del board_only["players"][0]["streets"]
     board_only["players"][0]["board"] = {"top": ["Ah", "Ac", "Kc"],
@@ -934,6 +948,7 @@ def test_fast_path_never_accepts_what_the_checking_path_rejects(seed: int) -> No
         deal_record("pineapple", 3, seed),
         deal_record("classic", 2, seed, fantasyland_cards={1: 13}),
         deal_record("2-7-pineapple", 2, seed, fantasyland_cards={0: 15}),
+        deal_record("pineapple", 2, seed, with_board=True),
         fixed_pineapple_hand(),
     ]
     for attempt in range(400):
