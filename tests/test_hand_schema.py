@@ -17,6 +17,7 @@ from tests.test_validate import (
     _mutate,
     deal_record,
     fixed_pineapple_hand,
+    read_records,
     spec_example_hand,
 )
 
@@ -256,3 +257,8 @@ def test_schema_accepts_everything_validate_accepts(
         mutant = json.loads(json.dumps(_mutate(bases[attempt % len(bases)], rng)))
         if validate_accepts(mutant):
             assert validator.is_valid(mutant), mutant
+
+
+def test_schema_accepts_the_valid_record_file(validator: Draft202012Validator) -> None:
+    for record in read_records("valid.jsonl"):
+        assert validator.is_valid(record), record["hand_id"]

@@ -7,6 +7,7 @@ import copy
 import json
 import math
 import random
+from pathlib import Path
 
 import pytest
 
@@ -962,3 +963,33 @@ def test_fast_path_never_accepts_what_the_checking_path_rejects(seed: int) -> No
         if fast is not None:
             assert fast == precise, mutant
         assert parse_hand(mutant) == precise
+
+
+# --- the record files in tests/data/records -------------------------------------------------
+
+RECORDS = Path(__file__).parent / "data" / "records"
+
+
+def read_records(name: str) -> list[dict]:
+    """The records of one JSON Lines file in tests/data/records."""
+    lines = (RECORDS / name).read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def test_valid_record_file() -> None:
+    records = read_records("valid.jsonl")
+    assert len(records) >= 6
+    for record in records:
+        hand = parse_hand(record)
+        assert parse_hand(hand_to_mapping(hand)) == hand
+        assert parse_hand(json.loads(json.dumps(hand_to_mapping(hand)))) == hand
+
+
+def test_invalid_record_file() -> None:
+    records = read_records("invalid.jsonl")
+    assert len(records) >= 10
+    for record in records:
+        with pytest.raises(InvalidHand) as caught:
+            parse_hand(record)
+        assert str(caught.value) == record["expect_error"], record["hand_id"]
+        assert caught.value.hand_id == record["hand_id"]
