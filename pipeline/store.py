@@ -12,10 +12,11 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DEFAULT_DATABASE = "ofc.duckdb"
 
 SCHEMA_STATEMENTS: tuple[str, ...] = (
@@ -35,7 +36,8 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         stored INTEGER NOT NULL,         -- new hands stored
         duplicates INTEGER NOT NULL,     -- hands already in the database (same content)
         rejected INTEGER NOT NULL,       -- records quarantined
-        status VARCHAR NOT NULL          -- complete | unchanged | failed
+        status VARCHAR NOT NULL,         -- complete | unchanged | empty | failed
+        message VARCHAR                  -- why a file failed / what it repeats (null otherwise)
     )""",
     """CREATE TABLE IF NOT EXISTS hands (
         hand_key BIGINT PRIMARY KEY,     -- hand_key(site, hand_id)
@@ -106,6 +108,9 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         royalties SMALLINT NOT NULL,
         fantasyland_next BOOLEAN NOT NULL,
         fantasyland_cards TINYINT NOT NULL,
+        raw_royalty_top SMALLINT,        -- royalties the rows earn before a foul voids them
+        raw_royalty_middle SMALLINT,
+        raw_royalty_bottom SMALLINT,
         PRIMARY KEY (hand_key, player)
     )""",
     # One row per ordered pair (both directions), from `player`'s point of view.
@@ -146,7 +151,10 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         hand_id VARCHAR,
         reason VARCHAR NOT NULL,
         raw VARCHAR,
-        rejected_at TIMESTAMP NOT NULL
+        rejected_at TIMESTAMP NOT NULL,
+        kind VARCHAR,                    -- read | invalid | rules | conflict | file
+        conflict_with VARCHAR,           -- conflict: "path:line" of the hand already stored
+        reject_key VARCHAR               -- hash of (path, line, reason, raw): makes rejects idempotent
     )""",
 )
 
@@ -157,13 +165,84 @@ def hand_key(site: str, hand_id: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
+MIGRATIONS: tuple[tuple[str, str, str], ...] = (
+    ("ingested_files", "message", "VARCHAR"),
+    ("evaluations", "raw_royalty_top", "SMALLINT"),
+    ("evaluations", "raw_royalty_middle", "SMALLINT"),
+    ("evaluations", "raw_royalty_bottom", "SMALLINT"),
+    ("rejects", "kind", "VARCHAR"),
+    ("rejects", "conflict_with", "VARCHAR"),
+    ("rejects", "reject_key", "VARCHAR"),
+)
+"""Columns added after schema version 1: (table, column, type), applied to older databases."""
+
+HAND_DATA_TABLES: tuple[str, ...] = (
+    "hands", "seats", "placements", "discards", "boards",
+    "evaluations", "matchups", "results", "sessions",
+)
+"""Tables derived from hand records (everything except meta, ingested_files and rejects)."""
+
+VERDICT_TABLES: tuple[str, ...] = ("evaluations", "matchups", "results")
+"""Tables that depend on the rule set and are rebuilt by a re-score."""
+
+
+def _schema_is_current(connection: duckdb.DuckDBPyConnection) -> bool:
+    try:
+        rows = connection.execute(
+            "SELECT value FROM meta WHERE key = 'schema_version'"
+        ).fetchall()
+    except duckdb.CatalogException:
+        return False
+    return bool(rows) and rows[0][0] == str(SCHEMA_VERSION)
+
+
 def ensure_schema(connection: duckdb.DuckDBPyConnection) -> None:
-    """Create every table that does not exist yet and record the schema version."""
+    """Create every missing table, add columns newer than the database, record the version."""
+    if _schema_is_current(connection):
+        return
     for statement in SCHEMA_STATEMENTS:
         connection.execute(statement)
+    for table, column, column_type in MIGRATIONS:
+        connection.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {column_type}")
     connection.execute(
         "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
     )
+
+
+def get_meta(connection: duckdb.DuckDBPyConnection, key: str) -> str | None:
+    """A value of the meta table, or None."""
+    rows = connection.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchall()
+    return rows[0][0] if rows else None
+
+
+def set_meta(connection: duckdb.DuckDBPyConnection, key: str, value: str) -> None:
+    """Set a value of the meta table."""
+    connection.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
+
+
+def insert_frame(
+    connection: duckdb.DuckDBPyConnection,
+    table: str,
+    frame: Any,
+    only_keys: str | None = None,
+) -> None:
+    """Insert a columnar frame (Arrow table or polars DataFrame) into ``table``, matching by name.
+
+    With ``only_keys`` (the name of a registered relation with a ``hand_key`` column) only the
+    rows whose hand_key is in it are inserted. One statement, no row-by-row work.
+    """
+    name = f"_frame_{table}"
+    connection.register(name, frame)
+    try:
+        if only_keys is None:
+            connection.execute(f"INSERT INTO {table} BY NAME SELECT * FROM {name}")
+        else:
+            connection.execute(
+                f"INSERT INTO {table} BY NAME SELECT f.* FROM {name} f "
+                f"SEMI JOIN {only_keys} k ON f.hand_key = k.hand_key"
+            )
+    finally:
+        connection.unregister(name)
 
 
 def _is_lock_error(error: Exception) -> bool:

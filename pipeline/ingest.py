@@ -1,0 +1,1211 @@
+"""Ingestion: hand-history files (or mappings) into the DuckDB database, re-scored and audited.
+
+The one way hand data gets into the database (schemas/database.md). A file is streamed through
+its format reader (:func:`pipeline.formats.read_source`) in batches of ``batch_size`` records;
+each batch is validated (:func:`pipeline.validate.parse_hand`), re-scored in one go
+(:func:`pipeline.evaluate.score_records`), turned into columns and written in **one
+transaction** covering every table, rejects included. The write connection is opened per batch
+and closed right after, so the dashboard's short read-only connections get in between batches.
+
+Identity and idempotence:
+
+* a hand is keyed by ``hand_key(site, hand_id)``; its ``content_hash`` covers everything the
+  validated record says. The same key with the same hash is a duplicate (counted, stored once);
+  the same key with another hash is a conflict, rejected with both sources named;
+* rejects are keyed by (path, line, reason, raw text), so reading a file again never doubles them;
+* a file whose bytes were already ingested completely is skipped ("unchanged");
+* killing the process mid-ingest and running again gives exactly the database an uninterrupted
+  run gives: committed batches come back as duplicates, the rest is stored.
+
+:func:`rescore` recomputes evaluations, matchups and results under another rule set from the
+stored boards, without reading any file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import glob
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from pipeline import store
+from pipeline.evaluate import PlayerVerdict, ScoredHand, score_records
+from pipeline.formats import FormatError, SourceRecord, read_source
+from pipeline.formats.base import clip_raw
+from pipeline.record import FinalBoard, HandRecord, PlayerRecord
+from pipeline.rules.cards import parse_card
+from pipeline.rules.game import ROWS, Variant
+from pipeline.rules.ruleset import RulesError, RuleSet
+from pipeline.rules_file import RulesResolver, resolve_rules
+from pipeline.sessions import DEFAULT_SESSION_GAP_MINUTES, SESSION_GAP_META_KEY, update_sessions
+from pipeline.validate import InvalidHand, parse_hand
+
+__all__ = [
+    "DEFAULT_BATCH_SIZE",
+    "BatchReport",
+    "DatabaseError",
+    "FileSummary",
+    "IngestError",
+    "IngestSummary",
+    "RescoreSummary",
+    "content_hash",
+    "expand_paths",
+    "ingest_mappings",
+    "ingest_paths",
+    "rescore",
+]
+
+DEFAULT_BATCH_SIZE = 20_000
+"""Records per batch (one transaction each)."""
+
+FIRST_REASONS = 5
+"""How many reject reasons a summary keeps per file."""
+
+FOLDER_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".log", ".txt")
+"""File name endings (optionally followed by .gz) read when a folder is given."""
+
+WRITE_WAIT_SECONDS = 120.0
+"""How long a batch waits for another process (a reader) to let go of the database."""
+
+EMPTY_FILE_REASON = "empty file: no hand history in it"
+
+
+class IngestError(Exception):
+    """A fatal problem: nothing can be ingested (no such path, unusable database)."""
+
+
+class DatabaseError(IngestError):
+    """The database cannot be opened or written."""
+
+
+@dataclass(slots=True)
+class FileSummary:
+    """What happened to one source (a file, or a named stream of mappings)."""
+
+    path: str
+    format: str | None = None
+    status: str = "complete"  # complete | unchanged | empty | failed
+    records: int = 0
+    stored: int = 0
+    duplicates: int = 0
+    rejected: int = 0
+    reasons: list[str] = field(default_factory=list)
+    message: str | None = None
+    content_hash: str | None = None
+
+    def note_reject(self, line: int | None, reason: str) -> None:
+        """Count a rejected record, keeping the first few reasons."""
+        self.rejected += 1
+        if len(self.reasons) < FIRST_REASONS:
+            self.reasons.append(f"line {line}: {reason}" if line else reason)
+
+
+@dataclass(slots=True)
+class IngestSummary:
+    """Per-source summaries of one ingest run, with totals."""
+
+    database: str
+    files: list[FileSummary] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def records(self) -> int:
+        """Records read from every source."""
+        return sum(summary.records for summary in self.files)
+
+    @property
+    def stored(self) -> int:
+        """New hands stored."""
+        return sum(summary.stored for summary in self.files)
+
+    @property
+    def duplicates(self) -> int:
+        """Hands already in the database (same content)."""
+        return sum(summary.duplicates for summary in self.files)
+
+    @property
+    def rejected(self) -> int:
+        """Records rejected into the rejects table."""
+        return sum(summary.rejected for summary in self.files)
+
+    @property
+    def first_reasons(self) -> list[str]:
+        """The first few reject reasons over all sources, each prefixed with its file."""
+        reasons = [
+            f"{Path(summary.path).name}: {reason}"
+            for summary in self.files
+            for reason in summary.reasons
+        ]
+        return reasons[:FIRST_REASONS]
+
+    @property
+    def nothing_new(self) -> bool:
+        """True when the run stored no new hand."""
+        return self.stored == 0
+
+    @property
+    def hands_per_second(self) -> float:
+        """Records processed per second of wall time."""
+        return self.records / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class BatchReport:
+    """Passed to ``on_batch`` after each committed batch."""
+
+    path: str
+    batch: int
+    records: int
+    stored: int
+    duplicates: int
+    rejected: int
+
+
+@dataclass(frozen=True, slots=True)
+class RescoreSummary:
+    """What a re-score did."""
+
+    rules: str
+    hands: int
+    players: int
+    disagreements: int
+    seconds: float
+
+
+# --- content identity ------------------------------------------------------------------------
+
+_ROW_CODE = {row: index for index, row in enumerate(ROWS)}
+
+
+def content_hash(hand: HandRecord) -> str:
+    """A hash of everything a validated record says (formatting and card spelling aside)."""
+    parts: list[str] = [
+        hand.hand_id, hand.site, hand.table or "", hand.started_at or "", hand.variant.value,
+        hand.rules, hand.button or "",
+        json.dumps(hand.extra, sort_keys=True, ensure_ascii=False, default=str)
+        if hand.extra else "",
+    ]
+    row_code = _ROW_CODE
+    for player in hand.players:
+        reported = player.reported_points
+        parts.append(
+            f"{player.name}\x1e{player.seat}\x1e{int(player.fantasyland)}\x1e"
+            f"{'' if reported is None else float(reported)!r}\x1e"
+            f"{bytes(player.board.cards).hex()}"
+        )
+        if player.streets is not None:
+            for street in player.streets:
+                placed = bytes(card * 3 + row_code[row] for card, row in street.placed)
+                parts.append(
+                    f"{bytes(street.dealt).hex()}/{placed.hex()}/{bytes(street.discarded).hex()}"
+                )
+        if player.extra:
+            parts.append(json.dumps(player.extra, sort_keys=True, ensure_ascii=False, default=str))
+    digest = hashlib.blake2b("\x1f".join(parts).encode("utf-8", "surrogatepass"), digest_size=16)
+    return digest.hexdigest()
+
+
+def _reject_key(path: str, line: int | None, reason: str, raw: str) -> str:
+    text = f"{path}\x1f{line}\x1f{reason}\x1f{raw}"
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _file_hash(path: Path) -> str:
+    with open(path, "rb") as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()
+
+
+# --- paths -------------------------------------------------------------------------------------
+
+
+def _is_hand_file(path: Path) -> bool:
+    name = path.name.lower()
+    if name.startswith("."):
+        return False
+    for suffix in (".gz", ".gzip"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name.endswith(FOLDER_SUFFIXES)
+
+
+def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Files to read: files as given, folders recursively (hand-history file names only,
+    see :data:`FOLDER_SUFFIXES`), globs expanded; each file once, absolute, in order.
+
+    Raises :class:`IngestError` for a path that does not exist or a glob that matches nothing.
+    """
+    found: list[Path] = []
+    for item in paths:
+        text = os.fspath(item)
+        path = Path(text).expanduser()
+        if path.is_dir():
+            found.extend(
+                sorted(
+                    candidate
+                    for candidate in path.rglob("*")
+                    if candidate.is_file()
+                    and _is_hand_file(candidate)
+                    and not any(part.startswith(".") for part in candidate.relative_to(path).parts)
+                )
+            )
+        elif path.is_file():
+            found.append(path)
+        elif glob.has_magic(text):
+            matches = sorted(Path(match) for match in glob.glob(text, recursive=True))
+            files = [match for match in matches if match.is_file()]
+            for match in matches:
+                if match.is_dir():
+                    files.extend(expand_paths([match]))
+            if not files:
+                raise IngestError(f"no files match {text}")
+            found.extend(files)
+        elif path.exists():
+            raise IngestError(f"not a regular file or folder: {text}")
+        else:
+            raise IngestError(f"no such file or folder: {text}")
+    unique: dict[Path, None] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), None)
+    return list(unique)
+
+
+# --- turning a batch into columns --------------------------------------------------------------
+
+_TABLE_SCHEMAS: dict[str, pa.Schema] = {
+    "hands": pa.schema([
+        ("hand_key", pa.int64()), ("site", pa.string()), ("hand_id", pa.string()),
+        ("table_name", pa.string()), ("started_at", pa.timestamp("us")),
+        ("variant", pa.string()), ("rules", pa.string()), ("button", pa.string()),
+        ("player_count", pa.int8()), ("has_streets", pa.bool_()),
+        ("any_fantasyland", pa.bool_()), ("content_hash", pa.string()),
+        ("source_path", pa.string()), ("source_line", pa.int32()), ("extra", pa.string()),
+    ]),
+    "seats": pa.schema([
+        ("hand_key", pa.int64()), ("player", pa.string()), ("seat", pa.int16()),
+        ("position", pa.int8()), ("is_button", pa.bool_()), ("fantasyland", pa.bool_()),
+        ("cards_dealt", pa.int8()), ("reported_points", pa.float64()), ("extra", pa.string()),
+    ]),
+    "placements": pa.schema([
+        ("hand_key", pa.int64()), ("player", pa.string()), ("street", pa.int8()),
+        ("card_order", pa.int8()), ("card", pa.string()), ("row_name", pa.string()),
+    ]),
+    "discards": pa.schema([
+        ("hand_key", pa.int64()), ("player", pa.string()), ("street", pa.int8()),
+        ("card", pa.string()),
+    ]),
+    "boards": pa.schema([
+        ("hand_key", pa.int64()), ("player", pa.string()), ("top", pa.string()),
+        ("middle", pa.string()), ("bottom", pa.string()),
+    ]),
+    "evaluations": pa.schema([
+        ("hand_key", pa.int64()), ("player", pa.string()), ("ruleset", pa.string()),
+        ("top_class", pa.string()), ("middle_class", pa.string()), ("bottom_class", pa.string()),
+        ("top_value", pa.int32()), ("middle_value", pa.int32()), ("bottom_value", pa.int32()),
+        ("foul", pa.bool_()), ("royalty_top", pa.int16()), ("royalty_middle", pa.int16()),
+        ("royalty_bottom", pa.int16()), ("royalties", pa.int16()),
+        ("fantasyland_next", pa.bool_()), ("fantasyland_cards", pa.int8()),
+        ("raw_royalty_top", pa.int16()), ("raw_royalty_middle", pa.int16()),
+        ("raw_royalty_bottom", pa.int16()),
+    ]),
+    "matchups": pa.schema([
+        ("hand_key", pa.int64()), ("player", pa.string()), ("opponent", pa.string()),
+        ("rows_won", pa.int8()), ("rows_lost", pa.int8()), ("scoop", pa.int8()),
+        ("royalty_points", pa.int32()), ("points", pa.int32()), ("settled", pa.int32()),
+    ]),
+    "results": pa.schema([
+        ("hand_key", pa.int64()), ("player", pa.string()), ("points", pa.int32()),
+        ("reported_points", pa.float64()), ("disagrees", pa.bool_()),
+        ("disagreement", pa.string()),
+    ]),
+    "rejects": pa.schema([
+        ("path", pa.string()), ("line", pa.int32()), ("hand_id", pa.string()),
+        ("reason", pa.string()), ("raw", pa.string()), ("rejected_at", pa.timestamp("us")),
+        ("kind", pa.string()), ("conflict_with", pa.string()), ("reject_key", pa.string()),
+    ]),
+}
+
+_CARD_TEXT: tuple[str, ...] = tuple(
+    rank + suit for rank in "23456789TJQKA" for suit in "cdhs"
+)
+
+
+def _check_card_text() -> None:
+    from pipeline.rules.cards import card_text
+
+    for code in range(52):
+        if card_text(code) != _CARD_TEXT[code]:  # pragma: no cover - a layout change upstream
+            raise RuntimeError("card codes changed: update pipeline.ingest._CARD_TEXT")
+
+
+_check_card_text()
+
+
+class _Columns:
+    """Column lists for one table, turned into an Arrow table at the end."""
+
+    __slots__ = ("columns", "schema")
+
+    def __init__(self, schema: pa.Schema) -> None:
+        self.schema = schema
+        self.columns: list[list[Any]] = [[] for _ in schema.names]
+
+    def table(self) -> pa.Table:
+        return pa.Table.from_arrays(
+            [pa.array(values, type=column.type) for values, column in
+             zip(self.columns, self.schema, strict=True)],
+            schema=self.schema,
+        )
+
+
+def _utc_timestamp(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    moment = datetime.fromisoformat(text.replace(",", "."))
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return moment
+
+
+def _json_or_none(value: dict[str, Any]) -> str | None:
+    if not value:
+        return None
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _source_causes(player: PlayerRecord, verdict: PlayerVerdict) -> list[str]:
+    """How the source's own verdict (poker-arena ``source_showdown``) differs from the re-score."""
+    showdown = player.extra.get("source_showdown")
+    if not isinstance(showdown, dict):
+        return []
+    causes = []
+    fouled = showdown.get("fouled")
+    if isinstance(fouled, bool) and fouled != verdict.foul:
+        causes.append(
+            f"foul: the source says {'fouled' if fouled else 'not fouled'}, "
+            f"the re-score says {'fouled' if verdict.foul else 'not fouled'}"
+        )
+    royalties = showdown.get("royalties")
+    if isinstance(royalties, dict):
+        source = tuple(royalties.get(row.value) for row in ROWS)
+        if all(isinstance(value, int | float) for value in source) and tuple(
+            source
+        ) != tuple(verdict.raw_royalties):
+            causes.append(
+                "royalty: the source says "
+                + "/".join(str(value) for value in source)
+                + " (top/middle/bottom), the re-score says "
+                + "/".join(str(value) for value in verdict.raw_royalties)
+            )
+    if "next_fantasyland" in showdown:
+        next_cards = showdown.get("next_fantasyland")
+        source_cards = next_cards if isinstance(next_cards, int) else 0
+        if source_cards != verdict.fantasyland_cards:
+            causes.append(
+                "fantasyland: the source says "
+                + (f"{source_cards} cards next hand" if source_cards else "no Fantasyland")
+                + ", the re-score says "
+                + (f"{verdict.fantasyland_cards} cards" if verdict.fantasyland_cards
+                   else "no Fantasyland")
+            )
+    return causes
+
+
+def _format_points(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def disagreements(hand: HandRecord, scored: ScoredHand) -> list[str | None]:
+    """Per player (record order): why the source disagrees with the re-score, or None.
+
+    A player disagrees when the reported points differ from the re-score, or when the source's
+    own showdown verdict (foul, royalties, Fantasyland) differs. The text names each difference;
+    a points difference caused by another player's verdict names that player.
+    """
+    causes = [
+        _source_causes(player, verdict)
+        for player, verdict in zip(hand.players, scored.players, strict=True)
+    ]
+    culprits = [
+        f"{player.name}: {', '.join(cause.split(':', 1)[0] for cause in player_causes)}"
+        for player, player_causes in zip(hand.players, causes, strict=True)
+        if player_causes
+    ]
+    texts: list[str | None] = []
+    for player, verdict, player_causes in zip(hand.players, scored.players, causes, strict=True):
+        parts = list(player_causes)
+        reported = player.reported_points
+        if reported is not None and reported != verdict.points:
+            text = (
+                f"points: reported {_format_points(reported)}, re-scored {verdict.points}"
+            )
+            if not player_causes and culprits:
+                text += f" (because of {'; '.join(culprits)})"
+            parts.append(text)
+        texts.append("; ".join(parts) if parts else None)
+    return texts
+
+
+class _BatchTables:
+    """Columns of every hand-data table for the hands of one batch."""
+
+    def __init__(self) -> None:
+        self.tables = {
+            name: _Columns(_TABLE_SCHEMAS[name])
+            for name in ("hands", "seats", "placements", "discards", "boards",
+                         "evaluations", "matchups", "results")
+        }
+
+    def add(
+        self, key: int, digest: str, hand: HandRecord, scored: ScoredHand, path: str, line: int
+    ) -> None:
+        """Add one hand (validated and scored) to the columns."""
+        self.add_hand(key, digest, hand, path, line)
+        self.add_verdicts(key, hand, scored)
+
+    def add_hand(self, key: int, digest: str, hand: HandRecord, path: str, line: int) -> None:
+        """Rows of the rule-independent tables: hands, seats, placements, discards, boards."""
+        text = _CARD_TEXT
+        players = hand.players
+        for column, value in zip(self.tables["hands"].columns, (
+            key, hand.site, hand.hand_id, hand.table, _utc_timestamp(hand.started_at),
+            hand.variant.value, hand.rules, hand.button, len(players),
+            all(player.streets is not None for player in players),
+            any(player.fantasyland for player in players), digest, path, line,
+            _json_or_none(hand.extra),
+        ), strict=True):
+            column.append(value)
+        position = {player.name: index for index, player in enumerate(hand.action_order())}
+        (s_key, s_player, s_seat, s_position, s_button, s_fantasyland, s_dealt, s_reported,
+         s_extra) = self.tables["seats"].columns
+        (p_key, p_player, p_street, p_order, p_card, p_row) = self.tables["placements"].columns
+        (d_key, d_player, d_street, d_card) = self.tables["discards"].columns
+        (b_key, b_player, b_top, b_middle, b_bottom) = self.tables["boards"].columns
+        button = hand.button
+        for player in players:
+            name = player.name
+            s_key.append(key)
+            s_player.append(name)
+            s_seat.append(player.seat)
+            s_position.append(position[name])
+            s_button.append(name == button)
+            s_fantasyland.append(player.fantasyland)
+            s_dealt.append(player.cards_dealt)
+            s_reported.append(player.reported_points)
+            s_extra.append(_json_or_none(player.extra))
+            board = player.board
+            b_key.append(key)
+            b_player.append(name)
+            b_top.append(" ".join([text[card] for card in board.top]))
+            b_middle.append(" ".join([text[card] for card in board.middle]))
+            b_bottom.append(" ".join([text[card] for card in board.bottom]))
+            if player.streets is None:
+                continue
+            for number, street in enumerate(player.streets, 1):
+                placed = street.placed
+                count = len(placed)
+                p_key.extend([key] * count)
+                p_player.extend([name] * count)
+                p_street.extend([number] * count)
+                p_order.extend(range(count))
+                p_card.extend([text[card] for card, _ in placed])
+                p_row.extend([row.value for _, row in placed])
+                discarded = street.discarded
+                if discarded:
+                    count = len(discarded)
+                    d_key.extend([key] * count)
+                    d_player.extend([name] * count)
+                    d_street.extend([number] * count)
+                    d_card.extend([text[card] for card in discarded])
+
+    def add_verdicts(self, key: int, hand: HandRecord, scored: ScoredHand) -> None:
+        """Rows of the rule-dependent tables: evaluations, matchups, results."""
+        evaluations = self.tables["evaluations"].columns
+        ruleset = scored.rules
+        for verdict in scored.players:
+            royalties = verdict.royalties
+            for column, value in zip(evaluations, (
+                key, verdict.name, ruleset, *verdict.classes, *verdict.values, verdict.foul,
+                *royalties, sum(royalties), verdict.fantasyland_cards > 0,
+                verdict.fantasyland_cards, *verdict.raw_royalties,
+            ), strict=True):
+                column.append(value)
+        matchups = self.tables["matchups"].columns
+        for pair in scored.pairs:
+            won = sum(1 for outcome in pair.rows if outcome > 0)
+            lost = sum(1 for outcome in pair.rows if outcome < 0)
+            for values in (
+                (key, pair.first, pair.second, won, lost, pair.scoop, pair.royalty_points,
+                 pair.points, pair.settled),
+                (key, pair.second, pair.first, lost, won, -pair.scoop, -pair.royalty_points,
+                 -pair.points, -pair.settled),
+            ):
+                for column, value in zip(matchups, values, strict=True):
+                    column.append(value)
+        results = self.tables["results"].columns
+        for verdict, why in zip(scored.players, disagreements(hand, scored), strict=True):
+            for column, value in zip(results, (
+                key, verdict.name, verdict.points, verdict.reported_points, why is not None, why,
+            ), strict=True):
+                column.append(value)
+
+    def arrow(self) -> dict[str, pa.Table]:
+        """Every table as Arrow."""
+        return {name: columns.table() for name, columns in self.tables.items()}
+
+
+# --- the ingest engine --------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Reject:
+    path: str
+    line: int | None
+    hand_id: str | None
+    reason: str
+    raw: str
+    kind: str
+    conflict_with: str | None = None
+
+
+@dataclass(slots=True)
+class _Candidate:
+    key: int
+    digest: str
+    hand: HandRecord
+    path: str
+    line: int
+    raw: str
+
+
+def _rules_argument(rules: RuleSet | str | None) -> RuleSet | None:
+    if rules is None or isinstance(rules, RuleSet):
+        return rules
+    return resolve_rules(rules)
+
+
+class _Writer:
+    """Writes batches: one short write connection and one transaction per batch."""
+
+    def __init__(self, database: str | os.PathLike[str]) -> None:
+        self.database = Path(database)
+
+    def connect(self) -> duckdb.DuckDBPyConnection:
+        """Open the database for writing (waiting for readers), or raise DatabaseError."""
+        try:
+            return store.connect(self.database, wait_seconds=WRITE_WAIT_SECONDS)
+        except duckdb.Error as error:
+            raise DatabaseError(f"cannot use database {self.database}: {error}") from error
+        except OSError as error:
+            raise DatabaseError(
+                f"cannot use database {self.database}: {error.strerror or error}"
+            ) from error
+
+
+class _Ingestor:
+    """Streams records of one source through validation, scoring and batched writes."""
+
+    def __init__(
+        self,
+        writer: _Writer,
+        rules: RuleSet | None,
+        batch_size: int,
+        on_batch: Callable[[BatchReport], None] | None,
+        on_records: Callable[[int], None] | None,
+    ) -> None:
+        self.writer = writer
+        self.resolver = RulesResolver(override=rules)
+        self.batch_size = max(1, batch_size)
+        self.on_batch = on_batch
+        self.on_records = on_records
+        self.tables_touched: set[tuple[str, str | None]] = set()
+
+    def run(self, records: Iterator[SourceRecord], summary: FileSummary) -> None:
+        """Read every record, writing batch by batch. FormatError propagates to the caller."""
+        batch: list[SourceRecord] = []
+        number = 0
+        pending_progress = 0
+        for record in records:
+            batch.append(record)
+            pending_progress += 1
+            if pending_progress >= 1000 and self.on_records is not None:
+                self.on_records(pending_progress)
+                pending_progress = 0
+            if len(batch) >= self.batch_size:
+                number += 1
+                self._batch(batch, summary, number)
+                batch = []
+        if batch:
+            number += 1
+            self._batch(batch, summary, number)
+        if pending_progress and self.on_records is not None:
+            self.on_records(pending_progress)
+
+    def _batch(self, records: list[SourceRecord], summary: FileSummary, number: int) -> None:
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            before = (summary.stored, summary.duplicates, summary.rejected)
+            rejects, candidates, scored = self._prepare(records, summary)
+            tables = _BatchTables()
+            for candidate, verdict in zip(candidates, scored, strict=True):
+                tables.add(candidate.key, candidate.digest, candidate.hand, verdict,
+                           candidate.path, candidate.line)
+            frames = tables.arrow()
+        finally:
+            if was_enabled:
+                gc.enable()
+        self._write(candidates, frames, rejects, summary)
+        summary.records += len(records)
+        if self.on_batch is not None:
+            self.on_batch(BatchReport(
+                summary.path, number, len(records), summary.stored - before[0],
+                summary.duplicates - before[1], summary.rejected - before[2],
+            ))
+
+    def _prepare(
+        self, records: list[SourceRecord], summary: FileSummary
+    ) -> tuple[list[_Reject], list[_Candidate], list[ScoredHand]]:
+        """Validate and score; within the batch only the first record of each key is kept."""
+        rejects: list[_Reject] = []
+        candidates: list[_Candidate] = []
+        first_of_key: dict[int, int] = {}
+        self.later: list[_Candidate] = []
+        for source in records:
+            if source.record is None:
+                rejects.append(_Reject(source.path, source.line, source.hand_id,
+                                       source.error or "unreadable record", source.raw, "read"))
+                continue
+            try:
+                hand = parse_hand(source.record)
+            except InvalidHand as error:
+                rejects.append(_Reject(source.path, source.line, error.hand_id or source.hand_id,
+                                       error.reason, source.raw, "invalid"))
+                continue
+            try:
+                self.resolver(hand.rules)
+            except RulesError as error:
+                rejects.append(_Reject(source.path, source.line, hand.hand_id, str(error),
+                                       source.raw, "rules"))
+                continue
+            candidate = _Candidate(store.hand_key(hand.site, hand.hand_id), content_hash(hand),
+                                   hand, source.path, source.line, source.raw)
+            if candidate.key in first_of_key:
+                self.later.append(candidate)
+            else:
+                first_of_key[candidate.key] = len(candidates)
+                candidates.append(candidate)
+        scored = score_records([candidate.hand for candidate in candidates], self.resolver) \
+            if candidates else []
+        return rejects, candidates, scored
+
+    def _write(
+        self,
+        candidates: list[_Candidate],
+        frames: dict[str, pa.Table],
+        rejects: list[_Reject],
+        summary: FileSummary,
+    ) -> None:
+        """One transaction: classify against stored hands, insert new ones and the rejects."""
+        connection = self.writer.connect()
+        try:
+            connection.execute("BEGIN TRANSACTION")
+            stored: dict[int, tuple[str, str, int]] = {}
+            if candidates:
+                keys = pa.table({"hand_key": pa.array([c.key for c in candidates], pa.int64())})
+                connection.register("_batch_keys", keys)
+                for key, digest, path, line in connection.execute(
+                    "SELECT h.hand_key, h.content_hash, h.source_path, h.source_line "
+                    "FROM hands h SEMI JOIN _batch_keys k ON h.hand_key = k.hand_key"
+                ).fetchall():
+                    stored[key] = (digest, path, line)
+                connection.unregister("_batch_keys")
+            # Each key's reference: what is stored, else the batch's first record of the key.
+            new_keys: list[int] = []
+            reference: dict[int, tuple[str, str, int]] = dict(stored)
+            stored_now = 0
+            duplicates = 0
+            for candidate in candidates:
+                if candidate.key in stored:
+                    verdict = self._compare(candidate, stored[candidate.key], rejects)
+                    duplicates += verdict
+                else:
+                    new_keys.append(candidate.key)
+                    reference[candidate.key] = (candidate.digest, candidate.path, candidate.line)
+                    stored_now += 1
+            for candidate in self.later:
+                duplicates += self._compare(candidate, reference[candidate.key], rejects)
+            if new_keys:
+                connection.register(
+                    "_new_keys", pa.table({"hand_key": pa.array(new_keys, pa.int64())})
+                )
+                for name, frame in frames.items():
+                    store.insert_frame(connection, name, frame, only_keys="_new_keys")
+                connection.unregister("_new_keys")
+                self.tables_touched.update(
+                    (c.hand.site, c.hand.table) for c in candidates if c.key not in stored
+                )
+            self.tables_touched.update(
+                (c.hand.site, c.hand.table) for c in candidates if c.key in stored
+            )
+            _insert_rejects(connection, rejects)
+            connection.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(duckdb.Error):
+                connection.execute("ROLLBACK")
+            raise
+        finally:
+            connection.close()
+        summary.stored += stored_now
+        summary.duplicates += duplicates
+        for reject in rejects:
+            summary.note_reject(reject.line, reject.reason)
+
+    @staticmethod
+    def _compare(
+        candidate: _Candidate, reference: tuple[str, str, int], rejects: list[_Reject]
+    ) -> int:
+        """1 when the candidate duplicates the reference; else add a conflict reject, 0."""
+        digest, path, line = reference
+        if digest == candidate.digest:
+            return 1
+        hand = candidate.hand
+        where = f"{path}:{line}"
+        rejects.append(_Reject(
+            candidate.path, candidate.line, hand.hand_id,
+            f"conflict: hand {hand.hand_id!r} of site {hand.site!r} is already stored from "
+            f"{where} with different content (this record: {candidate.path}:{candidate.line})",
+            candidate.raw, "conflict", where,
+        ))
+        return 0
+
+
+def _insert_rejects(connection: duckdb.DuckDBPyConnection, rejects: Sequence[_Reject]) -> None:
+    """Insert rejects that are not stored yet (keyed by path, line, reason and raw text)."""
+    if not rejects:
+        return
+    columns = _Columns(_TABLE_SCHEMAS["rejects"])
+    now = datetime.now(UTC).replace(tzinfo=None)
+    seen: set[str] = set()
+    for reject in rejects:
+        raw = clip_raw(reject.raw or "")
+        key = _reject_key(reject.path, reject.line, reject.reason, raw)
+        if key in seen:
+            continue
+        seen.add(key)
+        for column, value in zip(columns.columns, (
+            reject.path, reject.line, reject.hand_id, reject.reason, raw, now, reject.kind,
+            reject.conflict_with, key,
+        ), strict=True):
+            column.append(value)
+    connection.register("_frame_rejects", columns.table())
+    try:
+        connection.execute(
+            "INSERT INTO rejects BY NAME SELECT f.* FROM _frame_rejects f "
+            "ANTI JOIN rejects r ON r.reject_key = f.reject_key"
+        )
+    finally:
+        connection.unregister("_frame_rejects")
+
+
+def _record_file(
+    connection: duckdb.DuckDBPyConnection, summary: FileSummary, size: int | None
+) -> None:
+    connection.execute(
+        "INSERT INTO ingested_files BY NAME SELECT ? AS path, ? AS content_hash, ? AS format, "
+        "? AS size_bytes, ? AS ingested_at, ? AS records, ? AS stored, ? AS duplicates, "
+        "? AS rejected, ? AS status, ? AS message",
+        [summary.path, summary.content_hash or "", summary.format, size,
+         datetime.now(UTC).replace(tzinfo=None), summary.records, summary.stored,
+         summary.duplicates, summary.rejected, summary.status, summary.message],
+    )
+
+
+def _finish_source(
+    writer: _Writer,
+    summary: FileSummary,
+    size: int | None,
+    touched: set[tuple[str, str | None]],
+    session_gap: float,
+    file_rejects: Sequence[_Reject] = (),
+) -> None:
+    """Close a source: its file-level rejects, affected sessions and its ingested_files row."""
+    connection = writer.connect()
+    try:
+        connection.execute("BEGIN TRANSACTION")
+        _insert_rejects(connection, file_rejects)
+        stored_gap = store.get_meta(connection, SESSION_GAP_META_KEY)
+        if stored_gap is not None and float(stored_gap) != session_gap:
+            update_sessions(connection, None, session_gap)
+        elif touched:
+            update_sessions(connection, touched, session_gap)
+        store.set_meta(connection, SESSION_GAP_META_KEY, repr(float(session_gap)))
+        _record_file(connection, summary, size)
+        connection.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(duckdb.Error):
+            connection.execute("ROLLBACK")
+        raise
+    finally:
+        connection.close()
+
+
+def _already_ingested(writer: _Writer, digest: str) -> tuple[str, datetime] | None:
+    connection = writer.connect()
+    try:
+        rows = connection.execute(
+            "SELECT path, ingested_at FROM ingested_files "
+            "WHERE content_hash = ? AND status = 'complete' ORDER BY ingested_at LIMIT 1",
+            [digest],
+        ).fetchall()
+    finally:
+        connection.close()
+    return (rows[0][0], rows[0][1]) if rows else None
+
+
+# --- progress ----------------------------------------------------------------------------------
+
+
+class _Progress:
+    """A rich progress display on stderr: hands read and hands per second."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.progress = None
+        self.task = None
+        if not enabled:
+            return
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            ProgressColumn,
+            SpinnerColumn,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+        from rich.text import Text
+
+        class RateColumn(ProgressColumn):
+            def render(self, task: Any) -> Text:
+                speed = task.finished_speed or task.speed
+                return Text(f"{speed:,.0f} hands/s" if speed else "… hands/s")
+
+        self.progress = Progress(
+            SpinnerColumn(),
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            TextColumn("{task.completed:,.0f} hands"),
+            RateColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            transient=False,
+        )
+        self.progress.start()
+        self.task = self.progress.add_task("ingest", total=None)
+
+    def describe(self, text: str) -> None:
+        """Show which source is being read."""
+        if self.progress is not None:
+            self.progress.update(self.task, description=text)
+
+    def advance(self, count: int) -> None:
+        """Count records read."""
+        if self.progress is not None:
+            self.progress.advance(self.task, count)
+
+    def stop(self) -> None:
+        """Close the display."""
+        if self.progress is not None:
+            self.progress.update(self.task, description="done")
+            self.progress.stop()
+
+
+# --- public API --------------------------------------------------------------------------------
+
+
+def _open_check(writer: _Writer) -> None:
+    """Fail early (DatabaseError) when the database cannot be opened for writing."""
+    writer.connect().close()
+
+
+def ingest_paths(
+    paths: Iterable[str | os.PathLike[str]],
+    database: str | os.PathLike[str],
+    rules: RuleSet | str | None = None,
+    format: str | None = None,
+    game: str | None = None,
+    progress: bool = False,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    session_gap: float = DEFAULT_SESSION_GAP_MINUTES,
+    on_batch: Callable[[BatchReport], None] | None = None,
+) -> IngestSummary:
+    """Ingest files, folders (recursive) and globs, plain or gzip, into ``database``.
+
+    ``rules`` (a RuleSet, a preset name or a rules file) overrides the rules each record names;
+    ``format`` forces a reader (else it is detected per file); ``game`` names the poker-arena
+    game. Each batch of ``batch_size`` records commits atomically; ``on_batch`` is called after
+    each commit. Sessions of the tables touched are recomputed with ``session_gap`` minutes.
+
+    Raises :class:`IngestError` for a missing path and :class:`DatabaseError` for a database
+    that cannot be used; problems inside files become rejects and per-file summaries.
+    """
+    started = time.perf_counter()
+    files = expand_paths(paths)
+    rule_set = _rules_argument(rules)
+    writer = _Writer(database)
+    _open_check(writer)
+    summary = IngestSummary(str(database))
+    display = _Progress(progress)
+    try:
+        for path in files:
+            file_summary = _ingest_file(
+                writer, path, rule_set, format, game, batch_size, session_gap, on_batch, display
+            )
+            summary.files.append(file_summary)
+    finally:
+        display.stop()
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _ingest_file(
+    writer: _Writer,
+    path: Path,
+    rules: RuleSet | None,
+    format: str | None,
+    game: str | None,
+    batch_size: int,
+    session_gap: float,
+    on_batch: Callable[[BatchReport], None] | None,
+    display: _Progress,
+) -> FileSummary:
+    summary = FileSummary(str(path), format=format)
+    display.describe(path.name)
+    try:
+        summary.content_hash = _file_hash(path)
+        size = path.stat().st_size
+    except OSError as error:
+        summary.status = "failed"
+        summary.message = f"cannot read: {error.strerror or error}"
+        reject = _Reject(str(path), None, None, summary.message, "", "file")
+        summary.note_reject(None, summary.message)
+        _finish_source(writer, summary, None, set(), session_gap, [reject])
+        return summary
+    earlier = _already_ingested(writer, summary.content_hash)
+    if earlier is not None:
+        earlier_path, when = earlier
+        summary.status = "unchanged"
+        same = "" if earlier_path == str(path) else f" as {earlier_path}"
+        summary.message = (
+            f"unchanged: already ingested{same} on {when:%Y-%m-%d %H:%M:%S} UTC; nothing new stored"
+        )
+        _finish_source(writer, summary, size, set(), session_gap)
+        return summary
+    ingestor = _Ingestor(writer, rules, batch_size, on_batch, display.advance)
+    file_rejects: list[_Reject] = []
+    try:
+        records = read_source(path, format=format, game=game)
+        if summary.format is None:
+            summary.format = _detected_format(path)
+        ingestor.run(records, summary)
+    except FormatError as error:
+        summary.status = "failed"
+        summary.message = error.reason
+        file_rejects.append(_Reject(str(path), None, None, error.reason, "", "file"))
+        summary.note_reject(None, error.reason)
+    else:
+        if summary.records == 0:
+            summary.status = "empty"
+            summary.message = EMPTY_FILE_REASON
+            file_rejects.append(_Reject(str(path), None, None, EMPTY_FILE_REASON, "", "file"))
+            summary.note_reject(None, EMPTY_FILE_REASON)
+    _finish_source(writer, summary, size, ingestor.tables_touched, session_gap, file_rejects)
+    return summary
+
+
+def _detected_format(path: Path) -> str | None:
+    from pipeline.formats import detect_format
+
+    try:
+        return detect_format(path)
+    except FormatError:
+        return None
+
+
+def _mapping_records(
+    mappings: Iterable[Any], source_name: str, hasher: Any
+) -> Iterator[SourceRecord]:
+    for number, mapping in enumerate(mappings, 1):
+        try:
+            raw = json.dumps(mapping, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            raw = repr(mapping)
+        hasher.update(raw.encode("utf-8", "surrogatepass") + b"\n")
+        if not isinstance(mapping, dict):
+            yield SourceRecord(
+                source_name, number, clip_raw(raw), None,
+                f"expected a JSON object (a hand record), got {type(mapping).__name__}",
+            )
+            continue
+        hand_id = mapping.get("hand_id")
+        yield SourceRecord(
+            source_name, number, clip_raw(raw), mapping, None,
+            str(hand_id) if isinstance(hand_id, str | int) else None,
+        )
+
+
+def ingest_mappings(
+    mappings: Iterable[dict],
+    database: str | os.PathLike[str],
+    source_name: str,
+    rules: RuleSet | str | None = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    session_gap: float = DEFAULT_SESSION_GAP_MINUTES,
+) -> IngestSummary:
+    """Ingest canonical hand mappings (hands entered in the dashboard, uploads) into ``database``.
+
+    The same path as files: same validation, dedup, tables and keys. ``source_name`` stands in
+    for the file name (rejects and ``hands.source_path`` name it; line = position, from 1).
+    """
+    started = time.perf_counter()
+    rule_set = _rules_argument(rules)
+    writer = _Writer(database)
+    _open_check(writer)
+    summary = FileSummary(source_name, format="mappings")
+    hasher = hashlib.sha256()
+    ingestor = _Ingestor(writer, rule_set, batch_size, None, None)
+    ingestor.run(_mapping_records(mappings, source_name, hasher), summary)
+    summary.content_hash = hasher.hexdigest()
+    if summary.records == 0:
+        summary.status = "empty"
+        summary.message = "no hands given"
+    _finish_source(writer, summary, None, ingestor.tables_touched, session_gap)
+    return IngestSummary(str(database), [summary], time.perf_counter() - started)
+
+
+# --- re-scoring --------------------------------------------------------------------------------
+
+_CARD_CODE = {text: code for code, text in enumerate(_CARD_TEXT)}
+
+
+def _cards(text: str) -> tuple[int, ...]:
+    try:
+        return tuple(_CARD_CODE[token] for token in text.split())
+    except KeyError:
+        return tuple(parse_card(token) for token in text.split())
+
+
+def _stored_hands(
+    connection: duckdb.DuckDBPyConnection, low: int, high: int
+) -> list[tuple[int, HandRecord]]:
+    """Hands with keys in [low, high] rebuilt from boards (streets are not needed to score)."""
+    players: dict[int, list[PlayerRecord]] = {}
+    for key, name, seat, fantasyland, reported, extra, top, middle, bottom in connection.execute(
+        "SELECT s.hand_key, s.player, s.seat, s.fantasyland, s.reported_points, s.extra, "
+        "b.top, b.middle, b.bottom FROM seats s JOIN boards b "
+        "ON b.hand_key = s.hand_key AND b.player = s.player "
+        "WHERE s.hand_key BETWEEN ? AND ? ORDER BY s.hand_key, s.position",
+        [low, high],
+    ).fetchall():
+        players.setdefault(key, []).append(PlayerRecord(
+            name=name, seat=seat, fantasyland=fantasyland,
+            board=FinalBoard(_cards(top), _cards(middle), _cards(bottom)),
+            reported_points=reported,
+            extra=json.loads(extra) if extra else {},
+        ))
+    hands = []
+    for key, hand_id, site, variant, rules, button, table in connection.execute(
+        "SELECT hand_key, hand_id, site, variant, rules, button, table_name FROM hands "
+        "WHERE hand_key BETWEEN ? AND ? ORDER BY hand_key",
+        [low, high],
+    ).fetchall():
+        hands.append((key, HandRecord(
+            hand_id=hand_id, site=site, variant=Variant(variant), rules=rules,
+            players=tuple(players.get(key, ())), table=table, button=button,
+        )))
+    return hands
+
+
+def rescore(
+    database: str | os.PathLike[str],
+    rules: RuleSet | str | None = None,
+    batch_size: int = 50_000,
+    progress: bool = False,
+) -> RescoreSummary:
+    """Recompute evaluations, matchups and results of every stored hand, from stored boards.
+
+    ``rules`` (a RuleSet, a preset name or a rules file) applies to every hand; None scores
+    each hand under the rules its record named. Hands are re-scored in batches of
+    ``batch_size``, each replaced in one transaction; sessions' points follow. Raises
+    :class:`DatabaseError` when the database cannot be used, RulesError for unknown rules.
+    """
+    started = time.perf_counter()
+    rule_set = _rules_argument(rules)
+    resolver = RulesResolver(override=rule_set)
+    writer = _Writer(database)
+    connection = writer.connect()
+    try:
+        keys = [row[0] for row in connection.execute(
+            "SELECT hand_key FROM hands ORDER BY hand_key"
+        ).fetchall()]
+    finally:
+        connection.close()
+    display = _Progress(progress)
+    display.describe("rescore")
+    hands_done = players_done = disagreeing = 0
+    names: set[str] = set()
+    try:
+        for start in range(0, len(keys), max(1, batch_size)):
+            chunk = keys[start:start + batch_size]
+            low, high = chunk[0], chunk[-1]
+            connection = writer.connect()
+            try:
+                connection.execute("BEGIN TRANSACTION")
+                stored = _stored_hands(connection, low, high)
+                tables = _BatchTables()
+                scored_hands = score_records([hand for _, hand in stored], resolver)
+                for (key, hand), scored in zip(stored, scored_hands, strict=True):
+                    tables.add_verdicts(key, hand, scored)
+                    names.add(scored.rules)
+                    players_done += len(hand.players)
+                for name in store.VERDICT_TABLES:
+                    connection.execute(
+                        f"DELETE FROM {name} WHERE hand_key BETWEEN ? AND ?", [low, high]
+                    )
+                    store.insert_frame(connection, name, tables.tables[name].table())
+                disagreeing += sum(1 for flag in tables.tables["results"].columns[4] if flag)
+                connection.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(duckdb.Error):
+                    connection.execute("ROLLBACK")
+                raise
+            finally:
+                connection.close()
+            hands_done += len(stored)
+            display.advance(len(stored))
+        connection = writer.connect()
+        try:
+            connection.execute("BEGIN TRANSACTION")
+            gap = store.get_meta(connection, SESSION_GAP_META_KEY)
+            update_sessions(connection, None,
+                            float(gap) if gap is not None else DEFAULT_SESSION_GAP_MINUTES)
+            label = ", ".join(sorted(names)) if names else (rule_set.name if rule_set else "")
+            store.set_meta(connection, "rescored_with", label)
+            connection.execute("COMMIT")
+        finally:
+            connection.close()
+    finally:
+        display.stop()
+    label = rule_set.name if rule_set is not None else ", ".join(sorted(names)) or "record rules"
+    return RescoreSummary(label, hands_done, players_done, disagreeing,
+                          time.perf_counter() - started)

@@ -1,0 +1,132 @@
+"""Sessions: a player's run of hands at one table (site + table) without a long break.
+
+Hands of one player at one table whose start times are less than ``gap`` minutes apart belong to
+one session; a gap of ``gap`` minutes or more starts a new one. Hands without a start time belong
+to no session (``seats.session_id`` stays null). A session's id is deterministic: a hash of the
+player, the site, the table and the start of the session's first hand, so the same hands always
+give the same ids, whatever order files were ingested in.
+
+Everything here runs as SQL window functions inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import duckdb
+import pyarrow as pa
+
+DEFAULT_SESSION_GAP_MINUTES = 30.0
+"""A break this long (minutes) or longer between two hands starts a new session."""
+
+SESSION_GAP_META_KEY = "session_gap_minutes"
+"""meta key holding the gap the stored sessions were computed with."""
+
+_SCOPE = "_session_scope"
+
+
+def _session_rows_sql(gap_minutes: float, scoped: bool) -> str:
+    gap_microseconds = int(round(gap_minutes * 60_000_000))
+    scope_join = (
+        f"SEMI JOIN {_SCOPE} sc ON h.site = sc.site "
+        "AND h.table_name IS NOT DISTINCT FROM sc.table_name"
+        if scoped
+        else ""
+    )
+    return f"""
+    CREATE OR REPLACE TEMP TABLE _session_rows AS
+    WITH s AS (
+        SELECT se.hand_key, se.player, h.site, h.table_name, h.started_at,
+               coalesce(r.points, 0) AS points
+        FROM seats se
+        JOIN hands h ON h.hand_key = se.hand_key
+        {scope_join}
+        LEFT JOIN results r ON r.hand_key = se.hand_key AND r.player = se.player
+        WHERE h.started_at IS NOT NULL
+    ),
+    g AS (
+        SELECT *,
+            CASE WHEN lag(started_at) OVER w IS NULL
+                   OR epoch_us(started_at) - epoch_us(lag(started_at) OVER w) >= {gap_microseconds}
+                 THEN 1 ELSE 0 END AS starts_session
+        FROM s
+        WINDOW w AS (PARTITION BY player, site, table_name ORDER BY started_at, hand_key)
+    ),
+    n AS (
+        SELECT *,
+            sum(starts_session) OVER (
+                PARTITION BY player, site, table_name ORDER BY started_at, hand_key
+                ROWS UNBOUNDED PRECEDING
+            ) AS session_number
+        FROM g
+    ),
+    f AS (
+        SELECT *,
+            min(started_at) OVER (PARTITION BY player, site, table_name, session_number)
+                AS session_start
+        FROM n
+    )
+    SELECT hand_key, player, site, table_name, started_at, points,
+        'S' || substr(md5(player || chr(31) || site || chr(31) || coalesce(table_name, '')
+            || chr(31) || strftime(session_start, '%Y-%m-%dT%H:%M:%S.%f')), 1, 15) AS session_id
+    FROM f
+    """
+
+
+def update_sessions(
+    connection: duckdb.DuckDBPyConnection,
+    tables: Iterable[tuple[str, str | None]] | None,
+    gap_minutes: float = DEFAULT_SESSION_GAP_MINUTES,
+) -> int:
+    """Recompute the sessions of every player at the given (site, table) pairs; all when None.
+
+    Replaces those tables' rows in ``sessions`` and sets ``seats.session_id``. Runs in the
+    caller's transaction. Returns the number of sessions written.
+    """
+    scoped = tables is not None
+    if scoped:
+        pairs = sorted(set(tables), key=lambda pair: (pair[0], pair[1] or ""))
+        if not pairs:
+            return 0
+        scope = pa.table(
+            {
+                "site": pa.array([site for site, _ in pairs], pa.string()),
+                "table_name": pa.array([table for _, table in pairs], pa.string()),
+            }
+        )
+        connection.register(_SCOPE, scope)
+    try:
+        connection.execute(_session_rows_sql(gap_minutes, scoped))
+        if scoped:
+            connection.execute(
+                f"DELETE FROM sessions WHERE EXISTS (SELECT 1 FROM {_SCOPE} sc "
+                "WHERE sc.site = sessions.site "
+                "AND sc.table_name IS NOT DISTINCT FROM sessions.table_name)"
+            )
+            connection.execute(
+                f"UPDATE seats SET session_id = NULL WHERE session_id IS NOT NULL AND hand_key IN "
+                f"(SELECT h.hand_key FROM hands h SEMI JOIN {_SCOPE} sc ON h.site = sc.site "
+                "AND h.table_name IS NOT DISTINCT FROM sc.table_name)"
+            )
+        else:
+            connection.execute("DELETE FROM sessions")
+            connection.execute("UPDATE seats SET session_id = NULL WHERE session_id IS NOT NULL")
+        connection.execute(
+            """INSERT INTO sessions BY NAME
+               SELECT session_id, any_value(player) AS player, any_value(site) AS site,
+                      any_value(table_name) AS table_name, min(started_at) AS started_at,
+                      max(started_at) AS ended_at, count(*) AS hands, sum(points) AS points
+               FROM _session_rows GROUP BY session_id"""
+        )
+        connection.execute(
+            """UPDATE seats SET session_id = r.session_id FROM _session_rows r
+               WHERE seats.hand_key = r.hand_key AND seats.player = r.player"""
+        )
+        rows = connection.execute(
+            "SELECT count(DISTINCT session_id) FROM _session_rows"
+        ).fetchall()
+        connection.execute("DROP TABLE _session_rows")
+    finally:
+        if scoped:
+            connection.unregister(_SCOPE)
+    return int(rows[0][0]) if rows else 0
