@@ -612,7 +612,7 @@ def _plain_constructor(cls: type) -> Callable[..., Any]:
         namespace[f"set_{name}"] = getattr(cls, name).__set__
         lines.append(f"    set_{name}(self, {name})")
     lines.append("    return self")
-    exec("\n".join(lines), namespace)  # noqa: S102 - fixed source built from field names
+    exec("\n".join(lines), namespace)  # fixed source, built from the field names only
     return namespace["construct"]
 
 
