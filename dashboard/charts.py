@@ -1,0 +1,250 @@
+"""Plotly figures built from the frames of :mod:`dashboard.queries`: pure functions, no I/O.
+
+Player names are untrusted, and Plotly reads a small HTML subset in every label, so each name is
+HTML-escaped before it reaches a figure (Plotly turns the entities back into plain text).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+import polars as pl
+from plotly.subplots import make_subplots
+
+ROW_ORDER = ("top", "middle", "bottom")
+ROW_COLOURS = {"top": "#8e6bbf", "middle": "#3b82c4", "bottom": "#2f9e6e"}
+WIN_COLOUR = "#2f9e6e"
+LOSS_COLOUR = "#d0473d"
+NEUTRAL_COLOUR = "#3b82c4"
+Z_95 = 1.96
+
+
+def label(value: object) -> str:
+    """A value made safe for a Plotly label (names may hold ``<``, ``&`` or quotes)."""
+    return html.escape("" if value is None else str(value))
+
+
+def _layout(figure: go.Figure, title: str | None = None, height: int = 360) -> go.Figure:
+    figure.update_layout(
+        title=title, height=height, margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+    )
+    return figure
+
+
+def empty_figure(message: str = "No data for these filters") -> go.Figure:
+    """A blank figure carrying a message."""
+    figure = go.Figure()
+    figure.add_annotation(text=label(message), showarrow=False, x=0.5, y=0.5,
+                          xref="paper", yref="paper")
+    figure.update_xaxes(visible=False)
+    figure.update_yaxes(visible=False)
+    return _layout(figure, height=200)
+
+
+def hands_per_day_chart(frame: pl.DataFrame) -> go.Figure:
+    """Stacked bars of hands per day by variant (``hands_by_day``)."""
+    if frame.is_empty():
+        return empty_figure("No dated hands")
+    figure = go.Figure()
+    for variant in sorted(frame["variant"].unique().to_list()):
+        part = frame.filter(pl.col("variant") == variant)
+        figure.add_bar(x=part["day"].to_list(), y=part["hands"].to_list(), name=label(variant))
+    figure.update_layout(barmode="stack", yaxis_title="hands")
+    return _layout(figure, "Hands per day")
+
+
+def cumulative_points_chart(frame: pl.DataFrame) -> go.Figure:
+    """One line per player: cumulative points over their hands (``cumulative_points``)."""
+    if frame.is_empty():
+        return empty_figure()
+    figure = go.Figure()
+    for player in frame["player"].unique(maintain_order=True).to_list():
+        part = frame.filter(pl.col("player") == player)
+        figure.add_scatter(
+            x=part["hand_number"].to_list(), y=part["cumulative"].to_list(), mode="lines",
+            name=label(player),
+            hovertemplate="hand %{x}<br>%{y} points<extra>" + label(player) + "</extra>",
+        )
+    figure.update_layout(xaxis_title="hands played", yaxis_title="cumulative points")
+    figure.add_hline(y=0, line_width=1, line_color="#999")
+    return _layout(figure, "Cumulative points")
+
+
+def rolling_foul_rate_chart(frame: pl.DataFrame, window: int) -> go.Figure:
+    """Rolling foul rate per player (``rolling_foul_rate``), as a percentage."""
+    if frame.is_empty():
+        return empty_figure()
+    figure = go.Figure()
+    for player in frame["player"].unique(maintain_order=True).to_list():
+        part = frame.filter(pl.col("player") == player)
+        figure.add_scatter(
+            x=part["hand_number"].to_list(), y=(part["foul_rate"] * 100).to_list(), mode="lines",
+            name=label(player),
+        )
+    figure.update_layout(xaxis_title="hands played", yaxis_title="foul rate (%)",
+                         yaxis_rangemode="tozero")
+    return _layout(figure, f"Foul rate over the last {window} hands")
+
+
+def royalty_sources_chart(frame: pl.DataFrame) -> go.Figure:
+    """Royalty points by row, split by hand class (``royalty_sources``)."""
+    if frame.is_empty():
+        return empty_figure("No royalties collected")
+    figure = go.Figure()
+    for hand_class in frame["hand_class"].unique(maintain_order=True).to_list():
+        part = frame.filter(pl.col("hand_class") == hand_class)
+        figure.add_bar(
+            y=part["row_name"].to_list(), x=part["royalty_points"].to_list(),
+            name=label(hand_class), orientation="h",
+            customdata=part["boards"].to_list(),
+            hovertemplate="%{y}: %{x} points from %{customdata} boards<extra>"
+            + label(hand_class) + "</extra>",
+        )
+    figure.update_layout(barmode="stack", xaxis_title="royalty points",
+                         yaxis={"categoryorder": "array", "categoryarray": list(ROW_ORDER)[::-1]})
+    return _layout(figure, "Royalty sources by row and hand class")
+
+
+def fantasyland_funnel_chart(frame: pl.DataFrame) -> go.Figure:
+    """The Fantasyland funnel: entries, hands played there, stays (``fantasyland_funnel``)."""
+    if frame.is_empty() or int(frame["count"].sum()) == 0:
+        return empty_figure("No Fantasyland yet")
+    figure = go.Figure(go.Funnel(
+        y=frame["stage"].to_list(), x=frame["count"].to_list(), textinfo="value",
+        marker={"color": ["#e0a526", "#3b82c4", "#2f9e6e"][: frame.height]},
+    ))
+    return _layout(figure, "Fantasyland funnel", height=300)
+
+
+def points_per_hand_bars(frame: pl.DataFrame, category: str, title: str) -> go.Figure:
+    """Points per hand by a category column, with 95 % error bars (needs points_se)."""
+    if frame.is_empty():
+        return empty_figure()
+    values = frame["points_per_hand"].to_list()
+    figure = go.Figure(go.Bar(
+        x=[label(value) for value in frame[category].to_list()], y=values,
+        error_y={"type": "data", "array": (frame["points_se"] * Z_95).to_list()},
+        marker_color=[WIN_COLOUR if (value or 0) >= 0 else LOSS_COLOUR for value in values],
+        customdata=frame["hands"].to_list(),
+        hovertemplate="%{x}<br>%{y:.2f} points/hand<br>%{customdata} hands<extra></extra>",
+    ))
+    figure.update_layout(yaxis_title="points per hand (±95 %)")
+    return _layout(figure, title)
+
+
+def kpi_comparison_chart(frame: pl.DataFrame) -> go.Figure:
+    """Small multiples comparing players (``player_kpis``): one panel per key rate."""
+    if frame.is_empty():
+        return empty_figure()
+    panels = (
+        ("points_per_hand", "points / hand", "points_se"),
+        ("foul_rate", "foul rate", None),
+        ("royalties_per_hand", "royalties / hand", None),
+        ("fl_entry_rate", "Fantasyland entry rate", None),
+        ("scoop_rate", "scoop rate", None),
+    )
+    figure = make_subplots(rows=1, cols=len(panels),
+                           subplot_titles=[title for _, title, _ in panels])
+    names = [label(name) for name in frame["player"].to_list()]
+    for column_index, (column, _, error) in enumerate(panels, start=1):
+        bar = go.Bar(x=names, y=frame[column].to_list(), showlegend=False,
+                     marker_color=NEUTRAL_COLOUR)
+        if error:
+            bar.error_y = {"type": "data", "array": (frame[error] * Z_95).to_list()}
+        figure.add_trace(bar, row=1, col=column_index)
+    return _layout(figure, height=320)
+
+
+def session_small_multiples(frame: pl.DataFrame, players: Sequence[str]) -> go.Figure:
+    """Per player, points per session as bars (``session_results``), one panel per player."""
+    if frame.is_empty() or not players:
+        return empty_figure()
+    players = list(players)[:6]
+    figure = make_subplots(rows=len(players), cols=1, shared_xaxes=True,
+                           subplot_titles=[label(player) for player in players],
+                           vertical_spacing=0.08)
+    for index, player in enumerate(players, start=1):
+        part = frame.filter(pl.col("player") == player).sort("started_at", nulls_last=True)
+        values = part["points"].to_list()
+        figure.add_trace(go.Bar(
+            x=part["started_at"].to_list(), y=values, showlegend=False,
+            marker_color=[WIN_COLOUR if value >= 0 else LOSS_COLOUR for value in values],
+            customdata=part["hands"].to_list(),
+            hovertemplate="%{x}<br>%{y} points in %{customdata} hands<extra></extra>",
+        ), row=index, col=1)
+    return _layout(figure, "Points per session", height=max(260, 170 * len(players)))
+
+
+def session_trend_chart(frame: pl.DataFrame, player: str) -> go.Figure:
+    """One player's sessions in order: points per session and the running total."""
+    part = frame.filter(pl.col("player") == player).sort("started_at", nulls_last=True)
+    if part.is_empty():
+        return empty_figure()
+    numbers = list(range(1, part.height + 1))
+    values = part["points"].to_list()
+    figure = make_subplots(specs=[[{"secondary_y": True}]])
+    figure.add_trace(go.Bar(x=numbers, y=values, name="points in session",
+                            marker_color=[WIN_COLOUR if v >= 0 else LOSS_COLOUR for v in values]))
+    figure.add_trace(go.Scatter(x=numbers, y=part["points"].cum_sum().to_list(),
+                                name="running total", mode="lines+markers"), secondary_y=True)
+    figure.update_xaxes(title_text="session")
+    return _layout(figure, f"{label(player)}: trend across sessions")
+
+
+def net_points_matrix(frame: pl.DataFrame) -> tuple[list[str], list[str], list[list[float | None]]]:
+    """Rows (players), columns (opponents) and net points from ``pair_net_points``."""
+    rows = sorted(set(frame["player"].to_list()))
+    columns = sorted(set(frame["opponent"].to_list()))
+    lookup = {(p, o): v for p, o, v in frame.select("player", "opponent", "points").rows()}
+    matrix = [[lookup.get((row, column)) for column in columns] for row in rows]
+    return rows, columns, matrix
+
+
+def point_flow_heatmap(frame: pl.DataFrame) -> go.Figure:
+    """Net points won by the row player from the column player (``pair_net_points``)."""
+    if frame.is_empty():
+        return empty_figure()
+    rows, columns, matrix = net_points_matrix(frame)
+    limit = max((abs(v) for line in matrix for v in line if v is not None), default=1) or 1
+    figure = go.Figure(go.Heatmap(
+        z=matrix, x=[label(c) for c in columns], y=[label(r) for r in rows],
+        colorscale=[[0, LOSS_COLOUR], [0.5, "#f7f7f7"], [1, WIN_COLOUR]], zmin=-limit, zmax=limit,
+        text=[["" if v is None else f"{v:+}" for v in line] for line in matrix],
+        texttemplate="%{text}",
+        hovertemplate="%{y} vs %{x}: %{z} points<extra></extra>", colorbar={"title": "points"},
+    ))
+    figure.update_layout(xaxis_title="opponent", yaxis_title="player", yaxis_autorange="reversed")
+    return _layout(figure, "Net points won (row from column)", height=max(320, 40 * len(rows) + 120))
+
+
+def point_flow_links(frame: pl.DataFrame) -> list[tuple[str, str, float]]:
+    """(payer, receiver, points) for every pair with a non-zero net, from ``pair_net_points``."""
+    links = []
+    for player, opponent, points in frame.select("player", "opponent", "points").rows():
+        if points and points > 0:
+            links.append((opponent, player, float(points)))
+    return sorted(links, key=lambda link: (-link[2], link[0], link[1]))
+
+
+def point_flow_sankey(frame: pl.DataFrame) -> go.Figure:
+    """Where the points went: payers on the left, receivers on the right (net per pair)."""
+    links = point_flow_links(frame)
+    if not links:
+        return empty_figure("No points changed hands")
+    payers = sorted({payer for payer, _, _ in links})
+    receivers = sorted({receiver for _, receiver, _ in links})
+    nodes = [f"{label(name)} paid" for name in payers] + [
+        f"{label(name)} won" for name in receivers]
+    index_payer = {name: i for i, name in enumerate(payers)}
+    index_receiver = {name: len(payers) + i for i, name in enumerate(receivers)}
+    figure = go.Figure(go.Sankey(
+        node={"label": nodes, "pad": 14,
+              "color": [LOSS_COLOUR] * len(payers) + [WIN_COLOUR] * len(receivers)},
+        link={"source": [index_payer[p] for p, _, _ in links],
+              "target": [index_receiver[r] for _, r, _ in links],
+              "value": [v for _, _, v in links]},
+    ))
+    return _layout(figure, "Point flow (net, payer → winner)", height=max(320, 36 * len(nodes)))

@@ -1,0 +1,911 @@
+"""Every question the dashboard asks the database: one function per question, all SQL here.
+
+Each function takes a database (a path, opened read-only for the one query and closed again, or an
+open connection) and usually a :class:`Filters` value, and returns a polars DataFrame (or a small
+typed value). Values always travel as parameters, never inside the SQL text. Nothing here knows
+about Streamlit, so the coaching report can ask the same questions.
+
+The dashboard holds no long-lived connection: DuckDB lets one process write at a time and a
+read-only connection blocks writers, so a terminal ``ofc ingest`` must find the file free between
+two queries. :func:`database_state` gives a cheap key that changes whenever the file does, for
+caching results until the next ingest.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import polars as pl
+
+from pipeline import store
+
+Database = str | Path | duckdb.DuckDBPyConnection
+
+# One lock per process around every connection the dashboard opens: DuckDB refuses a second
+# connection to the same file with a different configuration (read-only vs read-write) inside one
+# process, so the Data page's ingest and the readers take turns.
+_PROCESS_LOCK = threading.RLock()
+
+# How long a read waits for a writer (a terminal ``ofc ingest``) before giving up.
+READ_WAIT_SECONDS = 5.0
+
+# Downsampled series (cumulative points, rolling foul rate) keep at most this many points.
+MAX_SERIES_POINTS = 1500
+
+
+class DatabaseBusy(RuntimeError):
+    """Another process is writing the database; try again in a moment."""
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """The shared sidebar filters. Empty tuples and ``None`` mean "no restriction".
+
+    ``players`` are the heroes: player-level questions keep only their rows, hand-level questions
+    keep hands where one of them sat. ``opponents`` keeps hands where one of them sat (and, for
+    head-to-head questions, only matchups against them). ``sessions`` keeps the hands of those
+    sessions. Dates are inclusive days (UTC).
+    """
+
+    players: tuple[str, ...] = ()
+    opponents: tuple[str, ...] = ()
+    date_from: date | None = None
+    date_to: date | None = None
+    variants: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    tables: tuple[str, ...] = ()
+    sessions: tuple[str, ...] = ()
+
+    def with_players(self, players: Sequence[str]) -> Filters:
+        """The same filters for other heroes."""
+        return Filters(tuple(players), self.opponents, self.date_from, self.date_to,
+                       self.variants, self.rules, self.tables, self.sessions)
+
+
+@dataclass(frozen=True, slots=True)
+class HandFlags:
+    """Hand browser filters: each true flag narrows the list (they combine with AND)."""
+
+    fouls_only: bool = False
+    min_royalties: int = 0  # a board collecting at least this many royalty points (0: off)
+    fantasyland: bool = False
+    disagreements: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DatabaseStatus:
+    """Whether there is anything to show."""
+
+    exists: bool
+    has_schema: bool
+    hands: int
+    rejects: int
+
+    @property
+    def empty(self) -> bool:
+        """True when the dashboard should show the start page instead of the pages."""
+        return not self.exists or not self.has_schema or self.hands == 0
+
+
+@dataclass(frozen=True, slots=True)
+class FilterOptions:
+    """Values offered by the sidebar filters."""
+
+    players: tuple[str, ...] = ()
+    variants: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    tables: tuple[str, ...] = ()
+    first_day: date | None = None
+    last_day: date | None = None
+    sessions: pl.DataFrame = field(default_factory=pl.DataFrame)
+
+
+# --- connections ------------------------------------------------------------------------------
+
+
+def database_state(path: str | Path) -> tuple[int, int, int, int]:
+    """A key that changes whenever the database file (or its write-ahead log) changes."""
+    path = Path(path)
+    parts: list[int] = []
+    for candidate in (path, path.with_name(path.name + ".wal")):
+        try:
+            stat = candidate.stat()
+        except OSError:
+            parts.extend((0, 0))
+        else:
+            parts.extend((stat.st_mtime_ns, stat.st_size))
+    return (parts[0], parts[1], parts[2], parts[3])
+
+
+@contextmanager
+def database_lock() -> Iterator[None]:
+    """Hold the dashboard process's database lock (the Data page ingests under it)."""
+    with _PROCESS_LOCK:
+        yield
+
+
+@contextmanager
+def reading(db: Database) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A read-only connection for one question: borrowed as is, or opened and closed here."""
+    if isinstance(db, duckdb.DuckDBPyConnection):
+        yield db
+        return
+    with _PROCESS_LOCK:
+        try:
+            connection = store.connect(db, read_only=True, wait_seconds=READ_WAIT_SECONDS)
+        except duckdb.IOException as error:
+            raise DatabaseBusy(
+                f"the database {db} is being written by another process; refresh in a moment"
+            ) from error
+        try:
+            yield connection
+        finally:
+            connection.close()
+
+
+def _frame(db: Database, sql: str, params: Sequence[Any] = ()) -> pl.DataFrame:
+    with reading(db) as connection:
+        return connection.sql(sql, params=list(params)).pl()
+
+
+def _placeholders(values: Sequence[Any]) -> str:
+    return ", ".join("?" for _ in values)
+
+
+# --- filters as SQL ---------------------------------------------------------------------------
+
+
+def _day_bounds(filters: Filters) -> tuple[datetime | None, datetime | None]:
+    start = datetime.combine(filters.date_from, datetime.min.time()) if filters.date_from else None
+    end = (
+        datetime.combine(filters.date_to + timedelta(days=1), datetime.min.time())
+        if filters.date_to
+        else None
+    )
+    return start, end
+
+
+def _hand_scope(filters: Filters, alias: str, include_players: bool = True) -> tuple[str, list]:
+    """SQL conditions on ``{alias}.hand_key`` for the hand-level filters, and their parameters."""
+    conditions: list[str] = []
+    params: list[Any] = []
+    hand_conditions: list[str] = []
+    start, end = _day_bounds(filters)
+    if start is not None:
+        hand_conditions.append("started_at >= ?")
+        params.append(start)
+    if end is not None:
+        hand_conditions.append("started_at < ?")
+        params.append(end)
+    for column, values in (
+        ("variant", filters.variants), ("rules", filters.rules), ("table_name", filters.tables)
+    ):
+        if values:
+            hand_conditions.append(f"{column} IN ({_placeholders(values)})")
+            params.extend(values)
+    if hand_conditions:
+        conditions.append(
+            f"{alias}.hand_key IN (SELECT hand_key FROM hands WHERE {' AND '.join(hand_conditions)})"
+        )
+    if filters.sessions:
+        conditions.append(
+            f"{alias}.hand_key IN (SELECT hand_key FROM seats WHERE session_id IN "
+            f"({_placeholders(filters.sessions)}))"
+        )
+        params.extend(filters.sessions)
+    if filters.opponents:
+        conditions.append(
+            f"{alias}.hand_key IN (SELECT hand_key FROM seats WHERE player IN "
+            f"({_placeholders(filters.opponents)}))"
+        )
+        params.extend(filters.opponents)
+    if include_players and filters.players:
+        conditions.append(
+            f"{alias}.hand_key IN (SELECT hand_key FROM seats WHERE player IN "
+            f"({_placeholders(filters.players)}))"
+        )
+        params.extend(filters.players)
+    return (" AND ".join(conditions) or "TRUE"), params
+
+
+def _player_scope(filters: Filters, alias: str) -> tuple[str, list]:
+    """Conditions for player-level rows (``{alias}.player``, ``{alias}.hand_key``)."""
+    sql, params = _hand_scope(filters, alias, include_players=False)
+    if filters.players:
+        sql += f" AND {alias}.player IN ({_placeholders(filters.players)})"
+        params = [*params, *filters.players]
+    if filters.opponents:
+        # a hand "against" an opponent never counts the opponent's own rows as the hero's
+        sql += f" AND {alias}.player NOT IN ({_placeholders(filters.opponents)})"
+        params = [*params, *filters.opponents]
+    return sql, params
+
+
+# --- status and options -----------------------------------------------------------------------
+
+
+def database_status(path: str | Path) -> DatabaseStatus:
+    """Does the database exist, carry the schema, and hold any hands (and rejects)?"""
+    path = Path(path)
+    if not path.exists():
+        return DatabaseStatus(False, False, 0, 0)
+    with reading(path) as connection:
+        tables = {
+            row[0]
+            for row in connection.sql(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'"
+            ).fetchall()
+        }
+        if "hands" not in tables:
+            return DatabaseStatus(True, False, 0, 0)
+        hands = connection.sql("SELECT count(*) FROM hands").fetchall()[0][0]
+        rejects = (
+            connection.sql("SELECT count(*) FROM rejects").fetchall()[0][0]
+            if "rejects" in tables else 0
+        )
+    return DatabaseStatus(True, True, int(hands), int(rejects))
+
+
+def filter_options(db: Database) -> FilterOptions:
+    """Players, variants, rules, tables, the date span and the sessions, for the sidebar."""
+    with reading(db) as connection:
+        players = tuple(row[0] for row in connection.sql(
+            "SELECT player FROM seats GROUP BY player ORDER BY count(*) DESC, player").fetchall())
+        hand_values = connection.sql(
+            "SELECT list(DISTINCT variant ORDER BY variant), list(DISTINCT rules ORDER BY rules), "
+            "list(DISTINCT table_name ORDER BY table_name) FILTER (WHERE table_name IS NOT NULL), "
+            "min(started_at)::DATE, max(started_at)::DATE FROM hands"
+        ).fetchall()[0]
+        sessions = connection.sql(
+            "SELECT session_id, player, table_name, started_at, hands, points FROM sessions "
+            "ORDER BY started_at DESC NULLS LAST, session_id"
+        ).pl()
+    variants, rules, tables, first_day, last_day = hand_values
+    return FilterOptions(
+        players=players,
+        variants=tuple(variants or ()),
+        rules=tuple(rules or ()),
+        tables=tuple(tables or ()),
+        first_day=first_day,
+        last_day=last_day,
+        sessions=sessions,
+    )
+
+
+# --- overview ---------------------------------------------------------------------------------
+
+
+def overview_totals(db: Database, filters: Filters) -> pl.DataFrame:
+    """One row: hands, players, boards, sessions, date span, fouls, audit disagreements, rejects."""
+    scope, params = _hand_scope(filters, "h")
+    seat_scope, seat_params = _hand_scope(filters, "s")
+    eval_scope, eval_params = _hand_scope(filters, "e")
+    result_scope, result_params = _hand_scope(filters, "r")
+    sql = f"""
+        SELECT
+            (SELECT count(*) FROM hands h WHERE {scope}) AS hands,
+            (SELECT min(started_at) FROM hands h WHERE {scope}) AS first_hand,
+            (SELECT max(started_at) FROM hands h WHERE {scope}) AS last_hand,
+            (SELECT count(DISTINCT player) FROM seats s WHERE {seat_scope}) AS players,
+            (SELECT count(DISTINCT session_id) FROM seats s WHERE {seat_scope}) AS sessions,
+            (SELECT count(*) FROM evaluations e WHERE {eval_scope}) AS boards,
+            (SELECT count(*) FILTER (WHERE foul) FROM evaluations e WHERE {eval_scope}) AS fouls,
+            (SELECT count(*) FILTER (WHERE disagrees) FROM results r WHERE {result_scope})
+                AS disagreements,
+            (SELECT count(*) FROM rejects) AS rejects,
+            (SELECT count(*) FROM ingested_files) AS files
+    """
+    return _frame(db, sql, [*params, *params, *params, *seat_params, *seat_params,
+                            *eval_params, *eval_params, *result_params])
+
+
+def hands_by_day(db: Database, filters: Filters) -> pl.DataFrame:
+    """Hands played per day and variant."""
+    scope, params = _hand_scope(filters, "h")
+    sql = f"""
+        SELECT started_at::DATE AS day, variant, count(*) AS hands
+        FROM hands h WHERE {scope} AND started_at IS NOT NULL
+        GROUP BY ALL ORDER BY day, variant
+    """
+    return _frame(db, sql, params)
+
+
+def player_leaderboard(db: Database, filters: Filters, limit: int = 50) -> pl.DataFrame:
+    """Players by hands played: hands, points, points per hand, foul rate."""
+    scope, params = _player_scope(filters, "r")
+    eval_scope, eval_params = _player_scope(filters, "e")
+    sql = f"""
+        WITH points AS (
+            SELECT player, count(*) AS hands, sum(points) AS points
+            FROM results r WHERE {scope} GROUP BY player
+        ), fouls AS (
+            SELECT player, count(*) FILTER (WHERE foul) AS fouls
+            FROM evaluations e WHERE {eval_scope} GROUP BY player
+        )
+        SELECT p.player, p.hands, p.points, p.points / p.hands AS points_per_hand,
+               coalesce(f.fouls, 0) / p.hands AS foul_rate
+        FROM points p LEFT JOIN fouls f USING (player)
+        ORDER BY p.hands DESC, p.player LIMIT ?
+    """
+    return _frame(db, sql, [*params, *eval_params, limit])
+
+
+def data_health(db: Database) -> pl.DataFrame:
+    """Rejected records by reason (most frequent first), for the overview's data health."""
+    sql = """
+        SELECT reason, count(*) AS records, count(DISTINCT path) AS files
+        FROM rejects GROUP BY reason ORDER BY records DESC, reason LIMIT 20
+    """
+    return _frame(db, sql)
+
+
+# --- player review and comparison -------------------------------------------------------------
+
+
+def player_kpis(db: Database, filters: Filters) -> pl.DataFrame:
+    """One row per player (the heroes, or everyone): sample size and the key rates.
+
+    Columns: hands, points, points_per_hand, points_se (standard error of the mean), fouls,
+    foul_rate, royalties, royalties_per_hand, matchups, scoops, scooped, scoop_rate,
+    fl_hands (dealt Fantasyland), fl_entries, entry_chances (hands not in Fantasyland),
+    fl_entry_rate, fl_stays, fl_stay_rate, fl_points, disagreements.
+    """
+    r_scope, r_params = _player_scope(filters, "r")
+    e_scope, e_params = _player_scope(filters, "e")
+    s_scope, s_params = _player_scope(filters, "s")
+    m_scope, m_params = _player_scope(filters, "m")
+    opponent_condition = ""
+    opponent_params: list[Any] = []
+    if filters.opponents:
+        opponent_condition = f" AND m.opponent IN ({_placeholders(filters.opponents)})"
+        opponent_params = list(filters.opponents)
+    sql = f"""
+        WITH points AS (
+            SELECT player, count(*) AS hands, sum(points) AS points,
+                   stddev_samp(points) AS points_sd,
+                   count(*) FILTER (WHERE disagrees) AS disagreements
+            FROM results r WHERE {r_scope} GROUP BY player
+        ), boards AS (
+            SELECT player, count(*) FILTER (WHERE foul) AS fouls, sum(royalties) AS royalties
+            FROM evaluations e WHERE {e_scope} GROUP BY player
+        ), seats_in_fl AS (
+            SELECT player, count(*) FILTER (WHERE fantasyland) AS fl_hands,
+                   count(*) FILTER (WHERE NOT fantasyland) AS entry_chances
+            FROM seats s WHERE {s_scope} GROUP BY player
+        ), fl_next AS (
+            SELECT e.player,
+                   count(*) FILTER (WHERE NOT s.fantasyland) AS fl_entries,
+                   count(*) FILTER (WHERE s.fantasyland) AS fl_stays
+            FROM evaluations e JOIN seats s USING (hand_key, player)
+            WHERE e.fantasyland_next AND {e_scope} GROUP BY e.player
+        ), fl_points AS (
+            SELECT r.player, sum(r.points) AS fl_points
+            FROM results r JOIN seats s USING (hand_key, player)
+            WHERE s.fantasyland AND {r_scope} GROUP BY r.player
+        ), scoops AS (
+            SELECT player, count(*) AS matchups,
+                   count(*) FILTER (WHERE scoop > 0) AS scoops,
+                   count(*) FILTER (WHERE scoop < 0) AS scooped
+            FROM matchups m WHERE {m_scope}{opponent_condition} GROUP BY player
+        )
+        SELECT p.player, p.hands, p.points,
+               p.points / p.hands AS points_per_hand,
+               coalesce(p.points_sd / sqrt(p.hands), 0) AS points_se,
+               coalesce(b.fouls, 0) AS fouls,
+               coalesce(b.fouls, 0) / p.hands AS foul_rate,
+               coalesce(b.royalties, 0) AS royalties,
+               coalesce(b.royalties, 0) / p.hands AS royalties_per_hand,
+               coalesce(sc.matchups, 0) AS matchups,
+               coalesce(sc.scoops, 0) AS scoops,
+               coalesce(sc.scooped, 0) AS scooped,
+               coalesce(sc.scoops / nullif(sc.matchups, 0), 0) AS scoop_rate,
+               coalesce(f.fl_hands, 0) AS fl_hands,
+               coalesce(n.fl_entries, 0) AS fl_entries,
+               coalesce(f.entry_chances, 0) AS entry_chances,
+               coalesce(n.fl_entries / nullif(f.entry_chances, 0), 0) AS fl_entry_rate,
+               coalesce(n.fl_stays, 0) AS fl_stays,
+               coalesce(n.fl_stays / nullif(f.fl_hands, 0), 0) AS fl_stay_rate,
+               coalesce(fp.fl_points, 0) AS fl_points,
+               p.disagreements
+        FROM points p
+        LEFT JOIN boards b USING (player)
+        LEFT JOIN seats_in_fl f USING (player)
+        LEFT JOIN fl_next n USING (player)
+        LEFT JOIN fl_points fp USING (player)
+        LEFT JOIN scoops sc USING (player)
+        ORDER BY p.hands DESC, p.player
+    """
+    return _frame(db, sql, [*r_params, *e_params, *s_params, *e_params, *r_params, *m_params,
+                            *opponent_params])
+
+
+def _series_step(total: int) -> int:
+    return max(1, math.ceil(total / MAX_SERIES_POINTS))
+
+
+def cumulative_points(db: Database, filters: Filters) -> pl.DataFrame:
+    """Cumulative points per player (heroes or everyone) over their hands, in play order.
+
+    Columns: player, hand_number (1-based per player), started_at, cumulative. Long series are
+    thinned to about MAX_SERIES_POINTS points per player (the last hand always kept).
+    """
+    scope, params = _player_scope(filters, "r")
+    sql = f"""
+        WITH ordered AS (
+            SELECT r.player, h.started_at,
+                   row_number() OVER w AS hand_number,
+                   sum(r.points) OVER w AS cumulative,
+                   count(*) OVER (PARTITION BY r.player) AS total
+            FROM results r JOIN hands h USING (hand_key)
+            WHERE {scope}
+            WINDOW w AS (PARTITION BY r.player ORDER BY h.started_at NULLS FIRST, r.hand_key
+                         ROWS UNBOUNDED PRECEDING)
+        )
+        SELECT player, hand_number, started_at, cumulative FROM ordered
+        WHERE hand_number % greatest(1, ceil(total / ?)::BIGINT) = 0 OR hand_number = total
+           OR hand_number = 1
+        ORDER BY player, hand_number
+    """
+    return _frame(db, sql, [*params, MAX_SERIES_POINTS])
+
+
+def cumulative_points_by_time(db: Database, filters: Filters, bucket: str = "day") -> pl.DataFrame:
+    """Cumulative points per player (heroes or everyone) over time, one point per ``bucket``.
+
+    ``bucket`` is ``hour``, ``day``, ``week`` or ``month``. Columns: player, period, points
+    (in that period), cumulative. Undated hands are left out.
+    """
+    if bucket not in ("hour", "day", "week", "month"):
+        raise ValueError(f"unknown bucket {bucket!r}")
+    scope, params = _player_scope(filters, "r")
+    sql = f"""
+        WITH periods AS (
+            SELECT r.player, date_trunc(?, h.started_at) AS period,
+                   sum(r.points) AS points
+            FROM results r JOIN hands h USING (hand_key)
+            WHERE {scope} AND h.started_at IS NOT NULL
+            GROUP BY ALL
+        )
+        SELECT player, period, points,
+               sum(points) OVER (PARTITION BY player ORDER BY period) AS cumulative
+        FROM periods ORDER BY player, period
+    """
+    return _frame(db, sql, [bucket, *params])
+
+
+def rolling_foul_rate(db: Database, filters: Filters, window: int = 100) -> pl.DataFrame:
+    """Foul rate over the last ``window`` hands, per player, over their hands in play order.
+
+    Columns: player, hand_number, started_at, foul_rate, window_hands (hands in the window).
+    """
+    scope, params = _player_scope(filters, "e")
+    sql = f"""
+        WITH ordered AS (
+            SELECT e.player, h.started_at,
+                   row_number() OVER w AS hand_number,
+                   avg(e.foul::INTEGER) OVER (w ROWS BETWEEN ? PRECEDING AND CURRENT ROW)
+                       AS foul_rate,
+                   count(*) OVER (w ROWS BETWEEN ? PRECEDING AND CURRENT ROW) AS window_hands,
+                   count(*) OVER (PARTITION BY e.player) AS total
+            FROM evaluations e JOIN hands h USING (hand_key)
+            WHERE {scope}
+            WINDOW w AS (PARTITION BY e.player ORDER BY h.started_at NULLS FIRST, e.hand_key)
+        )
+        SELECT player, hand_number, started_at, foul_rate, window_hands FROM ordered
+        WHERE hand_number % greatest(1, ceil(total / ?)::BIGINT) = 0 OR hand_number = total
+        ORDER BY player, hand_number
+    """
+    return _frame(db, sql, [window - 1, window - 1, *params, MAX_SERIES_POINTS])
+
+
+def royalty_sources(db: Database, filters: Filters) -> pl.DataFrame:
+    """Where royalties came from: row, hand class, boards, royalty points (collected only)."""
+    scope, params = _player_scope(filters, "e")
+    sql = f"""
+        WITH boards AS (
+            SELECT top_class, middle_class, bottom_class,
+                   royalty_top, royalty_middle, royalty_bottom
+            FROM evaluations e WHERE {scope} AND royalties > 0
+        )
+        SELECT 'top' AS row_name, top_class AS hand_class, count(*) AS boards,
+               sum(royalty_top) AS royalty_points
+        FROM boards WHERE royalty_top > 0 GROUP BY ALL
+        UNION ALL
+        SELECT 'middle', middle_class, count(*), sum(royalty_middle)
+        FROM boards WHERE royalty_middle > 0 GROUP BY ALL
+        UNION ALL
+        SELECT 'bottom', bottom_class, count(*), sum(royalty_bottom)
+        FROM boards WHERE royalty_bottom > 0 GROUP BY ALL
+        ORDER BY royalty_points DESC, row_name, hand_class
+    """
+    return _frame(db, sql, params)
+
+
+def fantasyland_funnel(db: Database, filters: Filters) -> pl.DataFrame:
+    """The Fantasyland funnel for the heroes (or everyone) together, one row per stage.
+
+    Stages, in order: entries (earned from a normal hand), hands played in Fantasyland, stays
+    (earned again from a Fantasyland hand); ``points`` on the played stage is what those hands won.
+    """
+    s_scope, s_params = _player_scope(filters, "s")
+    sql = f"""
+        SELECT
+            count(*) FILTER (WHERE e.fantasyland_next AND NOT s.fantasyland) AS entries,
+            count(*) FILTER (WHERE s.fantasyland) AS played,
+            count(*) FILTER (WHERE e.fantasyland_next AND s.fantasyland) AS stays,
+            coalesce(sum(r.points) FILTER (WHERE s.fantasyland), 0) AS fl_points
+        FROM seats s
+        JOIN evaluations e USING (hand_key, player)
+        JOIN results r USING (hand_key, player)
+        WHERE {s_scope} AND (s.fantasyland OR e.fantasyland_next)
+    """
+    row = _frame(db, sql, s_params).row(0, named=True)
+    return pl.DataFrame(
+        {
+            "stage": ["Entered", "Played in Fantasyland", "Stayed"],
+            "count": [row["entries"] or 0, row["played"] or 0, row["stays"] or 0],
+            "points": [None, float(row["fl_points"] or 0), None],
+        },
+        schema={"stage": pl.String, "count": pl.Int64, "points": pl.Float64},
+    )
+
+
+def points_by_variant(db: Database, filters: Filters) -> pl.DataFrame:
+    """Per variant: hands, points, points per hand and its standard error."""
+    scope, params = _player_scope(filters, "r")
+    sql = f"""
+        SELECT h.variant, count(*) AS hands, sum(r.points) AS points,
+               avg(r.points) AS points_per_hand,
+               coalesce(stddev_samp(r.points) / sqrt(count(*)), 0) AS points_se
+        FROM results r JOIN hands h USING (hand_key)
+        WHERE {scope} GROUP BY h.variant ORDER BY hands DESC, h.variant
+    """
+    return _frame(db, sql, params)
+
+
+def points_by_position(db: Database, filters: Filters) -> pl.DataFrame:
+    """Per table size and position relative to the button: hands, points per hand (± SE).
+
+    ``position`` 0 acts first (left of the button); the button acts last. ``seat_label`` names it.
+    """
+    scope, params = _player_scope(filters, "r")
+    sql = f"""
+        SELECT h.player_count, s.position, bool_or(s.is_button) AS is_button,
+               count(*) AS hands, sum(r.points) AS points,
+               avg(r.points) AS points_per_hand,
+               coalesce(stddev_samp(r.points) / sqrt(count(*)), 0) AS points_se
+        FROM results r
+        JOIN seats s USING (hand_key, player)
+        JOIN hands h USING (hand_key)
+        WHERE {scope}
+        GROUP BY h.player_count, s.position ORDER BY h.player_count, s.position
+    """
+    frame = _frame(db, sql, params)
+    labels = [
+        position_label(int(count), int(position), bool(button))
+        for count, position, button in frame.select("player_count", "position", "is_button").rows()
+    ]
+    return frame.with_columns(pl.Series("seat_label", labels, dtype=pl.String))
+
+
+def position_label(player_count: int, position: int, is_button: bool) -> str:
+    """``3-handed · button`` / ``3-handed · 1st to act`` for a settlement position."""
+    if is_button or position == player_count - 1:
+        where = "button"
+    else:
+        ordinal = {1: "1st", 2: "2nd", 3: "3rd"}.get(position + 1, f"{position + 1}th")
+        where = f"{ordinal} to act"
+    return f"{player_count}-handed · {where}"
+
+
+def session_results(db: Database, filters: Filters, limit: int = 500) -> pl.DataFrame:
+    """The most recent sessions (per player) matching the filters, with their results.
+
+    Only hands matching the filters count. Columns: session_id, player, table_name, started_at,
+    ended_at, hands, points, points_per_hand, fouls, foul_rate, royalties.
+    """
+    scope, params = _player_scope(filters, "s")
+    picked_conditions = ["TRUE"]
+    picked_params: list[Any] = []
+    if filters.players:
+        picked_conditions.append(f"x.player IN ({_placeholders(filters.players)})")
+        picked_params.extend(filters.players)
+    if filters.sessions:
+        picked_conditions.append(f"x.session_id IN ({_placeholders(filters.sessions)})")
+        picked_params.extend(filters.sessions)
+    if scope != "TRUE":
+        picked_conditions.append(f"x.session_id IN (SELECT session_id FROM seats s WHERE {scope})")
+        picked_params.extend(params)
+    sql = f"""
+        WITH picked AS (
+            SELECT session_id FROM sessions x WHERE {' AND '.join(picked_conditions)}
+            ORDER BY x.started_at DESC NULLS LAST, x.session_id LIMIT ?
+        ), rows AS (
+            SELECT s.session_id, s.hand_key, s.player FROM seats s
+            WHERE s.session_id IN (SELECT session_id FROM picked) AND {scope}
+        ), boards AS (
+            SELECT w.session_id, count(*) AS hands, count(*) FILTER (WHERE e.foul) AS fouls,
+                   sum(e.royalties) AS royalties
+            FROM rows w JOIN evaluations e USING (hand_key, player) GROUP BY w.session_id
+        ), points AS (
+            SELECT w.session_id, sum(r.points) AS points
+            FROM rows w JOIN results r USING (hand_key, player) GROUP BY w.session_id
+        )
+        SELECT b.session_id, x.player, x.table_name, x.started_at, x.ended_at, b.hands,
+               coalesce(q.points, 0) AS points,
+               coalesce(q.points, 0) / b.hands AS points_per_hand,
+               b.fouls, b.fouls / b.hands AS foul_rate, b.royalties
+        FROM boards b
+        LEFT JOIN points q USING (session_id)
+        JOIN sessions x USING (session_id)
+        ORDER BY x.started_at DESC NULLS LAST, b.session_id
+    """
+    return _frame(db, sql, [*picked_params, limit, *params])
+
+
+def session_hands(db: Database, session_id: str) -> pl.DataFrame:
+    """The hands of one session from its player's seat: time, id, points, foul, royalties."""
+    sql = """
+        SELECT h.hand_key, h.hand_id, h.started_at, h.table_name, h.variant,
+               h.player_count AS players, s.player, s.position, s.fantasyland,
+               r.points, e.foul, e.royalties, e.fantasyland_next, r.disagrees
+        FROM seats s
+        JOIN hands h USING (hand_key)
+        JOIN results r USING (hand_key, player)
+        JOIN evaluations e USING (hand_key, player)
+        WHERE s.session_id = ?
+        ORDER BY h.started_at NULLS FIRST, h.hand_key
+    """
+    return _frame(db, sql, [session_id])
+
+
+# --- point flow -------------------------------------------------------------------------------
+
+
+def pair_net_points(db: Database, filters: Filters) -> pl.DataFrame:
+    """Net points between every pair, from ``player``'s side: hands together, points won.
+
+    Rows are ordered pairs (both directions, so ``points`` of (a, b) is minus that of (b, a)).
+    With heroes chosen, ``player`` is one of them; with opponents chosen, ``opponent`` is one of
+    them.
+    """
+    scope, params = _hand_scope(filters, "m", include_players=False)
+    conditions = [scope]
+    if filters.players:
+        conditions.append(f"m.player IN ({_placeholders(filters.players)})")
+        params = [*params, *filters.players]
+    if filters.opponents:
+        conditions.append(f"m.opponent IN ({_placeholders(filters.opponents)})")
+        params = [*params, *filters.opponents]
+    sql = f"""
+        SELECT player, opponent, count(*) AS hands, sum(settled) AS points,
+               count(*) FILTER (WHERE scoop > 0) AS scoops
+        FROM matchups m WHERE {' AND '.join(conditions)}
+        GROUP BY player, opponent ORDER BY player, opponent
+    """
+    return _frame(db, sql, params)
+
+
+def points_by_session_pair(db: Database, filters: Filters) -> pl.DataFrame:
+    """Net points between pairs per session (sessions of ``player``): session, started_at, points."""
+    scope, params = _hand_scope(filters, "m", include_players=False)
+    conditions = [scope]
+    if filters.players:
+        conditions.append(f"m.player IN ({_placeholders(filters.players)})")
+        params = [*params, *filters.players]
+    if filters.opponents:
+        conditions.append(f"m.opponent IN ({_placeholders(filters.opponents)})")
+        params = [*params, *filters.opponents]
+    sql = f"""
+        SELECT s.session_id, x.started_at, m.player, m.opponent, count(*) AS hands,
+               sum(m.settled) AS points
+        FROM matchups m
+        JOIN seats s ON s.hand_key = m.hand_key AND s.player = m.player
+        LEFT JOIN sessions x ON x.session_id = s.session_id
+        WHERE {' AND '.join(conditions)}
+        GROUP BY ALL ORDER BY x.started_at NULLS FIRST, s.session_id, m.player, m.opponent
+    """
+    return _frame(db, sql, params)
+
+
+# --- hand browser -----------------------------------------------------------------------------
+
+
+def hand_list(
+    db: Database, filters: Filters, flags: HandFlags = HandFlags(), limit: int = 500
+) -> pl.DataFrame:
+    """Hands matching the filters and flags, most recent first (at most ``limit``).
+
+    Flags look at the heroes' boards when heroes are chosen, else at every board of the hand.
+    Columns: hand_key, hand_id, started_at, table_name, variant, rules, players, fouls,
+    max_royalties, any_fantasyland, disagreements, hero_points (null without one hero),
+    total (hands matching, before the limit).
+    """
+    scope, params = _hand_scope(filters, "h")
+    conditions = [scope]
+    hero_condition = ""
+    hero_params: list[Any] = []
+    if filters.players:
+        hero_condition = f" AND player IN ({_placeholders(filters.players)})"
+        hero_params = list(filters.players)
+    if flags.fouls_only:
+        conditions.append(f"h.hand_key IN (SELECT hand_key FROM evaluations WHERE foul{hero_condition})")
+        params = [*params, *hero_params]
+    if flags.min_royalties > 0:
+        conditions.append(
+            f"h.hand_key IN (SELECT hand_key FROM evaluations WHERE royalties >= ?{hero_condition})"
+        )
+        params = [*params, flags.min_royalties, *hero_params]
+    if flags.fantasyland:
+        if filters.players:
+            conditions.append(
+                "h.hand_key IN (SELECT hand_key FROM seats WHERE fantasyland"
+                f"{hero_condition} UNION ALL SELECT hand_key FROM evaluations "
+                f"WHERE fantasyland_next{hero_condition})"
+            )
+            params = [*params, *hero_params, *hero_params]
+        else:
+            conditions.append(
+                "(h.any_fantasyland OR h.hand_key IN "
+                "(SELECT hand_key FROM evaluations WHERE fantasyland_next))"
+            )
+    if flags.disagreements:
+        conditions.append(
+            f"h.hand_key IN (SELECT hand_key FROM results WHERE disagrees{hero_condition})"
+        )
+        params = [*params, *hero_params]
+    where = " AND ".join(conditions)
+    hero = filters.players[0] if len(filters.players) == 1 else None
+    sql = f"""
+        WITH picked AS (
+            SELECT h.hand_key, h.hand_id, h.started_at, h.table_name, h.variant, h.rules,
+                   h.any_fantasyland
+            FROM hands h WHERE {where}
+            ORDER BY h.started_at DESC NULLS LAST, h.hand_key
+            LIMIT ?
+        ), boards AS (
+            SELECT e.hand_key, count(*) FILTER (WHERE e.foul) AS fouls,
+                   max(e.royalties) AS max_royalties
+            FROM evaluations e WHERE e.hand_key IN (SELECT hand_key FROM picked)
+            GROUP BY e.hand_key
+        ), people AS (
+            SELECT r.hand_key,
+                   string_agg(r.player, ', ' ORDER BY s.position) AS players,
+                   count(*) FILTER (WHERE r.disagrees) AS disagreements,
+                   max(r.points) FILTER (WHERE r.player = ?) AS hero_points
+            FROM results r JOIN seats s USING (hand_key, player)
+            WHERE r.hand_key IN (SELECT hand_key FROM picked)
+            GROUP BY r.hand_key
+        )
+        SELECT p.hand_key, p.hand_id, p.started_at, p.table_name, p.variant, p.rules,
+               q.players, b.fouls, b.max_royalties, p.any_fantasyland, q.disagreements,
+               q.hero_points, (SELECT count(*) FROM hands h WHERE {where}) AS total
+        FROM picked p LEFT JOIN boards b USING (hand_key) LEFT JOIN people q USING (hand_key)
+        ORDER BY p.started_at DESC NULLS LAST, p.hand_key
+    """
+    return _frame(db, sql, [*params, limit, hero, *params])
+
+
+def hand_header(db: Database, hand_key: int) -> pl.DataFrame:
+    """One hand's own row (site, id, table, time, variant, rules, button, player count)."""
+    sql = """
+        SELECT hand_key, site, hand_id, table_name, started_at, variant, rules, button,
+               player_count, has_streets, any_fantasyland, source_path, source_line
+        FROM hands WHERE hand_key = ?
+    """
+    return _frame(db, sql, [hand_key])
+
+
+def hand_players(db: Database, hand_key: int) -> pl.DataFrame:
+    """Each player of one hand in action order: seat, board, verdict and result."""
+    sql = """
+        SELECT s.player, s.seat, s.position, s.is_button, s.fantasyland, s.cards_dealt,
+               b.top, b.middle, b.bottom,
+               e.top_class, e.middle_class, e.bottom_class, e.foul,
+               e.royalty_top, e.royalty_middle, e.royalty_bottom, e.royalties,
+               e.fantasyland_next, e.fantasyland_cards,
+               r.points, r.reported_points, r.disagrees, r.disagreement
+        FROM seats s
+        LEFT JOIN boards b USING (hand_key, player)
+        LEFT JOIN evaluations e USING (hand_key, player)
+        LEFT JOIN results r USING (hand_key, player)
+        WHERE s.hand_key = ?
+        ORDER BY s.position
+    """
+    return _frame(db, sql, [hand_key])
+
+
+def hand_streets(db: Database, hand_key: int) -> pl.DataFrame:
+    """Every card of one hand as it was played: player, street, placed row or discarded.
+
+    Columns: player, street, card_order, card, row_name (``discard`` for a discarded card).
+    """
+    sql = """
+        SELECT player, street, card_order, card, row_name FROM placements WHERE hand_key = ?
+        UNION ALL
+        SELECT player, street, 100 + row_number() OVER (PARTITION BY player, street) AS card_order,
+               card, 'discard' AS row_name
+        FROM discards WHERE hand_key = ?
+        ORDER BY player, street, card_order
+    """
+    return _frame(db, sql, [hand_key, hand_key])
+
+
+def hand_matchups(db: Database, hand_key: int) -> pl.DataFrame:
+    """The scoring breakdown of one hand: every ordered pair's rows, scoop, royalties, points."""
+    sql = """
+        SELECT m.player, m.opponent, m.rows_won, m.rows_lost, m.scoop, m.royalty_points,
+               m.points, m.settled
+        FROM matchups m JOIN seats s ON s.hand_key = m.hand_key AND s.player = m.player
+        WHERE m.hand_key = ?
+        ORDER BY s.position, m.opponent
+    """
+    return _frame(db, sql, [hand_key])
+
+
+# --- data -------------------------------------------------------------------------------------
+
+
+def ingested_files(db: Database, limit: int = 200) -> pl.DataFrame:
+    """Files read by ingest runs, most recent first."""
+    sql = """
+        SELECT path, format, size_bytes, ingested_at, records, stored, duplicates, rejected, status
+        FROM ingested_files ORDER BY ingested_at DESC LIMIT ?
+    """
+    return _frame(db, sql, [limit])
+
+
+def rejected_records(db: Database, limit: int = 500) -> pl.DataFrame:
+    """Quarantined records with their reasons, most recent first."""
+    sql = """
+        SELECT path, line, hand_id, reason, left(raw, 400) AS raw, rejected_at
+        FROM rejects ORDER BY rejected_at DESC, path, line LIMIT ?
+    """
+    return _frame(db, sql, [limit])
+
+
+def audit_disagreements(db: Database, filters: Filters, limit: int = 500) -> pl.DataFrame:
+    """Boards where the source's reported points differ from the re-score, most recent first."""
+    scope, params = _player_scope(filters, "r")
+    sql = f"""
+        SELECT h.hand_key, h.hand_id, h.site, h.started_at, r.player, r.points AS rescored,
+               r.reported_points AS reported, r.disagreement, count(*) OVER () AS total
+        FROM results r JOIN hands h USING (hand_key)
+        WHERE r.disagrees AND {scope}
+        ORDER BY h.started_at DESC NULLS LAST, h.hand_key, r.player
+        LIMIT ?
+    """
+    return _frame(db, sql, [*params, limit])
+
+
+def disagreement_reasons(db: Database, filters: Filters) -> pl.DataFrame:
+    """Audit disagreements counted by why (foul, royalty, fantasyland, points)."""
+    scope, params = _player_scope(filters, "r")
+    sql = f"""
+        SELECT coalesce(disagreement, 'points') AS disagreement, count(*) AS boards
+        FROM results r WHERE r.disagrees AND {scope}
+        GROUP BY ALL ORDER BY boards DESC, disagreement
+    """
+    return _frame(db, sql, params)
+
+
+# --- small statistics (pure) ------------------------------------------------------------------
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a proportion (95 % by default); (0, 0) without trials."""
+    if trials <= 0:
+        return (0.0, 0.0)
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    margin = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return (max(0.0, centre - margin), min(1.0, centre + margin))

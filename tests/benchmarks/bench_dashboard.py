@@ -1,0 +1,251 @@
+"""Benchmark: every dashboard page's queries on a large database (target: 200 ms each).
+
+Not a test. Builds (once, then reuses) a database of ``--hands`` three-player hands with an SQL
+generator written against the schema of :mod:`pipeline.store` — plausible shapes, not real
+poker: 30 players at 20 tables, sessions of 200 hands, ~20 % fouls, ~5 % Fantasyland, matchups
+in both directions summing to each player's result — then times each query function the way
+the pages call it (no cache) and prints a table. Run from the repository root::
+
+    .venv/bin/python tests/benchmarks/bench_dashboard.py [--hands 1000000] [--db FILE] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from dashboard import queries  # noqa: E402
+from dashboard.queries import Filters, HandFlags  # noqa: E402
+from pipeline import store  # noqa: E402
+
+TARGET_MS = 200.0
+
+GENERATOR = """
+CREATE TEMP TABLE gen_hands AS
+SELECT i,
+       (hash(i, 'bench') >> 1)::BIGINT AS hand_key,
+       (i // 200) % 20 AS table_number,
+       TIMESTAMP '2026-01-01 00:00:00' + to_seconds(i * 45) AS started_at,
+       CASE WHEN i % 10 = 0 THEN 'classic' ELSE 'pineapple' END AS variant,
+       CASE WHEN i % 7 = 0 THEN 'progressive' ELSE 'standard' END AS rules
+FROM range({hands}) t(i);
+
+INSERT INTO hands (hand_key, site, hand_id, table_name, started_at, variant, rules, button,
+                   player_count, has_streets, any_fantasyland, content_hash, source_path,
+                   source_line, extra)
+SELECT hand_key, 'bench', 'B' || i, 'T' || table_number, started_at, variant, rules,
+       'p' || ((table_number * 3 + 2 + i // 5000) % 30), 3, TRUE,
+       hash(i, 'fl') % 20 = 0, md5(i::VARCHAR), 'bench.jsonl', i::INTEGER, NULL
+FROM gen_hands;
+
+CREATE TEMP TABLE gen_seats AS
+SELECT g.i, g.hand_key, k AS position,
+       'p' || ((g.table_number * 3 + k + g.i // 5000) % 30) AS player,
+       g.table_number, g.variant,
+       hash(g.i, k, 'fl') % 20 = 0 AS fantasyland,
+       (hash(g.i, k, 'foul') % 100) < 20 AS foul,
+       hash(g.i, k, 'roy') % 100 AS roll
+FROM gen_hands g, range(3) s(k);
+
+INSERT INTO seats (hand_key, player, seat, position, is_button, fantasyland, cards_dealt,
+                   reported_points, session_id, extra)
+SELECT hand_key, player, position + 1, position, position = 2, fantasyland,
+       CASE WHEN fantasyland THEN 14 ELSE 17 END, NULL,
+       player || '@T' || table_number || '#' || (i // 200), NULL
+FROM gen_seats;
+
+INSERT INTO boards (hand_key, player, top, middle, bottom)
+SELECT hand_key, player, 'Ah Kd 7c', '7s 7h 2d 3c 4s', 'Qs Qh Qd 9c 9s' FROM gen_seats;
+
+INSERT INTO placements (hand_key, player, street, card_order, card, row_name)
+SELECT s.hand_key, s.player, CASE WHEN c < 5 THEN 1 ELSE 2 + (c - 5) // 2 END, c % 5,
+       {deck}[1 + (hash(s.hand_key, s.position, c) % 52)::BIGINT], CASE WHEN c < 3 THEN 'top' WHEN c < 8 THEN 'middle' ELSE 'bottom' END
+FROM gen_seats s, range(13) c(c);
+
+INSERT INTO discards (hand_key, player, street, card)
+SELECT s.hand_key, s.player, 2 + d, {deck}[1 + (hash(s.hand_key, s.position, d, 'x') % 52)::BIGINT] FROM gen_seats s, range(4) d(d);
+
+INSERT INTO evaluations (hand_key, player, ruleset, top_class, middle_class, bottom_class,
+                         top_value, middle_value, bottom_value, foul, royalty_top,
+                         royalty_middle, royalty_bottom, royalties, fantasyland_next,
+                         fantasyland_cards)
+SELECT hand_key, player, 'standard',
+       CASE WHEN roll < 30 THEN 'pair' ELSE 'high card' END,
+       CASE WHEN roll < 10 THEN 'trips' WHEN roll < 50 THEN 'two pair' ELSE 'pair' END,
+       CASE WHEN roll < 8 THEN 'flush' WHEN roll < 20 THEN 'straight' ELSE 'two pair' END,
+       roll, roll * 2, roll * 3, foul,
+       CASE WHEN foul OR roll >= 30 THEN 0 ELSE roll % 9 END,
+       CASE WHEN foul OR roll >= 10 THEN 0 ELSE 2 END,
+       CASE WHEN foul OR roll >= 20 THEN 0 WHEN roll < 8 THEN 4 ELSE 2 END,
+       (CASE WHEN foul OR roll >= 30 THEN 0 ELSE roll % 9 END)
+       + (CASE WHEN foul OR roll >= 10 THEN 0 ELSE 2 END)
+       + (CASE WHEN foul OR roll >= 20 THEN 0 WHEN roll < 8 THEN 4 ELSE 2 END),
+       NOT foul AND roll % 17 = 0, CASE WHEN NOT foul AND roll % 17 = 0 THEN 14 ELSE 0 END
+FROM gen_seats;
+
+CREATE TEMP TABLE gen_pairs AS
+SELECT a.hand_key, a.player AS player, b.player AS opponent,
+       (hash(a.i, a.position, b.position) % 13)::INTEGER - 6 AS points
+FROM gen_seats a JOIN gen_seats b ON a.hand_key = b.hand_key AND a.position < b.position;
+
+INSERT INTO matchups (hand_key, player, opponent, rows_won, rows_lost, scoop, royalty_points,
+                      points, settled)
+SELECT hand_key, player, opponent, greatest(points, 0) % 4, greatest(-points, 0) % 4,
+       CASE WHEN points >= 6 THEN 1 WHEN points <= -6 THEN -1 ELSE 0 END, 0, points, points
+FROM gen_pairs
+UNION ALL
+SELECT hand_key, opponent, player, greatest(-points, 0) % 4, greatest(points, 0) % 4,
+       CASE WHEN points >= 6 THEN -1 WHEN points <= -6 THEN 1 ELSE 0 END, 0, -points, -points
+FROM gen_pairs;
+
+INSERT INTO results (hand_key, player, points, reported_points, disagrees, disagreement)
+SELECT hand_key, player, sum(settled)::INTEGER,
+       CASE WHEN hash(hand_key, player) % 50 = 0 THEN sum(settled) + 1 ELSE NULL END,
+       hash(hand_key, player) % 50 = 0,
+       CASE WHEN hash(hand_key, player) % 50 = 0 THEN 'points' ELSE NULL END
+FROM matchups GROUP BY hand_key, player;
+
+INSERT INTO sessions (session_id, player, site, table_name, started_at, ended_at, hands, points)
+SELECT s.session_id, any_value(s.player), 'bench', any_value(h.table_name),
+       min(h.started_at), max(h.started_at), count(*), sum(r.points)
+FROM seats s JOIN hands h USING (hand_key) JOIN results r USING (hand_key, player)
+GROUP BY s.session_id;
+
+INSERT INTO rejects (path, line, hand_id, reason, raw, rejected_at)
+SELECT 'bench.jsonl', i::INTEGER, 'R' || i, 'card Ah appears twice (player p' || i % 30 || ')',
+       '{{}}', TIMESTAMP '2026-01-01'
+FROM range({rejects}) t(i);
+
+INSERT INTO ingested_files (path, content_hash, format, size_bytes, ingested_at, records, stored,
+                            duplicates, rejected, status) VALUES
+    ('bench.jsonl', 'x', 'canonical', 1, TIMESTAMP '2026-01-01', {hands}, {hands}, 0, {rejects},
+     'complete');
+"""
+
+
+def build_database(path: Path, hands: int) -> None:
+    """Write a benchmark database of ``hands`` three-player hands at ``path`` (replacing it)."""
+    if path.exists():
+        path.unlink()
+    with store.open_database(path) as connection:
+        deck = "[" + ", ".join(f"'{r}{s}'" for r in "23456789TJQKA" for s in "cdhs") + "]"
+        script = GENERATOR.format(hands=hands, rejects=max(1, hands // 1000), deck=deck)
+        for statement in script.split(";\n"):
+            if statement.strip():
+                connection.execute(statement)
+        connection.execute("CHECKPOINT")
+
+
+def page_queries(db: Path) -> dict[str, list[tuple[str, Callable[[], object]]]]:
+    """The queries each page runs, as the pages call them, with a typical filter choice."""
+    everyone = Filters()
+    hero = Filters(players=("p0",))
+    eight = Filters(players=tuple(f"p{i}" for i in range(8)))
+    filtered = Filters(players=("p0",), variants=("pineapple",),
+                       date_from=date(2026, 2, 1), date_to=date(2026, 6, 30))
+    status = queries.database_status(db)
+    sessions = queries.session_results(db, hero)
+    session_id = sessions["session_id"][0] if sessions.height else "none"
+    hand_key = int(queries.hand_list(db, hero, limit=1)["hand_key"][0])
+    return {
+        "start": [
+            ("database_status", lambda: queries.database_status(db)),
+            ("filter_options", lambda: queries.filter_options(db)),
+        ],
+        "overview": [
+            ("overview_totals", lambda: queries.overview_totals(db, everyone)),
+            ("hands_by_day", lambda: queries.hands_by_day(db, everyone)),
+            ("player_leaderboard", lambda: queries.player_leaderboard(db, everyone)),
+            ("data_health", lambda: queries.data_health(db)),
+        ],
+        "player review": [
+            ("player_kpis", lambda: queries.player_kpis(db, hero)),
+            ("player_kpis (filtered)", lambda: queries.player_kpis(db, filtered)),
+            ("cumulative_points", lambda: queries.cumulative_points(db, hero)),
+            ("rolling_foul_rate", lambda: queries.rolling_foul_rate(db, hero)),
+            ("royalty_sources", lambda: queries.royalty_sources(db, hero)),
+            ("fantasyland_funnel", lambda: queries.fantasyland_funnel(db, hero)),
+            ("points_by_variant", lambda: queries.points_by_variant(db, hero)),
+            ("points_by_position", lambda: queries.points_by_position(db, hero)),
+        ],
+        "compare players": [
+            ("player_kpis (all)", lambda: queries.player_kpis(db, everyone)),
+            ("player_kpis (8 players)", lambda: queries.player_kpis(db, eight)),
+            ("session_results (3 players)",
+             lambda: queries.session_results(db, everyone.with_players(("p0", "p1", "p2")))),
+            ("cumulative_points (3 players)",
+             lambda: queries.cumulative_points(db, everyone.with_players(("p0", "p1", "p2")))),
+        ],
+        "point flow": [
+            ("pair_net_points", lambda: queries.pair_net_points(db, everyone)),
+            ("points_by_session_pair (hero)", lambda: queries.points_by_session_pair(db, hero)),
+            ("cumulative_points_by_time (all, day)",
+             lambda: queries.cumulative_points_by_time(db, everyone, "day")),
+        ],
+        "sessions": [
+            ("session_results (all)", lambda: queries.session_results(db, everyone)),
+            ("session_hands", lambda: queries.session_hands(db, session_id)),
+        ],
+        "hand browser": [
+            ("hand_list", lambda: queries.hand_list(db, everyone)),
+            ("hand_list (hero, fouls)",
+             lambda: queries.hand_list(db, hero, HandFlags(fouls_only=True))),
+            ("hand_list (royalties>=10, FL)",
+             lambda: queries.hand_list(db, everyone, HandFlags(min_royalties=10, fantasyland=True))),
+            ("hand_list (disagreements)",
+             lambda: queries.hand_list(db, everyone, HandFlags(disagreements=True))),
+            ("hand_header", lambda: queries.hand_header(db, hand_key)),
+            ("hand_players", lambda: queries.hand_players(db, hand_key)),
+            ("hand_streets", lambda: queries.hand_streets(db, hand_key)),
+            ("hand_matchups", lambda: queries.hand_matchups(db, hand_key)),
+        ],
+        "data": [
+            ("ingested_files", lambda: queries.ingested_files(db)),
+            ("rejected_records", lambda: queries.rejected_records(db)),
+            ("audit_disagreements", lambda: queries.audit_disagreements(db, everyone)),
+            ("disagreement_reasons", lambda: queries.disagreement_reasons(db, everyone)),
+        ],
+    } if not status.empty else {}
+
+
+def main() -> None:
+    """Build or reuse the database, then time every page's queries and print a table."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hands", type=int, default=1_000_000)
+    parser.add_argument("--db", type=Path, default=Path("/tmp/ofc-bench-dashboard.duckdb"))
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs per query (median)")
+    parser.add_argument("--rebuild", action="store_true", help="rebuild even if the file exists")
+    arguments = parser.parse_args()
+    existing = queries.database_status(arguments.db)
+    if arguments.rebuild or existing.hands != arguments.hands:
+        started = time.perf_counter()
+        build_database(arguments.db, arguments.hands)
+        print(f"built {arguments.hands:,} hands in {time.perf_counter() - started:.1f} s "
+              f"({arguments.db.stat().st_size / 1e6:.0f} MB)")
+    slow = 0
+    print(f"{'page':<16} {'query':<34} {'median ms':>10} {'max ms':>8}")
+    for page, calls in page_queries(arguments.db).items():
+        for name, call in calls:
+            call()  # warm the OS cache, as a second page view would
+            times = []
+            for _ in range(arguments.repeat):
+                started = time.perf_counter()
+                call()
+                times.append((time.perf_counter() - started) * 1000)
+            median = statistics.median(times)
+            flag = "" if median <= TARGET_MS else "  > target"
+            slow += median > TARGET_MS
+            print(f"{page:<16} {name:<34} {median:>10.1f} {max(times):>8.1f}{flag}")
+    print(f"{slow} quer{'y' if slow == 1 else 'ies'} over {TARGET_MS:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
