@@ -60,6 +60,7 @@ __all__ = [
     "IngestSummary",
     "RescoreSummary",
     "content_hash",
+    "delete_hand",
     "expand_paths",
     "ingest_mappings",
     "ingest_paths",
@@ -1091,6 +1092,38 @@ def ingest_mappings(
         summary.message = "no hands given"
     _finish_source(writer, summary, None, ingestor.tables_touched, session_gap)
     return IngestSummary(str(database), [summary], time.perf_counter() - started)
+
+
+def delete_hand(database: str | os.PathLike[str], site: str, hand_id: str) -> bool:
+    """Remove one stored hand (every hand-data table) and recompute its table's sessions.
+
+    For taking back or correcting a hand entered live: delete it, then ingest the corrected
+    record. One transaction. Returns False when no such hand is stored.
+    """
+    key = store.hand_key(site, hand_id)
+    connection = _Writer(database).connect()
+    try:
+        connection.execute("BEGIN TRANSACTION")
+        row = connection.execute(
+            "SELECT site, table_name FROM hands WHERE hand_key = ?", [key]
+        ).fetchone()
+        if row is None:
+            connection.execute("ROLLBACK")
+            return False
+        for name in store.HAND_DATA_TABLES:
+            if name != "sessions":
+                connection.execute(f"DELETE FROM {name} WHERE hand_key = ?", [key])
+        gap = store.get_meta(connection, SESSION_GAP_META_KEY)
+        update_sessions(connection, [(row[0], row[1])],
+                        float(gap) if gap is not None else DEFAULT_SESSION_GAP_MINUTES)
+        connection.execute("COMMIT")
+    except BaseException:
+        with contextlib.suppress(duckdb.Error):
+            connection.execute("ROLLBACK")
+        raise
+    finally:
+        connection.close()
+    return True
 
 
 # --- re-scoring --------------------------------------------------------------------------------
