@@ -1,0 +1,54 @@
+"""The Streamlit entry point: ``streamlit run dashboard/app.py -- --db FILE`` (or ``ofc dashboard``).
+
+Chooses the pages with ``st.navigation``: the start page alone while the database is missing or
+empty, else every page with the shared sidebar filters.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from dashboard import components, queries
+
+PAGES = Path(__file__).parent / "pages"
+
+
+def main() -> None:
+    """Pick the pages for the database's state, draw the sidebar, run the chosen page."""
+    st.set_page_config(page_title="OFC analytics", page_icon="🃏", layout="wide")
+    try:
+        status = components.database_status()
+    except queries.DatabaseBusy as error:
+        st.warning(str(error))
+        st.stop()
+    if status.empty:
+        page = st.navigation([st.Page(PAGES / "start.py", title="Start", icon="🏁", default=True)])
+    else:
+        page = st.navigation({
+            "Review": [
+                st.Page(PAGES / "overview.py", title="Overview", icon="📊", default=True),
+                st.Page(PAGES / "player_review.py", title="Player review", icon="🎯"),
+                st.Page(PAGES / "compare_players.py", title="Compare players", icon="👥"),
+            ],
+            "Follow the points": [
+                st.Page(PAGES / "point_flow.py", title="Point flow", icon="🔀"),
+                st.Page(PAGES / "sessions.py", title="Sessions", icon="🗓️"),
+                st.Page(PAGES / "hand_browser.py", title="Hand browser", icon="🃏"),
+            ],
+            "Data": [st.Page(PAGES / "data.py", title="Data", icon="📥")],
+        })
+        try:
+            components.sidebar_filters(components.ask("filter_options"))
+        except queries.DatabaseBusy as error:
+            st.warning(str(error))
+            st.stop()
+        st.sidebar.caption(f"Database: {components.md(components.database_path())} · {status.hands:,} hands")
+    try:
+        page.run()
+    except queries.DatabaseBusy as error:
+        st.warning(str(error))
+
+
+main()

@@ -1,0 +1,390 @@
+"""Pieces shared by the pages: the database path, cached questions, sidebar filters, cards.
+
+Player names and every other value read from hand histories are untrusted: they reach the page
+as widget options and table cells (plain text), through :func:`md` for Markdown, or through
+:func:`html.escape` inside the card HTML — never raw.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import sys
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+from dashboard import queries
+from dashboard.queries import FilterOptions, Filters
+from pipeline import store
+
+DATABASE_ENV = "OFC_DASHBOARD_DB"
+FILTERS_KEY = "ofc_filters"
+
+SUIT_SYMBOLS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+SUIT_COLOURS = {"s": "#1f2328", "h": "#c62828", "d": "#1565c0", "c": "#2e7d32"}
+CARD_CSS = (
+    "display:inline-block;min-width:2.1em;padding:0.15em 0.3em;margin:0.1em;"
+    "border:1px solid #c9ccd1;border-radius:0.3em;background:#fff;text-align:center;"
+    "font:600 1.05em/1.2 ui-monospace,SFMono-Regular,Menlo,monospace;"
+)
+SLOT_CSS = CARD_CSS + "color:#c9ccd1;border-style:dashed;"
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$:])")
+
+
+# --- the database -----------------------------------------------------------------------------
+
+
+def database_path() -> Path:
+    """The database this dashboard shows: ``$OFC_DASHBOARD_DB``, else ``-- --db FILE``, else the default."""
+    value = os.environ.get(DATABASE_ENV)
+    if not value:
+        arguments = sys.argv[1:]
+        for index, argument in enumerate(arguments):
+            if argument == "--db" and index + 1 < len(arguments):
+                value = arguments[index + 1]
+            elif argument.startswith("--db="):
+                value = argument.split("=", 1)[1]
+    return Path(value or store.DEFAULT_DATABASE).expanduser()
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _ask(name: str, path: str, state: tuple[int, int, int, int], arguments: tuple) -> Any:
+    return getattr(queries, name)(path, *arguments)
+
+
+def ask(name: str, *arguments: Any) -> Any:
+    """Answer one question of :mod:`dashboard.queries` on the current database.
+
+    The answer is cached until the database file changes (a new ingest), so a refresh shows new
+    hands while repeated page views cost nothing.
+    """
+    path = database_path()
+    return _ask(name, str(path), queries.database_state(path), tuple(arguments))
+
+
+def database_status() -> queries.DatabaseStatus:
+    """The status of the current database (missing, empty, or how many hands)."""
+    path = database_path()
+    return _ask("database_status", str(path), queries.database_state(path), ())
+
+
+# --- text -------------------------------------------------------------------------------------
+
+
+def md(text: object) -> str:
+    """Untrusted text made safe for Markdown: HTML escaped, Markdown punctuation backslashed."""
+    escaped = str(text).replace("&", "&amp;").replace("<", "&lt;")
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", escaped)
+
+
+def percent(value: float | None, digits: int = 1) -> str:
+    """0.123 -> ``12.3 %``."""
+    return "–" if value is None else f"{value * 100:.{digits}f} %"
+
+
+def signed(value: float | None, digits: int = 2) -> str:
+    """3.5 -> ``+3.50``."""
+    return "–" if value is None else f"{value:+.{digits}f}"
+
+
+# --- cards ------------------------------------------------------------------------------------
+
+
+def card_html(card: str | None) -> str:
+    """One card as an HTML chip in its suit colour (``None``: an empty slot)."""
+    if card is None:
+        return f'<span style="{SLOT_CSS}">·</span>'
+    text = str(card)
+    if len(text) == 2 and text[1] in SUIT_SYMBOLS:
+        rank, suit = text[0], text[1]
+        return (
+            f'<span class="ofc-card" title="{html.escape(text)}" '
+            f'style="{CARD_CSS}color:{SUIT_COLOURS[suit]}">'
+            f"{html.escape(rank)}{SUIT_SYMBOLS[suit]}</span>"
+        )
+    return f'<span class="ofc-card" style="{CARD_CSS}">{html.escape(text)}</span>'
+
+
+def cards_html(cards: Sequence[str | None]) -> str:
+    """A row of card chips."""
+    return "".join(card_html(card) for card in cards)
+
+
+def board_html(rows: dict[str, Sequence[str]], caption: str | None = None) -> str:
+    """A board as three lines of cards (top 3, middle 5, bottom 5), empty slots dashed."""
+    lines = []
+    for row, size in (("top", 3), ("middle", 5), ("bottom", 5)):
+        cards: list[str | None] = list(rows.get(row, ()))[:size]
+        cards += [None] * (size - len(cards))
+        lines.append(
+            f'<div style="white-space:nowrap"><span style="display:inline-block;width:4.2em;'
+            f'color:#6b7280;font-size:0.85em">{row}</span>{cards_html(cards)}</div>'
+        )
+    head = (f'<div style="color:#6b7280;font-size:0.85em">{html.escape(caption)}</div>'
+            if caption else "")
+    return f'<div class="ofc-board">{head}{"".join(lines)}</div>'
+
+
+def show_html(fragment: str) -> None:
+    """Render an HTML fragment built from escaped values (no JavaScript runs)."""
+    st.html(fragment)
+
+
+# --- sidebar filters --------------------------------------------------------------------------
+
+
+def session_labels(sessions: pl.DataFrame) -> dict[str, str]:
+    labels = {}
+    for session_id, player, table, started, hands in sessions.select(
+        "session_id", "player", "table_name", "started_at", "hands"
+    ).rows():
+        when = started.strftime("%Y-%m-%d %H:%M") if started else "undated"
+        labels[session_id] = f"{player} · {table or 'no table'} · {when} · {hands} hands"
+    return labels
+
+
+def sidebar_filters(options: FilterOptions) -> Filters:
+    """Draw the shared filters in the sidebar and return them (also kept in session state)."""
+    sidebar = st.sidebar
+    sidebar.header("Filters")
+    players = sidebar.multiselect(
+        "Players (the first is the hero)", options.players, key="f_players",
+        help="Player pages review these players; other pages keep hands where one of them sat.",
+    )
+    opponents = sidebar.multiselect(
+        "Opponents", [p for p in options.players if p not in players], key="f_opponents",
+        help="Keep only hands against one of these players.",
+    )
+    date_from = date_to = None
+    if options.first_day is not None and options.last_day is not None:
+        chosen = sidebar.date_input(
+            "Dates", value=(), min_value=options.first_day, max_value=options.last_day,
+            key="f_dates", help="Empty: every date.",
+        )
+        if isinstance(chosen, date):
+            chosen = (chosen,)
+        chosen = tuple(chosen or ())
+        if len(chosen) >= 1:
+            date_from = chosen[0]
+            date_to = chosen[1] if len(chosen) > 1 else chosen[0]
+    variants = sidebar.multiselect("Variant", options.variants, key="f_variants")
+    rules = sidebar.multiselect("Rules", options.rules, key="f_rules")
+    tables = sidebar.multiselect("Table", options.tables, key="f_tables")
+    sessions_frame = options.sessions
+    if players and not sessions_frame.is_empty():
+        sessions_frame = sessions_frame.filter(pl.col("player").is_in(players))
+    sessions_frame = sessions_frame.head(500)
+    labels = session_labels(sessions_frame)
+    session_ids = sidebar.multiselect(
+        "Session", list(labels), format_func=lambda value: labels.get(value, value),
+        key="f_sessions", help="The 500 most recent sessions (of the chosen players).",
+    )
+    filters = Filters(
+        players=tuple(players), opponents=tuple(opponents), date_from=date_from, date_to=date_to,
+        variants=tuple(variants), rules=tuple(rules), tables=tuple(tables),
+        sessions=tuple(session_ids),
+    )
+    st.session_state[FILTERS_KEY] = filters
+    return filters
+
+
+def current_filters() -> Filters:
+    """The filters chosen in the sidebar (no restriction before the sidebar has run)."""
+    return st.session_state.get(FILTERS_KEY, Filters())
+
+
+def choose_hero(filters: Filters, key: str = "hero") -> str | None:
+    """The hero: chosen on the page among the sidebar's players (or everyone)."""
+    options: FilterOptions = ask("filter_options")
+    candidates = list(filters.players) or list(options.players)
+    if not candidates:
+        return None
+    return st.selectbox("Hero", candidates, index=0, key=key)
+
+
+def kpi(column: Any, label_text: str, value: str, help_text: str | None = None) -> None:
+    """One metric card (label is our own text, never a player name)."""
+    column.metric(label_text, value, help=help_text, border=True)
+
+
+# --- a hand, street by street -----------------------------------------------------------------
+
+
+def _board_until(cards: pl.DataFrame, player: str, street: int) -> dict[str, list[str]]:
+    rows: dict[str, list[str]] = {"top": [], "middle": [], "bottom": []}
+    part = cards.filter(
+        (pl.col("player") == player) & (pl.col("street") <= street)
+        & (pl.col("row_name") != "discard")
+    ).sort("street", "card_order")
+    for card, row in part.select("card", "row_name").rows():
+        rows.setdefault(row, []).append(card)
+    return rows
+
+
+def _final_board(player_row: dict[str, Any]) -> dict[str, list[str]]:
+    return {row: (player_row.get(row) or "").split() for row in ("top", "middle", "bottom")}
+
+
+def render_hand(hand_key: int, key: str = "replay") -> None:
+    """Replay one hand: header, a street slider, each board as it grew, then the scoring."""
+    header = ask("hand_header", hand_key)
+    if header.is_empty():
+        st.info("That hand is no longer in the database.")
+        return
+    hand = header.row(0, named=True)
+    players: pl.DataFrame = ask("hand_players", hand_key)
+    cards: pl.DataFrame = ask("hand_streets", hand_key)
+    matchups: pl.DataFrame = ask("hand_matchups", hand_key)
+    when = hand["started_at"].strftime("%Y-%m-%d %H:%M:%S") if hand["started_at"] else "undated"
+    st.markdown(
+        f"**Hand {md(hand['hand_id'])}** · site {md(hand['site'])} · "
+        f"table {md(hand['table_name'] or '–')} · {md(when)} · {md(hand['variant'])} · "
+        f"rules {md(hand['rules'])} · button {md(hand['button'] or '–')}"
+    )
+    last_street = int(cards["street"].max()) if not cards.is_empty() else 0
+    street = last_street
+    if last_street > 1:
+        street = st.slider("Street", 1, last_street, last_street, key=f"{key}_street",
+                           help="Move back to see each board as it was built.")
+    elif last_street == 0:
+        st.caption("This source recorded only the final boards, not the streets.")
+    columns = st.columns(max(1, players.height))
+    for column, player in zip(columns, players.iter_rows(named=True), strict=False):
+        with column:
+            badges = []
+            if player["is_button"]:
+                badges.append("button")
+            if player["fantasyland"]:
+                badges.append(f"Fantasyland ({player['cards_dealt'] or '?'} cards)")
+            st.markdown(f"**{md(player['player'])}**" + (f" · {md(', '.join(badges))}"
+                                                          if badges else ""))
+            if last_street:
+                rows = _board_until(cards, player["player"], street)
+                this_street = cards.filter(
+                    (pl.col("player") == player["player"]) & (pl.col("street") == street)
+                ).sort("card_order")
+            else:
+                rows = _final_board(player)
+                this_street = cards.clear()
+            show_html(board_html(rows))
+            if not this_street.is_empty():
+                placed = this_street.filter(pl.col("row_name") != "discard")
+                discarded = this_street.filter(pl.col("row_name") == "discard")
+                fragment = (
+                    f'<div style="font-size:0.85em;color:#6b7280">street {street}: placed</div>'
+                    + "".join(
+                        f'<span title="{html.escape(row)}">{card_html(card)}</span>'
+                        for card, row in placed.select("card", "row_name").rows()
+                    )
+                )
+                if not discarded.is_empty():
+                    fragment += (
+                        '<div style="font-size:0.85em;color:#6b7280">discarded</div>'
+                        + cards_html(discarded["card"].to_list())
+                    )
+                show_html(fragment)
+            elif last_street and street > 1:
+                st.caption("Nothing this street (Fantasyland boards are set at once).")
+            if street == last_street or not last_street:
+                verdict = "**foul**" if player["foul"] else md(
+                    f"{player['top_class']} / {player['middle_class']} / {player['bottom_class']}"
+                )
+                st.markdown(verdict)
+                st.caption(
+                    f"royalties {player['royalty_top']}/{player['royalty_middle']}/"
+                    f"{player['royalty_bottom']} · points {player['points']:+}"
+                    + (f" · Fantasyland next ({player['fantasyland_cards']} cards)"
+                       if player["fantasyland_next"] else "")
+                )
+    st.subheader("Scoring")
+    verdicts = players.select(
+        "player", "position", "fantasyland", "top_class", "middle_class", "bottom_class", "foul",
+        "royalty_top", "royalty_middle", "royalty_bottom", "royalties", "fantasyland_next",
+        "points", "reported_points", "disagreement",
+    )
+    st.dataframe(verdicts, hide_index=True, key=f"{key}_verdicts")
+    st.caption("Per opponent (each pair from both sides; settled is after any cap):")
+    st.dataframe(matchups, hide_index=True, key=f"{key}_matchups")
+
+
+# --- loading data from the browser ------------------------------------------------------------
+
+MAX_UPLOAD_MB_ENV = "OFC_MAX_UPLOAD_MB"
+DEFAULT_MAX_UPLOAD_MB = 200
+UPLOAD_TYPES = ("jsonl", "json", "gz", "csv", "txt", "log")
+
+
+def max_upload_mb() -> int:
+    """The upload size limit in MB per file (``$OFC_MAX_UPLOAD_MB``, default 200)."""
+    try:
+        return max(1, int(os.environ.get(MAX_UPLOAD_MB_ENV, DEFAULT_MAX_UPLOAD_MB)))
+    except ValueError:
+        return DEFAULT_MAX_UPLOAD_MB
+
+
+def _safe_name(name: str) -> str:
+    base = Path(name).name or "upload"
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", base)[:120] or "upload"
+
+
+def ingest_uploads(files: Sequence[Any]) -> None:
+    """Save uploaded files to a temporary folder and ingest them one by one, with progress."""
+    import tempfile
+
+    from pipeline.ingest import IngestError, ingest_paths
+
+    database = database_path()
+    bar = st.progress(0.0, text="Starting…")
+    lines: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="ofc-upload-") as folder:
+        for index, upload in enumerate(files):
+            target = Path(folder) / _safe_name(upload.name)
+            target.write_bytes(upload.getvalue())
+            bar.progress(index / len(files), text=f"Ingesting {upload.name} ({index + 1}/{len(files)})")
+
+            def on_batch(report: Any, index: int = index, name: str = upload.name) -> None:
+                bar.progress(index / len(files),
+                             text=f"Ingesting {name}: {report.records:,} records in batch {report.batch}")
+
+            try:
+                with queries.database_lock():
+                    summary = ingest_paths([target], database, on_batch=on_batch)
+            except IngestError as error:
+                lines.append({"file": upload.name, "status": "failed", "stored": 0,
+                              "duplicates": 0, "rejected": 0, "message": str(error)})
+                continue
+            for file_summary in summary.files:
+                lines.append({
+                    "file": upload.name, "status": file_summary.status,
+                    "stored": file_summary.stored, "duplicates": file_summary.duplicates,
+                    "rejected": file_summary.rejected,
+                    "message": file_summary.message or "; ".join(file_summary.reasons[:3]),
+                })
+    bar.progress(1.0, text="Done")
+    st.session_state["ofc_last_ingest"] = lines
+
+
+def upload_section() -> None:
+    """The upload widget, the ingest button and the last run's summary."""
+    limit = max_upload_mb()
+    files = st.file_uploader(
+        f"Hand-history files (canonical JSON Lines, poker-arena logs, boards CSV; plain or .gz; "
+        f"up to {limit} MB each)",
+        type=list(UPLOAD_TYPES), accept_multiple_files=True, max_upload_size=limit,
+        key="uploads",
+    )
+    if st.button("Ingest", type="primary", disabled=not files, key="ingest_button"):
+        ingest_uploads(files or [])
+    last = st.session_state.get("ofc_last_ingest")
+    if last:
+        stored = sum(line["stored"] for line in last)
+        rejected = sum(line["rejected"] for line in last)
+        st.success(f"Last ingest: {stored:,} hands stored, {rejected:,} records quarantined.")
+        st.dataframe(pl.DataFrame(last), hide_index=True, key="last_ingest")

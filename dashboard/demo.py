@@ -1,0 +1,80 @@
+"""The demo database: sample hands ingested into a user data folder, for ``ofc demo``.
+
+The hands come from ``sample_data/demo-hands.jsonl.gz`` when the project ships it, else from the
+simulator (``ofc simulate``, run as a child process so the dashboard never imports the CLI). Both
+go through :func:`pipeline.ingest.ingest_paths`, the one way hand data gets into a database.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+SAMPLE_HANDS = REPOSITORY / "sample_data" / "demo-hands.jsonl.gz"
+DATA_DIR_ENV = "OFC_DATA_DIR"
+DEMO_DATABASE_NAME = "demo.duckdb"
+DEFAULT_SIMULATED_HANDS = 3000
+
+
+class DemoError(RuntimeError):
+    """The demo data could not be built (the message says why)."""
+
+
+def user_data_dir() -> Path:
+    """``$OFC_DATA_DIR``, else ``$XDG_DATA_HOME/ofc-analytics``, else ``~/.local/share/ofc-analytics``."""
+    explicit = os.environ.get(DATA_DIR_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser() / "ofc-analytics"
+
+
+def demo_database_path() -> Path:
+    """Where ``ofc demo`` keeps its database."""
+    return user_data_dir() / DEMO_DATABASE_NAME
+
+
+def simulate_hands(out: Path, hands: int = DEFAULT_SIMULATED_HANDS, seed: int = 7) -> Path:
+    """Write ``hands`` simulated 3-player Pineapple hands to ``out`` with ``ofc simulate``."""
+    command = [
+        sys.executable, "-m", "pipeline.cli", "simulate", "--hands", str(hands),
+        "--players", "3", "--variant", "pineapple", "--seed", str(seed), "--out", str(out),
+    ]
+    completed = subprocess.run(command, capture_output=True, text=True, check=False)
+    if completed.returncode != 0 or not out.exists():
+        detail = (completed.stderr or completed.stdout).strip().splitlines()
+        raise DemoError("the simulator failed: " + (detail[-1] if detail else "no output"))
+    return out
+
+
+def demo_source() -> tuple[Path, bool]:
+    """The sample hands to load: (path, is_temporary). Simulates when no sample file ships."""
+    if SAMPLE_HANDS.exists():
+        return SAMPLE_HANDS, False
+    folder = Path(tempfile.mkdtemp(prefix="ofc-demo-"))
+    return simulate_hands(folder / "demo-hands.jsonl.gz"), True
+
+
+def build_demo_database(database: str | os.PathLike[str], rebuild: bool = False):  # noqa: ANN201
+    """Ingest the demo hands into ``database`` (created, or replaced with ``rebuild``).
+
+    Returns the :class:`pipeline.ingest.IngestSummary`.
+    """
+    from pipeline.ingest import ingest_paths
+
+    database = Path(database)
+    database.parent.mkdir(parents=True, exist_ok=True)
+    if rebuild:
+        for stale in (database, database.with_name(database.name + ".wal")):
+            stale.unlink(missing_ok=True)
+    source, temporary = demo_source()
+    try:
+        return ingest_paths([source], database)
+    finally:
+        if temporary:
+            source.unlink(missing_ok=True)
+            source.parent.rmdir()

@@ -1,0 +1,42 @@
+"""Data: load hand histories from the browser, see what was read, what was refused and why."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import components
+
+filters = components.current_filters()
+st.title("Data")
+
+st.subheader("Load hand histories")
+components.upload_section()
+st.caption("Or from a terminal: `ofc ingest FILE_OR_FOLDER --db "
+           f"{components.md(components.database_path())}` — the dashboard picks it up on refresh.")
+
+st.subheader("Files ingested")
+files = components.ask("ingested_files")
+if files.is_empty():
+    st.caption("No file yet.")
+else:
+    st.dataframe(files, hide_index=True, key="files")
+
+st.subheader("Quarantined records")
+status = components.database_status()
+st.caption(f"{status.rejects:,} records were refused; each keeps its reason and raw text.")
+reasons = components.ask("data_health")
+if not reasons.is_empty():
+    st.dataframe(reasons, hide_index=True, key="reject_reasons")
+rejects = components.ask("rejected_records")
+if not rejects.is_empty():
+    st.dataframe(rejects, hide_index=True, key="rejects")
+
+st.subheader("Audit: reported points that disagree with the re-score")
+why = components.ask("disagreement_reasons", filters)
+if why.is_empty():
+    st.caption("Every reported result agrees with the re-score.")
+else:
+    st.dataframe(why, hide_index=True, key="disagreement_reasons")
+    disagreements = components.ask("audit_disagreements", filters)
+    st.caption(f"{int(disagreements['total'][0]):,} boards disagree; the most recent are listed.")
+    st.dataframe(disagreements.drop("hand_key", "total"), hide_index=True, key="disagreements")

@@ -1,0 +1,55 @@
+"""Overview: how much data there is, over which dates, and how healthy it is."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts, components
+from dashboard.components import kpi, percent
+
+filters = components.current_filters()
+st.title("Overview")
+totals = components.ask("overview_totals", filters).row(0, named=True)
+
+columns = st.columns(4)
+kpi(columns[0], "Hands", f"{totals['hands']:,}")
+kpi(columns[1], "Players", f"{totals['players']:,}")
+kpi(columns[2], "Sessions", f"{totals['sessions']:,}")
+span = "–"
+if totals["first_hand"] is not None:
+    span = f"{totals['first_hand']:%Y-%m-%d} → {totals['last_hand']:%Y-%m-%d}"
+kpi(columns[3], "Dates", span)
+
+st.subheader("Data health")
+columns = st.columns(4)
+boards = totals["boards"] or 0
+kpi(columns[0], "Fouled boards", percent(totals["fouls"] / boards if boards else None),
+    f"{totals['fouls']:,} of {boards:,} boards")
+kpi(columns[1], "Audit disagreements", f"{totals['disagreements']:,}",
+    "Boards where the source's reported points differ from the re-score")
+kpi(columns[2], "Quarantined records", f"{totals['rejects']:,}",
+    "Records ingestion refused, with reasons on the Data page")
+kpi(columns[3], "Files ingested", f"{totals['files']:,}")
+
+st.plotly_chart(charts.hands_per_day_chart(components.ask("hands_by_day", filters)))
+
+left, right = st.columns([3, 2])
+with left:
+    st.subheader("Players")
+    leaderboard = components.ask("player_leaderboard", filters)
+    st.dataframe(
+        leaderboard, hide_index=True, key="leaderboard",
+        column_config={
+            "player": "player",
+            "points_per_hand": st.column_config.NumberColumn("points/hand", format="%+.2f"),
+            "foul_rate": st.column_config.NumberColumn("foul rate", format="percent"),
+        },
+    )
+with right:
+    st.subheader("Quarantine reasons")
+    health = components.ask("data_health")
+    if health.is_empty():
+        st.caption("No record was quarantined.")
+    else:
+        st.dataframe(health, hide_index=True, key="health")
+    st.page_link("pages/data.py", label="Open the Data page", icon="📥")

@@ -1,0 +1,82 @@
+"""Player review: one hero's key rates with their uncertainty, trends and where points came from."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts, components, queries
+from dashboard.components import kpi, md, percent, signed
+
+filters = components.current_filters()
+st.title("Player review")
+hero = components.choose_hero(filters)
+if hero is None:
+    st.info("No player matches these filters.")
+    st.stop()
+hero_filters = filters.with_players([hero])
+kpis = components.ask("player_kpis", hero_filters)
+if kpis.is_empty():
+    st.info("No hands for this player with these filters.")
+    st.stop()
+row = kpis.row(0, named=True)
+st.caption(f"{md(hero)} · {row['hands']:,} hands · intervals are 95 %")
+
+hands = row["hands"]
+foul_low, foul_high = queries.wilson_interval(row["fouls"], hands)
+entry_low, entry_high = queries.wilson_interval(row["fl_entries"], row["entry_chances"])
+stay_low, stay_high = queries.wilson_interval(row["fl_stays"], row["fl_hands"])
+columns = st.columns(4)
+kpi(columns[0], "Points / hand",
+    f"{signed(row['points_per_hand'])} ± {row['points_se']:.2f}",
+    f"mean ± standard error over {hands:,} hands; total {row['points']:+,} points")
+kpi(columns[1], "Foul rate", percent(row["foul_rate"]),
+    f"{row['fouls']:,} of {hands:,} boards; 95 % Wilson interval "
+    f"{percent(foul_low)} – {percent(foul_high)}")
+kpi(columns[2], "Royalties / hand", f"{row['royalties_per_hand']:.2f}",
+    f"{row['royalties']:,} royalty points collected")
+kpi(columns[3], "Scoop rate", percent(row["scoop_rate"]),
+    f"scooped {row['scoops']:,} of {row['matchups']:,} opponents; scooped by them "
+    f"{row['scooped']:,} times")
+columns = st.columns(4)
+kpi(columns[0], "Hands", f"{hands:,}", "sample size")
+kpi(columns[1], "Fantasyland entry", percent(row["fl_entry_rate"]),
+    f"{row['fl_entries']:,} entries in {row['entry_chances']:,} normal hands; 95 % "
+    f"{percent(entry_low)} – {percent(entry_high)}")
+kpi(columns[2], "Fantasyland stay", percent(row["fl_stay_rate"]),
+    f"{row['fl_stays']:,} stays in {row['fl_hands']:,} Fantasyland hands; 95 % "
+    f"{percent(stay_low)} – {percent(stay_high)}")
+kpi(columns[3], "Points in Fantasyland", f"{row['fl_points']:+,}",
+    f"over {row['fl_hands']:,} Fantasyland hands")
+st.caption(
+    f"Foul rate 95 % interval: {percent(foul_low)} – {percent(foul_high)} · "
+    f"Fantasyland entry 95 %: {percent(entry_low)} – {percent(entry_high)}"
+)
+
+left, right = st.columns(2)
+with left:
+    st.plotly_chart(charts.cumulative_points_chart(
+        components.ask("cumulative_points", hero_filters)))
+with right:
+    window = st.select_slider("Rolling window (hands)", [25, 50, 100, 250, 500, 1000], value=100)
+    st.plotly_chart(charts.rolling_foul_rate_chart(
+        components.ask("rolling_foul_rate", hero_filters, window), window))
+
+left, right = st.columns(2)
+with left:
+    sources = components.ask("royalty_sources", hero_filters)
+    st.plotly_chart(charts.royalty_sources_chart(sources))
+with right:
+    funnel = components.ask("fantasyland_funnel", hero_filters)
+    st.plotly_chart(charts.fantasyland_funnel_chart(funnel))
+
+left, right = st.columns(2)
+with left:
+    by_variant = components.ask("points_by_variant", hero_filters)
+    st.plotly_chart(charts.points_per_hand_bars(by_variant, "variant", "Points per hand by variant"))
+    st.dataframe(by_variant, hide_index=True, key="by_variant")
+with right:
+    by_position = components.ask("points_by_position", hero_filters)
+    st.plotly_chart(charts.points_per_hand_bars(
+        by_position, "seat_label", "Points per hand by position (button acts last)"))
+    st.dataframe(by_position.select("seat_label", "hands", "points", "points_per_hand",
+                                    "points_se"), hide_index=True, key="by_position")

@@ -1,0 +1,40 @@
+"""Sessions: every session with its result; open one to see (and replay) its hands."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import components
+
+filters = components.current_filters()
+st.title("Sessions")
+sessions = components.ask("session_results", filters)
+if sessions.is_empty():
+    st.info("No sessions match these filters.")
+    st.stop()
+st.caption(f"{sessions.height:,} sessions (the 500 most recent at most); a session is one "
+           "player's run of hands at a table.")
+st.dataframe(
+    sessions, hide_index=True, key="sessions_table",
+    column_config={
+        "points_per_hand": st.column_config.NumberColumn("points/hand", format="%+.2f"),
+        "foul_rate": st.column_config.NumberColumn("foul rate", format="percent"),
+    },
+)
+labels = components.session_labels(sessions)
+session_id = st.selectbox("Open session", list(labels), format_func=lambda v: labels[v],
+                          key="open_session")
+hands = components.ask("session_hands", session_id)
+row = sessions.filter(sessions["session_id"] == session_id).row(0, named=True)
+columns = st.columns(4)
+components.kpi(columns[0], "Hands", f"{row['hands']:,}")
+components.kpi(columns[1], "Points", f"{row['points']:+,}")
+components.kpi(columns[2], "Points / hand", components.signed(row["points_per_hand"]))
+components.kpi(columns[3], "Foul rate", components.percent(row["foul_rate"]))
+st.dataframe(hands.drop("hand_key"), hide_index=True, key="session_hands")
+if not hands.is_empty():
+    keys = hands["hand_key"].to_list()
+    names = dict(zip(keys, hands["hand_id"].to_list(), strict=True))
+    hand_key = st.selectbox("Replay hand", keys, format_func=lambda k: str(names[k]),
+                            key="session_hand")
+    components.render_hand(int(hand_key), key="session_replay")
