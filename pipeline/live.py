@@ -35,6 +35,7 @@ from typing import Any
 from pipeline.evaluate import ScoredHand, score_record
 from pipeline.ingest import delete_hand, ingest_mappings
 from pipeline.record import FinalBoard
+from pipeline.rules.board import evaluate_board
 from pipeline.rules.cards import Card, CardError, card_text, parse_card
 from pipeline.rules.game import ROW_SIZES, ROWS, Row, Variant
 from pipeline.rules.ruleset import RulesError, RuleSet
@@ -274,6 +275,8 @@ class LiveHand:
     fantasyland: Mapping[str, int]
     """Players who played this hand in Fantasyland, with the cards they were dealt."""
     boards: Mapping[str, FinalBoard]
+    foul_reasons: Mapping[str, str] = field(default_factory=dict)
+    """Why each fouled board fouls (``top (pair of queens) beats middle (...)``)."""
 
     @property
     def hand_id(self) -> str:
@@ -541,8 +544,15 @@ def _make_hand(
                    session.players, session.variant, session.rules, previous_marks)
     record = build_record(session, check.boards, marks, started_at, number, button)
     scored = score_record(parse_hand(record), session.rules)
+    foul_reasons = {}
+    for player in scored.players:
+        if player.foul:
+            board = check.boards[player.name]
+            verdict = evaluate_board(board.top, board.middle, board.bottom, session.variant,
+                                     session.rules, player.name in marks)
+            foul_reasons[player.name] = verdict.foul_reason or "foul"
     return LiveHand(number=number, record=record, scored=scored, button=button,
-                    fantasyland=marks, boards=dict(check.boards))
+                    fantasyland=marks, boards=dict(check.boards), foul_reasons=foul_reasons)
 
 
 def record_hand(

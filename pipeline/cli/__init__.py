@@ -14,6 +14,7 @@ from collections.abc import Sequence
 COMMAND_MODULES = (
     "pipeline.cli.score",
     "pipeline.cli.board",
+    "pipeline.cli.record",
 )
 
 
