@@ -14,6 +14,8 @@ from collections.abc import Sequence
 COMMAND_MODULES = (
     "pipeline.cli.score",
     "pipeline.cli.board",
+    "pipeline.cli.dashboard",
+    "pipeline.cli.demo",
     "pipeline.cli.record",
 )
 

@@ -1,0 +1,93 @@
+"""``ofc dashboard``: serve the Streamlit dashboard on a database."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from pipeline.cli import CommandError
+from pipeline.store import DEFAULT_DATABASE
+
+APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+DATABASE_ENV = "OFC_DASHBOARD_DB"  # read by dashboard.components.database_path
+DEFAULT_PORT = 8501
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``dashboard`` command."""
+    parser = subparsers.add_parser(
+        "dashboard",
+        help="open the dashboard (Streamlit) on a database",
+        description=(
+            "Serve the dashboard on the database: review your play, compare players, follow the "
+            "points. A missing or empty database shows a start page with a button to load demo "
+            "data. Stop with Ctrl-C."
+        ),
+    )
+    parser.add_argument("--db", default=DEFAULT_DATABASE, help=f"database file (default {DEFAULT_DATABASE})")
+    add_server_options(parser)
+    parser.set_defaults(handler=run)
+
+
+def add_server_options(parser: argparse.ArgumentParser) -> None:
+    """--port, --host and --no-browser (shared with ``ofc demo``)."""
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    parser.add_argument("--host", default=None,
+                        help="address to listen on (default: Streamlit's, all interfaces)")
+    parser.add_argument("--no-browser", action="store_true",
+                        help="do not open a web browser (headless server); automatic without a display")
+
+
+def headless(no_browser: bool) -> bool:
+    """True when no browser should be opened: asked for, or no display on Linux."""
+    if no_browser:
+        return True
+    return sys.platform.startswith("linux") and not (
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    )
+
+
+def streamlit_command(database: Path, port: int, host: str | None, no_browser: bool) -> list[str]:
+    """The ``streamlit run`` command line for the dashboard."""
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(APP),
+        "--server.port", str(port),
+        "--server.headless", "true" if headless(no_browser) else "false",
+        "--browser.gatherUsageStats", "false",
+        "--server.fileWatcherType", "none",
+    ]
+    if host:
+        command += ["--server.address", host]
+    return command + ["--", "--db", str(database)]
+
+
+def serve(database: str | Path, port: int, host: str | None, no_browser: bool) -> int:
+    """Run Streamlit on ``database`` until interrupted; returns its exit status."""
+    if not 0 < port < 65536:
+        raise CommandError(f"--port must be between 1 and 65535, got {port}", code=2)
+    database = Path(database).expanduser().resolve()
+    if database.is_dir():
+        raise CommandError(f"{database} is a folder, not a database file", code=2)
+    if not database.exists():
+        print(f"ofc dashboard: no database at {database} yet; the start page explains how to load hands")
+    environment = dict(os.environ, **{DATABASE_ENV: str(database)})
+    where = host or "localhost"
+    print(f"ofc dashboard: serving {database} on http://{where}:{port} (Ctrl-C to stop)", flush=True)
+    process = subprocess.Popen(streamlit_command(database, port, host, no_browser), env=environment)
+    try:
+        return process.wait()
+    except KeyboardInterrupt:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        raise
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Serve the dashboard on ``--db``."""
+    return serve(arguments.db, arguments.port, arguments.host, arguments.no_browser)
