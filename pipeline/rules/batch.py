@@ -251,9 +251,9 @@ def _fantasyland_cards(
         | ((bottom_class >= HandClass.QUADS) & fl.stay_bottom_quads)
         | middle_stays
     )
-    stay = np.where(stays, stay_cards, 0)
     if fl.stay_requalify:
-        stay = np.maximum(stay, entry)
+        stays = stays | (entry > 0)
+    stay = np.where(stays, stay_cards, 0)
     result = np.where(in_fantasyland, stay, entry)
     return np.where(fouled, 0, result).astype(np.int8)
 

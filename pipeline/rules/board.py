@@ -83,7 +83,7 @@ def fantasyland_cards_next(
     variant (classic 13, pineapple 14, progressive 14/15/16/17 for QQ/KK/AA/trips; 2-7: KK+ top or
     7-5-4-3-2 middle 14, both 15). Stay (in Fantasyland now): trips on top, full house+ in the
     middle (not in 2-7, and a house rule), quads+ on the bottom; house rule: re-qualifying as for
-    entry also stays.
+    entry also stays. A stay deals the stay count (classic 13, pineapple and progressive 14, 2-7 14).
     """
     fl = rules.fantasyland
     if foul or not fl.enabled:
@@ -91,10 +91,7 @@ def fantasyland_cards_next(
     entry = _entry_cards(top_value, middle_value, variant, fl)
     if not in_fantasyland:
         return entry
-    stay = _stay_cards(top_value, middle_value, bottom_value, variant, fl)
-    if fl.stay_requalify:
-        return max(stay, entry)
-    return stay
+    return _stay_cards(top_value, middle_value, bottom_value, variant, fl, requalified=entry > 0)
 
 
 def _entry_cards(top_value: int, middle_value: int, variant: Variant, fl: FantasylandRules) -> int:
@@ -124,9 +121,14 @@ def _entry_cards(top_value: int, middle_value: int, variant: Variant, fl: Fantas
 
 
 def _stay_cards(
-    top_value: int, middle_value: int, bottom_value: int, variant: Variant, fl: FantasylandRules
+    top_value: int,
+    middle_value: int,
+    bottom_value: int,
+    variant: Variant,
+    fl: FantasylandRules,
+    requalified: bool,
 ) -> int:
-    stays = (
+    stays = (fl.stay_requalify and requalified) or (
         (fl.stay_top_trips and top_value >> CATEGORY_SHIFT == HandClass.TRIPS)
         or (fl.stay_bottom_quads and bottom_value >> CATEGORY_SHIFT >= HandClass.QUADS)
         or (

@@ -163,17 +163,22 @@ def apply_match_cap(hand_points: Sequence[Sequence[int]], cap: int) -> list[list
 
 
 def _scale_loss(points: list[int], loser: int, room: int) -> list[int]:
-    """Reduce ``loser``'s loss to ``room`` and take the difference from the winners pro rata."""
+    """Reduce ``loser``'s loss to ``room`` and take the difference from the winners pro rata.
+
+    Shares are apportioned by largest remainder, so no winner gives back more than it won.
+    """
     reduction = -points[loser] - room
-    winners = [(value, player) for player, value in enumerate(points) if value > 0]
-    won = sum(value for value, _ in winners)
+    winners = [(player, value) for player, value in enumerate(points) if value > 0]
+    won = sum(value for _, value in winners)
     result = list(points)
     result[loser] = -room
-    taken = 0
-    for value, player in sorted(winners, reverse=True)[1:]:
-        share = reduction * value // won
+    if not winners or reduction <= 0:
+        return result
+    shares = {player: reduction * value // won for player, value in winners}
+    left = reduction - sum(shares.values())
+    by_remainder = sorted(winners, key=lambda item: (-(reduction * item[1] % won), item[0]))
+    for player, _ in by_remainder[:left]:
+        shares[player] += 1
+    for player, share in shares.items():
         result[player] -= share
-        taken += share
-    if winners:
-        result[max(winners)[1]] -= reduction - taken
     return result
