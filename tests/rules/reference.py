@@ -161,3 +161,37 @@ def pair_points(first: dict, second: dict, lowball: bool = False, scoop_bonus: i
     elif results.count(-1) == 3:
         points -= scoop_bonus
     return points + sum(first["royalties"]) - sum(second["royalties"])
+
+
+def fantasyland_cards(top, middle, bottom, variant: str, progressive: bool, in_fantasyland: bool) -> int:
+    """Cards dealt next hand under the standard Fantasyland rules (0 = no Fantasyland).
+
+    variant: "classic", "pineapple" or "2-7-pineapple". Entry: QQ+ on top (2-7: KK+ top or
+    7-5-4-3-2 middle, both 15). Stay: trips top, full house+ middle (not in 2-7), quads+ bottom;
+    13 cards in classic, 14 otherwise. A fouled board never gets Fantasyland.
+    """
+    lowball = variant == "2-7-pineapple"
+    if board_verdict(top, middle, bottom, lowball)["foul"]:
+        return 0
+    top_category, top_ranks = three_key(top)
+    bottom_category = five_key(bottom)[0]
+    if in_fantasyland:
+        stays = top_category == TRIPS or bottom_category >= QUADS
+        if not lowball and five_key(middle)[0] >= FULL_HOUSE:
+            stays = True
+        if not stays:
+            return 0
+        return 13 if variant == "classic" else 14
+    if lowball:
+        top_ok = top_category == TRIPS or (top_category == PAIR and top_ranks[0] >= 11)
+        perfect = low_key(middle) == (5, 3, 2, 1, 0)
+        return 15 if top_ok and perfect else 14 if top_ok or perfect else 0
+    if not (top_category == TRIPS or (top_category == PAIR and top_ranks[0] >= 10)):
+        return 0
+    if variant == "classic":
+        return 13
+    if not progressive:
+        return 14
+    if top_category == TRIPS:
+        return 17
+    return {10: 14, 11: 15, 12: 16}[top_ranks[0]]
