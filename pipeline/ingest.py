@@ -632,7 +632,23 @@ class _Ingestor:
         self.tables_touched: set[tuple[str, str | None]] = set()
 
     def run(self, records: Iterator[SourceRecord], summary: FileSummary) -> None:
-        """Read every record, writing batch by batch. FormatError propagates to the caller."""
+        """Read every record, writing batch by batch. FormatError propagates to the caller.
+
+        Python's cyclic garbage collector is paused for the whole run: a batch holds millions
+        of small containers, and collections triggered while they are alive would scan them
+        all, over and over (bulk parsing runs several times slower). Records are acyclic, so
+        reference counting frees them; a young-generation collection after each batch picks
+        up anything else.
+        """
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self._run(records, summary)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    def _run(self, records: Iterator[SourceRecord], summary: FileSummary) -> None:
         batch: list[SourceRecord] = []
         number = 0
         pending_progress = 0
@@ -646,6 +662,7 @@ class _Ingestor:
                 number += 1
                 self._batch(batch, summary, number)
                 batch = []
+                gc.collect(0)
         if batch:
             number += 1
             self._batch(batch, summary, number)
@@ -653,19 +670,14 @@ class _Ingestor:
             self.on_records(pending_progress)
 
     def _batch(self, records: list[SourceRecord], summary: FileSummary, number: int) -> None:
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            before = (summary.stored, summary.duplicates, summary.rejected)
-            rejects, candidates, scored = self._prepare(records, summary)
-            tables = _BatchTables()
-            for candidate, verdict in zip(candidates, scored, strict=True):
-                tables.add(candidate.key, candidate.digest, candidate.hand, verdict,
-                           candidate.path, candidate.line)
-            frames = tables.arrow()
-        finally:
-            if was_enabled:
-                gc.enable()
+        before = (summary.stored, summary.duplicates, summary.rejected)
+        rejects, candidates, scored = self._prepare(records, summary)
+        tables = _BatchTables()
+        for candidate, verdict in zip(candidates, scored, strict=True):
+            tables.add(candidate.key, candidate.digest, candidate.hand, verdict,
+                       candidate.path, candidate.line)
+        frames = tables.arrow()
+        del tables
         self._write(candidates, frames, rejects, summary)
         summary.records += len(records)
         if self.on_batch is not None:
@@ -898,8 +910,10 @@ class _Progress:
 
         class RateColumn(ProgressColumn):
             def render(self, task: Any) -> Text:
-                speed = task.finished_speed or task.speed
-                return Text(f"{speed:,.0f} hands/s" if speed else "… hands/s")
+                elapsed = task.finished_time or task.elapsed
+                if not elapsed or not task.completed:
+                    return Text("… hands/s")
+                return Text(f"{task.completed / elapsed:,.0f} hands/s")
 
         self.progress = Progress(
             SpinnerColumn(),
@@ -1211,11 +1225,10 @@ def rescore(
                     tables.add_verdicts(key, hand, scored)
                     names.add(scored.rules)
                     players_done += len(hand.players)
-                for name in store.VERDICT_TABLES:
-                    connection.execute(
-                        f"DELETE FROM {name} WHERE hand_key BETWEEN ? AND ?", [low, high]
+                for name, key_columns in store.VERDICT_TABLES.items():
+                    store.update_frame(
+                        connection, name, tables.tables[name].table(), key_columns
                     )
-                    store.insert_frame(connection, name, tables.tables[name].table())
                 disagreeing += sum(1 for flag in tables.tables["results"].columns[4] if flag)
                 connection.execute("COMMIT")
             except BaseException:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -182,8 +182,12 @@ HAND_DATA_TABLES: tuple[str, ...] = (
 )
 """Tables derived from hand records (everything except meta, ingested_files and rejects)."""
 
-VERDICT_TABLES: tuple[str, ...] = ("evaluations", "matchups", "results")
-"""Tables that depend on the rule set and are rebuilt by a re-score."""
+VERDICT_TABLES: dict[str, tuple[str, ...]] = {
+    "evaluations": ("hand_key", "player"),
+    "matchups": ("hand_key", "player", "opponent"),
+    "results": ("hand_key", "player"),
+}
+"""Tables that depend on the rule set (rebuilt by a re-score), with their key columns."""
 
 
 def _schema_is_current(connection: duckdb.DuckDBPyConnection) -> bool:
@@ -273,6 +277,7 @@ def connect(
             time.sleep(delay)
             delay = min(delay * 2, 0.5)
             continue
+        connection.execute("SET enable_progress_bar = false")
         if not read_only:
             ensure_schema(connection)
         return connection
@@ -288,3 +293,22 @@ def open_database(
         yield connection
     finally:
         connection.close()
+
+
+def update_frame(
+    connection: duckdb.DuckDBPyConnection, table: str, frame: Any, keys: Sequence[str]
+) -> None:
+    """Overwrite the non-key columns of ``table`` rows from a frame, matching on ``keys``.
+
+    Used instead of delete + insert: DuckDB commits a delete and re-insert of the same primary
+    keys in one transaction very slowly, an update of non-key columns quickly.
+    """
+    name = f"_frame_{table}"
+    connection.register(name, frame)
+    try:
+        columns = [column for column in frame.column_names if column not in keys]
+        assignments = ", ".join(f"{column} = f.{column}" for column in columns)
+        match = " AND ".join(f"{table}.{key} = f.{key}" for key in keys)
+        connection.execute(f"UPDATE {table} SET {assignments} FROM {name} f WHERE {match}")
+    finally:
+        connection.unregister(name)

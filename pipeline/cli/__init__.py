@@ -17,6 +17,11 @@ COMMAND_MODULES = (
     "pipeline.cli.dashboard",
     "pipeline.cli.demo",
     "pipeline.cli.record",
+    "pipeline.cli.ingest",
+    "pipeline.cli.rescore",
+    "pipeline.cli.players",
+    "pipeline.cli.audit",
+    "pipeline.cli.export",
 )
 
 

@@ -1,0 +1,66 @@
+"""Helpers shared by the commands that use the database: ``--db``, opening, printing rows."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from pipeline.cli import CommandError
+from pipeline.store import DEFAULT_DATABASE, connect
+
+DB_HELP = f"the DuckDB database file (default: {DEFAULT_DATABASE} in the current folder)"
+
+
+def add_database_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--db FILE`` to a command."""
+    parser.add_argument("--db", metavar="FILE", default=DEFAULT_DATABASE, help=DB_HELP)
+
+
+def open_for_reading(path: str) -> duckdb.DuckDBPyConnection:
+    """A read-only connection, or a CommandError when there is no usable database."""
+    if not Path(path).is_file():
+        raise CommandError(f"no database at {path} (create one with: ofc ingest PATH --db {path})")
+    try:
+        return connect(path, read_only=True)
+    except (duckdb.Error, OSError) as error:
+        raise CommandError(f"cannot open database {path}: {error}") from error
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def print_rows(
+    rows: list[dict[str, Any]], columns: tuple[str, ...], output_format: str, title: str = ""
+) -> None:
+    """Print rows as a rich table, JSON (one array) or CSV on stdout."""
+    if output_format == "json":
+        json.dump(rows, sys.stdout, ensure_ascii=False, default=str, indent=1)
+        sys.stdout.write("\n")
+        return
+    if output_format == "csv":
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(columns)
+        for row in rows:
+            writer.writerow([_cell(row[column]) for column in columns])
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title or None)
+    for column in columns:
+        table.add_column(column.replace("_", " "), overflow="fold")
+    for row in rows:
+        table.add_row(*(_cell(row[column]) for column in columns))
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    console.print(table)

@@ -1,0 +1,37 @@
+"""``ofc export``: write the database as Parquet partitioned by site and month."""
+
+from __future__ import annotations
+
+import argparse
+
+from pipeline.cli.database import add_database_option, open_for_reading
+from pipeline.export import export_parquet
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``export`` command."""
+    parser = subparsers.add_parser(
+        "export",
+        help="write the tables as Parquet partitioned by site and month",
+        description=(
+            "Write every hand table as Parquet under DIR/<table>/site=<site>/month=<YYYY-MM>/ "
+            "(month 'unknown' for hands without a start time), and rejects and ingested_files "
+            "as DIR/<table>.parquet. Earlier exports of the same tables in DIR are replaced."
+        ),
+    )
+    parser.add_argument("--parquet", metavar="DIR", required=True, help="output folder")
+    add_database_option(parser)
+    parser.set_defaults(handler=run)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Export and print rows per table."""
+    connection = open_for_reading(arguments.db)
+    try:
+        written = export_parquet(connection, arguments.parquet)
+    finally:
+        connection.close()
+    for table, rows in written.items():
+        print(f"{table}: {rows:,} rows")
+    print(f"written to {arguments.parquet}")
+    return 0

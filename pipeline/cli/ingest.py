@@ -1,0 +1,109 @@
+"""``ofc ingest``: read hand-history files into the database, with a progress bar and a summary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from pipeline.cli import CommandError
+from pipeline.cli.common import add_rules_option, rules_from_option
+from pipeline.cli.database import add_database_option
+from pipeline.formats import FORMATS
+from pipeline.ingest import (
+    DEFAULT_BATCH_SIZE,
+    FOLDER_SUFFIXES,
+    DatabaseError,
+    IngestError,
+    IngestSummary,
+    ingest_paths,
+)
+from pipeline.sessions import DEFAULT_SESSION_GAP_MINUTES
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``ingest`` command."""
+    parser = subparsers.add_parser(
+        "ingest",
+        help="read hand histories (files, folders, globs; plain or .gz) into the database",
+        description=(
+            "Read hand histories into a DuckDB database: every hand is validated, re-scored "
+            "and stored once (keyed by site and hand id); bad records go to the rejects table "
+            "with their reason. Folders are read recursively (files ending in "
+            f"{', '.join(FOLDER_SUFFIXES)}, optionally .gz); re-reading a file is a no-op. "
+            "Exit status 0 when the files were read (even with rejected records), 1 for a "
+            "missing path or an unusable database."
+        ),
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="files, folders or globs")
+    add_database_option(parser)
+    add_rules_option(parser)
+    parser.add_argument(
+        "--format", choices=sorted(FORMATS), help="the input format (default: detected per file)"
+    )
+    parser.add_argument(
+        "--variant", metavar="GAME",
+        help="the poker-arena game (ofc, ofc-pineapple, ofc-progressive, ofc-27) when the "
+             "file name does not say it",
+    )
+    parser.add_argument(
+        "--session-gap", type=float, default=DEFAULT_SESSION_GAP_MINUTES, metavar="MINUTES",
+        help="a break this long starts a new session (default: %(default)g minutes)",
+    )
+    parser.add_argument(
+        "--batch-size", type=int, default=DEFAULT_BATCH_SIZE, metavar="N",
+        help="records per transaction (default: %(default)d)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(handler=run)
+
+
+def print_summary(summary: IngestSummary) -> None:
+    """The per-file table and the totals, on stdout."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    table = Table(title=f"ingest into {summary.database}")
+    for name, justify in (("file", "left"), ("format", "left"), ("status", "left"),
+                          ("records", "right"), ("stored", "right"), ("duplicates", "right"),
+                          ("rejected", "right"), ("first reasons", "left")):
+        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for item in summary.files:
+        notes = list(item.reasons)
+        if item.message and item.message not in item.reasons:
+            notes.insert(0, item.message)
+        table.add_row(
+            item.path, item.format or "", item.status, f"{item.records:,}", f"{item.stored:,}",
+            f"{item.duplicates:,}", f"{item.rejected:,}", "\n".join(notes),
+        )
+    console.print(table)
+    console.print(
+        f"total: {len(summary.files)} file(s), {summary.records:,} records, "
+        f"{summary.stored:,} stored, {summary.duplicates:,} duplicates, "
+        f"{summary.rejected:,} rejected in {summary.seconds:.1f} s "
+        f"({summary.hands_per_second:,.0f} hands/s)",
+        highlight=False,
+    )
+    if summary.nothing_new:
+        if summary.files and all(item.status == "unchanged" for item in summary.files):
+            note = "nothing new: every file was already ingested, unchanged"
+        else:
+            note = "nothing new: no hand was stored"
+        console.print(note, highlight=False)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Ingest the paths; exit 0 when they were read, 1 for fatal problems."""
+    rules = rules_from_option(arguments.rules)
+    try:
+        summary = ingest_paths(
+            arguments.paths, arguments.db, rules=rules, format=arguments.format,
+            game=arguments.variant, progress=not arguments.quiet,
+            batch_size=arguments.batch_size, session_gap=arguments.session_gap,
+        )
+    except DatabaseError as error:
+        raise CommandError(str(error), code=1) from error
+    except IngestError as error:
+        raise CommandError(str(error), code=1) from error
+    print_summary(summary)
+    return 0

@@ -1,0 +1,38 @@
+"""``ofc players``: one row per player with totals from the database."""
+
+from __future__ import annotations
+
+import argparse
+
+from pipeline.cli.database import add_database_option, open_for_reading, print_rows
+from pipeline.stats import PLAYER_COLUMNS, player_stats
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``players`` command."""
+    parser = subparsers.add_parser(
+        "players",
+        help="per-player totals: hands, points, fouls, royalties, Fantasyland, scoops",
+        description=(
+            "One row per player: hands, re-scored points and points per hand, fouls and foul "
+            "rate, royalties collected, Fantasyland entries (earned from a normal hand), "
+            "Fantasyland hands played, and scoops."
+        ),
+    )
+    add_database_option(parser)
+    parser.add_argument(
+        "--format", choices=("table", "json", "csv"), default="table",
+        help="output format (default: %(default)s)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Print the per-player table."""
+    connection = open_for_reading(arguments.db)
+    try:
+        rows = player_stats(connection)
+    finally:
+        connection.close()
+    print_rows(rows, PLAYER_COLUMNS, arguments.format, title="players")
+    return 0
