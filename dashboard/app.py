@@ -15,6 +15,11 @@ from dashboard import components, queries
 PAGES = Path(__file__).parent / "pages"
 
 
+def record_page() -> st.Page:
+    """The live-game Record page, offered even while the database is empty."""
+    return st.Page(PAGES / "record.py", title="Record", icon="✍️")
+
+
 def main() -> None:
     """Pick the pages for the database's state, draw the sidebar, run the chosen page."""
     st.set_page_config(page_title="OFC analytics", page_icon="🃏", layout="wide")
@@ -24,7 +29,8 @@ def main() -> None:
         st.warning(str(error))
         st.stop()
     if status.empty:
-        page = st.navigation([st.Page(PAGES / "start.py", title="Start", icon="🏁", default=True)])
+        page = st.navigation([st.Page(PAGES / "start.py", title="Start", icon="🏁", default=True),
+                              record_page()])
     else:
         page = st.navigation({
             "Review": [
@@ -37,7 +43,7 @@ def main() -> None:
                 st.Page(PAGES / "sessions.py", title="Sessions", icon="🗓️"),
                 st.Page(PAGES / "hand_browser.py", title="Hand browser", icon="🃏"),
             ],
-            "Data": [st.Page(PAGES / "data.py", title="Data", icon="📥")],
+            "Data": [st.Page(PAGES / "data.py", title="Data", icon="📥"), record_page()],
         })
         try:
             components.sidebar_filters(components.ask("filter_options"))

@@ -53,18 +53,24 @@ __all__ = [
     "LiveHand",
     "LiveSession",
     "LiveStoreError",
+    "add_card",
     "board_text",
     "build_record",
+    "cards_in_entries",
     "check_entry",
     "default_fantasyland_cards",
     "delete_last_hand",
     "edit_last_hand",
+    "entry_rows",
+    "entry_text",
     "fantasyland_marks",
     "format_money",
     "format_points",
     "hand_id_for",
     "next_button",
+    "open_row",
     "record_hand",
+    "remove_last_card",
     "remove_hand",
     "replace_hand",
     "start_session",
@@ -254,6 +260,84 @@ def check_entry(session: LiveSession | Sequence[str], entries: Mapping[str, Boar
     row_order = {None: -1, Row.TOP: 0, Row.MIDDLE: 1, Row.BOTTOM: 2}
     problems.sort(key=lambda problem: (order[problem.player], row_order[problem.row]))
     return EntryCheck(players, boards, tuple(problems))
+
+
+def entry_rows(value: BoardInput) -> list[list[str]]:
+    """An entry as three rows of tokens, however incomplete (extra ``/`` parts join the bottom)."""
+    if value is None:
+        return [[], [], []]
+    if isinstance(value, str):
+        parts = value.split("/")
+        rows = [part.replace(",", " ").split() for part in parts[:3]]
+        for part in parts[3:]:
+            rows[-1].extend(part.replace(",", " ").split())
+    else:
+        rows = [
+            row.replace(",", " ").split() if isinstance(row, str)
+            else [str(token).strip() for token in row if str(token).strip()]
+            for row in list(value)[:3]
+        ]
+    return rows + [[] for _ in range(3 - len(rows))]
+
+
+def entry_text(rows: Sequence[Sequence[str]]) -> str:
+    """Rows of tokens back as typed text: ``Qs Qh 5d / Kc Kd / `` (always three parts)."""
+    padded = [list(row) for row in rows] + [[] for _ in range(3 - len(rows))]
+    return " ".join(" / ".join(" ".join(row) for row in padded[:3]).split())
+
+
+def open_row(value: BoardInput, preferred: Row = Row.TOP) -> Row | None:
+    """The row the next tapped card goes to: ``preferred`` if it has room, else the first with room."""
+    rows = entry_rows(value)
+    index = ROWS.index(preferred)
+    if len(rows[index]) < ROW_SIZES[preferred]:
+        return preferred
+    for row, tokens in zip(ROWS, rows, strict=True):
+        if len(tokens) < ROW_SIZES[row]:
+            return row
+    return None
+
+
+def add_card(value: BoardInput, card: Card | str, row: Row = Row.TOP) -> tuple[str, Row | None]:
+    """Put a tapped card on a board entry: into ``row`` or, when it is full, the first row with room.
+
+    Returns the new text and the row the next card should go to (None once the board is full).
+    A full board is returned unchanged.
+    """
+    rows = entry_rows(value)
+    target = open_row(value, row)
+    if target is None:
+        return entry_text(rows), None
+    text = card if isinstance(card, str) else card_text(card)
+    rows[ROWS.index(target)].append(text)
+    new_text = entry_text(rows)
+    return new_text, open_row(new_text, target)
+
+
+def remove_last_card(value: BoardInput, row: Row | None = None) -> str:
+    """Take back the last card of ``row`` (or of the last row holding a card when it is empty)."""
+    rows = entry_rows(value)
+    if row is not None and rows[ROWS.index(row)]:
+        rows[ROWS.index(row)].pop()
+        return entry_text(rows)
+    for tokens in reversed(rows):
+        if tokens:
+            tokens.pop()
+            break
+    return entry_text(rows)
+
+
+def cards_in_entries(entries: Iterable[BoardInput]) -> set[Card]:
+    """Every valid card already entered on any board (for greying out a card picker)."""
+    used: set[Card] = set()
+    for value in entries:
+        for tokens in entry_rows(value):
+            for token in tokens:
+                try:
+                    used.add(parse_card(token))
+                except CardError:
+                    continue
+    return used
 
 
 def board_text(board: FinalBoard) -> str:

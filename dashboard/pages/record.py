@@ -1,0 +1,510 @@
+"""Record: keep a live game's history from a phone, hand by hand.
+
+Set up the players (clockwise), the variant, the rules preset and the money per point; then per
+hand type each player's board or tap it in on the 52-card picker (used cards are greyed out),
+mark Fantasyland, and save. The hand is checked as it is entered (messages under each player's
+field), scored at once and saved through ingestion like any file, so every page includes it.
+The last hand can be edited (re-scored) or deleted. All game logic is :mod:`pipeline.live`;
+this page only lays it out. Player names are untrusted: they reach the page escaped
+(:func:`components.md`, ``html.escape``) or as plain table cells.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import polars as pl
+import streamlit as st
+
+from dashboard import components, queries
+from pipeline import live
+from pipeline.ingest import IngestError
+from pipeline.rules.cards import RANKS, SUITS, CardError, card_text, parse_card
+from pipeline.rules.game import ROW_SIZES, ROWS, Row, Variant
+from pipeline.rules.ruleset import PRESET_NAMES
+
+SESSION = "rec_session"
+MODE = "rec_mode"  # "new" or "edit"
+ACTIVE_PLAYER = "rec_player"
+ACTIVE_ROW = "rec_row"
+NOTICE = "rec_notice"
+ATTEMPTED = "rec_attempted"
+CONFIRM_DELETE = "rec_confirm_delete"
+STASH = "rec_stash"
+FRESH = "rec_fresh"
+SETUP_ERROR = "rec_setup_error"
+
+SUIT_COLOURS = {"c": "green", "d": "blue", "h": "red", "s": ""}
+SUIT_NAMES = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
+
+# Static CSS (no untrusted value): a narrow column, large tap targets on the picker and actions.
+PAGE_CSS = """
+<style>
+.st-key-rec_page { max-width: 40rem; }
+.st-key-rec_picker button { min-height: 2.9rem; min-width: 2.9rem; padding: 0.1rem 0.3rem; }
+.st-key-rec_picker button p { font-size: 1.15rem; font-weight: 600; }
+.st-key-rec_actions button, .st-key-rec_save button, .st-key-rec_hand_actions button,
+.st-key-rec_setup button { min-height: 3rem; }
+</style>
+"""
+
+
+def board_key(index: int) -> str:
+    """Session-state key of player ``index``'s board text."""
+    return f"rec_board_{index}"
+
+
+def fantasyland_key(index: int) -> str:
+    """Session-state key of player ``index``'s Fantasyland checkbox."""
+    return f"rec_fl_{index}"
+
+
+def card_key(card: int) -> str:
+    """Widget key of a picker card button (``rec_card_Ah``)."""
+    return f"rec_card_{card_text(card)}"
+
+
+# --- state changes (callbacks run before the rerun, so they may set widget values) ------------
+
+
+def _session() -> live.LiveSession | None:
+    return st.session_state.get(SESSION)
+
+
+def _entries(session: live.LiveSession) -> dict[str, str]:
+    return {name: st.session_state.get(board_key(index), "")
+            for index, name in enumerate(session.players)}
+
+
+def _marks(session: live.LiveSession) -> list[str]:
+    return [name for index, name in enumerate(session.players)
+            if st.session_state.get(fantasyland_key(index))]
+
+
+def _reset_entry(session: live.LiveSession, boards: dict[str, str] | None = None,
+                 marks: dict[str, int] | None = None) -> None:
+    """Fill the fields for a hand: boards (empty by default) and Fantasyland marks."""
+    marks = session.fantasyland if marks is None else marks
+    for index, name in enumerate(session.players):
+        st.session_state[board_key(index)] = (boards or {}).get(name, "")
+        st.session_state[fantasyland_key(index)] = name in marks
+    first = session.action_order()[0]
+    st.session_state[ACTIVE_PLAYER] = session.players.index(first)
+    st.session_state[ACTIVE_ROW] = Row.TOP.value
+    st.session_state[ATTEMPTED] = False
+    st.session_state[CONFIRM_DELETE] = False
+
+
+def _start() -> None:
+    state = st.session_state
+    names = [name for name in str(state.get("rec_setup_players", "")).split(",") if name.strip()]
+    button = state.get("rec_setup_button") or None
+    try:
+        session = live.start_session(
+            names, state.get("rec_setup_variant", "pineapple"),
+            state.get("rec_setup_rules", "standard"),
+            Decimal(str(state.get("rec_setup_stake") or 0)).quantize(Decimal("0.01")),
+            button=button if button in [name.strip() for name in names] else None,
+        )
+    except live.LiveError as error:
+        state[SETUP_ERROR] = str(error)
+        return
+    state[SETUP_ERROR] = None
+    state[SESSION] = session
+    state[MODE] = "new"
+    state[NOTICE] = None
+    state[FRESH] = False
+    _reset_entry(session)
+
+
+def _end_session() -> None:
+    for key in list(st.session_state.keys()):
+        if str(key).startswith("rec_") and not str(key).startswith("rec_setup"):
+            del st.session_state[key]
+
+
+def _next_open_board(session: live.LiveSession, index: int) -> int | None:
+    """The next player after ``index`` (in action order) whose board has room, or None."""
+    state = st.session_state
+    order = session.action_order(_hand_button(session))
+    start = order.index(session.players[index])
+    for name in order[start + 1:] + order[:start]:
+        other = session.players.index(name)
+        if live.open_row(state.get(board_key(other), "")) is not None:
+            return other
+    return None
+
+
+def _tap(card: int) -> None:
+    session = _session()
+    if session is None:
+        return
+    state = st.session_state
+    index = int(state.get(ACTIVE_PLAYER) or 0)
+    row = Row(state.get(ACTIVE_ROW) or Row.TOP.value)
+    if live.open_row(state.get(board_key(index), ""), row) is None:
+        # A tap while this board is full goes to the next board with room.
+        other = _next_open_board(session, index)
+        if other is None:
+            state[NOTICE] = ("error", "Every board is full: save the hand, or clear a board.")
+            return
+        index = other
+        row = live.open_row(state.get(board_key(index), "")) or Row.TOP
+        state[ACTIVE_PLAYER] = index
+    text, next_row = live.add_card(state.get(board_key(index), ""), card, row)
+    state[board_key(index)] = text
+    if next_row is not None:
+        state[ACTIVE_ROW] = next_row.value
+        return
+    # This board is now full: go on to the next board with room.
+    other = _next_open_board(session, index)
+    if other is not None:
+        state[ACTIVE_PLAYER] = other
+        state[ACTIVE_ROW] = (live.open_row(state.get(board_key(other), "")) or Row.TOP).value
+
+
+def _backspace() -> None:
+    state = st.session_state
+    index = int(state.get(ACTIVE_PLAYER) or 0)
+    row = Row(state.get(ACTIVE_ROW) or Row.TOP.value)
+    state[board_key(index)] = live.remove_last_card(state.get(board_key(index), ""), row)
+
+
+def _clear_board() -> None:
+    state = st.session_state
+    index = int(state.get(ACTIVE_PLAYER) or 0)
+    state[board_key(index)] = ""
+    state[ACTIVE_ROW] = Row.TOP.value
+
+
+def _hand_button(session: live.LiveSession) -> str:
+    """The button of the hand being entered (the edited hand's while editing)."""
+    if st.session_state.get(MODE) == "edit" and session.last_hand is not None:
+        return session.last_hand.button
+    return session.button
+
+
+def _save() -> None:
+    session = _session()
+    if session is None:
+        return
+    state = st.session_state
+    editing = state.get(MODE) == "edit"
+    entries = _entries(session)
+    try:
+        if editing:
+            new_session, hand = live.edit_last_hand(session, entries, _marks(session))
+        else:
+            new_session, hand = live.record_hand(session, entries, _marks(session))
+    except live.EntryRejected as error:
+        state[ATTEMPTED] = True
+        count = len({problem.player for problem in error.check.problems})
+        state[NOTICE] = ("error", f"Not saved: {count} board{'s' if count != 1 else ''} "
+                                  "to complete or correct (see the messages under the fields).")
+        return
+    try:
+        with queries.database_lock():
+            if editing:
+                live.replace_hand(components.database_path(), hand, new_session.rules)
+            else:
+                live.store_hand(components.database_path(), hand, new_session.rules)
+    except (live.LiveStoreError, IngestError, OSError) as error:
+        state[NOTICE] = ("error", f"Not saved: {error}")
+        return
+    state[SESSION] = new_session
+    state[MODE] = "new"
+    state[FRESH] = True
+    verb = "changed and re-scored" if editing else "saved"
+    state[NOTICE] = ("success", f"Hand {hand.number} {verb}.")
+    stash = state.pop(STASH, None) if editing else None
+    if stash is not None:
+        _reset_entry(new_session, stash[0])
+    else:
+        _reset_entry(new_session)
+
+
+def _edit_last() -> None:
+    session = _session()
+    if session is None or session.last_hand is None:
+        return
+    state = st.session_state
+    if state.get(MODE) != "edit":
+        state[STASH] = (_entries(session), _marks(session))
+    last = session.last_hand
+    _reset_entry(session, {name: live.board_text(board) for name, board in last.boards.items()},
+                 dict(last.fantasyland))
+    state[ACTIVE_PLAYER] = session.players.index(session.action_order(last.button)[0])
+    state[MODE] = "edit"
+    state[NOTICE] = None
+
+
+def _cancel_edit() -> None:
+    session = _session()
+    if session is None:
+        return
+    state = st.session_state
+    stash = state.pop(STASH, None)
+    _reset_entry(session, stash[0] if stash else None)
+    state[MODE] = "new"
+
+
+def _ask_delete() -> None:
+    st.session_state[CONFIRM_DELETE] = True
+
+
+def _keep() -> None:
+    st.session_state[CONFIRM_DELETE] = False
+
+
+def _delete_last() -> None:
+    session = _session()
+    state = st.session_state
+    state[CONFIRM_DELETE] = False
+    if session is None or session.last_hand is None:
+        return
+    new_session, hand = live.delete_last_hand(session)
+    try:
+        with queries.database_lock():
+            live.remove_hand(components.database_path(), hand)
+    except (IngestError, OSError) as error:
+        state[NOTICE] = ("error", f"Not deleted: {error}")
+        return
+    state[SESSION] = new_session
+    state[FRESH] = False
+    state[NOTICE] = ("success", f"Hand {hand.number} deleted.")
+    if state.get(MODE) == "edit":
+        state.pop(STASH, None)
+        state[MODE] = "new"
+        _reset_entry(new_session)
+    else:
+        for index, name in enumerate(new_session.players):
+            state[fantasyland_key(index)] = name in new_session.fantasyland
+
+
+# --- layout ---------------------------------------------------------------------------------
+
+
+def setup() -> None:
+    """The form that starts a session."""
+    st.subheader("New live session")
+    with st.container(key="rec_setup"):
+        st.text_input("Players, clockwise, comma separated", key="rec_setup_players",
+                      placeholder="mara, jun, ivo")
+        names = [name.strip() for name in
+                 str(st.session_state.get("rec_setup_players", "")).split(",") if name.strip()]
+        variants = [variant.value for variant in Variant]
+        st.selectbox("Variant", variants, index=variants.index("pineapple"),
+                     key="rec_setup_variant")
+        st.selectbox("Rules", PRESET_NAMES, index=PRESET_NAMES.index("standard"),
+                     key="rec_setup_rules")
+        st.number_input("Money per point", min_value=0.0, value=0.0, step=0.05, format="%.2f",
+                        key="rec_setup_stake")
+        if names:
+            st.selectbox("Button on the first hand", names, index=len(names) - 1,
+                         key="rec_setup_button",
+                         help="The player left of the button acts first.")
+        st.button("Start recording", type="primary", width="stretch", on_click=_start,
+                  key="rec_start")
+    if st.session_state.get(SETUP_ERROR):
+        st.error(components.md(st.session_state[SETUP_ERROR]))
+    st.caption(f"Hands are saved into {components.md(components.database_path())}.")
+
+
+def money_text(amount: Decimal) -> str:
+    """Money for a table cell."""
+    return live.format_money(amount)
+
+
+def totals_frame(session: live.LiveSession) -> pl.DataFrame:
+    """Running totals: player, points, money."""
+    money = session.money
+    return pl.DataFrame({
+        "player": list(session.players),
+        "points": [session.totals[name] for name in session.players],
+        "money": [money_text(money[name]) for name in session.players],
+    })
+
+
+def show_result(session: live.LiveSession) -> None:
+    """The last hand's scored result, with edit and delete."""
+    hand = session.last_hand
+    if hand is None:
+        return
+    fresh = bool(st.session_state.get(FRESH))
+    with st.expander(f"Hand {hand.number} result", expanded=fresh):
+        for player in hand.scored.players:
+            name = components.md(player.name)
+            played = " · played Fantasyland" if player.name in hand.fantasyland else ""
+            if player.foul:
+                verdict = f":red[**foul**] — {components.md(hand.foul_reasons.get(player.name, ''))}"
+            else:
+                verdict = "royalties " + "/".join(str(value) for value in player.royalties)
+            line = f"**{name}** {live.format_points(player.points)} points · {verdict}{played}"
+            if player.fantasyland_cards:
+                verb = "stays in" if player.name in hand.fantasyland else "enters"
+                line += f" · **{verb} Fantasyland** ({player.fantasyland_cards} cards)"
+            st.markdown(line)
+            components.show_html(components.board_html(
+                {row.value: [card_text(card) for card in hand.boards[player.name].row(row)]
+                 for row in ROWS}
+            ))
+        pairs = [
+            f"{components.md(pair.first)} vs {components.md(pair.second)}: "
+            f"{live.format_points(pair.settled)}"
+            for pair in hand.scored.pairs
+        ]
+        st.caption("Pairs (first player's view): " + " · ".join(pairs))
+        with st.container(key="rec_hand_actions", horizontal=True):
+            st.button("Edit this hand", on_click=_edit_last, key="rec_edit",
+                      disabled=st.session_state.get(MODE) == "edit")
+            st.button("Delete this hand", on_click=_ask_delete, key="rec_delete")
+        if st.session_state.get(CONFIRM_DELETE):
+            st.warning(f"Delete hand {hand.number} from the database?")
+            with st.container(horizontal=True):
+                st.button("Yes, delete", type="primary", on_click=_delete_last,
+                          key="rec_delete_yes")
+                st.button("Keep it", on_click=_keep, key="rec_delete_no")
+
+
+def player_field(session: live.LiveSession, index: int, check: live.EntryCheck,
+                 button: str) -> None:
+    """One player's board field, Fantasyland mark and messages."""
+    name = session.players[index]
+    badges = []
+    if name == button:
+        badges.append("button")
+    label = f"**{components.md(name)}**" + (f" · {', '.join(badges)}" if badges else "")
+    st.text_input(label, key=board_key(index),
+                  placeholder="Qs Qh 5d / Kc Kd 4h 3s 2c / Ac Ad Ah 9s 9c")
+    cards = (session.fantasyland_cards(name) if st.session_state.get(MODE) != "edit"
+             else (session.last_hand.fantasyland.get(name, 0) if session.last_hand else 0))
+    cards = cards or live.default_fantasyland_cards(session.variant, session.rules)
+    st.checkbox(f"Fantasyland this hand ({cards} cards)", key=fantasyland_key(index))
+    problems = check.problems_for(name)
+    hard = [problem for problem in problems if problem.kind in ("card", "format", "duplicate")]
+    sizes = [problem for problem in problems if problem.kind == "size"]
+    missing = [problem for problem in problems if problem.kind == "missing"]
+    if hard:
+        st.error("  \n".join(components.md(problem.message) for problem in hard + sizes),
+                 icon="✖")
+    elif sizes:
+        text = "  \n".join(components.md(problem.message) for problem in sizes)
+        if st.session_state.get(ATTEMPTED):
+            st.error(text, icon="✖")
+        else:
+            st.warning(text)
+    elif missing and st.session_state.get(ATTEMPTED):
+        st.error("No board entered yet.", icon="✖")
+    elif name in check.boards:
+        st.caption("✓ complete")
+
+
+def picker(session: live.LiveSession, check: live.EntryCheck) -> None:
+    """The 52-card picker for the chosen player and row; used cards are disabled."""
+    state = st.session_state
+    entries = _entries(session)
+
+    def player_label(index: int) -> str:
+        name = session.players[index]
+        mark = "✓ " if name in check.boards else ""
+        return mark + components.md(name)
+
+    st.segmented_control("Tap cards for", list(range(len(session.players))),
+                         format_func=player_label, key=ACTIVE_PLAYER, required=True,
+                         width="stretch")
+    index = int(state.get(ACTIVE_PLAYER) or 0)
+    rows = live.entry_rows(entries[session.players[index]])
+
+    def row_label(value: str) -> str:
+        row = Row(value)
+        return f"{value} {len(rows[ROWS.index(row)])}/{ROW_SIZES[row]}"
+
+    st.segmented_control("Row", [row.value for row in ROWS], format_func=row_label,
+                         key=ACTIVE_ROW, required=True, width="stretch",
+                         label_visibility="collapsed")
+    preview: dict[str, list[str]] = {}
+    for row, tokens in zip(ROWS, rows, strict=True):
+        shown = []
+        for token in tokens:
+            try:
+                shown.append(card_text(parse_card(token)))
+            except CardError:
+                shown.append(token)
+        preview[row.value] = shown
+    components.show_html(components.board_html(preview))
+    used = live.cards_in_entries(entries.values())
+    with st.container(key="rec_picker"):
+        for suit in reversed(SUITS):
+            with st.container(horizontal=True, gap="small", key=f"rec_suit_{suit}"):
+                for rank in reversed(RANKS):
+                    card = RANKS.index(rank) * 4 + SUITS.index(suit)
+                    symbol = components.SUIT_SYMBOLS[suit]
+                    colour = SUIT_COLOURS[suit]
+                    text = f"{rank}{symbol}"
+                    label = f":{colour}[{text}]" if colour and card not in used else text
+                    st.button(label, key=card_key(card), on_click=_tap, args=(card,),
+                              disabled=card in used,
+                              help=f"{card_text(card)} ({SUIT_NAMES[suit]})")
+    with st.container(key="rec_actions", horizontal=True):
+        st.button("⌫ Last card", on_click=_backspace, key="rec_backspace")
+        st.button("Clear board", on_click=_clear_board, key="rec_clear")
+
+
+def recording(session: live.LiveSession) -> None:
+    """The page while a session runs."""
+    state = st.session_state
+    editing = state.get(MODE) == "edit" and session.last_hand is not None
+    stake = f" · {session.stake} per point" if session.stake else ""
+    st.caption(
+        f"Session {components.md(session.session_id)} · {components.md(session.variant.value)} · "
+        f"rules {components.md(session.rules.name)}{stake}"
+    )
+    notice = state.get(NOTICE)
+    if notice:
+        kind, text = notice
+        (st.success if kind == "success" else st.error)(components.md(text))
+    show_result(session)
+    st.dataframe(totals_frame(session), hide_index=True, key="rec_totals", width="stretch")
+
+    if editing:
+        hand = session.last_hand
+        number, button = hand.number, hand.button
+        st.subheader(f"Editing hand {number}")
+    else:
+        number, button = session.hand_number, session.button
+        st.subheader(f"Hand {number}")
+    marks = [f"{components.md(name)} ({cards} cards)"
+             for name, cards in session.fantasyland.items()] if not editing else []
+    first = session.action_order(button)[0]
+    st.markdown(
+        f"Button **{components.md(button)}** · {components.md(first)} acts first"
+        + (f" · Fantasyland: {', '.join(marks)}" if marks else "")
+    )
+    check = live.check_entry(session, _entries(session))
+    for index in range(len(session.players)):
+        player_field(session, index, check, button)
+    picker(session, check)
+    label = f"Save changes to hand {number}" if editing else f"Save hand {number}"
+    with st.container(key="rec_save"):
+        st.button(label, type="primary", width="stretch", on_click=_save, key="rec_save_button")
+        if editing:
+            st.button("Cancel the edit", width="stretch", on_click=_cancel_edit,
+                      key="rec_cancel_edit")
+    st.divider()
+    st.button("End this session", on_click=_end_session, key="rec_end")
+    st.caption("Saved hands stay in the database; ending only clears this page.")
+
+
+def main() -> None:
+    """Draw the Record page."""
+    st.html(PAGE_CSS)
+    with st.container(key="rec_page"):
+        st.title("Record")
+        session = _session()
+        if session is None:
+            setup()
+        else:
+            recording(session)
+
+
+main()
