@@ -1,0 +1,185 @@
+"""Ingesting files fills every table, with the rules core's verdict beside the source's claim."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+
+from pipeline.evaluate import score_record
+from pipeline.ingest import ingest_mappings, ingest_paths
+from pipeline.rules.ruleset import preset
+from pipeline.store import hand_key
+from pipeline.validate import parse_hand
+from tests.ingest.conftest import REPO, count, deal_hand, query, write_jsonl
+
+
+def test_every_table_gets_its_rows(tmp_path: Path, database: Path) -> None:
+    records = [deal_hand(seed) for seed in range(12)]
+    source = write_jsonl(tmp_path / "hands.jsonl", records)
+
+    summary = ingest_paths([source], database, batch_size=5)
+
+    assert (summary.records, summary.stored, summary.duplicates, summary.rejected) == (12, 12, 0, 0)
+    assert summary.files[0].format == "canonical"
+    assert count(database, "hands") == 12
+    assert count(database, "seats") == 36
+    assert count(database, "boards") == 36
+    assert count(database, "evaluations") == 36
+    assert count(database, "results") == 36
+    assert count(database, "placements") == 36 * 13  # every card placed, street by street
+    assert count(database, "discards") == 36 * 4  # one discard on each of 4 pineapple streets
+    assert count(database, "matchups") == 12 * 6  # 3 pairs per hand, both directions
+    assert count(database, "ingested_files", "status = 'complete' AND stored = 12") == 1
+
+
+def test_stored_verdicts_are_the_rules_core_verdicts(tmp_path: Path, database: Path) -> None:
+    record = deal_hand(7)
+    source = write_jsonl(tmp_path / "one.jsonl", [record])
+    ingest_paths([source], database)
+    expected = score_record(parse_hand(record), preset("standard"))
+    key = hand_key("homegame", "H7")
+
+    results = dict(query(database, "SELECT player, points FROM results WHERE hand_key = ?", [key]))
+    assert results == {player.name: player.points for player in expected.players}
+    evaluations = {
+        row[0]: row[1:]
+        for row in query(
+            database,
+            "SELECT player, foul, royalty_top, royalty_middle, royalty_bottom, fantasyland_cards, "
+            "top_class, ruleset FROM evaluations WHERE hand_key = ?", [key],
+        )
+    }
+    for player in expected.players:
+        assert evaluations[player.name] == (
+            player.foul, *player.royalties, player.fantasyland_cards, player.classes[0], "standard"
+        )
+    for pair in expected.pairs:
+        forward = query(
+            database, "SELECT points, settled, scoop FROM matchups WHERE hand_key = ? AND "
+            "player = ? AND opponent = ?", [key, pair.first, pair.second],
+        )
+        backward = query(
+            database, "SELECT points, settled, scoop FROM matchups WHERE hand_key = ? AND "
+            "player = ? AND opponent = ?", [key, pair.second, pair.first],
+        )
+        assert forward == [(pair.points, pair.settled, pair.scoop)]
+        assert backward == [(-pair.points, -pair.settled, -pair.scoop)]
+
+
+def test_placements_keep_street_order_and_rows(tmp_path: Path, database: Path) -> None:
+    record = deal_hand(3)
+    ingest_paths([write_jsonl(tmp_path / "h.jsonl", [record])], database)
+    key = hand_key("homegame", "H3")
+    rows = query(
+        database, "SELECT street, card_order, card, row_name FROM placements "
+        "WHERE hand_key = ? AND player = 'mara' ORDER BY street, card_order", [key],
+    )
+    expected = [
+        (number, order, card, row)
+        for number, street in enumerate(record["players"][0]["streets"], 1)
+        for order, (card, row) in enumerate(
+            (card, row) for row in ("top", "middle", "bottom")
+            for card in street["placed"].get(row, [])
+        )
+    ]
+    assert rows == expected
+    discards = query(
+        database, "SELECT street, card FROM discards WHERE hand_key = ? AND player = 'mara' "
+        "ORDER BY street", [key],
+    )
+    assert discards == [
+        (number, street["discarded"][0])
+        for number, street in enumerate(record["players"][0]["streets"], 1)
+        if street["discarded"]
+    ]
+    board = query(database, "SELECT top, middle, bottom FROM boards WHERE hand_key = ? "
+                  "AND player = 'mara'", [key])
+    top = [card for street in record["players"][0]["streets"] for card in street["placed"].get("top", [])]
+    assert board[0][0] == " ".join(top)
+
+
+def test_poker_arena_logs_keep_reported_results_and_agree(arena_logs: Path, database: Path) -> None:
+    summary = ingest_paths([arena_logs], database)
+
+    assert summary.stored == 7 and summary.rejected == 0
+    assert {row[0] for row in query(database, "SELECT DISTINCT site FROM hands")} == {"poker-arena"}
+    # Reported points are kept and the engine's verdicts match the re-score.
+    assert count(database, "seats", "reported_points IS NULL") == 0
+    assert count(database, "results", "disagrees") == 0
+    # Hand numbers restart per match; keys carry the game, so the two logs cannot collide.
+    ids = [row[0] for row in query(database, "SELECT hand_id FROM hands")]
+    assert len(set(ids)) == 7
+    assert {hand_id.rsplit("-", 2)[0] for hand_id in ids} == {"ofc", "ofc-pineapple"}
+    fantasyland = query(database, "SELECT count(*) FROM seats WHERE fantasyland")
+    assert fantasyland[0][0] == 2
+
+
+def test_poker_arena_game_from_option_when_the_name_does_not_say(
+    arena_logs: Path, tmp_path: Path, database: Path
+) -> None:
+    renamed = tmp_path / "match-log.jsonl"
+    shutil.copy(arena_logs / "ofc-pineapple.jsonl", renamed)
+
+    summary = ingest_paths([renamed], database, game="ofc-pineapple")
+
+    assert summary.stored == 3
+    assert {row[0] for row in query(database, "SELECT variant FROM hands")} == {"pineapple"}
+
+
+def test_gzip_files_and_globs(tmp_path: Path, database: Path) -> None:
+    folder = tmp_path / "in"
+    write_jsonl(folder / "a.jsonl", [deal_hand(1), deal_hand(2)])
+    with gzip.open(folder / "b.jsonl.gz", "wt", encoding="utf-8") as stream:
+        stream.write(json.dumps(deal_hand(3)) + "\n")
+
+    summary = ingest_paths([str(folder / "*.jsonl*")], database)
+
+    assert sorted(Path(item.path).name for item in summary.files) == ["a.jsonl", "b.jsonl.gz"]
+    assert summary.stored == 3
+
+
+def test_boards_csv_has_no_streets_but_everything_else(tmp_path: Path, database: Path) -> None:
+    source = tmp_path / "live-boards.csv"
+    shutil.copy(REPO / "sample_data" / "live-boards.csv", source)
+
+    summary = ingest_paths([source], database)
+
+    assert summary.files[0].format == "boards-csv"
+    assert summary.stored > 0
+    assert count(database, "placements") == 0 and count(database, "discards") == 0
+    assert count(database, "hands", "has_streets") == 0
+    assert count(database, "evaluations") == count(database, "seats") > 0
+    assert count(database, "seats", "cards_dealt IS NOT NULL") == 0
+
+
+def test_mappings_take_the_same_path_and_keys(tmp_path: Path, database: Path) -> None:
+    records = [deal_hand(seed, site="dashboard") for seed in range(4)]
+    summary = ingest_mappings(records + [{"hand_id": "x"}], database, source_name="upload:test")
+
+    assert (summary.stored, summary.rejected) == (4, 1)
+    assert count(database, "placements") == 4 * 3 * 13
+    keys = {row[0] for row in query(database, "SELECT hand_key FROM hands")}
+    assert keys == {hand_key("dashboard", f"H{seed}") for seed in range(4)}
+    reject = query(database, "SELECT path, line, reason FROM rejects")
+    assert reject == [("upload:test", 5, "missing field 'variant'")]
+    # The same hands from a file are duplicates of the mappings.
+    again = ingest_paths([write_jsonl(tmp_path / "same.jsonl", records)], database)
+    assert (again.stored, again.duplicates) == (0, 4)
+
+
+def test_files_are_streamed_in_batches(database: Path) -> None:
+    """Records are pulled lazily: when the 25th is read, the first two batches are stored."""
+    seen_when_pulled: dict[int, int] = {}
+
+    def generate():
+        for seed in range(30):
+            if seed == 24:
+                seen_when_pulled[seed] = count(database, "hands")
+            yield deal_hand(seed)
+
+    summary = ingest_mappings(generate(), database, source_name="stream", batch_size=10)
+
+    assert summary.stored == 30
+    assert seen_when_pulled == {24: 20}
