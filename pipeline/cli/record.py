@@ -209,7 +209,8 @@ class RecordLoop:
         rules = session.rules
         self.say(
             f"Live session {session.session_id}: {', '.join(session.players)} — "
-            f"{session.variant.value}, rules {rules.name}, {session.stake} per point.",
+            f"{session.variant.value}, rules {rules.name}, "
+            + (f"{session.stake} per point." if session.stake else "no stake (points only)."),
             HELP, "",
         )
         self.say(*next_hand_lines(session))
@@ -267,12 +268,10 @@ class RecordLoop:
                     dropped = f"the boards entered for hand {session.hand_number} are dropped"
                 self.command(command, dropped)
                 continue
+            if not answer and editing:
+                answer = live.board_text(editing.boards[name])
             if not answer:
-                if editing:
-                    entries[name] = live.board_text(editing.boards[name])
-                    index += 1
-                else:
-                    self.say("  type the board (top / middle / bottom), or help")
+                self.say("  type the board (top / middle / bottom), or help")
                 continue
             check = live.check_entry(session, {**entries, name: answer})
             problems = check.messages_for(name, include_missing=False)
