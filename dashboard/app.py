@@ -13,6 +13,7 @@ import streamlit as st
 from dashboard import components, queries
 
 PAGES = Path(__file__).parent / "pages"
+HOME = "home"
 
 
 def record_page() -> st.Page:
@@ -29,21 +30,25 @@ def main() -> None:
         st.warning(str(error))
         st.stop()
     if status.empty:
-        page = st.navigation([st.Page(PAGES / "start.py", title="Start", icon="🏁", default=True),
+        # the start page and the overview share their URL (and so their page id): once hands are
+        # loaded, the same address shows the overview instead of "page not found"
+        page = st.navigation([st.Page(PAGES / "start.py", title="Start", icon=":material/home:",
+                                      default=True, url_path=HOME),
                               record_page()])
     else:
         page = st.navigation({
             "Review": [
-                st.Page(PAGES / "overview.py", title="Overview", icon="📊", default=True),
-                st.Page(PAGES / "player_review.py", title="Player review", icon="🎯"),
-                st.Page(PAGES / "compare_players.py", title="Compare players", icon="👥"),
+                st.Page(PAGES / "overview.py", title="Overview", icon=":material/dashboard:", default=True,
+                        url_path=HOME),
+                st.Page(PAGES / "player_review.py", title="Player review", icon=":material/person_search:"),
+                st.Page(PAGES / "compare_players.py", title="Compare players", icon=":material/groups:"),
             ],
             "Follow the points": [
-                st.Page(PAGES / "point_flow.py", title="Point flow", icon="🔀"),
-                st.Page(PAGES / "sessions.py", title="Sessions", icon="🗓️"),
-                st.Page(PAGES / "hand_browser.py", title="Hand browser", icon="🃏"),
+                st.Page(PAGES / "point_flow.py", title="Point flow", icon=":material/swap_horiz:"),
+                st.Page(PAGES / "sessions.py", title="Sessions", icon=":material/event_note:"),
+                st.Page(PAGES / "hand_browser.py", title="Hand browser", icon=":material/style:"),
             ],
-            "Data": [st.Page(PAGES / "data.py", title="Data", icon="📥"), record_page()],
+            "Data": [st.Page(PAGES / "data.py", title="Data", icon=":material/upload_file:"), record_page()],
         })
         try:
             components.sidebar_filters(components.ask("filter_options"))
@@ -57,4 +62,7 @@ def main() -> None:
         st.warning(str(error))
 
 
-main()
+try:
+    main()
+finally:
+    components.release_connection()

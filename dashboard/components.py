@@ -11,6 +11,7 @@ import html
 import os
 import re
 import sys
+import threading
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
@@ -54,9 +55,50 @@ def database_path() -> Path:
     return Path(value or store.DEFAULT_DATABASE).expanduser()
 
 
+_RUN = threading.local()
+
+
+def run_connection(path: Path) -> Any:
+    """The read-only connection of the current script run, opened on first use.
+
+    One connection serves every question of a page view, and :func:`release_connection` (called
+    when the run ends, and before this process writes) closes it: the dashboard never keeps the
+    database open between page views, so a terminal ``ofc ingest`` can write.
+    """
+    current = getattr(_RUN, "value", None)
+    if current is not None and current[0] == path:
+        return current[1]
+    release_connection()
+    access = queries.read_access()
+    access.__enter__()
+    try:
+        connection = queries.open_reader(path)
+    except BaseException:
+        access.__exit__(None, None, None)
+        raise
+    _RUN.value = (path, connection, access)
+    return connection
+
+
+def release_connection() -> None:
+    """Close this run's connection, if one is open."""
+    current = getattr(_RUN, "value", None)
+    if current is None:
+        return
+    _RUN.value = None
+    try:
+        current[1].close()
+    finally:
+        current[2].__exit__(None, None, None)
+
+
+queries.before_write(release_connection)
+
+
 @st.cache_data(show_spinner=False, max_entries=512)
-def _ask(name: str, path: str, state: tuple[int, int, int, int], arguments: tuple) -> Any:
-    return getattr(queries, name)(path, *arguments)
+def _ask(name: str, path: str, state: tuple[int, int, int, int], arguments: tuple,
+         _connect: Any = None) -> Any:
+    return getattr(queries, name)(_connect() if _connect else path, *arguments)
 
 
 def ask(name: str, *arguments: Any) -> Any:
@@ -66,7 +108,8 @@ def ask(name: str, *arguments: Any) -> Any:
     hands while repeated page views cost nothing.
     """
     path = database_path()
-    return _ask(name, str(path), queries.database_state(path), tuple(arguments))
+    return _ask(name, str(path), queries.database_state(path), tuple(arguments),
+                lambda: run_connection(path))
 
 
 def database_status() -> queries.DatabaseStatus:
@@ -369,6 +412,7 @@ def ingest_uploads(files: Sequence[Any]) -> None:
                 })
     bar.progress(1.0, text="Done")
     st.session_state["ofc_last_ingest"] = lines
+    st.rerun()
 
 
 def upload_section() -> None:

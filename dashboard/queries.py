@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -29,10 +29,43 @@ from pipeline import store
 
 Database = str | Path | duckdb.DuckDBPyConnection
 
-# One lock per process around every connection the dashboard opens: DuckDB refuses a second
-# connection to the same file with a different configuration (read-only vs read-write) inside one
-# process, so the Data page's ingest and the readers take turns.
-_PROCESS_LOCK = threading.RLock()
+class _ReadersWriter:
+    """Many readers or one writer: DuckDB refuses a read-write connection to a file that the same
+    process has open read-only (and the reverse), so the Data page's ingest waits for readers."""
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._readers = 0
+        self._writing = False
+
+    @contextmanager
+    def read(self) -> Iterator[None]:
+        with self._condition:
+            while self._writing:
+                self._condition.wait()
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._readers -= 1
+                self._condition.notify_all()
+
+    @contextmanager
+    def write(self) -> Iterator[None]:
+        with self._condition:
+            while self._writing or self._readers:
+                self._condition.wait()
+            self._writing = True
+        try:
+            yield
+        finally:
+            with self._condition:
+                self._writing = False
+                self._condition.notify_all()
+
+
+_PROCESS_LOCK = _ReadersWriter()
 
 # How long a read waits for a writer (a terminal ``ofc ingest``) before giving up.
 READ_WAIT_SECONDS = 5.0
@@ -125,10 +158,45 @@ def database_state(path: str | Path) -> tuple[int, int, int, int]:
     return (parts[0], parts[1], parts[2], parts[3])
 
 
+_BEFORE_WRITE: list[Callable[[], None]] = []
+
+
+def before_write(release: Callable[[], None]) -> None:
+    """Register a function that closes the calling thread's open read connection (if any).
+
+    :func:`database_lock` calls them first, so a page that read the database can then write.
+    """
+    if release not in _BEFORE_WRITE:
+        _BEFORE_WRITE.append(release)
+
+
 @contextmanager
 def database_lock() -> Iterator[None]:
-    """Hold the dashboard process's database lock (the Data page ingests under it)."""
-    with _PROCESS_LOCK:
+    """Write access for this process: waits until no connection of the dashboard is open.
+
+    The Data and Record pages ingest under it. The calling thread's own read connection is closed
+    first (see :func:`before_write`); other page views finish their reads.
+    """
+    for release in _BEFORE_WRITE:
+        release()
+    with _PROCESS_LOCK.write():
+        yield
+
+
+def open_reader(path: str | Path) -> duckdb.DuckDBPyConnection:
+    """Open ``path`` read-only (waiting briefly for a writer), or raise DatabaseBusy."""
+    try:
+        return store.connect(path, read_only=True, wait_seconds=READ_WAIT_SECONDS)
+    except duckdb.IOException as error:
+        raise DatabaseBusy(
+            f"the database {path} is being written by another process; refresh in a moment"
+        ) from error
+
+
+@contextmanager
+def read_access() -> Iterator[None]:
+    """Hold read access for this process (while a connection of ours is open)."""
+    with _PROCESS_LOCK.read():
         yield
 
 
@@ -138,13 +206,8 @@ def reading(db: Database) -> Iterator[duckdb.DuckDBPyConnection]:
     if isinstance(db, duckdb.DuckDBPyConnection):
         yield db
         return
-    with _PROCESS_LOCK:
-        try:
-            connection = store.connect(db, read_only=True, wait_seconds=READ_WAIT_SECONDS)
-        except duckdb.IOException as error:
-            raise DatabaseBusy(
-                f"the database {db} is being written by another process; refresh in a moment"
-            ) from error
+    with _PROCESS_LOCK.read():
+        connection = open_reader(db)
         try:
             yield connection
         finally:

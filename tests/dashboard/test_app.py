@@ -1,0 +1,279 @@
+"""Every page of the Streamlit app, run headless with AppTest on the ingested fixture database.
+
+Shown numbers (metrics, table cells) are checked against values recomputed from the records.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.dashboard.conftest import APP
+from tests.dashboard.fixture_hands import JUN, MARA, OBRIEN, SCRIPT
+
+PAGES = (
+    "pages/overview.py", "pages/player_review.py", "pages/compare_players.py",
+    "pages/point_flow.py", "pages/sessions.py", "pages/hand_browser.py", "pages/data.py",
+)
+
+
+def app_on(database: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    """The app pointed at ``database``, run once."""
+    monkeypatch.setenv("OFC_DASHBOARD_DB", str(database))
+    app = AppTest.from_file(str(APP), default_timeout=60)
+    app.run()
+    assert not app.exception, [e.message for e in app.exception]
+    return app
+
+
+def open_page(app: AppTest, page: str) -> AppTest:
+    """Switch page and check it ran without an exception box."""
+    app.switch_page(page).run()
+    assert not app.exception, (page, [e.message for e in app.exception])
+    return app
+
+
+def metrics(app: AppTest) -> dict[str, str]:
+    """Shown metric values by label."""
+    return {metric.label: metric.value for metric in app.metric}
+
+
+def number(text: str) -> float:
+    """The first number in a shown value (``+1.25 ± 0.3`` -> 1.25, ``12.5 %`` -> 12.5)."""
+    match = re.search(r"[-+]?\d[\d,]*(?:\.\d+)?", text)
+    assert match, text
+    return float(match.group(0).replace(",", ""))
+
+
+TABLES = {
+    "leaderboard": ("player", "hands", "points", "points_per_hand", "foul_rate"),
+    "by_variant": ("variant", "hands", "points_se"),
+    "by_position": ("seat_label", "hands"),
+    "kpi_table": ("player", "fl_stay_rate"),
+    "session_table": ("session_id", "ended_at"),
+    "net_pairs": ("winner", "payer"),
+    "session_hands": ("hand_id", "disagrees"),
+    "hand_table": ("hand_id", "max_royalties"),
+    "verdicts": ("top_class", "reported_points"),
+    "matchups": ("rows_won", "settled"),
+    "rejects": ("reason", "raw"),
+    "disagreements": ("rescored", "reported"),
+    "files": ("stored", "duplicates", "status", "ingested_at"),
+}
+
+
+def frame(app: AppTest, name: str):  # noqa: ANN201
+    """The shown table ``name`` (recognised by its columns) as a polars DataFrame."""
+    import polars as pl
+
+    wanted = set(TABLES[name])
+    for element in app.dataframe:
+        value = element.value
+        if wanted <= set(value.columns):
+            return pl.from_pandas(value)
+    raise AssertionError(f"no table {name!r}: {[list(e.value.columns) for e in app.dataframe]}")
+
+
+# --- start page -------------------------------------------------------------------------------
+
+
+def test_missing_database_shows_the_start_page(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    app = app_on(tmp_path / "nothing-here.duckdb", monkeypatch)
+    assert app.title[0].value == "OFC analytics"
+    assert any("no database" in info.value for info in app.info)
+    assert [button.label for button in app.button] == ["Load the demo data", "Ingest"]
+    assert any("ofc ingest" in code.value for code in app.code)
+
+
+def test_empty_database_start_page_then_upload(tmp_path, monkeypatch, fixture_source) -> None:  # noqa: ANN001
+    from pipeline import store
+
+    database = tmp_path / "empty.duckdb"
+    store.connect(database).close()
+    app = app_on(database, monkeypatch)
+    assert any("holds no hands" in info.value for info in app.info)
+    content = fixture_source[0].read_bytes()
+    app.file_uploader(key="uploads").set_value(("my-hands.jsonl", content, "application/json"))
+    app.run()
+    app.button(key="ingest_button").click().run()
+    assert not app.exception, [e.message for e in app.exception]
+    # the hands are in: the same address now shows the overview
+    assert app.title[0].value == "Overview"
+    assert metrics(app)["Hands"] == "47"
+    assert metrics(app)["Quarantined records"] == "2"
+    assert app.session_state["ofc_last_ingest"][0]["stored"] == 47
+
+
+# --- pages ------------------------------------------------------------------------------------
+
+
+def test_overview_numbers(fixture_db, expected, monkeypatch) -> None:  # noqa: ANN001
+    app = app_on(fixture_db, monkeypatch)
+    shown = metrics(app)
+    assert shown["Hands"] == str(expected.hands)
+    assert shown["Players"] == "4"
+    assert shown["Sessions"] == "8"  # two sessions of three at T1, one each of two at T2
+    assert shown["Dates"] == "2026-03-01 → 2026-03-02"
+    assert number(shown["Fouled boards"]) == pytest.approx(
+        round(100 * expected.fouls / expected.boards, 1))
+    assert shown["Audit disagreements"] == str(expected.disagreements)
+    assert shown["Quarantined records"] == "2"
+    leaderboard = frame(app, "leaderboard")
+    for player, hands, points in leaderboard.select("player", "hands", "points").rows():
+        assert hands == expected.players[player].hands
+        assert points == expected.players[player].points
+
+
+@pytest.mark.parametrize("hero", [MARA, SCRIPT])
+def test_player_review_kpis(fixture_db, expected, monkeypatch, hero) -> None:  # noqa: ANN001
+    app = open_page(app_on(fixture_db, monkeypatch), "pages/player_review.py")
+    app.selectbox(key="hero").set_value(hero).run()
+    assert not app.exception
+    totals = expected.players[hero]
+    shown = metrics(app)
+    mean = totals.points / totals.hands
+    se = math.sqrt(sum((p - mean) ** 2 for p in totals.point_list) / (totals.hands - 1)) / math.sqrt(totals.hands)
+    per_hand, error = (number(part) for part in shown["Points / hand"].split("±"))
+    assert per_hand == pytest.approx(mean, abs=0.005)
+    assert error == pytest.approx(se, abs=0.005)
+    assert shown["Hands"] == str(totals.hands)
+    assert number(shown["Foul rate"]) == pytest.approx(100 * totals.fouls / totals.hands, abs=0.05)
+    assert number(shown["Royalties / hand"]) == pytest.approx(totals.royalties / totals.hands, abs=0.005)
+    assert number(shown["Scoop rate"]) == pytest.approx(100 * totals.scoops / totals.matchups, abs=0.05)
+    normal = totals.hands - totals.fl_hands
+    assert number(shown["Fantasyland entry"]) == pytest.approx(100 * totals.fl_entries / normal, abs=0.05)
+    assert number(shown["Points in Fantasyland"]) == totals.fl_points
+    # the foul rate's Wilson interval, recomputed here
+    n, p, z = totals.hands, totals.fouls / totals.hands, 1.96
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    margin = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    caption = " ".join(c.value for c in app.caption)
+    assert f"{max(0, centre - margin) * 100:.1f} % – {(centre + margin) * 100:.1f} %" in caption
+    by_variant = frame(app, "by_variant")
+    assert by_variant["hands"].sum() == totals.hands
+    assert by_variant["points"].sum() == totals.points
+    by_position = frame(app, "by_position")
+    assert by_position["hands"].sum() == totals.hands
+
+
+def test_player_review_fantasyland_numbers(fixture_db, monkeypatch) -> None:  # noqa: ANN001
+    app = open_page(app_on(fixture_db, monkeypatch), "pages/player_review.py")
+    app.selectbox(key="hero").set_value(MARA).run()
+    shown = metrics(app)
+    assert number(shown["Fantasyland stay"]) == 50.0  # one stay in two Fantasyland hands
+
+
+def test_compare_players_table(fixture_db, expected, monkeypatch) -> None:  # noqa: ANN001
+    app = open_page(app_on(fixture_db, monkeypatch), "pages/compare_players.py")
+    table = frame(app, "kpi_table")
+    assert set(table["player"].to_list()) == {MARA, JUN, SCRIPT, OBRIEN}
+    for player, hands, points, foul_rate in table.select(
+            "player", "hands", "points", "foul_rate").rows():
+        totals = expected.players[player]
+        assert (hands, points) == (totals.hands, totals.points)
+        assert foul_rate == pytest.approx(totals.fouls / totals.hands)
+    sessions = frame(app, "session_table")
+    assert sessions.height == 8
+
+
+def test_point_flow_pairs(fixture_db, expected, monkeypatch) -> None:  # noqa: ANN001
+    app = open_page(app_on(fixture_db, monkeypatch), "pages/point_flow.py")
+    net = frame(app, "net_pairs")
+    want = {(p, o): v for (p, o), v in expected.net.items() if v > 0}
+    got = {(w, p): v for w, p, v in net.select("winner", "payer", "points").rows()}
+    assert got == want
+    assert len(app.get("plotly_chart")) == 3  # heatmap, Sankey, cumulative points
+    # one session only: the pairs of that session's hands
+    app.selectbox(key="flow_scope").select_index(1).run()
+    assert not app.exception
+    per_session = frame(app, "net_pairs")
+    assert per_session["points"].sum() <= net["points"].sum()
+
+
+def test_sessions_page(fixture_db, expected, monkeypatch) -> None:  # noqa: ANN001
+    app = open_page(app_on(fixture_db, monkeypatch), "pages/sessions.py")
+    sessions = frame(app, "session_table")
+    assert sessions.height == 8
+    for player in expected.players:
+        mine = sessions.filter(sessions["player"] == player)
+        assert mine["points"].sum() == expected.players[player].points
+    opened = app.selectbox(key="open_session").value
+    hands = frame(app, "session_hands")
+    assert hands.height == sessions.filter(sessions["session_id"] == opened)["hands"][0]
+    assert metrics(app)["Hands"] == str(hands.height)
+
+
+def test_hand_browser_filters_and_replay(fixture_db, fixture_source, monkeypatch) -> None:  # noqa: ANN001
+    records = {record["hand_id"]: record for record in fixture_source[1]}
+    app = open_page(app_on(fixture_db, monkeypatch), "pages/hand_browser.py")
+    assert any("47 hands match" in caption.value for caption in app.caption)
+    app.checkbox(key="hb_disagree").check().run()
+    assert any("1 hands match" in caption.value for caption in app.caption)
+    table = frame(app, "hand_table")
+    assert table["hand_id"].to_list() == ["T1-010"]
+    app.checkbox(key="hb_disagree").uncheck().run()
+    app.checkbox(key="hb_fl").check().run()
+    hand_ids = frame(app, "hand_table")["hand_id"].to_list()
+    assert {"T1-005", "T1-006", "T1-007"} <= set(hand_ids)
+    # replay mara's stay hand: trips on top dealt in Fantasyland
+    position = frame(app, "hand_table")["hand_id"].to_list().index("T1-006")
+    assert app.selectbox(key="hb_hand").options[position].startswith("T1-006")
+    app.selectbox(key="hb_hand").select_index(position).run()
+    assert not app.exception
+    page_html = " ".join(element.proto.body for element in app.get("html"))
+    for card in ("3s", "3h", "3d"):
+        assert f'title="{card}"' in page_html
+    assert "#c62828" in page_html  # hearts drawn red
+    markdown = " ".join(element.value for element in app.markdown)
+    assert "Fantasyland \\(14 cards\\)" in markdown
+    verdicts = frame(app, "verdicts")
+    record = records["T1-006"]
+    from tests.dashboard.fixture_hands import score_record
+
+    want = score_record(record)
+    assert dict(verdicts.select("player", "points").rows()) == want
+    matchups = frame(app, "matchups")
+    assert matchups.height == 6
+    # a Fantasyland hand has one street for mara: the slider goes street by street for the others
+    app.slider(key="hb_replay_street").set_value(1).run()
+    assert not app.exception
+
+
+def test_data_page(fixture_db, monkeypatch) -> None:  # noqa: ANN001
+    app = open_page(app_on(fixture_db, monkeypatch), "pages/data.py")
+    rejects = frame(app, "rejects")
+    reasons = " | ".join(rejects["reason"].to_list())
+    assert rejects.height == 2
+    assert "invalid JSON" in reasons
+    assert "appears twice" in reasons
+    disagreements = frame(app, "disagreements")
+    row = disagreements.row(0, named=True)
+    assert (row["hand_id"], row["player"]) == ("T1-010", JUN)
+    assert row["reported"] == row["rescored"] + 5
+    files = frame(app, "files")
+    assert files["stored"].to_list() == [47]
+
+
+# --- untrusted names ----------------------------------------------------------------------------
+
+
+def test_player_names_render_as_text_on_every_page(fixture_db, monkeypatch) -> None:  # noqa: ANN001
+    app = app_on(fixture_db, monkeypatch)
+    app.multiselect(key="f_players").set_value([SCRIPT, OBRIEN]).run()
+    for page in PAGES:
+        open_page(app, page)
+        if page == "pages/player_review.py":
+            app.selectbox(key="hero").set_value(SCRIPT).run()
+        for element in [*app.markdown, *app.caption, *app.get("html")]:
+            body = getattr(element, "value", None) or element.proto.body
+            assert "<script" not in body, (page, body)
+        markdown_bodies = " ".join(e.value for e in [*app.markdown, *app.caption])
+        if page == "pages/player_review.py":
+            assert "&lt;script\\>alert\\(1\\)&lt;/script\\>" in markdown_bodies
+    # table cells carry the raw names as plain text
+    open_page(app, "pages/compare_players.py")
+    assert {SCRIPT, OBRIEN} <= set(frame(app, "kpi_table")["player"].to_list())
