@@ -181,3 +181,22 @@ def test_score_records_equals_score_record_on_random_hands():
     for record, scored in zip(records, batch, strict=True):
         assert scored == score_record(record, rules_by_name[record.rules]), record.hand_id
         assert sum(player.points for player in scored.players) == 0
+
+
+def test_score_records_keeps_rule_sets_apart_even_when_they_share_a_name():
+    # a rules file may call itself anything, e.g. a "friday.toml" saying name = "standard" with a
+    # scoop bonus of 6; records naming "standard" and "friday" must still each get their own rules
+    boards = [list(sum(rows(text), ())) for text in (R_TEXT, P_TEXT)]
+    rules_by_name = {
+        "standard": STANDARD,
+        "friday": ruleset_from_mapping({"name": "standard", "scoring": {"scoop_bonus": 6}}),
+    }
+    records = [
+        _record("a", CLASSIC, boards, "standard", 1, [1, 2], [False, False]),
+        _record("b", CLASSIC, boards, "friday", 1, [1, 2], [False, False]),
+    ]
+    # R scoops P: 3 + 3 + 15 = 21 under standard, 3 + 6 + 15 = 24 with the scoop bonus 6
+    assert [p.points for p in score_record(records[0], STANDARD).players] == [21, -21]
+    assert [p.points for p in score_record(records[1], rules_by_name["friday"]).players] == [24, -24]
+    batch = score_records(records, rules_by_name.__getitem__)
+    assert [[p.points for p in scored.players] for scored in batch] == [[21, -21], [24, -24]]

@@ -46,6 +46,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from pipeline.cli import main as ofc_main
 from pipeline.rules.board import evaluate_board
 from pipeline.rules.cards import parse_cards
 from pipeline.rules.game import Variant
@@ -137,8 +138,22 @@ def test_score_invalid_lines():
             assert word in error["error"]
 
 
-def test_score_unknown_rules_override_is_an_error():
-    result = run("score", str(GOLDEN / "hands.jsonl"), "--rules", "no-such-rules")
+class InProcess:
+    """``ofc`` run in this process (cheaper than a subprocess for the small ``board`` checks)."""
+
+    def __init__(self, capsys, monkeypatch):
+        self.capsys = capsys
+        monkeypatch.setenv("COLUMNS", "200")
+        monkeypatch.setenv("NO_COLOR", "1")
+
+    def __call__(self, *args: str) -> subprocess.CompletedProcess:
+        code = ofc_main(list(args))
+        captured = self.capsys.readouterr()
+        return subprocess.CompletedProcess(args, code, captured.out, captured.err)
+
+
+def test_score_unknown_rules_override_is_an_error(capsys, monkeypatch):
+    result = InProcess(capsys, monkeypatch)("score", str(GOLDEN / "hands.jsonl"), "--rules", "no-such-rules")
     assert result.returncode == 2
     assert "no-such-rules" in result.stderr
 
@@ -147,7 +162,8 @@ def _normalised(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_board_prints_the_foul_reason():
+def test_board_prints_the_foul_reason(capsys, monkeypatch):
+    run = InProcess(capsys, monkeypatch)
     text = "Qs Qh 5d / Qc Qd 4h 3s 2c / Ac Ad Ah 9s 9c"
     result = run("board", text, "--variant", "classic")
     assert result.returncode == 0, result.stderr
@@ -157,7 +173,8 @@ def test_board_prints_the_foul_reason():
     assert _normalised(reason) in _normalised(result.stdout)
 
 
-def test_board_prints_the_lowball_foul_reason():
+def test_board_prints_the_lowball_foul_reason(capsys, monkeypatch):
+    run = InProcess(capsys, monkeypatch)
     text = "Kh Kd 3h / Jc 9d 8h 7s 5c / Ac Ad Ah 4s 6c"
     result = run("board", text, "--variant", "2-7-pineapple")
     assert result.returncode == 0, result.stderr
@@ -168,14 +185,16 @@ def test_board_prints_the_lowball_foul_reason():
     assert _normalised(reason) in _normalised(result.stdout)
 
 
-def test_board_legal_board_is_not_a_foul():
+def test_board_legal_board_is_not_a_foul(capsys, monkeypatch):
+    run = InProcess(capsys, monkeypatch)
     result = run("board", "Qh Qd 2h / 5c 6c 7h 8c 9c / 2s 4s 6s Ts Ks", "--variant", "classic")
     assert result.returncode == 0, result.stderr
     assert "FOUL" not in result.stdout
     assert "13" in result.stdout  # QQ in classic: 13 Fantasyland cards
 
 
-def test_board_bad_card_exits_2_naming_it():
+def test_board_bad_card_exits_2_naming_it(capsys, monkeypatch):
+    run = InProcess(capsys, monkeypatch)
     result = run("board", "Qs Qh 5x / Qc Qd 4h 3s 2c / Ac Ad Ah 9s 9c")
     assert result.returncode == 2
     assert "5x" in result.stderr

@@ -137,6 +137,58 @@ def test_batch_boards_equal_scalar_boards(variant, rules_name):
         )
 
 
+EXTRA_RULES = {
+    "flat-trips": preset("flat-trips"),
+    "poker-arena-progressive": preset("poker-arena-progressive"),
+    "odd-house": ruleset_from_mapping({
+        "name": "odd-house",
+        "scoring": {"royalties": "winner-only", "scoop_bonus": 6, "cap": 20},
+        "royalties": {"top": {"pairs": {"2": 1, "A": 12}, "trips": {"K": 30}},
+                      "middle": {"two_pair": 1, "straight": 5},
+                      "bottom": {"trips": 1, "quads": 8},
+                      "lowball_middle": {"ten_low": 1, "perfect_low": 10}},
+        "fantasyland": {"entry_top_pair": "J", "progressive": True, "stay_requalify": True,
+                        "stay_bottom_quads": False, "lowball_entry_top_pair": "A",
+                        "progressive_cards": {"Q": 15, "K": 15, "A": 16, "trips": 16},
+                        "cards_classic": 14, "stay_cards_classic": 15, "lowball_cards": 16,
+                        "lowball_cards_both": 17},
+    }),
+    "no-fantasyland": ruleset_from_mapping({"name": "no-fantasyland", "fantasyland": {"enabled": False}}),
+}
+EXTRA_CONFIGS = [(variant, name) for variant in (CLASSIC, PINEAPPLE, LOWBALL) for name in EXTRA_RULES]
+
+
+@pytest.mark.parametrize(("variant", "rules_name"), EXTRA_CONFIGS,
+                         ids=[f"{v.value}-{n}" for v, n in EXTRA_CONFIGS])
+def test_batch_equals_scalar_under_other_rule_sets(variant, rules_name):
+    # a 6,000-board slice of each corpus (dealt and built boards), every output column and pair
+    data = corpus(variant)
+    rules = EXTRA_RULES[rules_name]
+    rng = random.Random(rules_name)
+    picks = sorted(rng.sample(range(len(data)), 6000))
+    cards = data.cards[picks]
+    flags = data.in_fantasyland[picks]
+    columns = evaluate_boards(cards, variant, rules, flags)
+    evaluations = [
+        evaluate_board(data.boards[k][:3], data.boards[k][3:8], data.boards[k][8:], variant, rules, bool(flag))
+        for k, flag in zip(picks, flags, strict=True)
+    ]
+    for field in ("values", "foul", "raw_royalties", "royalties", "fantasyland_cards"):
+        wanted = np.asarray([getattr(e, field) for e in evaluations])
+        index = _first_mismatch(wanted, getattr(columns, field))
+        assert index is None, f"{field} differs on board {data.boards[picks[index]]}"
+    first = np.asarray(rng.choices(range(6000), k=6000))
+    second = np.asarray(rng.choices(range(6000), k=6000))
+    pairs = score_pairs(columns, first, second, rules)
+    wanted = [score_pair(evaluations[i], evaluations[j], rules).points for i, j in zip(first, second, strict=True)]
+    assert pairs.points.tolist() == wanted
+    seats = np.asarray([rng.sample(range(6000), MAX_PLAYERS[variant]) for _ in range(1500)])
+    totals = settle_hands(columns, seats, rules)
+    for row, hand in enumerate(seats.tolist()):
+        result = score_hand([evaluations[k] for k in hand], rules)
+        assert totals[row].tolist() == list(result.points)
+
+
 STANDARD_TABLE_CONFIGS = [(CLASSIC, "standard"), (PINEAPPLE, "progressive"), (LOWBALL, "standard")]
 
 
@@ -278,7 +330,7 @@ def test_settle_hands_equals_score_hand(variant, rules_name):
 
 
 # --- hypothesis: small, fast, drawn decks ----------------------------------------------------
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     deck=st.permutations(range(52)),
     players=st.integers(2, 4),
