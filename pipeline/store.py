@@ -275,7 +275,7 @@ def connect(
             if not _is_lock_error(error) or time.monotonic() >= deadline:
                 raise
             time.sleep(delay)
-            delay = min(delay * 2, 0.5)
+            delay = min(delay * 2, 0.1)
             continue
         connection.execute("SET enable_progress_bar = false")
         if not read_only:
