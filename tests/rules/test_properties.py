@@ -330,7 +330,7 @@ def test_settle_hands_equals_score_hand(variant, rules_name):
 
 
 # --- hypothesis: small, fast, drawn decks ----------------------------------------------------
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100, deadline=None, database=None)
 @given(
     deck=st.permutations(range(52)),
     players=st.integers(2, 4),

@@ -302,3 +302,28 @@ def test_match_cap_invariants_on_random_matches():
                 assert (0 <= after <= before) or (before <= after <= 0), (hands, cap, settled)
             totals = [t + v for t, v in zip(totals, result, strict=True)]
             assert min(totals) >= -cap
+
+
+# X against boards that tie it in some rows (same ranks, other suits):
+# X3: 88 (3) / J-J-8-6-3 / diamond flush of X's ranks (4)   royalties 7; rows: top X, tie, tie
+# X4: 88 (3) / J-J-7-6-3 / the same diamond flush (4)         royalties 7; rows: top X, middle X, tie
+X3 = board("8h 8s 2c / Jd Js 8c 6h 3h / 2d 5d 8d Td Kd")
+X4 = board("8h 8s 2c / Jd Js 7d 6h 3h / 2d 5d 8d Td Kd")
+
+
+def test_one_row_won_and_two_tied_is_no_majority():
+    assert score_pair(X, X3, STANDARD).rows == (1, 0, 0)
+    # 1 row + (8 - 7) royalties, no scoop
+    assert score_pair(X, X3, STANDARD).points == 2
+    # 2-4: one row won is not a majority of three
+    assert score_pair(X, X3, TWO_FOUR).points == 2
+    assert score_pair(X3, X, TWO_FOUR).points == -2
+
+
+def test_two_rows_won_and_one_tied_is_a_majority():
+    assert score_pair(X, X4, STANDARD).rows == (1, 1, 0)
+    # 1-6: 2 rows, no scoop (the tie is not a loss, but not a win either) + 1 royalty
+    assert score_pair(X, X4, STANDARD).points == 3
+    # 2-4: 2 rows + 1 for the majority + 1 royalty
+    assert score_pair(X, X4, TWO_FOUR).points == 4
+    assert score_pair(X4, X, TWO_FOUR).points == -4
