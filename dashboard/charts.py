@@ -22,8 +22,12 @@ Z_95 = 1.96
 
 
 def label(value: object) -> str:
-    """A value made safe for a Plotly label (names may hold ``<``, ``&`` or quotes)."""
-    return html.escape("" if value is None else str(value))
+    """A value made safe for a Plotly label: ``&``, ``<`` and ``>`` escaped.
+
+    Plotly reads tags such as ``<b>`` or ``<a href>`` in labels and turns entities back into
+    text; quotes need no escaping there (and Plotly would show ``&quot;`` as is).
+    """
+    return html.escape("" if value is None else str(value), quote=False)
 
 
 def _layout(figure: go.Figure, title: str | None = None, height: int = 360) -> go.Figure:
@@ -64,8 +68,8 @@ def cumulative_points_chart(frame: pl.DataFrame) -> go.Figure:
     for player in frame["player"].unique(maintain_order=True).to_list():
         part = frame.filter(pl.col("player") == player)
         figure.add_scatter(
-            x=part["hand_number"].to_list(), y=part["cumulative"].to_list(), mode="lines",
-            name=label(player),
+            x=part["hand_number"].to_list(), y=part["cumulative"].to_list(),
+            mode="lines+markers" if part.height <= 60 else "lines", name=label(player),
             hovertemplate="hand %{x}<br>%{y} points<extra>" + label(player) + "</extra>",
         )
     figure.update_layout(xaxis_title="hands played", yaxis_title="cumulative points")

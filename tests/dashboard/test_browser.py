@@ -1,0 +1,157 @@
+"""A real browser on a running ``ofc dashboard``: every page opens without a Streamlit exception.
+
+Needs Debian's chromium at /usr/bin/chromium (driven by Playwright with ``executable_path``; the
+test never downloads a browser). Screenshots land in tests/artifacts/ (gitignored).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.dashboard.fixture_hands import OBRIEN, SCRIPT
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).parents[1] / "artifacts"
+PAGES = (
+    ("overview", "home", "Overview"),
+    ("player-review", "player_review", "Player review"),
+    ("compare-players", "compare_players", "Compare players"),
+    ("point-flow", "point_flow", "Point flow"),
+    ("sessions", "sessions", "Sessions"),
+    ("hand-browser", "hand_browser", "Hand browser"),
+    ("data", "data", "Data"),
+)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium"),
+]
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_for_server(url: str, process: subprocess.Popen, seconds: float = 60) -> None:
+    """Poll Streamlit's health endpoint until it answers."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"ofc dashboard exited with {process.returncode}")
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise AssertionError("ofc dashboard did not start in time")
+
+
+@pytest.fixture(scope="module")
+def served(fixture_db):  # noqa: ANN001, ANN201
+    """``ofc dashboard`` on the fixture database, as a subprocess on a free port."""
+    port = free_port()
+    ofc = shutil.which("ofc", path=str(Path(sys.executable).parent)) or "ofc"
+    process = subprocess.Popen(
+        [ofc, "dashboard", "--db", str(fixture_db), "--port", str(port), "--host", "127.0.0.1",
+         "--no-browser"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=dict(os.environ),
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_server(url, process)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture(scope="module")
+def browser():  # noqa: ANN201
+    """Headless Debian chromium through Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM),
+            args=["--headless=new", "--no-sandbox", "--disable-background-networking",
+                  "--disable-gpu"],
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def wait_until_idle(page, timeout: float = 30.0) -> None:  # noqa: ANN001
+    """Wait for Streamlit to finish running the script (no "running" status widget)."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
+    deadline = time.monotonic() + timeout
+    time.sleep(0.5)
+    while time.monotonic() < deadline:
+        if page.locator('[data-testid="stStatusWidget"]').count() == 0:
+            break
+        time.sleep(0.2)
+    page.wait_for_timeout(700)
+
+
+def test_every_page_opens_without_an_exception(served, browser) -> None:  # noqa: ANN001
+    ARTIFACTS.mkdir(exist_ok=True)
+    dialogs: list[str] = []
+    # tall enough that a screenshot shows most of a page (Streamlit scrolls inside its own pane)
+    page = browser.new_page(viewport={"width": 1400, "height": 2600})
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    for name, path, title in PAGES:
+        page.goto(f"{served}/{'' if path == 'home' else path}")
+        wait_until_idle(page)
+        page.wait_for_selector(f"h1:has-text('{title}')", timeout=30_000)
+        wait_until_idle(page)
+        page.screenshot(path=str(ARTIFACTS / f"dashboard-{name}.png"), full_page=True)
+        exceptions = page.locator('[data-testid="stException"]')
+        assert exceptions.count() == 0, (name, exceptions.first.inner_text())
+        # the sidebar filters are there on every page
+        assert page.locator('[data-testid="stSidebar"]').get_by_text("Filters").count() >= 1, name
+    assert dialogs == []
+
+
+def test_hostile_names_render_as_text(served, browser) -> None:  # noqa: ANN001
+    dialogs: list[str] = []
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page.goto(f"{served}/player_review")
+    wait_until_idle(page)
+    page.wait_for_selector("h1:has-text('Player review')", timeout=30_000)
+    page.locator('[data-testid="stSelectbox"]').filter(has_text="Hero").click()
+    page.keyboard.type("alert")
+    page.keyboard.press("Enter")
+    wait_until_idle(page)
+    body = page.locator('[data-testid="stMain"]').inner_text()
+    assert SCRIPT in body  # shown as text, in the caption under the hero
+    # no element was injected: the only script tags are the app's own bundles
+    injected = page.evaluate(
+        "() => Array.from(document.querySelectorAll('script')).filter("
+        "s => (s.textContent || '').includes('alert(1)')).length")
+    assert injected == 0
+    page.screenshot(path=str(ARTIFACTS / "dashboard-hostile-name.png"), full_page=True)
+    page.goto(f"{served}/compare_players")
+    wait_until_idle(page)
+    page.wait_for_selector("h1:has-text('Compare players')", timeout=30_000)
+    wait_until_idle(page)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert OBRIEN not in dialogs
+    assert dialogs == []
