@@ -120,10 +120,10 @@ def score_records(hands: Sequence[HandRecord], rules_for: RulesLookup) -> list[S
     ``rules_for`` maps a record's ``rules`` name to a RuleSet (it may ignore the name to apply an
     override). Hands are grouped by (variant, rule set) and each group is evaluated as columns.
     """
-    groups: dict[tuple[Variant, str], tuple[RuleSet, list[int]]] = {}
+    groups: dict[tuple[Variant, RuleSet], tuple[RuleSet, list[int]]] = {}
     for position, hand in enumerate(hands):
         rules = rules_for(hand.rules)
-        key = (hand.variant, rules.name)
+        key = (hand.variant, rules)  # the whole rule set: two files may share a name
         groups.setdefault(key, (rules, []))[1].append(position)
     results: list[ScoredHand | None] = [None] * len(hands)
     for (variant, _), (rules, positions) in groups.items():

@@ -70,12 +70,20 @@ def resolve_rules(name_or_path: str | Path) -> RuleSet:
 
 
 class RulesResolver:
-    """Resolves the ``rules`` name a record carries, with an optional override, caching results."""
+    """Resolves the ``rules`` name a record carries, with an optional override, caching results.
 
-    def __init__(self, override: RuleSet | None = None, search_directory: Path | None = None):
-        """``override`` replaces every record's rules; ``search_directory`` holds named rules files."""
+    A name is a preset, or a rules file ``<name>.toml`` found in one of ``search_directories``
+    (for ``ofc score`` and ``ofc ingest``: the input file's folder, then the current folder).
+    """
+
+    def __init__(
+        self,
+        override: RuleSet | None = None,
+        search_directories: tuple[Path, ...] | list[Path] = (),
+    ) -> None:
+        """``override`` replaces every record's rules; ``search_directories`` hold named rules files."""
         self.override = override
-        self.search_directory = search_directory
+        self.search_directories = tuple(Path(directory) for directory in search_directories)
         self._cache: dict[str, RuleSet] = {}
 
     def __call__(self, name: str) -> RuleSet:
@@ -83,10 +91,18 @@ class RulesResolver:
         if self.override is not None:
             return self.override
         if name not in self._cache:
-            if name in PRESET_NAMES:
-                self._cache[name] = preset(name)
-            elif self.search_directory and (self.search_directory / f"{name}.toml").exists():
-                self._cache[name] = load_rules_file(self.search_directory / f"{name}.toml")
-            else:
-                raise RulesError(f"unknown rules {name!r} (presets: {', '.join(PRESET_NAMES)})")
+            self._cache[name] = self._find(name)
         return self._cache[name]
+
+    def _find(self, name: str) -> RuleSet:
+        if name in PRESET_NAMES:
+            return preset(name)
+        if name and "/" not in name and "\\" not in name and not name.startswith("."):
+            for directory in self.search_directories:
+                candidate = directory / f"{name}.toml"
+                if candidate.is_file():
+                    return load_rules_file(candidate)
+        raise RulesError(
+            f"unknown rules {name!r}: not a preset ({', '.join(PRESET_NAMES)}) and no {name}.toml "
+            "rules file beside the input or in the current folder"
+        )

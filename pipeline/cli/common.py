@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from pipeline.cli import CommandError
-from pipeline.rules.ruleset import PRESET_NAMES, RuleSet, RulesError
+from pipeline.rules.ruleset import PRESET_NAMES, RulesError, RuleSet
 from pipeline.rules_file import resolve_rules
 
 RULES_HELP = (

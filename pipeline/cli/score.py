@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option
@@ -60,7 +61,8 @@ def _lines(path: str) -> Iterator[SourceLine]:
 
 def run(arguments: argparse.Namespace) -> int:
     """Score every line of the input; exit 2 when any line was invalid."""
-    resolver = RulesResolver(override=rules_from_option(arguments.rules))
+    folders = [Path.cwd()] if arguments.file == "-" else [Path(arguments.file).parent, Path.cwd()]
+    resolver = RulesResolver(override=rules_from_option(arguments.rules), search_directories=folders)
     invalid = 0
     output = sys.stdout
     try:
