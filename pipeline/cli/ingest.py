@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option
@@ -57,6 +58,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+def _shown_path(path: str) -> str:
+    """A path relative to the current folder when it is inside it."""
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
 def print_summary(summary: IngestSummary) -> None:
     """The per-file table and the totals, on stdout."""
     from rich.console import Console
@@ -67,13 +76,14 @@ def print_summary(summary: IngestSummary) -> None:
     for name, justify in (("file", "left"), ("format", "left"), ("status", "left"),
                           ("records", "right"), ("stored", "right"), ("duplicates", "right"),
                           ("rejected", "right"), ("first reasons", "left")):
-        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
+        table.add_column(name, justify=justify, overflow="fold",  # type: ignore[arg-type]
+                         min_width=len(name) if name != "file" else 24)
     for item in summary.files:
         notes = list(item.reasons)
         if item.message and item.message not in item.reasons:
             notes.insert(0, item.message)
         table.add_row(
-            item.path, item.format or "", item.status, f"{item.records:,}", f"{item.stored:,}",
+            _shown_path(item.path), item.format or "", item.status, f"{item.records:,}", f"{item.stored:,}",
             f"{item.duplicates:,}", f"{item.rejected:,}", "\n".join(notes),
         )
     console.print(table)

@@ -1,0 +1,116 @@
+"""Re-scoring under another rule set from the database alone, and the audit of disagreements."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pipeline.evaluate import score_record
+from pipeline.ingest import ingest_paths, rescore
+from pipeline.rules.ruleset import preset, ruleset_from_mapping
+from pipeline.stats import audit_rows
+from pipeline.store import connect, hand_key
+from pipeline.validate import parse_hand
+from tests.ingest.conftest import count, deal_hand, query, write_jsonl
+
+
+def _points(database: Path) -> dict[tuple[int, str], int]:
+    return {(key, player): points for key, player, points in
+            query(database, "SELECT hand_key, player, points FROM results")}
+
+
+def test_rescore_with_scoop_six_without_reading_files(tmp_path: Path, database: Path) -> None:
+    records = [deal_hand(seed) for seed in range(30)]
+    source = write_jsonl(tmp_path / "a.jsonl", records)
+    ingest_paths([source], database)
+    standard = _points(database)
+    source.unlink()  # nothing to re-read: the re-score works from the database
+    scoop_six = ruleset_from_mapping({"name": "scoop-6", "scoring": {"scoop_bonus": 6}})
+
+    summary = rescore(database, scoop_six, batch_size=7)
+
+    assert (summary.hands, summary.players, summary.rules) == (30, 90, "scoop-6")
+    expected = {}
+    for record in records:
+        scored = score_record(parse_hand(record), scoop_six)
+        for player in scored.players:
+            expected[(hand_key("homegame", record["hand_id"]), player.name)] = player.points
+    assert _points(database) == expected
+    assert expected != standard  # scoops happened, so the totals moved
+    assert query(database, "SELECT DISTINCT ruleset FROM evaluations") == [("scoop-6",)]
+    scoops = query(database, "SELECT count(*) FROM matchups WHERE scoop = 1")[0][0]
+    assert scoops > 0
+    # Session points follow the new results.
+    assert query(database, "SELECT sum(points) FROM sessions WHERE player = 'mara'") == [
+        (sum(points for (_, player), points in expected.items() if player == "mara"),)
+    ]
+    # Without rules, each hand goes back to the rules its record named.
+    rescore(database)
+    assert _points(database) == standard
+    assert query(database, "SELECT DISTINCT ruleset FROM evaluations") == [("standard",)]
+
+
+def _tampered_log(source: Path, target: Path, edits: dict[tuple[str, int], dict]) -> None:
+    """Copy a poker-arena log changing the first (event kind, seat) events listed."""
+    done = set()
+    lines = []
+    for line in source.read_text(encoding="utf-8").splitlines():
+        value = json.loads(line)
+        event = value.get("ev")
+        if isinstance(event, dict):
+            key = (event.get("event"), event.get("seat"))
+            if key in edits and key not in done and value["hand"] == 3:
+                event.update(edits[key])
+                done.add(key)
+        lines.append(json.dumps(value))
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_audit_names_foul_royalty_fantasyland_and_points(
+    arena_logs: Path, tmp_path: Path, database: Path
+) -> None:
+    tampered = tmp_path / "tampered" / "ofc.jsonl"
+    tampered.parent.mkdir()
+    _tampered_log(arena_logs / "ofc.jsonl", tampered, {
+        ("showdown", 1): {"fouled": True},
+        ("showdown", 2): {"royalties": {"top": 0, "middle": 4, "bottom": 0}},
+        ("showdown", 3): {"next_fantasyland": 14},
+        ("score", 0): {"points": 99},
+    })
+    ingest_paths([tampered], database)
+    connection = connect(database, read_only=True)
+    try:
+        rows = audit_rows(connection)
+    finally:
+        connection.close()
+
+    by_player = {row["player"]: row for row in rows}
+    assert set(by_player) == {"random", "filler", "random-2", "greedy"}
+    assert by_player["filler"]["disagreement"] == (
+        "foul: the source says fouled, the re-score says not fouled"
+    )
+    assert by_player["random-2"]["disagreement"] == (
+        "royalty: the source says 0/4/0 (top/middle/bottom), the re-score says 0/0/0"
+    )
+    assert by_player["greedy"]["disagreement"] == (
+        "fantasyland: the source says 14 cards next hand, the re-score says no Fantasyland"
+    )
+    assert by_player["random"]["disagreement"].startswith("points: reported 99, re-scored -11")
+    assert by_player["random"]["source"] == f"{tampered}:1"
+    assert count(database, "results", "disagrees") == 4  # only the tampered hand
+
+
+def test_points_disagreement_in_canonical_records(tmp_path: Path, database: Path) -> None:
+    record = deal_hand(4, players=2)
+    truth = score_record(parse_hand(record), preset("standard"))
+    record["players"][0]["reported_points"] = truth.players[0].points
+    record["players"][1]["reported_points"] = truth.players[1].points + 3
+    ingest_paths([write_jsonl(tmp_path / "a.jsonl", [record])], database)
+
+    rows = query(database, "SELECT player, disagrees, disagreement FROM results ORDER BY player")
+
+    assert rows == [
+        ("jun", True, f"points: reported {truth.players[1].points + 3}, "
+                      f"re-scored {truth.players[1].points}"),
+        ("mara", False, None),
+    ]

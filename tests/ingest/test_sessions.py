@@ -1,0 +1,73 @@
+"""Sessions: a player's hands at one table with breaks under the gap form one session."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.ingest import ingest_mappings, ingest_paths
+from tests.ingest.conftest import deal_hand, query, write_jsonl
+
+TIMES_T1 = ("20:00", "20:10", "20:35", "21:20", "21:40")  # 45-minute break before 21:20
+
+
+def _hands() -> list[dict]:
+    hands = [
+        deal_hand(seed, players=2, table="T1", started_at=f"2026-11-01T{time}:00Z")
+        for seed, time in enumerate(TIMES_T1)
+    ]
+    hands.append(deal_hand(50, players=2, table="T2", started_at="2026-11-01T20:05:00Z"))
+    hands.append(deal_hand(51, players=2, table="T1", started_at=None))
+    return hands
+
+
+def _sessions(database: Path) -> list[tuple]:
+    return query(database, "SELECT player, table_name, started_at::VARCHAR, ended_at::VARCHAR, "
+                 "hands FROM sessions ORDER BY player, table_name, started_at")
+
+
+def test_breaks_of_the_gap_or_more_start_a_new_session(tmp_path: Path, database: Path) -> None:
+    ingest_paths([write_jsonl(tmp_path / "a.jsonl", _hands())], database)
+
+    assert _sessions(database) == [
+        ("jun", "T1", "2026-11-01 20:00:00", "2026-11-01 20:35:00", 3),
+        ("jun", "T1", "2026-11-01 21:20:00", "2026-11-01 21:40:00", 2),
+        ("jun", "T2", "2026-11-01 20:05:00", "2026-11-01 20:05:00", 1),
+        ("mara", "T1", "2026-11-01 20:00:00", "2026-11-01 20:35:00", 3),
+        ("mara", "T1", "2026-11-01 21:20:00", "2026-11-01 21:40:00", 2),
+        ("mara", "T2", "2026-11-01 20:05:00", "2026-11-01 20:05:00", 1),
+    ]
+    # Seats carry the session id; a hand without a start time has none.
+    per_session = query(database, "SELECT s.session_id, count(*), sum(r.points) FROM seats s "
+                        "JOIN results r USING (hand_key, player) WHERE s.session_id IS NOT NULL "
+                        "GROUP BY 1 ORDER BY 1")
+    stored = query(database, "SELECT session_id, hands, points FROM sessions ORDER BY 1")
+    assert per_session == stored
+    assert query(database, "SELECT count(*) FROM seats WHERE session_id IS NULL") == [(2,)]
+
+
+def test_session_ids_do_not_depend_on_ingest_order(tmp_path: Path) -> None:
+    hands = _hands()
+    forward, backward = tmp_path / "forward.duckdb", tmp_path / "backward.duckdb"
+    ingest_paths([write_jsonl(tmp_path / "a.jsonl", hands)], forward)
+    ingest_mappings(hands[3:], backward, source_name="late")
+    ingest_mappings(hands[:3], backward, source_name="early")
+
+    def assignment(database: Path) -> list[tuple]:
+        return query(database, "SELECT h.hand_id, s.player, s.session_id FROM seats s "
+                     "JOIN hands h USING (hand_key) ORDER BY 1, 2")
+
+    assert assignment(forward) == assignment(backward)
+    assert query(forward, "SELECT * FROM sessions ORDER BY 1") == query(
+        backward, "SELECT * FROM sessions ORDER BY 1")
+
+
+def test_the_gap_is_configurable(tmp_path: Path, database: Path) -> None:
+    source = write_jsonl(tmp_path / "a.jsonl", _hands())
+    ingest_paths([source], database, session_gap=60)
+    assert query(database, "SELECT count(*) FROM sessions WHERE table_name = 'T1'") == [(2,)]
+
+    # A later ingest with another gap recomputes every session with it.
+    ingest_paths([write_jsonl(tmp_path / "b.jsonl", [deal_hand(99, players=2, table="T9",
+                  started_at="2026-11-02T10:00:00Z")])], database, session_gap=20)
+    # 20:00+20:10 | 20:35 | 21:20 | 21:40 (a break of exactly the gap splits), per player
+    assert query(database, "SELECT count(*) FROM sessions WHERE table_name = 'T1'") == [(8,)]
