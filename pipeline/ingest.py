@@ -1118,9 +1118,10 @@ def delete_hand(database: str | os.PathLike[str], site: str, hand_id: str) -> bo
     connection = _Writer(database).connect()
     try:
         connection.execute("BEGIN TRANSACTION")
-        row = connection.execute(
+        rows = connection.execute(
             "SELECT site, table_name FROM hands WHERE hand_key = ?", [key]
-        ).fetchone()
+        ).fetchall()
+        row = rows[0] if rows else None
         if row is None:
             connection.execute("ROLLBACK")
             return False
