@@ -236,60 +236,83 @@ def _day_bounds(filters: Filters) -> tuple[datetime | None, datetime | None]:
     return start, end
 
 
-def _hand_scope(filters: Filters, alias: str, include_players: bool = True) -> tuple[str, list]:
-    """SQL conditions on ``{alias}.hand_key`` for the hand-level filters, and their parameters."""
+@dataclass(frozen=True, slots=True)
+class _Scope:
+    """The hands the hand-level filters keep, as a CTE named ``_scope`` (None: every hand)."""
+
+    cte: str | None
+    params: tuple[Any, ...]
+
+    def keeps(self, alias: str) -> str:
+        """SQL condition: ``{alias}.hand_key`` is one of the kept hands."""
+        return f"{alias}.hand_key IN (SELECT hand_key FROM _scope)" if self.cte else "TRUE"
+
+    def sql(self, body: str) -> str:
+        """``body`` with the ``_scope`` CTE in front (merged into its own WITH, if any)."""
+        if not self.cte:
+            return body
+        stripped = body.lstrip()
+        if stripped[:4].upper() == "WITH":
+            return f"WITH {self.cte},{stripped[4:]}"
+        return f"WITH {self.cte}\n{stripped}"
+
+
+def _scope(filters: Filters, include_players: bool = True) -> _Scope:
+    """The hand-level filters (dates, variant, rules, table, session, opponents and, when
+    ``include_players``, the heroes) as one materialised CTE, computed once per query."""
     conditions: list[str] = []
     params: list[Any] = []
-    hand_conditions: list[str] = []
     start, end = _day_bounds(filters)
     if start is not None:
-        hand_conditions.append("started_at >= ?")
+        conditions.append("h.started_at >= ?")
         params.append(start)
     if end is not None:
-        hand_conditions.append("started_at < ?")
+        conditions.append("h.started_at < ?")
         params.append(end)
     for column, values in (
         ("variant", filters.variants), ("rules", filters.rules), ("table_name", filters.tables)
     ):
         if values:
-            hand_conditions.append(f"{column} IN ({_placeholders(values)})")
+            conditions.append(f"h.{column} IN ({_placeholders(values)})")
             params.extend(values)
-    if hand_conditions:
-        conditions.append(
-            f"{alias}.hand_key IN (SELECT hand_key FROM hands WHERE {' AND '.join(hand_conditions)})"
-        )
-    if filters.sessions:
-        conditions.append(
-            f"{alias}.hand_key IN (SELECT hand_key FROM seats WHERE session_id IN "
-            f"({_placeholders(filters.sessions)}))"
-        )
-        params.extend(filters.sessions)
-    if filters.opponents:
-        conditions.append(
-            f"{alias}.hand_key IN (SELECT hand_key FROM seats WHERE player IN "
-            f"({_placeholders(filters.opponents)}))"
-        )
-        params.extend(filters.opponents)
-    if include_players and filters.players:
-        conditions.append(
-            f"{alias}.hand_key IN (SELECT hand_key FROM seats WHERE player IN "
-            f"({_placeholders(filters.players)}))"
-        )
-        params.extend(filters.players)
-    return (" AND ".join(conditions) or "TRUE"), params
+    for column, values in (
+        ("session_id", filters.sessions),
+        ("player", filters.opponents),
+        ("player", filters.players if include_players else ()),
+    ):
+        if values:
+            conditions.append(
+                f"h.hand_key IN (SELECT hand_key FROM seats WHERE {column} IN "
+                f"({_placeholders(values)}))"
+            )
+            params.extend(values)
+    if not conditions:
+        return _Scope(None, ())
+    cte = (f"_scope AS MATERIALIZED (SELECT h.hand_key FROM hands h "
+           f"WHERE {' AND '.join(conditions)})")
+    return _Scope(cte, tuple(params))
 
 
-def _player_scope(filters: Filters, alias: str) -> tuple[str, list]:
-    """Conditions for player-level rows (``{alias}.player``, ``{alias}.hand_key``)."""
-    sql, params = _hand_scope(filters, alias, include_players=False)
+def _players(filters: Filters, alias: str) -> tuple[str, list[Any]]:
+    """Row conditions for player-level tables: the heroes' rows, never the opponents' own."""
+    sql = ""
+    params: list[Any] = []
     if filters.players:
         sql += f" AND {alias}.player IN ({_placeholders(filters.players)})"
-        params = [*params, *filters.players]
+        params.extend(filters.players)
     if filters.opponents:
-        # a hand "against" an opponent never counts the opponent's own rows as the hero's
         sql += f" AND {alias}.player NOT IN ({_placeholders(filters.opponents)})"
-        params = [*params, *filters.opponents]
+        params.extend(filters.opponents)
     return sql, params
+
+
+def _run(db: Database, scope: _Scope, body: str, params: Sequence[Any] = ()) -> pl.DataFrame:
+    return _frame(db, scope.sql(body), [*scope.params, *params])
+
+
+def _has_hand_filters(filters: Filters) -> bool:
+    return bool(filters.date_from or filters.date_to or filters.variants or filters.rules
+                or filters.tables or filters.sessions or filters.opponents)
 
 
 # --- status and options -----------------------------------------------------------------------
@@ -348,57 +371,55 @@ def filter_options(db: Database) -> FilterOptions:
 
 def overview_totals(db: Database, filters: Filters) -> pl.DataFrame:
     """One row: hands, players, boards, sessions, date span, fouls, audit disagreements, rejects."""
-    scope, params = _hand_scope(filters, "h")
-    seat_scope, seat_params = _hand_scope(filters, "s")
-    eval_scope, eval_params = _hand_scope(filters, "e")
-    result_scope, result_params = _hand_scope(filters, "r")
+    scope = _scope(filters)
     sql = f"""
         SELECT
-            (SELECT count(*) FROM hands h WHERE {scope}) AS hands,
-            (SELECT min(started_at) FROM hands h WHERE {scope}) AS first_hand,
-            (SELECT max(started_at) FROM hands h WHERE {scope}) AS last_hand,
-            (SELECT count(DISTINCT player) FROM seats s WHERE {seat_scope}) AS players,
-            (SELECT count(DISTINCT session_id) FROM seats s WHERE {seat_scope}) AS sessions,
-            (SELECT count(*) FROM evaluations e WHERE {eval_scope}) AS boards,
-            (SELECT count(*) FILTER (WHERE foul) FROM evaluations e WHERE {eval_scope}) AS fouls,
-            (SELECT count(*) FILTER (WHERE disagrees) FROM results r WHERE {result_scope})
+            (SELECT count(*) FROM hands h WHERE {scope.keeps('h')}) AS hands,
+            (SELECT min(started_at) FROM hands h WHERE {scope.keeps('h')}) AS first_hand,
+            (SELECT max(started_at) FROM hands h WHERE {scope.keeps('h')}) AS last_hand,
+            (SELECT count(DISTINCT player) FROM seats s WHERE {scope.keeps('s')}) AS players,
+            (SELECT count(DISTINCT session_id) FROM seats s WHERE {scope.keeps('s')}) AS sessions,
+            (SELECT count(*) FROM evaluations e WHERE {scope.keeps('e')}) AS boards,
+            (SELECT count(*) FILTER (WHERE foul) FROM evaluations e WHERE {scope.keeps('e')})
+                AS fouls,
+            (SELECT count(*) FILTER (WHERE disagrees) FROM results r WHERE {scope.keeps('r')})
                 AS disagreements,
             (SELECT count(*) FROM rejects) AS rejects,
             (SELECT count(*) FROM ingested_files) AS files
     """
-    return _frame(db, sql, [*params, *params, *params, *seat_params, *seat_params,
-                            *eval_params, *eval_params, *result_params])
+    return _run(db, scope, sql)
 
 
 def hands_by_day(db: Database, filters: Filters) -> pl.DataFrame:
     """Hands played per day and variant."""
-    scope, params = _hand_scope(filters, "h")
+    scope = _scope(filters)
     sql = f"""
         SELECT started_at::DATE AS day, variant, count(*) AS hands
-        FROM hands h WHERE {scope} AND started_at IS NOT NULL
+        FROM hands h WHERE {scope.keeps('h')} AND started_at IS NOT NULL
         GROUP BY ALL ORDER BY day, variant
     """
-    return _frame(db, sql, params)
+    return _run(db, scope, sql)
 
 
 def player_leaderboard(db: Database, filters: Filters, limit: int = 50) -> pl.DataFrame:
     """Players by hands played: hands, points, points per hand, foul rate."""
-    scope, params = _player_scope(filters, "r")
-    eval_scope, eval_params = _player_scope(filters, "e")
+    scope = _scope(filters, include_players=False)
+    r_players, r_params = _players(filters, "r")
+    e_players, e_params = _players(filters, "e")
     sql = f"""
         WITH points AS (
             SELECT player, count(*) AS hands, sum(points) AS points
-            FROM results r WHERE {scope} GROUP BY player
+            FROM results r WHERE {scope.keeps('r')}{r_players} GROUP BY player
         ), fouls AS (
             SELECT player, count(*) FILTER (WHERE foul) AS fouls
-            FROM evaluations e WHERE {eval_scope} GROUP BY player
+            FROM evaluations e WHERE {scope.keeps('e')}{e_players} GROUP BY player
         )
         SELECT p.player, p.hands, p.points, p.points / p.hands AS points_per_hand,
                coalesce(f.fouls, 0) / p.hands AS foul_rate
         FROM points p LEFT JOIN fouls f USING (player)
         ORDER BY p.hands DESC, p.player LIMIT ?
     """
-    return _frame(db, sql, [*params, *eval_params, limit])
+    return _run(db, scope, sql, [*r_params, *e_params, limit])
 
 
 def data_health(db: Database) -> pl.DataFrame:
@@ -421,43 +442,39 @@ def player_kpis(db: Database, filters: Filters) -> pl.DataFrame:
     fl_hands (dealt Fantasyland), fl_entries, entry_chances (hands not in Fantasyland),
     fl_entry_rate, fl_stays, fl_stay_rate, fl_points, disagreements.
     """
-    r_scope, r_params = _player_scope(filters, "r")
-    e_scope, e_params = _player_scope(filters, "e")
-    s_scope, s_params = _player_scope(filters, "s")
-    m_scope, m_params = _player_scope(filters, "m")
-    opponent_condition = ""
-    opponent_params: list[Any] = []
+    scope = _scope(filters, include_players=False)
+    r_players, r_params = _players(filters, "r")
+    e_players, e_params = _players(filters, "e")
+    s_players, s_params = _players(filters, "s")
+    m_players, m_params = _players(filters, "m")
     if filters.opponents:
-        opponent_condition = f" AND m.opponent IN ({_placeholders(filters.opponents)})"
-        opponent_params = list(filters.opponents)
+        m_players += f" AND m.opponent IN ({_placeholders(filters.opponents)})"
+        m_params = [*m_params, *filters.opponents]
     sql = f"""
-        WITH points AS (
-            SELECT player, count(*) AS hands, sum(points) AS points,
-                   stddev_samp(points) AS points_sd,
-                   count(*) FILTER (WHERE disagrees) AS disagreements
-            FROM results r WHERE {r_scope} GROUP BY player
+        WITH in_fl AS (
+            SELECT s.hand_key, s.player FROM seats s
+            WHERE s.fantasyland AND {scope.keeps('s')}{s_players}
+        ), points AS (
+            SELECT r.player, count(*) AS hands, sum(r.points) AS points,
+                   stddev_samp(r.points) AS points_sd,
+                   count(*) FILTER (WHERE r.disagrees) AS disagreements,
+                   count(f.player) AS fl_hands,
+                   coalesce(sum(r.points) FILTER (WHERE f.player IS NOT NULL), 0) AS fl_points
+            FROM results r LEFT JOIN in_fl f ON f.hand_key = r.hand_key AND f.player = r.player
+            WHERE {scope.keeps('r')}{r_players} GROUP BY r.player
         ), boards AS (
-            SELECT player, count(*) FILTER (WHERE foul) AS fouls, sum(royalties) AS royalties
-            FROM evaluations e WHERE {e_scope} GROUP BY player
-        ), seats_in_fl AS (
-            SELECT player, count(*) FILTER (WHERE fantasyland) AS fl_hands,
-                   count(*) FILTER (WHERE NOT fantasyland) AS entry_chances
-            FROM seats s WHERE {s_scope} GROUP BY player
-        ), fl_next AS (
-            SELECT e.player,
-                   count(*) FILTER (WHERE NOT s.fantasyland) AS fl_entries,
-                   count(*) FILTER (WHERE s.fantasyland) AS fl_stays
-            FROM evaluations e JOIN seats s USING (hand_key, player)
-            WHERE e.fantasyland_next AND {e_scope} GROUP BY e.player
-        ), fl_points AS (
-            SELECT r.player, sum(r.points) AS fl_points
-            FROM results r JOIN seats s USING (hand_key, player)
-            WHERE s.fantasyland AND {r_scope} GROUP BY r.player
+            SELECT e.player, count(*) FILTER (WHERE e.foul) AS fouls,
+                   sum(e.royalties) AS royalties,
+                   count(*) FILTER (WHERE e.fantasyland_next) AS fl_next,
+                   count(*) FILTER (WHERE e.fantasyland_next AND f.player IS NOT NULL) AS fl_stays
+            FROM evaluations e
+            LEFT JOIN in_fl f ON f.hand_key = e.hand_key AND f.player = e.player
+            WHERE {scope.keeps('e')}{e_players} GROUP BY e.player
         ), scoops AS (
             SELECT player, count(*) AS matchups,
                    count(*) FILTER (WHERE scoop > 0) AS scoops,
                    count(*) FILTER (WHERE scoop < 0) AS scooped
-            FROM matchups m WHERE {m_scope}{opponent_condition} GROUP BY player
+            FROM matchups m WHERE {scope.keeps('m')}{m_players} GROUP BY player
         )
         SELECT p.player, p.hands, p.points,
                p.points / p.hands AS points_per_hand,
@@ -470,37 +487,31 @@ def player_kpis(db: Database, filters: Filters) -> pl.DataFrame:
                coalesce(sc.scoops, 0) AS scoops,
                coalesce(sc.scooped, 0) AS scooped,
                coalesce(sc.scoops / nullif(sc.matchups, 0), 0) AS scoop_rate,
-               coalesce(f.fl_hands, 0) AS fl_hands,
-               coalesce(n.fl_entries, 0) AS fl_entries,
-               coalesce(f.entry_chances, 0) AS entry_chances,
-               coalesce(n.fl_entries / nullif(f.entry_chances, 0), 0) AS fl_entry_rate,
-               coalesce(n.fl_stays, 0) AS fl_stays,
-               coalesce(n.fl_stays / nullif(f.fl_hands, 0), 0) AS fl_stay_rate,
-               coalesce(fp.fl_points, 0) AS fl_points,
+               p.fl_hands,
+               coalesce(b.fl_next, 0) - coalesce(b.fl_stays, 0) AS fl_entries,
+               p.hands - p.fl_hands AS entry_chances,
+               coalesce((coalesce(b.fl_next, 0) - coalesce(b.fl_stays, 0))
+                        / nullif(p.hands - p.fl_hands, 0), 0) AS fl_entry_rate,
+               coalesce(b.fl_stays, 0) AS fl_stays,
+               coalesce(b.fl_stays / nullif(p.fl_hands, 0), 0) AS fl_stay_rate,
+               p.fl_points,
                p.disagreements
         FROM points p
         LEFT JOIN boards b USING (player)
-        LEFT JOIN seats_in_fl f USING (player)
-        LEFT JOIN fl_next n USING (player)
-        LEFT JOIN fl_points fp USING (player)
         LEFT JOIN scoops sc USING (player)
         ORDER BY p.hands DESC, p.player
     """
-    return _frame(db, sql, [*r_params, *e_params, *s_params, *e_params, *r_params, *m_params,
-                            *opponent_params])
-
-
-def _series_step(total: int) -> int:
-    return max(1, math.ceil(total / MAX_SERIES_POINTS))
+    return _run(db, scope, sql, [*s_params, *r_params, *e_params, *m_params])
 
 
 def cumulative_points(db: Database, filters: Filters) -> pl.DataFrame:
     """Cumulative points per player (heroes or everyone) over their hands, in play order.
 
     Columns: player, hand_number (1-based per player), started_at, cumulative. Long series are
-    thinned to about MAX_SERIES_POINTS points per player (the last hand always kept).
+    thinned to about MAX_SERIES_POINTS points per player (first and last hands always kept).
     """
-    scope, params = _player_scope(filters, "r")
+    scope = _scope(filters, include_players=False)
+    players, params = _players(filters, "r")
     sql = f"""
         WITH ordered AS (
             SELECT r.player, h.started_at,
@@ -508,7 +519,7 @@ def cumulative_points(db: Database, filters: Filters) -> pl.DataFrame:
                    sum(r.points) OVER w AS cumulative,
                    count(*) OVER (PARTITION BY r.player) AS total
             FROM results r JOIN hands h USING (hand_key)
-            WHERE {scope}
+            WHERE {scope.keeps('r')}{players}
             WINDOW w AS (PARTITION BY r.player ORDER BY h.started_at NULLS FIRST, r.hand_key
                          ROWS UNBOUNDED PRECEDING)
         )
@@ -517,31 +528,40 @@ def cumulative_points(db: Database, filters: Filters) -> pl.DataFrame:
            OR hand_number = 1
         ORDER BY player, hand_number
     """
-    return _frame(db, sql, [*params, MAX_SERIES_POINTS])
+    return _run(db, scope, sql, [*params, MAX_SERIES_POINTS])
 
 
 def cumulative_points_by_time(db: Database, filters: Filters, bucket: str = "day") -> pl.DataFrame:
     """Cumulative points per player (heroes or everyone) over time, one point per ``bucket``.
 
     ``bucket`` is ``hour``, ``day``, ``week`` or ``month``. Columns: player, period, points
-    (in that period), cumulative. Undated hands are left out.
+    (in that period), cumulative. Undated hands are left out. Without hand-level filters the
+    sessions table (kept by ingestion) answers it, each session counted when it started.
     """
     if bucket not in ("hour", "day", "week", "month"):
         raise ValueError(f"unknown bucket {bucket!r}")
-    scope, params = _player_scope(filters, "r")
-    sql = f"""
-        WITH periods AS (
-            SELECT r.player, date_trunc(?, h.started_at) AS period,
-                   sum(r.points) AS points
+    scope = _scope(filters, include_players=False)
+    if not _has_hand_filters(filters):
+        players, params = _players(filters, "x")
+        source = f"""
+            SELECT x.player, date_trunc(?, x.started_at) AS period, sum(x.points) AS points
+            FROM sessions x WHERE x.started_at IS NOT NULL{players} GROUP BY ALL
+        """
+    else:
+        players, params = _players(filters, "r")
+        source = f"""
+            SELECT r.player, date_trunc(?, h.started_at) AS period, sum(r.points) AS points
             FROM results r JOIN hands h USING (hand_key)
-            WHERE {scope} AND h.started_at IS NOT NULL
+            WHERE {scope.keeps('r')} AND h.started_at IS NOT NULL{players}
             GROUP BY ALL
-        )
-        SELECT player, period, points,
-               sum(points) OVER (PARTITION BY player ORDER BY period) AS cumulative
+        """
+    sql = f"""
+        WITH periods AS ({source})
+        SELECT player, period, points::BIGINT AS points,
+               sum(points) OVER (PARTITION BY player ORDER BY period)::BIGINT AS cumulative
         FROM periods ORDER BY player, period
     """
-    return _frame(db, sql, [bucket, *params])
+    return _run(db, scope, sql, [bucket, *params])
 
 
 def rolling_foul_rate(db: Database, filters: Filters, window: int = 100) -> pl.DataFrame:
@@ -549,7 +569,8 @@ def rolling_foul_rate(db: Database, filters: Filters, window: int = 100) -> pl.D
 
     Columns: player, hand_number, started_at, foul_rate, window_hands (hands in the window).
     """
-    scope, params = _player_scope(filters, "e")
+    scope = _scope(filters, include_players=False)
+    players, params = _players(filters, "e")
     sql = f"""
         WITH ordered AS (
             SELECT e.player, h.started_at,
@@ -559,24 +580,25 @@ def rolling_foul_rate(db: Database, filters: Filters, window: int = 100) -> pl.D
                    count(*) OVER (w ROWS BETWEEN ? PRECEDING AND CURRENT ROW) AS window_hands,
                    count(*) OVER (PARTITION BY e.player) AS total
             FROM evaluations e JOIN hands h USING (hand_key)
-            WHERE {scope}
+            WHERE {scope.keeps('e')}{players}
             WINDOW w AS (PARTITION BY e.player ORDER BY h.started_at NULLS FIRST, e.hand_key)
         )
         SELECT player, hand_number, started_at, foul_rate, window_hands FROM ordered
         WHERE hand_number % greatest(1, ceil(total / ?)::BIGINT) = 0 OR hand_number = total
         ORDER BY player, hand_number
     """
-    return _frame(db, sql, [window - 1, window - 1, *params, MAX_SERIES_POINTS])
+    return _run(db, scope, sql, [window - 1, window - 1, *params, MAX_SERIES_POINTS])
 
 
 def royalty_sources(db: Database, filters: Filters) -> pl.DataFrame:
     """Where royalties came from: row, hand class, boards, royalty points (collected only)."""
-    scope, params = _player_scope(filters, "e")
+    scope = _scope(filters, include_players=False)
+    players, params = _players(filters, "e")
     sql = f"""
         WITH boards AS (
             SELECT top_class, middle_class, bottom_class,
                    royalty_top, royalty_middle, royalty_bottom
-            FROM evaluations e WHERE {scope} AND royalties > 0
+            FROM evaluations e WHERE {scope.keeps('e')}{players} AND royalties > 0
         )
         SELECT 'top' AS row_name, top_class AS hand_class, count(*) AS boards,
                sum(royalty_top) AS royalty_points
@@ -589,7 +611,7 @@ def royalty_sources(db: Database, filters: Filters) -> pl.DataFrame:
         FROM boards WHERE royalty_bottom > 0 GROUP BY ALL
         ORDER BY royalty_points DESC, row_name, hand_class
     """
-    return _frame(db, sql, params)
+    return _run(db, scope, sql, params)
 
 
 def fantasyland_funnel(db: Database, filters: Filters) -> pl.DataFrame:
@@ -598,24 +620,16 @@ def fantasyland_funnel(db: Database, filters: Filters) -> pl.DataFrame:
     Stages, in order: entries (earned from a normal hand), hands played in Fantasyland, stays
     (earned again from a Fantasyland hand); ``points`` on the played stage is what those hands won.
     """
-    s_scope, s_params = _player_scope(filters, "s")
-    sql = f"""
-        SELECT
-            count(*) FILTER (WHERE e.fantasyland_next AND NOT s.fantasyland) AS entries,
-            count(*) FILTER (WHERE s.fantasyland) AS played,
-            count(*) FILTER (WHERE e.fantasyland_next AND s.fantasyland) AS stays,
-            coalesce(sum(r.points) FILTER (WHERE s.fantasyland), 0) AS fl_points
-        FROM seats s
-        JOIN evaluations e USING (hand_key, player)
-        JOIN results r USING (hand_key, player)
-        WHERE {s_scope} AND (s.fantasyland OR e.fantasyland_next)
-    """
-    row = _frame(db, sql, s_params).row(0, named=True)
+    kpis = player_kpis(db, filters)
+    entries = int(kpis["fl_entries"].sum()) if kpis.height else 0
+    played = int(kpis["fl_hands"].sum()) if kpis.height else 0
+    stays = int(kpis["fl_stays"].sum()) if kpis.height else 0
+    points = float(kpis["fl_points"].sum()) if kpis.height else 0.0
     return pl.DataFrame(
         {
             "stage": ["Entered", "Played in Fantasyland", "Stayed"],
-            "count": [row["entries"] or 0, row["played"] or 0, row["stays"] or 0],
-            "points": [None, float(row["fl_points"] or 0), None],
+            "count": [entries, played, stays],
+            "points": [None, points, None],
         },
         schema={"stage": pl.String, "count": pl.Int64, "points": pl.Float64},
     )
@@ -623,15 +637,16 @@ def fantasyland_funnel(db: Database, filters: Filters) -> pl.DataFrame:
 
 def points_by_variant(db: Database, filters: Filters) -> pl.DataFrame:
     """Per variant: hands, points, points per hand and its standard error."""
-    scope, params = _player_scope(filters, "r")
+    scope = _scope(filters, include_players=False)
+    players, params = _players(filters, "r")
     sql = f"""
         SELECT h.variant, count(*) AS hands, sum(r.points) AS points,
                avg(r.points) AS points_per_hand,
                coalesce(stddev_samp(r.points) / sqrt(count(*)), 0) AS points_se
         FROM results r JOIN hands h USING (hand_key)
-        WHERE {scope} GROUP BY h.variant ORDER BY hands DESC, h.variant
+        WHERE {scope.keeps('r')}{players} GROUP BY h.variant ORDER BY hands DESC, h.variant
     """
-    return _frame(db, sql, params)
+    return _run(db, scope, sql, params)
 
 
 def points_by_position(db: Database, filters: Filters) -> pl.DataFrame:
@@ -639,7 +654,8 @@ def points_by_position(db: Database, filters: Filters) -> pl.DataFrame:
 
     ``position`` 0 acts first (left of the button); the button acts last. ``seat_label`` names it.
     """
-    scope, params = _player_scope(filters, "r")
+    scope = _scope(filters, include_players=False)
+    players, params = _players(filters, "r")
     sql = f"""
         SELECT h.player_count, s.position, bool_or(s.is_button) AS is_button,
                count(*) AS hands, sum(r.points) AS points,
@@ -648,10 +664,10 @@ def points_by_position(db: Database, filters: Filters) -> pl.DataFrame:
         FROM results r
         JOIN seats s USING (hand_key, player)
         JOIN hands h USING (hand_key)
-        WHERE {scope}
+        WHERE {scope.keeps('r')}{players}
         GROUP BY h.player_count, s.position ORDER BY h.player_count, s.position
     """
-    frame = _frame(db, sql, params)
+    frame = _run(db, scope, sql, params)
     labels = [
         position_label(int(count), int(position), bool(button))
         for count, position, button in frame.select("player_count", "position", "is_button").rows()
@@ -675,25 +691,24 @@ def session_results(db: Database, filters: Filters, limit: int = 500) -> pl.Data
     Only hands matching the filters count. Columns: session_id, player, table_name, started_at,
     ended_at, hands, points, points_per_hand, fouls, foul_rate, royalties.
     """
-    scope, params = _player_scope(filters, "s")
-    picked_conditions = ["TRUE"]
+    scope = _scope(filters, include_players=False)
+    picked = ["TRUE"]
     picked_params: list[Any] = []
     if filters.players:
-        picked_conditions.append(f"x.player IN ({_placeholders(filters.players)})")
+        picked.append(f"x.player IN ({_placeholders(filters.players)})")
         picked_params.extend(filters.players)
     if filters.sessions:
-        picked_conditions.append(f"x.session_id IN ({_placeholders(filters.sessions)})")
+        picked.append(f"x.session_id IN ({_placeholders(filters.sessions)})")
         picked_params.extend(filters.sessions)
-    if scope != "TRUE":
-        picked_conditions.append(f"x.session_id IN (SELECT session_id FROM seats s WHERE {scope})")
-        picked_params.extend(params)
+    if scope.cte:
+        picked.append(f"x.session_id IN (SELECT session_id FROM seats s WHERE {scope.keeps('s')})")
     sql = f"""
         WITH picked AS (
-            SELECT session_id FROM sessions x WHERE {' AND '.join(picked_conditions)}
+            SELECT session_id FROM sessions x WHERE {' AND '.join(picked)}
             ORDER BY x.started_at DESC NULLS LAST, x.session_id LIMIT ?
         ), rows AS (
             SELECT s.session_id, s.hand_key, s.player FROM seats s
-            WHERE s.session_id IN (SELECT session_id FROM picked) AND {scope}
+            WHERE s.session_id IN (SELECT session_id FROM picked) AND {scope.keeps('s')}
         ), boards AS (
             SELECT w.session_id, count(*) AS hands, count(*) FILTER (WHERE e.foul) AS fouls,
                    sum(e.royalties) AS royalties
@@ -711,26 +726,39 @@ def session_results(db: Database, filters: Filters, limit: int = 500) -> pl.Data
         JOIN sessions x USING (session_id)
         ORDER BY x.started_at DESC NULLS LAST, b.session_id
     """
-    return _frame(db, sql, [*picked_params, limit, *params])
+    return _run(db, scope, sql, [*picked_params, limit])
 
 
 def session_hands(db: Database, session_id: str) -> pl.DataFrame:
     """The hands of one session from its player's seat: time, id, points, foul, royalties."""
     sql = """
+        WITH mine AS (SELECT hand_key, player, position, fantasyland FROM seats
+                      WHERE session_id = ?)
         SELECT h.hand_key, h.hand_id, h.started_at, h.table_name, h.variant,
-               h.player_count AS players, s.player, s.position, s.fantasyland,
+               h.player_count AS players, m.player, m.position, m.fantasyland,
                r.points, e.foul, e.royalties, e.fantasyland_next, r.disagrees
-        FROM seats s
-        JOIN hands h USING (hand_key)
-        JOIN results r USING (hand_key, player)
-        JOIN evaluations e USING (hand_key, player)
-        WHERE s.session_id = ?
+        FROM mine m
+        JOIN hands h ON h.hand_key = m.hand_key
+        JOIN results r ON r.hand_key = m.hand_key AND r.player = m.player
+        JOIN evaluations e ON e.hand_key = m.hand_key AND e.player = m.player
         ORDER BY h.started_at NULLS FIRST, h.hand_key
     """
     return _frame(db, sql, [session_id])
 
 
 # --- point flow -------------------------------------------------------------------------------
+
+
+def _pair_conditions(filters: Filters) -> tuple[str, list[Any]]:
+    sql = ""
+    params: list[Any] = []
+    if filters.players:
+        sql += f" AND m.player IN ({_placeholders(filters.players)})"
+        params.extend(filters.players)
+    if filters.opponents:
+        sql += f" AND m.opponent IN ({_placeholders(filters.opponents)})"
+        params.extend(filters.opponents)
+    return sql, params
 
 
 def pair_net_points(db: Database, filters: Filters) -> pl.DataFrame:
@@ -740,43 +768,32 @@ def pair_net_points(db: Database, filters: Filters) -> pl.DataFrame:
     With heroes chosen, ``player`` is one of them; with opponents chosen, ``opponent`` is one of
     them.
     """
-    scope, params = _hand_scope(filters, "m", include_players=False)
-    conditions = [scope]
-    if filters.players:
-        conditions.append(f"m.player IN ({_placeholders(filters.players)})")
-        params = [*params, *filters.players]
-    if filters.opponents:
-        conditions.append(f"m.opponent IN ({_placeholders(filters.opponents)})")
-        params = [*params, *filters.opponents]
+    scope = _scope(filters, include_players=False)
+    pairs, params = _pair_conditions(filters)
     sql = f"""
         SELECT player, opponent, count(*) AS hands, sum(settled) AS points,
                count(*) FILTER (WHERE scoop > 0) AS scoops
-        FROM matchups m WHERE {' AND '.join(conditions)}
+        FROM matchups m WHERE {scope.keeps('m')}{pairs}
         GROUP BY player, opponent ORDER BY player, opponent
     """
-    return _frame(db, sql, params)
+    return _run(db, scope, sql, params)
 
 
-def points_by_session_pair(db: Database, filters: Filters) -> pl.DataFrame:
-    """Net points between pairs per session (sessions of ``player``): session, started_at, points."""
-    scope, params = _hand_scope(filters, "m", include_players=False)
-    conditions = [scope]
-    if filters.players:
-        conditions.append(f"m.player IN ({_placeholders(filters.players)})")
-        params = [*params, *filters.players]
-    if filters.opponents:
-        conditions.append(f"m.opponent IN ({_placeholders(filters.opponents)})")
-        params = [*params, *filters.opponents]
+def points_by_session_pair(db: Database, filters: Filters, limit: int = 2000) -> pl.DataFrame:
+    """Net points between pairs per session (sessions of ``player``), most recent first."""
+    scope = _scope(filters, include_players=False)
+    pairs, params = _pair_conditions(filters)
     sql = f"""
         SELECT s.session_id, x.started_at, m.player, m.opponent, count(*) AS hands,
                sum(m.settled) AS points
         FROM matchups m
         JOIN seats s ON s.hand_key = m.hand_key AND s.player = m.player
         LEFT JOIN sessions x ON x.session_id = s.session_id
-        WHERE {' AND '.join(conditions)}
-        GROUP BY ALL ORDER BY x.started_at NULLS FIRST, s.session_id, m.player, m.opponent
+        WHERE {scope.keeps('m')}{pairs}
+        GROUP BY ALL ORDER BY x.started_at DESC NULLS LAST, s.session_id, m.player, m.opponent
+        LIMIT ?
     """
-    return _frame(db, sql, params)
+    return _run(db, scope, sql, [*params, limit])
 
 
 # --- hand browser -----------------------------------------------------------------------------
@@ -792,8 +809,9 @@ def hand_list(
     max_royalties, any_fantasyland, disagreements, hero_points (null without one hero),
     total (hands matching, before the limit).
     """
-    scope, params = _hand_scope(filters, "h")
-    conditions = [scope]
+    scope = _scope(filters)
+    conditions = [scope.keeps("h")]
+    params: list[Any] = []
     hero_condition = ""
     hero_params: list[Any] = []
     if filters.players:
@@ -801,12 +819,12 @@ def hand_list(
         hero_params = list(filters.players)
     if flags.fouls_only:
         conditions.append(f"h.hand_key IN (SELECT hand_key FROM evaluations WHERE foul{hero_condition})")
-        params = [*params, *hero_params]
+        params += hero_params
     if flags.min_royalties > 0:
         conditions.append(
             f"h.hand_key IN (SELECT hand_key FROM evaluations WHERE royalties >= ?{hero_condition})"
         )
-        params = [*params, flags.min_royalties, *hero_params]
+        params += [flags.min_royalties, *hero_params]
     if flags.fantasyland:
         if filters.players:
             conditions.append(
@@ -814,7 +832,7 @@ def hand_list(
                 f"{hero_condition} UNION ALL SELECT hand_key FROM evaluations "
                 f"WHERE fantasyland_next{hero_condition})"
             )
-            params = [*params, *hero_params, *hero_params]
+            params += [*hero_params, *hero_params]
         else:
             conditions.append(
                 "(h.any_fantasyland OR h.hand_key IN "
@@ -824,16 +842,18 @@ def hand_list(
         conditions.append(
             f"h.hand_key IN (SELECT hand_key FROM results WHERE disagrees{hero_condition})"
         )
-        params = [*params, *hero_params]
+        params += hero_params
     where = " AND ".join(conditions)
     hero = filters.players[0] if len(filters.players) == 1 else None
     sql = f"""
-        WITH picked AS (
+        WITH matched AS {'' if where == 'TRUE' else 'MATERIALIZED'} (
+            SELECT h.hand_key, h.started_at FROM hands h WHERE {where}
+        ), top_keys AS (
+            SELECT hand_key FROM matched ORDER BY started_at DESC NULLS LAST, hand_key LIMIT ?
+        ), picked AS (
             SELECT h.hand_key, h.hand_id, h.started_at, h.table_name, h.variant, h.rules,
                    h.any_fantasyland
-            FROM hands h WHERE {where}
-            ORDER BY h.started_at DESC NULLS LAST, h.hand_key
-            LIMIT ?
+            FROM hands h WHERE h.hand_key IN (SELECT hand_key FROM top_keys)
         ), boards AS (
             SELECT e.hand_key, count(*) FILTER (WHERE e.foul) AS fouls,
                    max(e.royalties) AS max_royalties
@@ -850,11 +870,11 @@ def hand_list(
         )
         SELECT p.hand_key, p.hand_id, p.started_at, p.table_name, p.variant, p.rules,
                q.players, b.fouls, b.max_royalties, p.any_fantasyland, q.disagreements,
-               q.hero_points, (SELECT count(*) FROM hands h WHERE {where}) AS total
+               q.hero_points, (SELECT count(*) FROM matched) AS total
         FROM picked p LEFT JOIN boards b USING (hand_key) LEFT JOIN people q USING (hand_key)
         ORDER BY p.started_at DESC NULLS LAST, p.hand_key
     """
-    return _frame(db, sql, [*params, limit, hero, *params])
+    return _run(db, scope, sql, [*params, limit, hero])
 
 
 def hand_header(db: Database, hand_key: int) -> pl.DataFrame:
@@ -870,20 +890,23 @@ def hand_header(db: Database, hand_key: int) -> pl.DataFrame:
 def hand_players(db: Database, hand_key: int) -> pl.DataFrame:
     """Each player of one hand in action order: seat, board, verdict and result."""
     sql = """
+        WITH s AS (SELECT * FROM seats WHERE hand_key = ?),
+             b AS (SELECT * FROM boards WHERE hand_key = ?),
+             e AS (SELECT * FROM evaluations WHERE hand_key = ?),
+             r AS (SELECT * FROM results WHERE hand_key = ?)
         SELECT s.player, s.seat, s.position, s.is_button, s.fantasyland, s.cards_dealt,
                b.top, b.middle, b.bottom,
                e.top_class, e.middle_class, e.bottom_class, e.foul,
                e.royalty_top, e.royalty_middle, e.royalty_bottom, e.royalties,
                e.fantasyland_next, e.fantasyland_cards,
                r.points, r.reported_points, r.disagrees, r.disagreement
-        FROM seats s
-        LEFT JOIN boards b USING (hand_key, player)
-        LEFT JOIN evaluations e USING (hand_key, player)
-        LEFT JOIN results r USING (hand_key, player)
-        WHERE s.hand_key = ?
+        FROM s
+        LEFT JOIN b USING (player)
+        LEFT JOIN e USING (player)
+        LEFT JOIN r USING (player)
         ORDER BY s.position
     """
-    return _frame(db, sql, [hand_key])
+    return _frame(db, sql, [hand_key] * 4)
 
 
 def hand_streets(db: Database, hand_key: int) -> pl.DataFrame:
@@ -892,11 +915,13 @@ def hand_streets(db: Database, hand_key: int) -> pl.DataFrame:
     Columns: player, street, card_order, card, row_name (``discard`` for a discarded card).
     """
     sql = """
-        SELECT player, street, card_order, card, row_name FROM placements WHERE hand_key = ?
+        WITH placed AS (SELECT player, street, card_order, card, row_name
+                        FROM placements WHERE hand_key = ?),
+             thrown AS (SELECT player, street, card FROM discards WHERE hand_key = ?)
+        SELECT player, street, card_order, card, row_name FROM placed
         UNION ALL
-        SELECT player, street, 100 + row_number() OVER (PARTITION BY player, street) AS card_order,
-               card, 'discard' AS row_name
-        FROM discards WHERE hand_key = ?
+        SELECT player, street, (100 + row_number() OVER (PARTITION BY player, street))::TINYINT,
+               card, 'discard' FROM thrown
         ORDER BY player, street, card_order
     """
     return _frame(db, sql, [hand_key, hand_key])
@@ -905,13 +930,14 @@ def hand_streets(db: Database, hand_key: int) -> pl.DataFrame:
 def hand_matchups(db: Database, hand_key: int) -> pl.DataFrame:
     """The scoring breakdown of one hand: every ordered pair's rows, scoop, royalties, points."""
     sql = """
+        WITH m AS (SELECT * FROM matchups WHERE hand_key = ?),
+             s AS (SELECT player, position FROM seats WHERE hand_key = ?)
         SELECT m.player, m.opponent, m.rows_won, m.rows_lost, m.scoop, m.royalty_points,
                m.points, m.settled
-        FROM matchups m JOIN seats s ON s.hand_key = m.hand_key AND s.player = m.player
-        WHERE m.hand_key = ?
+        FROM m JOIN s USING (player)
         ORDER BY s.position, m.opponent
     """
-    return _frame(db, sql, [hand_key])
+    return _frame(db, sql, [hand_key, hand_key])
 
 
 # --- data -------------------------------------------------------------------------------------
@@ -937,27 +963,33 @@ def rejected_records(db: Database, limit: int = 500) -> pl.DataFrame:
 
 def audit_disagreements(db: Database, filters: Filters, limit: int = 500) -> pl.DataFrame:
     """Boards where the source's reported points differ from the re-score, most recent first."""
-    scope, params = _player_scope(filters, "r")
+    scope = _scope(filters, include_players=False)
+    players, params = _players(filters, "r")
     sql = f"""
-        SELECT h.hand_key, h.hand_id, h.site, h.started_at, r.player, r.points AS rescored,
-               r.reported_points AS reported, r.disagreement, count(*) OVER () AS total
-        FROM results r JOIN hands h USING (hand_key)
-        WHERE r.disagrees AND {scope}
-        ORDER BY h.started_at DESC NULLS LAST, h.hand_key, r.player
+        WITH found AS (
+            SELECT r.hand_key, r.player, r.points, r.reported_points, r.disagreement
+            FROM results r WHERE r.disagrees AND {scope.keeps('r')}{players}
+        )
+        SELECT h.hand_key, h.hand_id, h.site, h.started_at, f.player, f.points AS rescored,
+               f.reported_points AS reported, f.disagreement,
+               (SELECT count(*) FROM found) AS total
+        FROM found f JOIN hands h ON h.hand_key = f.hand_key
+        ORDER BY h.started_at DESC NULLS LAST, h.hand_key, f.player
         LIMIT ?
     """
-    return _frame(db, sql, [*params, limit])
+    return _run(db, scope, sql, [*params, limit])
 
 
 def disagreement_reasons(db: Database, filters: Filters) -> pl.DataFrame:
     """Audit disagreements counted by why (foul, royalty, fantasyland, points)."""
-    scope, params = _player_scope(filters, "r")
+    scope = _scope(filters, include_players=False)
+    players, params = _players(filters, "r")
     sql = f"""
         SELECT coalesce(disagreement, 'points') AS disagreement, count(*) AS boards
-        FROM results r WHERE r.disagrees AND {scope}
+        FROM results r WHERE r.disagrees AND {scope.keeps('r')}{players}
         GROUP BY ALL ORDER BY boards DESC, disagreement
     """
-    return _frame(db, sql, params)
+    return _run(db, scope, sql, params)
 
 
 # --- small statistics (pure) ------------------------------------------------------------------
