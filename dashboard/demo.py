@@ -8,6 +8,7 @@ go through :func:`pipeline.ingest.ingest_paths`, the one way hand data gets into
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,15 +52,20 @@ def simulate_hands(out: Path, hands: int = DEFAULT_SIMULATED_HANDS, seed: int = 
     return out
 
 
-def demo_source() -> tuple[Path, bool]:
-    """The sample hands to load: (path, is_temporary). Simulates when no sample file ships."""
+def demo_source(hands: int = DEFAULT_SIMULATED_HANDS) -> tuple[Path, bool]:
+    """The sample hands to load: (path, is_temporary). Simulates ``hands`` when no sample ships."""
     if SAMPLE_HANDS.exists():
         return SAMPLE_HANDS, False
     folder = Path(tempfile.mkdtemp(prefix="ofc-demo-"))
-    return simulate_hands(folder / "demo-hands.jsonl.gz"), True
+    try:
+        return simulate_hands(folder / "demo-hands.jsonl.gz", hands), True
+    except DemoError:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
 
 
-def build_demo_database(database: str | os.PathLike[str], rebuild: bool = False):  # noqa: ANN201
+def build_demo_database(database: str | os.PathLike[str], rebuild: bool = False,
+                        hands: int = DEFAULT_SIMULATED_HANDS):  # noqa: ANN201
     """Ingest the demo hands into ``database`` (created, or replaced with ``rebuild``).
 
     Returns the :class:`pipeline.ingest.IngestSummary`.
@@ -71,10 +77,9 @@ def build_demo_database(database: str | os.PathLike[str], rebuild: bool = False)
     if rebuild:
         for stale in (database, database.with_name(database.name + ".wal")):
             stale.unlink(missing_ok=True)
-    source, temporary = demo_source()
+    source, temporary = demo_source(hands)
     try:
         return ingest_paths([source], database)
     finally:
         if temporary:
-            source.unlink(missing_ok=True)
-            source.parent.rmdir()
+            shutil.rmtree(source.parent, ignore_errors=True)

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dashboard.demo import DATA_DIR_ENV, DemoError, build_demo_database, demo_database_path
+from dashboard.demo import (
+    DATA_DIR_ENV,
+    DEFAULT_SIMULATED_HANDS,
+    DemoError,
+    build_demo_database,
+    demo_database_path,
+)
 from pipeline.cli import CommandError
 from pipeline.cli.dashboard import add_server_options, serve
 
@@ -24,6 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--db", type=Path, default=None,
                         help="demo database file (default: demo.duckdb in the data folder)")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the demo database")
+    parser.add_argument("--hands", type=int, default=DEFAULT_SIMULATED_HANDS,
+                        help="hands to simulate when no sample file ships "
+                             f"(default {DEFAULT_SIMULATED_HANDS})")
     parser.add_argument("--no-serve", action="store_true",
                         help="only build the database, do not start the dashboard")
     add_server_options(parser)
@@ -36,7 +45,8 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.rebuild or not database.exists():
         print(f"ofc demo: building the demo database at {database} …", flush=True)
         try:
-            summary = build_demo_database(database, rebuild=arguments.rebuild)
+            summary = build_demo_database(database, rebuild=arguments.rebuild,
+                                          hands=arguments.hands)
         except DemoError as error:
             raise CommandError(str(error)) from error
         print(f"ofc demo: {summary.stored:,} hands stored, {summary.rejected:,} quarantined")

@@ -1,0 +1,75 @@
+"""``ofc dashboard`` and ``ofc demo`` as a user runs them (the browser test serves one too)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from dashboard import demo, queries
+from pipeline.cli import build_parser
+from pipeline.cli.dashboard import headless, streamlit_command
+from tests.dashboard.test_browser import free_port, wait_for_server
+
+
+def test_dashboard_command_line(tmp_path) -> None:  # noqa: ANN001
+    arguments = build_parser().parse_args(["dashboard", "--db", "x.duckdb", "--port", "9999"])
+    assert (arguments.db, arguments.port, arguments.no_browser) == ("x.duckdb", 9999, False)
+    command = streamlit_command(tmp_path / "x.duckdb", 9999, None, no_browser=True)
+    assert command[1:4] == ["-m", "streamlit", "run"]
+    assert command[command.index("--server.port") + 1] == "9999"
+    assert command[command.index("--server.headless") + 1] == "true"
+    assert command[-2:] == ["--db", str(tmp_path / "x.duckdb")]
+    assert headless(True)
+
+
+def test_bad_port_is_a_clean_error(tmp_path) -> None:  # noqa: ANN001
+    completed = subprocess.run(
+        [sys.executable, "-m", "pipeline.cli", "dashboard", "--db", str(tmp_path / "a.duckdb"),
+         "--port", "70000"], capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 2
+    assert "--port must be between 1 and 65535" in completed.stderr
+    assert "Traceback" not in completed.stderr
+
+
+def test_user_data_folder(monkeypatch, tmp_path) -> None:  # noqa: ANN001
+    monkeypatch.setenv("OFC_DATA_DIR", str(tmp_path / "data"))
+    assert demo.demo_database_path() == tmp_path / "data" / "demo.duckdb"
+    monkeypatch.delenv("OFC_DATA_DIR")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    assert demo.user_data_dir() == tmp_path / "xdg" / "ofc-analytics"
+
+
+def _demo_data_available() -> bool:
+    if demo.SAMPLE_HANDS.exists():
+        return True
+    from pipeline.cli import COMMAND_MODULES
+
+    return "pipeline.cli.simulate" in COMMAND_MODULES
+
+
+@pytest.mark.skipif(not _demo_data_available(),
+                    reason="neither sample_data/demo-hands.jsonl.gz nor `ofc simulate` exists yet")
+def test_demo_builds_and_serves_headless(tmp_path) -> None:  # noqa: ANN001
+    port = free_port()
+    environment = dict(os.environ, OFC_DATA_DIR=str(tmp_path / "data"))
+    environment.pop("DISPLAY", None)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "demo", "--hands", "200", "--port", str(port),
+         "--host", "127.0.0.1", "--no-browser"],
+        env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_for_server(f"http://127.0.0.1:{port}", process, seconds=180)
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
+            assert response.status == 200
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+    database = Path(tmp_path / "data" / "demo.duckdb")
+    status = queries.database_status(database)
+    assert status.hands > 0
