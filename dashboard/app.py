@@ -18,7 +18,7 @@ HOME = "home"
 
 def record_page() -> st.Page:
     """The live-game Record page, offered even while the database is empty."""
-    return st.Page(PAGES / "record.py", title="Record", icon="✍️")
+    return st.Page(PAGES / "record.py", title="Record", icon=":material/edit_note:")
 
 
 def main() -> None:

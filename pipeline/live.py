@@ -215,6 +215,13 @@ def check_entry(session: LiveSession | Sequence[str], entries: Mapping[str, Boar
         rows, format_problem = _row_tokens(value)
         if rows is None:
             problems.append(FieldProblem(name, None, "format", format_problem or "not a board"))
+            for tokens in entry_rows(value):
+                for token in tokens:
+                    try:
+                        parse_card(token)
+                    except CardError:
+                        problems.append(FieldProblem(
+                            name, None, "card", f"{token!r} is not a card ({_CARD_HINT})"))
             continue
         cards_by_row: list[list[Card]] = []
         for row, tokens in zip(ROWS, rows, strict=True):

@@ -32,16 +32,16 @@ ATTEMPTED = "rec_attempted"
 CONFIRM_DELETE = "rec_confirm_delete"
 STASH = "rec_stash"
 FRESH = "rec_fresh"
+SAVED_NOTICE = "rec_saved_notice"  # (kind, text) under the save button, where the tap was
 SETUP_ERROR = "rec_setup_error"
 
 SUIT_COLOURS = {"c": "green", "d": "blue", "h": "red", "s": ""}
-SUIT_NAMES = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
 
 # Static CSS (no untrusted value): a narrow column, large tap targets on the picker and actions.
 PAGE_CSS = """
 <style>
 .st-key-rec_page { max-width: 40rem; }
-.st-key-rec_picker button { min-height: 2.9rem; min-width: 2.9rem; padding: 0.1rem 0.3rem; }
+.st-key-rec_picker button { min-height: 2.75rem; min-width: 2.75rem; padding: 0 0.2rem; }
 .st-key-rec_picker button p { font-size: 1.15rem; font-weight: 600; }
 .st-key-rec_actions button, .st-key-rec_save button, .st-key-rec_hand_actions button,
 .st-key-rec_setup button { min-height: 3rem; }
@@ -117,6 +117,13 @@ def _start() -> None:
     _reset_entry(session)
 
 
+def _entry_changed() -> None:
+    """A board was typed: an earlier "not saved" message no longer applies."""
+    saved = st.session_state.get(SAVED_NOTICE)
+    if saved and saved[0] == "error":
+        st.session_state[SAVED_NOTICE] = None
+
+
 def _end_session() -> None:
     for key in list(st.session_state.keys()):
         if str(key).startswith("rec_") and not str(key).startswith("rec_setup"):
@@ -140,13 +147,14 @@ def _tap(card: int) -> None:
     if session is None:
         return
     state = st.session_state
+    state[SAVED_NOTICE] = None
     index = int(state.get(ACTIVE_PLAYER) or 0)
     row = Row(state.get(ACTIVE_ROW) or Row.TOP.value)
     if live.open_row(state.get(board_key(index), ""), row) is None:
         # A tap while this board is full goes to the next board with room.
         other = _next_open_board(session, index)
         if other is None:
-            state[NOTICE] = ("error", "Every board is full: save the hand, or clear a board.")
+            state[SAVED_NOTICE] = ("error", "Every board is full: save the hand, or clear a board.")
             return
         index = other
         row = live.open_row(state.get(board_key(index), "")) or Row.TOP
@@ -199,8 +207,8 @@ def _save() -> None:
     except live.EntryRejected as error:
         state[ATTEMPTED] = True
         count = len({problem.player for problem in error.check.problems})
-        state[NOTICE] = ("error", f"Not saved: {count} board{'s' if count != 1 else ''} "
-                                  "to complete or correct (see the messages under the fields).")
+        state[SAVED_NOTICE] = ("error", f"Not saved: {count} board{'s' if count != 1 else ''} "
+                                        "to complete or correct (see the messages under the fields).")
         return
     try:
         with queries.database_lock():
@@ -209,13 +217,19 @@ def _save() -> None:
             else:
                 live.store_hand(components.database_path(), hand, new_session.rules)
     except (live.LiveStoreError, IngestError, OSError) as error:
-        state[NOTICE] = ("error", f"Not saved: {error}")
+        state[SAVED_NOTICE] = ("error", f"Not saved: {error}")
         return
     state[SESSION] = new_session
     state[MODE] = "new"
     state[FRESH] = True
     verb = "changed and re-scored" if editing else "saved"
-    state[NOTICE] = ("success", f"Hand {hand.number} {verb}.")
+    points = ", ".join(f"{name} {live.format_points(value)}" for name, value in hand.points.items())
+    state[NOTICE] = None
+    next_marks = ", ".join(f"{name} ({cards} cards)"
+                           for name, cards in hand.fantasyland_next.items())
+    fantasyland = f" Fantasyland next: {next_marks}." if next_marks else ""
+    state[SAVED_NOTICE] = ("success", f"Hand {hand.number} {verb}: {points}.{fantasyland} "
+                                      "The result is at the top of the page.")
     stash = state.pop(STASH, None) if editing else None
     if stash is not None:
         _reset_entry(new_session, stash[0])
@@ -236,6 +250,7 @@ def _edit_last() -> None:
     state[ACTIVE_PLAYER] = session.players.index(session.action_order(last.button)[0])
     state[MODE] = "edit"
     state[NOTICE] = None
+    state[SAVED_NOTICE] = None
 
 
 def _cancel_edit() -> None:
@@ -271,6 +286,7 @@ def _delete_last() -> None:
         return
     state[SESSION] = new_session
     state[FRESH] = False
+    state[SAVED_NOTICE] = None
     state[NOTICE] = ("success", f"Hand {hand.number} deleted.")
     if state.get(MODE) == "edit":
         state.pop(STASH, None)
@@ -374,27 +390,31 @@ def player_field(session: live.LiveSession, index: int, check: live.EntryCheck,
     if name == button:
         badges.append("button")
     label = f"**{components.md(name)}**" + (f" · {', '.join(badges)}" if badges else "")
-    st.text_input(label, key=board_key(index),
-                  placeholder="Qs Qh 5d / Kc Kd 4h 3s 2c / Ac Ad Ah 9s 9c")
+    st.text_input(label, key=board_key(index), placeholder="top / middle / bottom",
+                  on_change=_entry_changed,
+                  help="Type the board, e.g. Qs Qh 5d / Kc Kd 4h 3s 2c / Ac Ad Ah 9s 9c, "
+                       "or tap the cards below.")
     cards = (session.fantasyland_cards(name) if st.session_state.get(MODE) != "edit"
              else (session.last_hand.fantasyland.get(name, 0) if session.last_hand else 0))
     cards = cards or live.default_fantasyland_cards(session.variant, session.rules)
     st.checkbox(f"Fantasyland this hand ({cards} cards)", key=fantasyland_key(index))
-    problems = check.problems_for(name)
-    hard = [problem for problem in problems if problem.kind in ("card", "format", "duplicate")]
-    sizes = [problem for problem in problems if problem.kind == "size"]
-    missing = [problem for problem in problems if problem.kind == "missing"]
-    if hard:
-        st.error("  \n".join(components.md(problem.message) for problem in hard + sizes),
-                 icon="✖")
-    elif sizes:
-        text = "  \n".join(components.md(problem.message) for problem in sizes)
-        if st.session_state.get(ATTEMPTED):
-            st.error(text, icon="✖")
-        else:
-            st.warning(text)
-    elif missing and st.session_state.get(ATTEMPTED):
-        st.error("No board entered yet.", icon="✖")
+    # Wrong cards, cards used twice and overfull rows are errors at once; a row still short of
+    # cards is progress while entering, and an error once a save was tried.
+    attempted = bool(st.session_state.get(ATTEMPTED))
+    rows = live.entry_rows(st.session_state.get(board_key(index), ""))
+    errors, pending = [], []
+    for problem in check.problems_for(name):
+        if problem.kind == "missing":
+            if attempted:
+                errors.append("No board entered yet.")
+            continue
+        short = (problem.kind == "size" and problem.row is not None
+                 and len(rows[ROWS.index(problem.row)]) < ROW_SIZES[problem.row])
+        (pending if short and not attempted else errors).append(components.md(problem.message))
+    if errors:
+        st.error("  \n".join(errors), icon="✖")
+    elif pending:
+        st.caption("To go: " + " · ".join(pending))
     elif name in check.boards:
         st.caption("✓ complete")
 
@@ -433,9 +453,9 @@ def picker(session: live.LiveSession, check: live.EntryCheck) -> None:
         preview[row.value] = shown
     components.show_html(components.board_html(preview))
     used = live.cards_in_entries(entries.values())
-    with st.container(key="rec_picker"):
+    with st.container(key="rec_picker", gap="xxsmall"):
         for suit in reversed(SUITS):
-            with st.container(horizontal=True, gap="small", key=f"rec_suit_{suit}"):
+            with st.container(horizontal=True, gap="xxsmall", key=f"rec_suit_{suit}"):
                 for rank in reversed(RANKS):
                     card = RANKS.index(rank) * 4 + SUITS.index(suit)
                     symbol = components.SUIT_SYMBOLS[suit]
@@ -443,8 +463,7 @@ def picker(session: live.LiveSession, check: live.EntryCheck) -> None:
                     text = f"{rank}{symbol}"
                     label = f":{colour}[{text}]" if colour and card not in used else text
                     st.button(label, key=card_key(card), on_click=_tap, args=(card,),
-                              disabled=card in used,
-                              help=f"{card_text(card)} ({SUIT_NAMES[suit]})")
+                              disabled=card in used)
     with st.container(key="rec_actions", horizontal=True):
         st.button("⌫ Last card", on_click=_backspace, key="rec_backspace")
         st.button("Clear board", on_click=_clear_board, key="rec_clear")
@@ -464,7 +483,8 @@ def recording(session: live.LiveSession) -> None:
         kind, text = notice
         (st.success if kind == "success" else st.error)(components.md(text))
     show_result(session)
-    st.dataframe(totals_frame(session), hide_index=True, key="rec_totals", width="stretch")
+    if session.hands:
+        st.dataframe(totals_frame(session), hide_index=True, key="rec_totals", width="stretch")
 
     if editing:
         hand = session.last_hand
@@ -487,6 +507,10 @@ def recording(session: live.LiveSession) -> None:
     label = f"Save changes to hand {number}" if editing else f"Save hand {number}"
     with st.container(key="rec_save"):
         st.button(label, type="primary", width="stretch", on_click=_save, key="rec_save_button")
+        saved = state.get(SAVED_NOTICE)
+        if saved:
+            kind, text = saved
+            (st.success if kind == "success" else st.error)(components.md(text))
         if editing:
             st.button("Cancel the edit", width="stretch", on_click=_cancel_edit,
                       key="rec_cancel_edit")

@@ -142,6 +142,10 @@ def test_wrong_row_sizes_and_format() -> None:
     assert [p.kind for p in check.problems_for("b")] == ["format"]
     assert check.messages_for("b")[0].startswith('a board is three rows separated by "/"')
     assert check.messages_for("b")[0].endswith("got 1 row")
+    check = live.check_entry(["a", "b"], {"a": "As 3h 4x"})
+    assert [(p.row, p.kind) for p in check.problems_for("a")] == [(None, "format"), (None, "card")]
+    assert check.messages_for("a")[1] == (
+        "'4x' is not a card (ranks 23456789TJQKA or 10, suits cdhs or ♣♦♥♠)")
 
 
 def test_missing_boards_are_reported_but_can_be_hidden() -> None:

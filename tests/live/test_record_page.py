@@ -93,10 +93,13 @@ def test_a_live_session_on_the_record_page(tmp_path: Path, monkeypatch: pytest.M
     assert not app.button(key="rec_card_Ks").disabled  # still in the deck
     save(app)                                          # refused: jun's board has the typo
     assert any(text.startswith(r"Not saved\: 1 board") for text in texts(app.error))
+    assert texts(app.success) == []
     assert not database.exists() or stored_points(database) == {}
     type_board(app, 1, sc.HAND_1["jun"])
     save(app)
-    assert texts(app.success) == [r"Hand 1 saved\."]
+    assert texts(app.success) == [r"Hand 1 saved\: mara \+23, jun \+12, ivo \-35\. "
+                                  r"Fantasyland next\: mara \(14 cards\)\. "
+                                  r"The result is at the top of the page\."]
     result = " ".join(texts(app.markdown))
     assert "**mara** +23 points · royalties 7/0/6 · **enters Fantasyland** (14 cards)" in result
     assert ("**ivo** -35 points · :red[**foul**] — middle \\(full house, eights full of fives\\) "
@@ -131,7 +134,8 @@ def test_a_live_session_on_the_record_page(tmp_path: Path, monkeypatch: pytest.M
     assert texts(app.checkbox) == [True, False, False]
     type_board(app, 2, sc.HAND_3_EDITED_IVO)
     save(app)
-    assert texts(app.success) == [r"Hand 3 changed and re\-scored\."]
+    assert texts(app.success)[0].startswith(
+        r"Hand 3 changed and re\-scored\: mara \+24, jun \-6, ivo \-18\.")
     assert app.subheader[0].value == "Hand 4"
 
     # Hand 4, then delete it (asked to confirm).
