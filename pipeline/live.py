@@ -32,6 +32,9 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+import duckdb
+
+from pipeline import store
 from pipeline.evaluate import ScoredHand, score_record
 from pipeline.ingest import delete_hand, ingest_mappings
 from pipeline.record import FinalBoard
@@ -75,6 +78,7 @@ __all__ = [
     "replace_hand",
     "start_session",
     "store_hand",
+    "stored_hand_ids",
     "utc_now",
 ]
 
@@ -741,3 +745,23 @@ def replace_hand(database: str | Path, hand: LiveHand, rules: RuleSet) -> None:
     """Store an edited hand in place of the stored one with the same id (delete, then ingest)."""
     remove_hand(database, hand)
     store_hand(database, hand, rules)
+
+
+def stored_hand_ids(database: str | Path, session_id: str) -> list[str]:
+    """Ids of the hands of a live session already in the database (none without a database).
+
+    Lets a new session refuse an id that would collide with hands saved earlier.
+    """
+    path = Path(database)
+    if not path.exists():
+        return []
+    with store.open_database(path, read_only=True) as connection:
+        try:
+            rows = connection.execute(
+                "SELECT hand_id FROM hands WHERE site = ? AND starts_with(hand_id, ?) "
+                "ORDER BY hand_id",
+                [LIVE_SITE, f"{session_id}-"],
+            ).fetchall()
+        except duckdb.CatalogException:
+            return []
+    return [row[0] for row in rows]

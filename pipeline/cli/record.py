@@ -86,8 +86,13 @@ def run(arguments: argparse.Namespace) -> int:
     try:
         with store.open_database(database):
             pass
+        taken = live.stored_hand_ids(database, session.session_id)
     except (duckdb.Error, OSError) as error:
         raise CommandError(f"cannot use database {database}: {error}") from error
+    if taken:
+        raise CommandError(
+            f"session {session.session_id} already has {len(taken)} hand(s) in {database} "
+            f"(last {taken[-1]}); choose another --session", code=2)
     RecordLoop(session, database, sys.stdin, sys.stdout).run()
     return 0
 

@@ -472,3 +472,14 @@ def test_rules_from_a_file_are_used_for_storing(tmp_path) -> None:  # noqa: ANN0
     live.store_hand(database, hand, session.rules)
     assert dict(_fetch(database, "SELECT player, points FROM results")) == hand.points
     assert preset("standard").scoring.scoop_bonus == 3
+
+
+def test_stored_hand_ids(tmp_path) -> None:  # noqa: ANN001
+    database = tmp_path / "live.duckdb"
+    assert live.stored_hand_ids(database, "S") == []
+    session = live.start_session(sc.PLAYERS, session_id="S", clock=ticking_clock())
+    for boards in (sc.HAND_1, sc.HAND_2):
+        session, hand = live.record_hand(session, boards)
+        live.store_hand(database, hand, session.rules)
+    assert live.stored_hand_ids(database, "S") == ["S-0001", "S-0002"]
+    assert live.stored_hand_ids(database, "S-0") == []

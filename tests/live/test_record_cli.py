@@ -157,3 +157,15 @@ def test_a_kept_board_is_checked_against_an_edited_one(tmp_path: Path) -> None:
     with duckdb.connect(str(database), read_only=True) as connection:
         assert connection.execute(
             "SELECT middle FROM boards WHERE player = 'a'").fetchall() == [("5s 6s 7s 8s 9s",)]
+
+
+def test_a_session_id_with_saved_hands_is_refused(tmp_path: Path) -> None:
+    database = tmp_path / "live.duckdb"
+    first = ofc("record", "--db", str(database), "--players", "mara,jun,ivo", "--session", "W",
+                stdin=lines(sc.HAND_1["mara"], sc.HAND_1["jun"], sc.HAND_1["ivo"], "quit"))
+    assert first.returncode == 0, first.stderr
+    again = ofc("record", "--db", str(database), "--players", "mara,jun,ivo", "--session", "W",
+                stdin=lines("quit"))
+    assert again.returncode == 2
+    assert "session W already has 1 hand(s)" in again.stderr
+    assert "(last W-0001); choose another --session" in again.stderr
