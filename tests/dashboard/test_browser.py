@@ -155,3 +155,46 @@ def test_hostile_names_render_as_text(served, browser) -> None:  # noqa: ANN001
     assert page.locator('[data-testid="stException"]').count() == 0
     assert OBRIEN not in dialogs
     assert dialogs == []
+
+
+def test_terminal_ingest_while_the_dashboard_is_open(tmp_path, fixture_db, browser) -> None:  # noqa: ANN001
+    """The dashboard holds no lock between page views: ``ofc ingest`` writes, a reload shows it."""
+    import json
+
+    from tests.dashboard.fixture_hands import fixture_records
+
+    database = tmp_path / "live.duckdb"
+    shutil.copy(fixture_db, database)
+    more = tmp_path / "more-hands.jsonl"
+    more.write_text("\n".join(json.dumps(dict(record, site="second-site"))
+                              for record in fixture_records()) + "\n", encoding="utf-8")
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "dashboard", "--db", str(database), "--port",
+         str(port), "--host", "127.0.0.1", "--no-browser"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_server(url, process)
+        page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        page.goto(url)
+        wait_until_idle(page)
+        page.wait_for_selector("h1:has-text('Overview')", timeout=30_000)
+        hands = page.locator('[data-testid="stMetric"]').filter(has_text="Hands").first
+        assert hands.locator('[data-testid="stMetricValue"]').inner_text() == "47"
+        completed = subprocess.run(
+            [sys.executable, "-m", "pipeline.cli", "ingest", str(more), "--db", str(database),
+             "--quiet"], capture_output=True, text=True, timeout=120)
+        assert completed.returncode == 0, completed.stderr
+        page.reload()
+        wait_until_idle(page)
+        page.wait_for_selector("h1:has-text('Overview')", timeout=30_000)
+        hands = page.locator('[data-testid="stMetric"]').filter(has_text="Hands").first
+        assert hands.locator('[data-testid="stMetricValue"]').inner_text() == "94"
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
