@@ -1004,3 +1004,194 @@ def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float
     centre = (p + z * z / (2 * trials)) / denominator
     margin = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
     return (max(0.0, centre - margin), min(1.0, centre + margin))
+
+
+# --- coaching report --------------------------------------------------------------------------
+# The report compares one player (several screen names merged) with everyone else, so these
+# questions return per-player totals for every player in scope (dates and variants only; the
+# heroes are picked out in pipeline.report). Totals are integer sums (and sums of squares for
+# standard errors): exact, so the same database always gives the same report.
+
+
+def _report_conditions(filters: Filters) -> tuple[str, list[Any]]:
+    """Conditions on hands ``h`` for the report's scope: dates and variants."""
+    conditions = ["TRUE"]
+    params: list[Any] = []
+    start, end = _day_bounds(filters)
+    if start is not None:
+        conditions.append("h.started_at >= ?")
+        params.append(start)
+    if end is not None:
+        conditions.append("h.started_at < ?")
+        params.append(end)
+    if filters.variants:
+        conditions.append(f"h.variant IN ({_placeholders(filters.variants)})")
+        params.extend(filters.variants)
+    return " AND ".join(conditions), params
+
+
+FANTASYLAND_CARD_RANKS = ("Q", "K", "A")
+"""A top card of these ranks on the first street counts as chasing Fantasyland."""
+
+
+def _report_seats_cte(filters: Filters) -> tuple[str, list[Any]]:
+    """``report_seats``: one row per board in scope with its verdict, result and chasing flag.
+
+    ``chasing`` (a hand outside Fantasyland only): the final top row qualifies for Fantasyland
+    under the standard rule (a pair of queens or better, or trips), or, when the streets are
+    known, a queen, king or ace was placed on the top row with the first five cards.
+    """
+    where, params = _report_conditions(filters)
+    ranks = _placeholders(FANTASYLAND_CARD_RANKS)
+    cte = f"""
+        report_hands AS MATERIALIZED (
+            SELECT h.hand_key, h.variant, h.player_count, h.has_streets FROM hands h WHERE {where}
+        ), report_early AS (
+            SELECT DISTINCT p.hand_key, p.player FROM placements p
+            SEMI JOIN report_hands k ON k.hand_key = p.hand_key
+            WHERE p.street = 1 AND p.row_name = 'top' AND left(p.card, 1) IN ({ranks})
+        ), report_seats AS (
+            SELECT s.hand_key, s.player, k.variant, k.player_count, k.has_streets, s.position,
+                   s.is_button, s.fantasyland, e.foul, e.royalty_top, e.royalty_middle,
+                   e.royalty_bottom, e.fantasyland_next, r.points::BIGINT AS points,
+                   NOT s.fantasyland AND (
+                       regexp_matches(b.top, '(Q.*Q|K.*K|A.*A)')
+                       OR (left(split_part(b.top, ' ', 1), 1) = left(split_part(b.top, ' ', 2), 1)
+                           AND left(split_part(b.top, ' ', 2), 1)
+                               = left(split_part(b.top, ' ', 3), 1))
+                       OR x.player IS NOT NULL
+                   ) AS chasing
+            FROM seats s
+            JOIN report_hands k ON k.hand_key = s.hand_key
+            JOIN evaluations e ON e.hand_key = s.hand_key AND e.player = s.player
+            JOIN results r ON r.hand_key = s.hand_key AND r.player = s.player
+            JOIN boards b ON b.hand_key = s.hand_key AND b.player = s.player
+            LEFT JOIN report_early x ON x.hand_key = s.hand_key AND x.player = s.player
+        )"""
+    return cte, [*params, *FANTASYLAND_CARD_RANKS]
+
+
+def report_player_totals(db: Database, filters: Filters) -> pl.DataFrame:
+    """Per player and variant, every total the coaching report compares (integer sums).
+
+    Columns: player, variant, hands, points, points_sq, fouls, foul_points (points won in fouled
+    hands), normal_hands (outside Fantasyland), normal_fouls, chasing_hands, chasing_fouls,
+    normal_points, normal_with_streets, fl_hands, fl_entries, fl_stays, fl_points, fl_points_sq,
+    royalty_top, royalty_top_sq, royalty_middle, royalty_middle_sq, royalty_bottom,
+    royalty_bottom_sq, opponents (sum over hands of the other players at the table).
+    """
+    cte, params = _report_seats_cte(filters)
+    sql = f"""
+        WITH {cte}
+        SELECT player, variant, count(*) AS hands,
+            sum(points)::BIGINT AS points, sum(points * points)::BIGINT AS points_sq,
+            count(*) FILTER (WHERE foul) AS fouls,
+            coalesce(sum(points) FILTER (WHERE foul), 0)::BIGINT AS foul_points,
+            count(*) FILTER (WHERE NOT fantasyland) AS normal_hands,
+            count(*) FILTER (WHERE NOT fantasyland AND foul) AS normal_fouls,
+            count(*) FILTER (WHERE chasing) AS chasing_hands,
+            count(*) FILTER (WHERE chasing AND foul) AS chasing_fouls,
+            coalesce(sum(points) FILTER (WHERE NOT fantasyland), 0)::BIGINT AS normal_points,
+            count(*) FILTER (WHERE NOT fantasyland AND has_streets) AS normal_with_streets,
+            count(*) FILTER (WHERE fantasyland) AS fl_hands,
+            count(*) FILTER (WHERE NOT fantasyland AND fantasyland_next) AS fl_entries,
+            count(*) FILTER (WHERE fantasyland AND fantasyland_next) AS fl_stays,
+            coalesce(sum(points) FILTER (WHERE fantasyland), 0)::BIGINT AS fl_points,
+            coalesce(sum(points * points) FILTER (WHERE fantasyland), 0)::BIGINT AS fl_points_sq,
+            sum(royalty_top)::BIGINT AS royalty_top,
+            sum(royalty_top * royalty_top)::BIGINT AS royalty_top_sq,
+            sum(royalty_middle)::BIGINT AS royalty_middle,
+            sum(royalty_middle * royalty_middle)::BIGINT AS royalty_middle_sq,
+            sum(royalty_bottom)::BIGINT AS royalty_bottom,
+            sum(royalty_bottom * royalty_bottom)::BIGINT AS royalty_bottom_sq,
+            sum(player_count - 1)::BIGINT AS opponents
+        FROM report_seats GROUP BY player, variant ORDER BY player, variant
+    """
+    return _frame(db, sql, params)
+
+
+def report_matchup_totals(db: Database, filters: Filters) -> pl.DataFrame:
+    """Per player and variant, their pairings with opponents: counts and settled points by scoop.
+
+    Columns: player, variant, matchups, scoops (player scooped the opponent, fouls included),
+    scooped, scoop_points, scooped_points, neither_points (settled points in each kind).
+    """
+    where, params = _report_conditions(filters)
+    sql = f"""
+        SELECT m.player, h.variant, count(*) AS matchups,
+            count(*) FILTER (WHERE m.scoop > 0) AS scoops,
+            count(*) FILTER (WHERE m.scoop < 0) AS scooped,
+            coalesce(sum(m.settled) FILTER (WHERE m.scoop > 0), 0)::BIGINT AS scoop_points,
+            coalesce(sum(m.settled) FILTER (WHERE m.scoop < 0), 0)::BIGINT AS scooped_points,
+            coalesce(sum(m.settled) FILTER (WHERE m.scoop = 0), 0)::BIGINT AS neither_points
+        FROM matchups m JOIN hands h ON h.hand_key = m.hand_key
+        WHERE {where}
+        GROUP BY m.player, h.variant ORDER BY m.player, h.variant
+    """
+    return _frame(db, sql, params)
+
+
+def report_position_totals(db: Database, filters: Filters) -> pl.DataFrame:
+    """Per player, variant, table size and position (0 acts first): hands and points (with squares).
+
+    Columns: player, variant, player_count, position, is_button, hands, points, points_sq.
+    """
+    where, params = _report_conditions(filters)
+    sql = f"""
+        SELECT s.player, h.variant, h.player_count, s.position, bool_or(s.is_button) AS is_button,
+            count(*) AS hands, sum(r.points)::BIGINT AS points,
+            sum(r.points * r.points)::BIGINT AS points_sq
+        FROM seats s
+        JOIN hands h ON h.hand_key = s.hand_key
+        JOIN results r ON r.hand_key = s.hand_key AND r.player = s.player
+        WHERE {where}
+        GROUP BY s.player, h.variant, h.player_count, s.position
+        ORDER BY s.player, h.variant, h.player_count, s.position
+    """
+    return _frame(db, sql, params)
+
+
+def report_pair_totals(db: Database, filters: Filters) -> pl.DataFrame:
+    """Per ordered pair (player, opponent): hands together and the player's settled points.
+
+    Columns: player, opponent, hands, points, points_sq, scoops, scooped.
+    """
+    where, params = _report_conditions(filters)
+    sql = f"""
+        SELECT m.player, m.opponent, count(*) AS hands, sum(m.settled)::BIGINT AS points,
+            sum(m.settled * m.settled)::BIGINT AS points_sq,
+            count(*) FILTER (WHERE m.scoop > 0) AS scoops,
+            count(*) FILTER (WHERE m.scoop < 0) AS scooped
+        FROM matchups m JOIN hands h ON h.hand_key = m.hand_key
+        WHERE {where}
+        GROUP BY m.player, m.opponent ORDER BY m.player, m.opponent
+    """
+    return _frame(db, sql, params)
+
+
+def report_player_hands(db: Database, filters: Filters) -> pl.DataFrame:
+    """Every hand of the heroes (``filters.players``, required) in scope, in play order.
+
+    Columns: hand_key, site, hand_id, table_name, started_at, variant, player_count, player,
+    position, is_button, fantasyland, session_id, has_streets, foul, top_class, middle_class,
+    bottom_class, royalty_top, royalty_middle, royalty_bottom, royalties, fantasyland_next,
+    fantasyland_cards, points, chasing.
+    """
+    if not filters.players:
+        raise ValueError("report_player_hands needs the heroes in filters.players")
+    cte, params = _report_seats_cte(filters)
+    sql = f"""
+        WITH {cte}
+        SELECT h.hand_key, h.site, h.hand_id, h.table_name, h.started_at, h.variant,
+            h.player_count, x.player, x.position, x.is_button, x.fantasyland, s.session_id,
+            h.has_streets, x.foul, e.top_class, e.middle_class, e.bottom_class,
+            e.royalty_top, e.royalty_middle, e.royalty_bottom, e.royalties,
+            e.fantasyland_next, e.fantasyland_cards, x.points, x.chasing
+        FROM report_seats x
+        JOIN hands h ON h.hand_key = x.hand_key
+        JOIN seats s ON s.hand_key = x.hand_key AND s.player = x.player
+        JOIN evaluations e ON e.hand_key = x.hand_key AND e.player = x.player
+        WHERE x.player IN ({_placeholders(filters.players)})
+        ORDER BY h.started_at NULLS FIRST, h.hand_key, x.player
+    """
+    return _frame(db, sql, [*params, *filters.players])
