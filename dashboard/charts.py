@@ -33,7 +33,6 @@ def label(value: object) -> str:
 def _layout(figure: go.Figure, title: str | None = None, height: int = 360) -> go.Figure:
     figure.update_layout(
         title=title, height=height, margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
     )
     return figure
 
@@ -163,22 +162,27 @@ def kpi_comparison_chart(frame: pl.DataFrame) -> go.Figure:
 
 
 def session_small_multiples(frame: pl.DataFrame, players: Sequence[str]) -> go.Figure:
-    """Per player, points per session as bars (``session_results``), one panel per player."""
+    """Per player, points per session in play order (``session_results``), one panel each."""
     if frame.is_empty() or not players:
         return empty_figure()
     players = list(players)[:6]
-    figure = make_subplots(rows=len(players), cols=1, shared_xaxes=True,
+    figure = make_subplots(rows=len(players), cols=1,
                            subplot_titles=[label(player) for player in players],
-                           vertical_spacing=0.08)
+                           vertical_spacing=0.12 if len(players) < 4 else 0.06)
     for index, player in enumerate(players, start=1):
         part = frame.filter(pl.col("player") == player).sort("started_at", nulls_last=True)
         values = part["points"].to_list()
+        when = [f"{value:%Y-%m-%d %H:%M}" if value else "undated"
+                for value in part["started_at"].to_list()]
         figure.add_trace(go.Bar(
-            x=part["started_at"].to_list(), y=values, showlegend=False,
+            x=list(range(1, part.height + 1)), y=values, showlegend=False,
             marker_color=[WIN_COLOUR if value >= 0 else LOSS_COLOUR for value in values],
-            customdata=part["hands"].to_list(),
-            hovertemplate="%{x}<br>%{y} points in %{customdata} hands<extra></extra>",
+            customdata=list(zip(part["hands"].to_list(), when, strict=True)),
+            hovertemplate="session %{x} (%{customdata[1]})<br>%{y} points in "
+            "%{customdata[0]} hands<extra></extra>",
         ), row=index, col=1)
+        figure.update_xaxes(title_text="session" if index == len(players) else None,
+                            dtick=1 if part.height <= 20 else None, row=index, col=1)
     return _layout(figure, "Points per session", height=max(260, 170 * len(players)))
 
 
@@ -189,12 +193,14 @@ def session_trend_chart(frame: pl.DataFrame, player: str) -> go.Figure:
         return empty_figure()
     numbers = list(range(1, part.height + 1))
     values = part["points"].to_list()
-    figure = make_subplots(specs=[[{"secondary_y": True}]])
+    figure = go.Figure()
     figure.add_trace(go.Bar(x=numbers, y=values, name="points in session",
                             marker_color=[WIN_COLOUR if v >= 0 else LOSS_COLOUR for v in values]))
     figure.add_trace(go.Scatter(x=numbers, y=part["points"].cum_sum().to_list(),
-                                name="running total", mode="lines+markers"), secondary_y=True)
-    figure.update_xaxes(title_text="session")
+                                name="running total", mode="lines+markers",
+                                line={"color": NEUTRAL_COLOUR}))
+    figure.update_xaxes(title_text="session", dtick=1 if part.height <= 20 else None)
+    figure.update_yaxes(title_text="points")
     return _layout(figure, f"{label(player)}: trend across sessions")
 
 
