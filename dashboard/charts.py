@@ -56,6 +56,9 @@ def hands_per_day_chart(frame: pl.DataFrame) -> go.Figure:
         part = frame.filter(pl.col("variant") == variant)
         figure.add_bar(x=part["day"].to_list(), y=part["hands"].to_list(), name=label(variant))
     figure.update_layout(barmode="stack", yaxis_title="hands")
+    figure.update_xaxes(tickformat="%Y-%m-%d")
+    if frame["day"].n_unique() <= 14:
+        figure.update_xaxes(dtick=86_400_000)
     return _layout(figure, "Hands per day")
 
 

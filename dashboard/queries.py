@@ -981,11 +981,13 @@ def audit_disagreements(db: Database, filters: Filters, limit: int = 500) -> pl.
 
 
 def disagreement_reasons(db: Database, filters: Filters) -> pl.DataFrame:
-    """Audit disagreements counted by why (foul, royalty, fantasyland, points)."""
+    """Audit disagreements counted by kind (the text before the first colon: foul, royalty,
+    fantasyland, points...)."""
     scope = _scope(filters, include_players=False)
     players, params = _players(filters, "r")
     sql = f"""
-        SELECT coalesce(disagreement, 'points') AS disagreement, count(*) AS boards
+        SELECT trim(split_part(coalesce(disagreement, 'points'), ':', 1)) AS disagreement,
+               count(*) AS boards
         FROM results r WHERE r.disagrees AND {scope.keeps('r')}{players}
         GROUP BY ALL ORDER BY boards DESC, disagreement
     """

@@ -11,8 +11,8 @@ st.title("Data")
 
 st.subheader("Load hand histories")
 components.upload_section()
-st.caption("Or from a terminal: `ofc ingest FILE_OR_FOLDER --db "
-           f"{components.md(components.database_path())}` — the dashboard picks it up on refresh.")
+st.caption("Or from a terminal (the dashboard shows the new hands on refresh):")
+st.code(f"ofc ingest FILE_OR_FOLDER --db {components.database_path()}", language="bash")
 
 st.subheader("Files ingested")
 files = components.ask("ingested_files")

@@ -11,14 +11,15 @@ filters = components.current_filters()
 st.title("Overview")
 totals = components.ask("overview_totals", filters).row(0, named=True)
 
-columns = st.columns(4)
+columns = st.columns(5)
 kpi(columns[0], "Hands", f"{totals['hands']:,}")
 kpi(columns[1], "Players", f"{totals['players']:,}")
 kpi(columns[2], "Sessions", f"{totals['sessions']:,}")
-span = "–"
-if totals["first_hand"] is not None:
-    span = f"{totals['first_hand']:%Y-%m-%d} → {totals['last_hand']:%Y-%m-%d}"
-kpi(columns[3], "Dates", span)
+first, last = totals["first_hand"], totals["last_hand"]
+kpi(columns[3], "First hand", f"{first:%Y-%m-%d}" if first else "–",
+    f"{first:%Y-%m-%d %H:%M} UTC" if first else "no dated hands")
+kpi(columns[4], "Last hand", f"{last:%Y-%m-%d}" if last else "–",
+    f"{last:%Y-%m-%d %H:%M} UTC" if last else "no dated hands")
 
 st.subheader("Data health")
 columns = st.columns(4)

@@ -117,7 +117,7 @@ def test_overview_numbers(fixture_db, expected, monkeypatch) -> None:  # noqa: A
     assert shown["Hands"] == str(expected.hands)
     assert shown["Players"] == "4"
     assert shown["Sessions"] == "8"  # two sessions of three at T1, one each of two at T2
-    assert shown["Dates"] == "2026-03-01 → 2026-03-02"
+    assert (shown["First hand"], shown["Last hand"]) == ("2026-03-01", "2026-03-02")
     assert number(shown["Fouled boards"]) == pytest.approx(
         round(100 * expected.fouls / expected.boards, 1))
     assert shown["Audit disagreements"] == str(expected.disagreements)

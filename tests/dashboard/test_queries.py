@@ -127,3 +127,11 @@ def test_wilson_interval() -> None:
     assert (round(low, 4), round(high, 4)) == (0.0552, 0.1744)
     assert queries.wilson_interval(0, 0) == (0.0, 0.0)
     assert queries.wilson_interval(0, 20)[0] == 0.0
+
+
+def test_audit_lists_the_one_disagreement(fixture_db) -> None:  # noqa: ANN001
+    reasons = queries.disagreement_reasons(fixture_db, Filters())
+    assert reasons.rows() == [("points", 1)]
+    found = queries.audit_disagreements(fixture_db, Filters()).row(0, named=True)
+    assert (found["hand_id"], found["player"], found["total"]) == ("T1-010", JUN, 1)
+    assert found["reported"] - found["rescored"] == 5
