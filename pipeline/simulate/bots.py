@@ -1,0 +1,219 @@
+"""Bots: small strategy objects that choose how to place a street, registered in :data:`BOTS`.
+
+The dealer plays many boards at once, so a bot decides for a whole column of boards in one call:
+it gets :class:`Options` (every way to place the street's cards, for every board) and returns
+the chosen option per board (:meth:`Bot.choose`). Fantasyland hands are not a bot's business:
+every bot sets them with the exact setter (:func:`~pipeline.simulate.fantasyland.solve_fantasyland`).
+Adding a bot is one class (or one :class:`Style`) and one line in :data:`BOTS`.
+
+The heuristic bots (``solid``, ``chaser``) score every option by the rows it leaves, using the
+precomputed row outlooks (:mod:`pipeline.simulate.outlook`): each row's likely finished strength
+(mean and variance on a common scale), expected royalty and, for the top, the chance of
+Fantasyland. The chance of a foul is estimated from neighbouring rows (a normal approximation
+of "top ends above middle" and "middle ends above bottom"), shifted by ``steer`` for every open
+slot of the lower row and ``avoid`` for every open slot of the upper row, because a player steers
+later cards to where they help. An option is worth::
+
+    legal × (royalties + fantasyland_bonus × Fantasyland chance + strength_weight × strength)
+    − (1 − legal) × foul_penalty
+
+and the styles differ only in those weights. Finished rows have exact outlooks, so the last
+street is judged exactly.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from functools import cache
+from typing import Protocol
+
+import numpy as np
+
+from pipeline.rules.game import Variant
+
+TOP, MIDDLE, BOTTOM = 0, 1, 2
+ROW_SIZES = (3, 5, 5)
+ROW_NAMES = ("top", "middle", "bottom")
+DISCARD = -1
+
+
+@cache
+def street_patterns(dealt: int, discards: int) -> np.ndarray:
+    """Every way to send ``dealt`` cards to rows (0 top, 1 middle, 2 bottom) or the discard
+    pile (-1) with exactly ``discards`` discarded: an (options, dealt) array, fixed order."""
+    patterns = [
+        choice for choice in itertools.product((DISCARD, TOP, MIDDLE, BOTTOM), repeat=dealt)
+        if choice.count(DISCARD) == discards
+    ]
+    return np.asarray(patterns, dtype=np.int64).reshape(-1, dealt)
+
+
+@cache
+def pattern_subsets(dealt: int, discards: int) -> np.ndarray:
+    """For each pattern of :func:`street_patterns` and each row, the bitmask of the dealt cards
+    that go to that row: an (options, 3) array."""
+    patterns = street_patterns(dealt, discards)
+    weights = 1 << np.arange(dealt)
+    return np.stack([((patterns == row) * weights).sum(axis=1) for row in range(3)], axis=1)
+
+
+@dataclass(slots=True)
+class Options:
+    """Every option of one street for a column of boards (B boards × P patterns).
+
+    For each option: whether it fits the rows' room (``valid``), the open slots it leaves per
+    row, and the outlook of each row afterwards: mean and variance of the finished row's
+    strength, expected royalty, the top's chance of Fantasyland, and in 2-7 Pineapple the
+    middle's chance of qualifying (``middle_mean``/``middle_variance`` are unused there).
+    All arrays are (B, P); slicing the boards gives views.
+    """
+
+    variant: Variant
+    patterns: np.ndarray
+    valid: np.ndarray
+    open_top: np.ndarray
+    open_middle: np.ndarray
+    open_bottom: np.ndarray
+    top_mean: np.ndarray
+    top_variance: np.ndarray
+    top_royalty: np.ndarray
+    top_fantasyland: np.ndarray
+    middle_mean: np.ndarray
+    middle_variance: np.ndarray
+    middle_royalty: np.ndarray
+    middle_qualify: np.ndarray
+    bottom_mean: np.ndarray
+    bottom_variance: np.ndarray
+    bottom_royalty: np.ndarray
+
+    def take(self, boards: slice) -> Options:
+        """The options of a contiguous range of boards (views, no copies)."""
+        return Options(
+            self.variant, self.patterns,
+            *(getattr(self, name)[boards] for name in _BOARD_FIELDS),
+        )
+
+
+_BOARD_FIELDS = (
+    "valid", "open_top", "open_middle", "open_bottom", "top_mean", "top_variance",
+    "top_royalty", "top_fantasyland", "middle_mean", "middle_variance", "middle_royalty",
+    "middle_qualify", "bottom_mean", "bottom_variance", "bottom_royalty",
+)
+
+
+class Bot(Protocol):
+    """A strategy: picks one valid option per board."""
+
+    name: str
+    description: str
+
+    def choose(self, options: Options, uniforms: np.ndarray) -> np.ndarray:
+        """The chosen pattern index for each board. ``uniforms`` holds one random number in
+        [0, 1) per board from the board's own session, for bots that need chance."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Style:
+    """The weights of a heuristic bot (see the module docstring)."""
+
+    foul_penalty: float
+    fantasyland_bonus: float
+    strength_weight: float
+    steer: float
+    avoid: float
+
+
+def normal_cdf(values: np.ndarray) -> np.ndarray:
+    """The standard normal CDF (Abramowitz & Stegun 7.1.26 for erf, error below 2e-7)."""
+    scaled = np.abs(values) * 0.7071067811865476
+    t = 1.0 / (1.0 + 0.3275911 * scaled)
+    polynomial = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (
+        -1.453152027 + t * 1.061405429))))
+    erf = 1.0 - polynomial * np.exp(-scaled * scaled)
+    return 0.5 + 0.5 * np.copysign(erf, values)
+
+
+class HeuristicBot:
+    """Scores every option with the row outlooks and takes the best (see the module docstring)."""
+
+    def __init__(self, name: str, description: str, style: Style) -> None:
+        self.name = name
+        self.description = description
+        self.style = style
+
+    def scores(self, options: Options) -> np.ndarray:
+        """The worth of every option (B, P); invalid options get -inf."""
+        style = self.style
+        top_mean = options.top_mean
+        bottom_mean = options.bottom_mean
+        royalty = options.top_royalty + options.middle_royalty + options.bottom_royalty
+        top_slack = style.avoid * options.open_top
+        if options.variant is Variant.LOWBALL_PINEAPPLE:
+            margin = top_mean - bottom_mean - style.steer * options.open_bottom - top_slack
+            top_over_bottom = normal_cdf(
+                margin / np.sqrt(options.top_variance + options.bottom_variance + 1e-9)
+            )
+            legal = options.middle_qualify * (1.0 - top_over_bottom)
+            strength = top_mean + bottom_mean
+        else:
+            middle_mean = options.middle_mean
+            margin = top_mean - middle_mean - style.steer * options.open_middle - top_slack
+            top_over_middle = normal_cdf(
+                margin / np.sqrt(options.top_variance + options.middle_variance + 1e-9)
+            )
+            margin = (
+                middle_mean - bottom_mean - style.steer * options.open_bottom
+                - style.avoid * options.open_middle
+            )
+            middle_over_bottom = normal_cdf(
+                margin / np.sqrt(options.middle_variance + options.bottom_variance + 1e-9)
+            )
+            legal = (1.0 - top_over_middle) * (1.0 - middle_over_bottom)
+            strength = top_mean + middle_mean + bottom_mean
+        gain = royalty + style.fantasyland_bonus * options.top_fantasyland
+        gain += style.strength_weight * strength
+        worth = legal * gain - (1.0 - legal) * style.foul_penalty
+        return np.where(options.valid, worth, -np.inf)
+
+    def choose(self, options: Options, uniforms: np.ndarray) -> np.ndarray:
+        """The best-scoring valid option per board (the first one on ties)."""
+        return np.argmax(self.scores(options), axis=1)
+
+
+class RandomBot:
+    """Any legal placement: a uniformly random valid option (a baseline)."""
+
+    name = "random"
+    description = "places the cards any legal way, at random (a baseline)"
+
+    def choose(self, options: Options, uniforms: np.ndarray) -> np.ndarray:
+        """A random valid option per board, drawn with the board's uniform number."""
+        valid = options.valid
+        counts = valid.sum(axis=1)
+        wanted = np.minimum((uniforms * counts).astype(np.int64), counts - 1)
+        running = np.cumsum(valid, axis=1) - 1
+        return np.argmax(valid & (running == wanted[:, None]), axis=1)
+
+
+SOLID = HeuristicBot(
+    "solid",
+    "avoids fouls first, takes royalties that are safe, goes for Fantasyland when it is cheap",
+    Style(foul_penalty=8.0, fantasyland_bonus=45.0, strength_weight=0.04, steer=0.4, avoid=0.4),
+)
+CHASER = HeuristicBot(
+    "chaser",
+    "gambles for Fantasyland: puts queens or better on top early and lives with more fouls",
+    Style(foul_penalty=6.0, fantasyland_bonus=70.0, strength_weight=0.03, steer=0.8, avoid=0.6),
+)
+
+BOTS: dict[str, Bot] = {
+    "solid": SOLID,
+    "chaser": CHASER,
+    "random": RandomBot(),
+}
+"""Every bot by name. Adding a bot means adding it here."""
+
+DEFAULT_BOTS: tuple[str, ...] = ("solid", "chaser")
+"""The bots a simulation uses when none are named."""

@@ -1,0 +1,465 @@
+"""The dealer: plays the hands of planned sessions, exactly by the rules of the game.
+
+Per hand: one shuffled 52-card deck; Fantasyland players get all their cards at once (their
+count comes from the rules core's verdict on their previous board) and set them with the exact
+setter; everybody else gets the variant's streets in action order, starting left of the button,
+and their bot places each street (Pineapple: place two, discard one). After the hand the rules
+core judges every board (who fouled, royalties, who plays Fantasyland next and with how many
+cards) and settles the points. The button moves one seat left after every hand, except after a
+hand in which anyone played Fantasyland.
+
+Speed: sessions are independent (each has its own seed and starts fresh), so :func:`play_sessions`
+plays the n-th hand of many sessions side by side and lets the bots decide a street for all
+those boards in one vectorised call; judging and settling are batched the same way. Every
+random draw comes from the session's own generator, in the session's own order, so a session
+plays the same hands whichever sessions it is played beside.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import cache
+
+import numpy as np
+
+from pipeline.rules.batch import evaluate_boards, settle_hands
+from pipeline.rules.cards import card_text
+from pipeline.rules.game import Variant
+from pipeline.rules.ruleset import RuleSet
+from pipeline.simulate.bots import (
+    BOTS,
+    ROW_NAMES,
+    ROW_SIZES,
+    Options,
+    pattern_subsets,
+    street_patterns,
+)
+from pipeline.simulate.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
+from pipeline.simulate.outlook import RowOutlooks, row_outlooks, state_space
+from pipeline.simulate.sessions import SessionPlan
+from pipeline.simulate.tables import KEY_LIMIT, RANK_KEY_OF_CARD
+
+QUOTED_CARD: tuple[str, ...] = tuple(f'"{card_text(card)}"' for card in range(52))
+"""Each card's canonical text as a JSON string."""
+
+SITE = "sim"
+"""The ``site`` of simulated records."""
+
+HAND_GAP_SECONDS = {
+    Variant.CLASSIC: (45, 150), Variant.PINEAPPLE: (60, 200), Variant.LOWBALL_PINEAPPLE: (60, 200),
+}
+"""Seconds between the starts of two hands at a table: a few minutes at most."""
+
+_CARD_KEYS = np.asarray(RANK_KEY_OF_CARD, dtype=np.float64)
+_SUIT_KEYS = np.asarray([(1, 8, 64, 512)[card & 3] for card in range(52)], dtype=np.float64)
+_ROW_START = np.asarray((0, 3, 8), dtype=np.int64)
+
+
+def _mono_suit_table() -> np.ndarray:
+    """Suit-key sum of some cards -> their one suit (0..3), -1 for no cards, 4 for mixed."""
+    table = np.full(5 * 512 + 1, 4, dtype=np.int64)
+    table[0] = -1
+    for suit, key in enumerate((1, 8, 64, 512)):
+        for count in range(1, 6):
+            table[count * key] = suit
+    return table
+
+
+_MONO_SUIT = _mono_suit_table()
+
+
+@dataclass(slots=True)
+class BoardTally:
+    """One player's hand as the statistics see it."""
+
+    bot: str
+    name: str
+    in_fantasyland: bool
+    foul: bool
+    royalties: int
+    fantasyland_next: bool
+    points: int
+
+
+@dataclass(slots=True)
+class SessionResult:
+    """A played session: one canonical record per hand as a JSON line (no newline), and tallies.
+
+    The lines are exactly what ``json.dumps(record, separators=(",", ":"), ensure_ascii=False)``
+    writes for the canonical record (tests/simulate check this), only built faster.
+    """
+
+    plan: SessionPlan
+    lines: list[str] = field(default_factory=list)
+    tallies: list[BoardTally] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Session:
+    """A session being played: its generator and what carries over from hand to hand."""
+
+    plan: SessionPlan
+    rng: random.Random
+    button: int
+    fantasyland: list[int]
+    moment: datetime
+    played: int
+    result: SessionResult
+    names_json: list[str]
+    table_json: str
+
+
+@dataclass(slots=True)
+class _Hand:
+    """One hand of the current step: its deck, action order and who plays Fantasyland."""
+
+    session: _Session
+    deck: list[int]
+    order: list[int]
+    normal: list[int]  # seat indexes of non-Fantasyland players, in action order
+    rows: list[tuple[list[int], list[int], list[int]] | None]
+    streets: list[str]  # per seat: the JSON of its streets, comma-joined
+
+
+def fantasyland_deal_sizes(variant: Variant, rules: RuleSet) -> set[int]:
+    """Every Fantasyland card count the rules can deal in a variant."""
+    fl = rules.fantasyland
+    if not fl.enabled:
+        return set()
+    if variant is Variant.CLASSIC:
+        return {fl.cards_classic, fl.stay_cards_classic}
+    if variant is Variant.LOWBALL_PINEAPPLE:
+        return {fl.lowball_cards, fl.lowball_cards_both}
+    sizes = {fl.cards_pineapple, fl.stay_cards_pineapple}
+    if fl.progressive:
+        sizes |= set(fl.progressive_cards)
+    return sizes
+
+
+def play_sessions(
+    plans: Sequence[SessionPlan], rules: RuleSet, stay_value: float = DEFAULT_STAY_VALUE
+) -> list[SessionResult]:
+    """Play every hand of the planned sessions; results in the order of ``plans``."""
+    sessions = []
+    for plan in plans:
+        rng = random.Random(plan.seed)
+        seats = len(plan.players)
+        sessions.append(
+            _Session(
+                plan, rng, rng.randrange(seats), [0] * seats, plan.start, 0, SessionResult(plan),
+                [json.dumps(player.name, ensure_ascii=False) for player in plan.players],
+                json.dumps(plan.table, ensure_ascii=False),
+            )
+        )
+    for variant in dict.fromkeys(plan.variant for plan in plans):
+        group = [session for session in sessions if session.plan.variant is variant]
+        _play_group(group, variant, rules, stay_value)
+    return [session.result for session in sessions]
+
+
+def _play_group(
+    sessions: list[_Session], variant: Variant, rules: RuleSet, stay_value: float
+) -> None:
+    """Play sessions of one variant side by side, one hand of each per step."""
+    while True:
+        active = [session for session in sessions if session.played < session.plan.hands]
+        if not active:
+            return
+        hands = [_start_hand(session) for session in active]
+        for hand in hands:
+            _play_fantasyland(hand, variant, rules, stay_value)
+        _play_streets(hands, variant, rules)
+        _finish_hands(hands, variant, rules)
+
+
+def _start_hand(session: _Session) -> _Hand:
+    """Shuffle, and work out the action order and who is in Fantasyland."""
+    if session.played:
+        low, high = HAND_GAP_SECONDS[session.plan.variant]
+        session.moment += timedelta(seconds=session.rng.randint(low, high))
+    deck = list(range(52))
+    session.rng.shuffle(deck)
+    seats = len(session.plan.players)
+    order = [(session.button + 1 + offset) % seats for offset in range(seats)]
+    normal = [seat for seat in order if not session.fantasyland[seat]]
+    return _Hand(session, deck, order, normal, [None] * seats, [""] * seats)
+
+
+def _play_fantasyland(hand: _Hand, variant: Variant, rules: RuleSet, stay_value: float) -> None:
+    """Fantasyland players take their cards first (in action order) and set them exactly."""
+    position = 0
+    quoted = QUOTED_CARD
+    for seat in hand.order:
+        size = hand.session.fantasyland[seat]
+        if not size:
+            continue
+        dealt = hand.deck[position:position + size]
+        position += size
+        arrangement = solve_fantasyland(dealt, variant, rules, stay_value)
+        rows = (list(arrangement.top), list(arrangement.middle), list(arrangement.bottom))
+        hand.rows[seat] = rows
+        placed = ",".join(
+            f'"{name}":[{",".join(quoted[card] for card in row)}]'
+            for name, row in zip(ROW_NAMES, rows, strict=True)
+        )
+        hand.streets[seat] = (
+            f'{{"dealt":[{",".join(quoted[card] for card in dealt)}],"placed":{{{placed}}},'
+            f'"discarded":[{",".join(quoted[card] for card in arrangement.discards)}]}}'
+        )
+
+
+def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
+    """Deal the streets to every non-Fantasyland board of the step and let the bots place them.
+
+    Boards are ordered by bot (then hand, then action order) so that each bot decides for one
+    contiguous range of boards.
+    """
+    owners = sorted(
+        ((hand.session.plan.players[seat].bot, hand_index, rank, seat)
+         for hand_index, hand in enumerate(hands) for rank, seat in enumerate(hand.normal)),
+        key=lambda owner: (owner[0], owner[1], owner[2]),
+    )
+    if not owners:
+        return
+    count = len(owners)
+    hand_of = np.asarray([owner[1] for owner in owners], dtype=np.int64)
+    rank_of = np.asarray([owner[2] for owner in owners], dtype=np.int64)
+    normal_players = np.asarray([len(hand.normal) for hand in hands], dtype=np.int64)[hand_of]
+    first_card = np.asarray(
+        [sum(hand.session.fantasyland) for hand in hands], dtype=np.int64
+    )[hand_of]
+    decks = np.asarray([hand.deck for hand in hands], dtype=np.int64)
+    ranges = []
+    start = 0
+    for position in range(1, count + 1):
+        if position == count or owners[position][0] != owners[start][0]:
+            ranges.append((BOTS[owners[start][0]], slice(start, position)))
+            start = position
+    rngs = [hands[owner[1]].session.rng for owner in owners]
+    outlooks = row_outlooks(variant, rules)
+
+    keys = np.zeros((count, 3), dtype=np.int64)
+    counts = np.zeros((count, 3), dtype=np.int64)
+    suits = np.full((count, 3), -1, dtype=np.int64)
+    cards = np.full((count, 13), -1, dtype=np.int64)
+    everyone = np.arange(count)
+    street_json: list[list[str]] = [[] for _ in range(count)]
+    street_start = 0
+    for shape in variant.streets:
+        offsets = first_card + street_start * normal_players + rank_of * shape.dealt
+        dealt = decks[hand_of[:, None], offsets[:, None] + np.arange(shape.dealt)[None, :]]
+        street_start += shape.dealt
+        patterns = street_patterns(shape.dealt, shape.discarded)
+        subsets = pattern_subsets(shape.dealt, shape.discarded)
+        street = _StreetRows(dealt, keys, counts, suits)
+        options = street.options(variant, patterns, subsets, outlooks)
+        uniforms = np.asarray([rng.random() for rng in rngs])
+        chosen = np.zeros(count, dtype=np.int64)
+        for bot, boards in ranges:
+            chosen[boards] = bot.choose(options.take(boards), uniforms[boards])
+        before = counts
+        keys, counts, suits = street.after(subsets[chosen])
+        within = _order_within_rows(patterns)[chosen]
+        pattern_rows = patterns[chosen]
+        for column in range(shape.dealt):
+            row = pattern_rows[:, column]
+            placed = row >= 0
+            safe_row = np.where(placed, row, 0)
+            slot = _ROW_START[safe_row] + before[everyone, safe_row] + within[:, column]
+            cards[everyone[placed], slot[placed]] = dealt[placed, column]
+        templates = _street_templates(shape.dealt, shape.discarded)
+        quoted = QUOTED_CARD
+        for board, (pattern, dealt_cards) in enumerate(zip(chosen.tolist(), dealt.tolist(), strict=True)):
+            street_json[board].append(templates[pattern].format(*[quoted[card] for card in dealt_cards]))
+
+    final = cards.tolist()
+    for board, (_, hand_index, _, seat) in enumerate(owners):
+        hand = hands[hand_index]
+        row_cards = final[board]
+        hand.rows[seat] = (row_cards[0:3], row_cards[3:8], row_cards[8:13])
+        hand.streets[seat] = ",".join(street_json[board])
+
+
+class _StreetRows:
+    """The rows of a column of boards and the cards of one street, by subset of those cards.
+
+    Every row can receive any subset of the street's cards (2^dealt of them); the state of each
+    row after each subset is computed once, and options are then gathered from those.
+    """
+
+    def __init__(self, dealt: np.ndarray, keys: np.ndarray, counts: np.ndarray, suits: np.ndarray):
+        size = dealt.shape[1]
+        membership = ((np.arange(1 << size)[None, :] >> np.arange(size)[:, None]) & 1).astype(
+            np.float64
+        )  # (dealt, subsets)
+        self.subset_keys = np.rint(_CARD_KEYS[dealt] @ membership).astype(np.int64)
+        self.subset_suits = _MONO_SUIT[np.rint(_SUIT_KEYS[dealt] @ membership).astype(np.int64)]
+        self.subset_counts = membership.sum(axis=0).astype(np.int64)
+        self.keys = keys
+        self.counts = counts
+        self.suits = suits
+
+    def _row(self, row: int, columns: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+        """(key, count, suit) of one row after each subset (or after the given subset per board)."""
+        if columns is None:
+            added_keys, added_suits = self.subset_keys, self.subset_suits
+            added = self.subset_counts[None, :]
+            current_key = self.keys[:, row, None]
+            current_count = self.counts[:, row, None]
+            current_suit = self.suits[:, row, None]
+        else:
+            boards = np.arange(len(columns))
+            added_keys = self.subset_keys[boards, columns]
+            added_suits = self.subset_suits[boards, columns]
+            added = self.subset_counts[columns]
+            current_key = self.keys[:, row]
+            current_count = self.counts[:, row]
+            current_suit = self.suits[:, row]
+        suit = np.where(
+            added == 0, current_suit,
+            np.where((current_suit == -1) | (current_suit == added_suits), added_suits, 4),
+        )
+        return current_key + added_keys, current_count + added, suit
+
+    @np.errstate(all="ignore")
+    def options(
+        self, variant: Variant, patterns: np.ndarray, subsets: np.ndarray, outlooks: RowOutlooks
+    ) -> Options:
+        """Every option (pattern) of the street for every board, with its rows' outlooks."""
+        index = state_space().index
+        valid = np.ones((len(self.keys), len(patterns)), dtype=bool)
+        fields: dict[str, np.ndarray] = {}
+        for row, name in enumerate(ROW_NAMES):
+            key, count, suit = self._row(row)
+            fits = count <= ROW_SIZES[row]
+            state = np.maximum(index[np.where(fits, key + count * KEY_LIMIT, 0)], 0)
+            columns = subsets[:, row]
+            valid &= fits[:, columns]
+            fields[f"open_{name}"] = (ROW_SIZES[row] - count)[:, columns]
+            if row == 0:
+                per_subset = {
+                    "mean": outlooks.top_mean[state], "variance": outlooks.top_variance[state],
+                    "royalty": outlooks.top_royalty[state],
+                    "fantasyland": outlooks.top_fantasyland[state],
+                }
+            else:
+                suited = ((suit >= 0) & (suit <= 3)).astype(np.int64)
+                per_subset = {
+                    "mean": outlooks.five_mean[state, suited],
+                    "variance": outlooks.five_variance[state, suited],
+                }
+                if row == 2:
+                    per_subset["royalty"] = outlooks.bottom_royalty[state, suited]
+                elif variant is Variant.LOWBALL_PINEAPPLE:
+                    per_subset["royalty"] = outlooks.low_royalty[state, suited]
+                    per_subset["qualify"] = outlooks.low_qualify[state, suited]
+                else:
+                    per_subset["royalty"] = outlooks.middle_royalty[state, suited]
+            for field_name, values in per_subset.items():
+                fields[f"{name}_{field_name}"] = values[:, columns]
+        if "middle_qualify" not in fields:
+            fields["middle_qualify"] = fields["middle_mean"]
+        return Options(variant=variant, patterns=patterns, valid=valid, **fields)
+
+    def after(self, chosen_subsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Keys, counts and suits of every row once each board's chosen option is placed."""
+        rows = [self._row(row, chosen_subsets[:, row]) for row in range(3)]
+        return tuple(np.stack([row[part] for row in rows], axis=1) for part in range(3))
+
+
+_WITHIN_CACHE: dict[int, np.ndarray] = {}
+
+
+def _order_within_rows(patterns: np.ndarray) -> np.ndarray:
+    """For each pattern and dealt card: how many earlier cards of the pattern go to its row."""
+    key = id(patterns)
+    cached = _WITHIN_CACHE.get(key)
+    if cached is None:
+        within = np.zeros_like(patterns)
+        for column in range(patterns.shape[1]):
+            within[:, column] = (patterns[:, :column] == patterns[:, column:column + 1]).sum(axis=1)
+        _WITHIN_CACHE[key] = cached = within
+    return cached
+
+
+@cache
+def _street_templates(dealt: int, discards: int) -> tuple[str, ...]:
+    """The JSON of a street for each pattern, as ``str.format`` templates over the quoted cards
+    (``{0}`` is the first dealt card): exactly what ``json.dumps`` writes for the street."""
+
+    def fields(columns: Sequence[int]) -> str:
+        return ",".join(f"{{{column}}}" for column in columns)
+
+    templates = []
+    for pattern in street_patterns(dealt, discards).tolist():
+        placed = ",".join(
+            f'"{name}":[{fields([column for column, target in enumerate(pattern) if target == row])}]'
+            for row, name in enumerate(ROW_NAMES) if row in pattern
+        )
+        discarded = fields([column for column, target in enumerate(pattern) if target < 0])
+        templates.append(
+            '{{"dealt":[' + fields(range(dealt)) + '],"placed":{{' + placed
+            + '}},"discarded":[' + discarded + "]}}"
+        )
+    return tuple(templates)
+
+
+def _finish_hands(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
+    """Judge and settle every hand of the step, write the records, move buttons and clocks."""
+    boards = []
+    flags = []
+    seats = []
+    for hand in hands:
+        first = len(boards)
+        for seat, rows in enumerate(hand.rows):
+            assert rows is not None
+            boards.append(rows[0] + rows[1] + rows[2])
+            flags.append(bool(hand.session.fantasyland[seat]))
+        seats.append([first + seat for seat in hand.order])
+    verdicts = evaluate_boards(np.asarray(boards, dtype=np.intp), variant, rules,
+                               np.asarray(flags, dtype=bool))
+    points = settle_hands(verdicts, np.asarray(seats, dtype=np.intp), rules).tolist()
+    fouls = verdicts.foul.tolist()
+    royalties = verdicts.royalties.sum(axis=1).tolist()
+    next_cards = verdicts.fantasyland_cards.tolist()
+    variant_json = json.dumps(variant.value)
+    rules_json = json.dumps(rules.name, ensure_ascii=False)
+    board = 0
+    for hand, hand_points in zip(hands, points, strict=True):
+        session = hand.session
+        plan = session.plan
+        names = session.names_json
+        by_seat = [0] * len(hand.rows)
+        for position, seat in enumerate(hand.order):
+            by_seat[seat] = hand_points[position]
+        players = []
+        played_fantasyland = any(session.fantasyland)
+        tallies = session.result.tallies
+        for seat, player in enumerate(plan.players):
+            in_fantasyland = bool(session.fantasyland[seat])
+            players.append(
+                f'{{"name":{names[seat]},"seat":{seat + 1},'
+                f'"fantasyland":{"true" if in_fantasyland else "false"},'
+                f'"streets":[{hand.streets[seat]}],"reported_points":{by_seat[seat]}}}'
+            )
+            tallies.append(BoardTally(
+                player.bot, player.name, in_fantasyland, fouls[board + seat],
+                royalties[board + seat], next_cards[board + seat] > 0, by_seat[seat],
+            ))
+        hand_id = f"{plan.hand_prefix}-{plan.first_hand + session.played:06d}"
+        session.result.lines.append(
+            f'{{"hand_id":{json.dumps(hand_id, ensure_ascii=False)},"site":"{SITE}",'
+            f'"table":{session.table_json},'
+            f'"started_at":"{session.moment.strftime("%Y-%m-%dT%H:%M:%SZ")}",'
+            f'"variant":{variant_json},"rules":{rules_json},"button":{names[session.button]},'
+            f'"players":[{",".join(players)}]}}'
+        )
+        session.fantasyland = next_cards[board:board + len(hand.rows)]
+        board += len(hand.rows)
+        if not played_fantasyland:
+            session.button = (session.button + 1) % len(hand.rows)
+        session.played += 1
