@@ -326,18 +326,13 @@ def setup() -> None:
     st.caption(f"Hands are saved into {components.md(components.database_path())}.")
 
 
-def money_text(amount: Decimal) -> str:
-    """Money for a table cell."""
-    return live.format_money(amount)
-
-
 def totals_frame(session: live.LiveSession) -> pl.DataFrame:
     """Running totals: player, points, money."""
     money = session.money
     return pl.DataFrame({
         "player": list(session.players),
         "points": [session.totals[name] for name in session.players],
-        "money": [money_text(money[name]) for name in session.players],
+        "money": [live.format_money(money[name]) for name in session.players],
     })
 
 
