@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from pipeline import store
@@ -457,15 +458,31 @@ def disagreements(hand: HandRecord, scored: ScoredHand) -> list[str | None]:
     return texts
 
 
+_CARD_ARRAY = pa.array(_CARD_TEXT, pa.string())
+_ROW_ARRAY = pa.array([row.value for row in ROWS], pa.string())
+_STREET_TABLES = ("placements", "discards")
+
+
 class _BatchTables:
-    """Columns of every hand-data table for the hands of one batch."""
+    """Columns of every hand-data table for the hands of one batch.
+
+    Placements and discards (most of the rows) are gathered as card-code bytes per street and
+    expanded into columns with numpy and Arrow at the end, not card by card in Python.
+    """
 
     def __init__(self) -> None:
         self.tables = {
             name: _Columns(_TABLE_SCHEMAS[name])
-            for name in ("hands", "seats", "placements", "discards", "boards",
-                         "evaluations", "matchups", "results")
+            for name in ("hands", "seats", "boards", "evaluations", "matchups", "results")
         }
+        self._street_keys: list[int] = []
+        self._street_players: list[str] = []
+        self._street_numbers: list[int] = []
+        self._placed_counts: list[int] = []
+        self._discard_counts: list[int] = []
+        self._placed_cards = bytearray()
+        self._placed_rows = bytearray()
+        self._discarded = bytearray()
 
     def add(
         self, key: int, digest: str, hand: HandRecord, scored: ScoredHand, path: str, line: int
@@ -477,6 +494,7 @@ class _BatchTables:
     def add_hand(self, key: int, digest: str, hand: HandRecord, path: str, line: int) -> None:
         """Rows of the rule-independent tables: hands, seats, placements, discards, boards."""
         text = _CARD_TEXT
+        row_code = _ROW_CODE
         players = hand.players
         for column, value in zip(self.tables["hands"].columns, (
             key, hand.site, hand.hand_id, hand.table, _utc_timestamp(hand.started_at),
@@ -489,9 +507,15 @@ class _BatchTables:
         position = {player.name: index for index, player in enumerate(hand.action_order())}
         (s_key, s_player, s_seat, s_position, s_button, s_fantasyland, s_dealt, s_reported,
          s_extra) = self.tables["seats"].columns
-        (p_key, p_player, p_street, p_order, p_card, p_row) = self.tables["placements"].columns
-        (d_key, d_player, d_street, d_card) = self.tables["discards"].columns
         (b_key, b_player, b_top, b_middle, b_bottom) = self.tables["boards"].columns
+        street_keys = self._street_keys
+        street_players = self._street_players
+        street_numbers = self._street_numbers
+        placed_counts = self._placed_counts
+        discard_counts = self._discard_counts
+        placed_cards = self._placed_cards
+        placed_rows = self._placed_rows
+        discarded = self._discarded
         button = hand.button
         for player in players:
             name = player.name
@@ -514,20 +538,42 @@ class _BatchTables:
                 continue
             for number, street in enumerate(player.streets, 1):
                 placed = street.placed
-                count = len(placed)
-                p_key.extend([key] * count)
-                p_player.extend([name] * count)
-                p_street.extend([number] * count)
-                p_order.extend(range(count))
-                p_card.extend([text[card] for card, _ in placed])
-                p_row.extend([row.value for _, row in placed])
-                discarded = street.discarded
-                if discarded:
-                    count = len(discarded)
-                    d_key.extend([key] * count)
-                    d_player.extend([name] * count)
-                    d_street.extend([number] * count)
-                    d_card.extend([text[card] for card in discarded])
+                street_keys.append(key)
+                street_players.append(name)
+                street_numbers.append(number)
+                placed_counts.append(len(placed))
+                placed_cards += bytes([card for card, _ in placed])
+                placed_rows += bytes([row_code[row] for _, row in placed])
+                discard_counts.append(len(street.discarded))
+                discarded += bytes(street.discarded)
+
+    def _street_table(self, name: str) -> pa.Table:
+        """Placements or discards, expanded from the per-street card bytes."""
+        counts = np.asarray(
+            self._placed_counts if name == "placements" else self._discard_counts, np.int64
+        )
+        streets = np.repeat(np.arange(len(counts)), counts)
+        columns: dict[str, Any] = {
+            "hand_key": pa.array(np.asarray(self._street_keys, np.int64)[streets]),
+            "player": pa.array(self._street_players, pa.string()).take(pa.array(streets)),
+            "street": pa.array(np.asarray(self._street_numbers, np.int8)[streets]),
+        }
+        if name == "placements":
+            starts = np.cumsum(counts) - counts
+            columns["card_order"] = pa.array(
+                (np.arange(len(streets)) - np.repeat(starts, counts)).astype(np.int8)
+            )
+            columns["card"] = _CARD_ARRAY.take(
+                pa.array(np.frombuffer(bytes(self._placed_cards), np.uint8))
+            )
+            columns["row_name"] = _ROW_ARRAY.take(
+                pa.array(np.frombuffer(bytes(self._placed_rows), np.uint8))
+            )
+        else:
+            columns["card"] = _CARD_ARRAY.take(
+                pa.array(np.frombuffer(bytes(self._discarded), np.uint8))
+            )
+        return pa.Table.from_pydict(columns, schema=_TABLE_SCHEMAS[name])
 
     def add_verdicts(self, key: int, hand: HandRecord, scored: ScoredHand) -> None:
         """Rows of the rule-dependent tables: evaluations, matchups, results."""
@@ -562,7 +608,10 @@ class _BatchTables:
 
     def arrow(self) -> dict[str, pa.Table]:
         """Every table as Arrow."""
-        return {name: columns.table() for name, columns in self.tables.items()}
+        tables = {name: columns.table() for name, columns in self.tables.items()}
+        for name in _STREET_TABLES:
+            tables[name] = self._street_table(name)
+        return tables
 
 
 # --- the ingest engine --------------------------------------------------------------------------

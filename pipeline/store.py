@@ -19,6 +19,9 @@ import duckdb
 SCHEMA_VERSION = 2
 DEFAULT_DATABASE = "ofc.duckdb"
 
+# Player tables carry no PRIMARY KEY: (hand_key, player[, opponent]) is unique by construction
+# (ingest stores each hand_key once; validation makes names unique within a hand), and keeping
+# ART indexes up to date costs more than half of the insert time at a million hands.
 SCHEMA_STATEMENTS: tuple[str, ...] = (
     """CREATE TABLE IF NOT EXISTS meta (
         key VARCHAR PRIMARY KEY,
@@ -66,8 +69,7 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         cards_dealt TINYINT,             -- null when streets are unknown
         reported_points DOUBLE,          -- what the source recorded, null when it did not
         session_id VARCHAR,              -- see sessions
-        extra JSON,
-        PRIMARY KEY (hand_key, player)
+        extra JSON
     )""",
     """CREATE TABLE IF NOT EXISTS placements (
         hand_key BIGINT NOT NULL,
@@ -88,8 +90,7 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         player VARCHAR NOT NULL,
         top VARCHAR NOT NULL,            -- cards space-separated, placement order
         middle VARCHAR NOT NULL,
-        bottom VARCHAR NOT NULL,
-        PRIMARY KEY (hand_key, player)
+        bottom VARCHAR NOT NULL
     )""",
     """CREATE TABLE IF NOT EXISTS evaluations (
         hand_key BIGINT NOT NULL,
@@ -110,8 +111,7 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         fantasyland_cards TINYINT NOT NULL,
         raw_royalty_top SMALLINT,        -- royalties the rows earn before a foul voids them
         raw_royalty_middle SMALLINT,
-        raw_royalty_bottom SMALLINT,
-        PRIMARY KEY (hand_key, player)
+        raw_royalty_bottom SMALLINT
     )""",
     # One row per ordered pair (both directions), from `player`'s point of view.
     """CREATE TABLE IF NOT EXISTS matchups (
@@ -123,8 +123,7 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         scoop TINYINT NOT NULL,          -- +1 player scooped, -1 was scooped, 0 neither
         royalty_points INTEGER NOT NULL,
         points INTEGER NOT NULL,         -- before any cap
-        settled INTEGER NOT NULL,        -- after the cap (= points without one)
-        PRIMARY KEY (hand_key, player, opponent)
+        settled INTEGER NOT NULL         -- after the cap (= points without one)
     )""",
     """CREATE TABLE IF NOT EXISTS results (
         hand_key BIGINT NOT NULL,
@@ -132,8 +131,7 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         points INTEGER NOT NULL,         -- re-scored
         reported_points DOUBLE,
         disagrees BOOLEAN NOT NULL,
-        disagreement VARCHAR,            -- why, when the source disagrees (foul, royalty, fantasyland, points)
-        PRIMARY KEY (hand_key, player)
+        disagreement VARCHAR             -- why, when the source disagrees (foul, royalty, fantasyland, points)
     )""",
     """CREATE TABLE IF NOT EXISTS sessions (
         session_id VARCHAR PRIMARY KEY,
