@@ -102,12 +102,12 @@ def wait_until_idle(page, timeout: float = 30.0) -> None:  # noqa: ANN001
     """Wait for Streamlit to finish running the script (no "running" status widget)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
     deadline = time.monotonic() + timeout
-    time.sleep(0.5)
+    page.wait_for_timeout(300)
     while time.monotonic() < deadline:
         if page.locator('[data-testid="stStatusWidget"]').count() == 0:
             break
-        time.sleep(0.2)
-    page.wait_for_timeout(700)
+        page.wait_for_timeout(150)
+    page.wait_for_timeout(300)
 
 
 def test_every_page_opens_without_an_exception(served, browser) -> None:  # noqa: ANN001
@@ -118,7 +118,6 @@ def test_every_page_opens_without_an_exception(served, browser) -> None:  # noqa
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     for name, path, title in PAGES:
         page.goto(f"{served}/{'' if path == 'home' else path}")
-        wait_until_idle(page)
         page.wait_for_selector(f"h1:has-text('{title}')", timeout=30_000)
         wait_until_idle(page)
         page.screenshot(path=str(ARTIFACTS / f"dashboard-{name}.png"), full_page=True)
