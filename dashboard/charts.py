@@ -261,3 +261,68 @@ def point_flow_sankey(frame: pl.DataFrame) -> go.Figure:
               "value": [v for _, _, v in links]},
     ))
     return _layout(figure, "Point flow (net, payer → winner)", height=max(320, 36 * len(nodes)))
+
+
+# --- coaching report --------------------------------------------------------------------------
+
+
+def player_vs_field_chart(frame: pl.DataFrame, title: str, axis_title: str,
+                          percent: bool = False) -> go.Figure:
+    """Grouped bars: the player against the field per item, with 95 % interval whiskers.
+
+    ``frame`` columns: item, who (the series: the player's name or ``field``), value, low, high
+    (low/high may be null: no whisker).
+    """
+    if frame.is_empty():
+        return empty_figure("Nothing to compare yet")
+    scale = 100.0 if percent else 1.0
+    figure = go.Figure()
+    items = frame["item"].unique(maintain_order=True).to_list()
+    for index, who in enumerate(frame["who"].unique(maintain_order=True).to_list()):
+        part = frame.filter(pl.col("who") == who)
+        lookup = {row["item"]: row for row in part.iter_rows(named=True)}
+        values, above, below = [], [], []
+        for item in items:
+            row = lookup.get(item)
+            value = None if row is None or row["value"] is None else row["value"] * scale
+            values.append(value)
+            high = None if row is None or row["high"] is None else row["high"] * scale
+            low = None if row is None or row["low"] is None else row["low"] * scale
+            above.append(0.0 if value is None or high is None else max(0.0, high - value))
+            below.append(0.0 if value is None or low is None else max(0.0, value - low))
+        figure.add_bar(
+            x=[label(item) for item in items], y=values, name=label(who),
+            marker_color=NEUTRAL_COLOUR if index == 0 else "#9aa3ad",
+            error_y={"type": "data", "symmetric": False, "array": above, "arrayminus": below},
+            hovertemplate="%{x}<br>%{y:.2f}" + (" %" if percent else "")
+            + "<extra>" + label(who) + "</extra>",
+        )
+    figure.update_layout(barmode="group", yaxis_title=axis_title,
+                         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
+    return _layout(figure, title)
+
+
+def session_fit_chart(frame: pl.DataFrame, title: str) -> go.Figure:
+    """Points per hand in each session (bars) with a fitted trend line.
+
+    ``frame`` columns: number (session, in play order), points_per_hand, hands, fitted (null:
+    no line).
+    """
+    if frame.is_empty():
+        return empty_figure("No dated sessions")
+    values = frame["points_per_hand"].to_list()
+    figure = go.Figure()
+    figure.add_bar(
+        x=frame["number"].to_list(), y=values, name="points per hand",
+        marker_color=[WIN_COLOUR if (value or 0) >= 0 else LOSS_COLOUR for value in values],
+        customdata=frame["hands"].to_list(),
+        hovertemplate="session %{x}<br>%{y:.2f} points/hand over %{customdata} hands"
+        "<extra></extra>",
+    )
+    if frame["fitted"].null_count() < frame.height:
+        figure.add_scatter(x=frame["number"].to_list(), y=frame["fitted"].to_list(),
+                           mode="lines", name="trend", line={"color": "#e0a526", "width": 3})
+    figure.update_layout(xaxis_title="session", yaxis_title="points per hand",
+                         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
+    figure.add_hline(y=0, line_width=1, line_color="#999")
+    return _layout(figure, title)
