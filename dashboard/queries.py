@@ -846,7 +846,7 @@ def hand_list(
     where = " AND ".join(conditions)
     hero = filters.players[0] if len(filters.players) == 1 else None
     sql = f"""
-        WITH matched AS {'' if where == 'TRUE' else 'MATERIALIZED'} (
+        WITH matched AS NOT MATERIALIZED (
             SELECT h.hand_key, h.started_at FROM hands h WHERE {where}
         ), top_keys AS (
             SELECT hand_key FROM matched ORDER BY started_at DESC NULLS LAST, hand_key LIMIT ?
@@ -866,6 +866,7 @@ def hand_list(
                    max(r.points) FILTER (WHERE r.player = ?) AS hero_points
             FROM results r JOIN seats s USING (hand_key, player)
             WHERE r.hand_key IN (SELECT hand_key FROM picked)
+              AND s.hand_key IN (SELECT hand_key FROM picked)
             GROUP BY r.hand_key
         )
         SELECT p.hand_key, p.hand_id, p.started_at, p.table_name, p.variant, p.rules,
