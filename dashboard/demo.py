@@ -1,8 +1,9 @@
 """The demo database: sample hands ingested into a user data folder, for ``ofc demo``.
 
 The hands come from ``sample_data/demo-hands.jsonl.gz`` when the project ships it, else from the
-simulator (``ofc simulate``, run as a child process so the dashboard never imports the CLI). Both
-go through :func:`pipeline.ingest.ingest_paths`, the one way hand data gets into a database.
+simulator (``ofc simulate``, run as a child process so the dashboard never imports the CLI), and
+as a last resort from the small real samples in ``sample_data/`` (poker-arena logs, live boards).
+All go through :func:`pipeline.ingest.ingest_paths`, the one way hand data gets into a database.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import tempfile
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-SAMPLE_HANDS = REPOSITORY / "sample_data" / "demo-hands.jsonl.gz"
+SAMPLE_DATA = REPOSITORY / "sample_data"
+SAMPLE_HANDS = SAMPLE_DATA / "demo-hands.jsonl.gz"
 DATA_DIR_ENV = "OFC_DATA_DIR"
 DEMO_DATABASE_NAME = "demo.duckdb"
 DEFAULT_SIMULATED_HANDS = 3000
@@ -77,7 +79,13 @@ def build_demo_database(database: str | os.PathLike[str], rebuild: bool = False,
     if rebuild:
         for stale in (database, database.with_name(database.name + ".wal")):
             stale.unlink(missing_ok=True)
-    source, temporary = demo_source(hands)
+    try:
+        source, temporary = demo_source(hands)
+    except DemoError:
+        if not SAMPLE_DATA.is_dir():
+            raise
+        # no simulator: the few real sample hands still show every page
+        return ingest_paths([SAMPLE_DATA], database)
     try:
         return ingest_paths([source], database)
     finally:

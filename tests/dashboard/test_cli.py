@@ -8,8 +8,6 @@ import sys
 import urllib.request
 from pathlib import Path
 
-import pytest
-
 from dashboard import demo, queries
 from pipeline.cli import build_parser
 from pipeline.cli.dashboard import headless, streamlit_command
@@ -44,16 +42,6 @@ def test_user_data_folder(monkeypatch, tmp_path) -> None:  # noqa: ANN001
     assert demo.user_data_dir() == tmp_path / "xdg" / "ofc-analytics"
 
 
-def _demo_data_available() -> bool:
-    if demo.SAMPLE_HANDS.exists():
-        return True
-    from pipeline.cli import COMMAND_MODULES
-
-    return "pipeline.cli.simulate" in COMMAND_MODULES
-
-
-@pytest.mark.skipif(not _demo_data_available(),
-                    reason="neither sample_data/demo-hands.jsonl.gz nor `ofc simulate` exists yet")
 def test_demo_builds_and_serves_headless(tmp_path) -> None:  # noqa: ANN001
     port = free_port()
     environment = dict(os.environ, OFC_DATA_DIR=str(tmp_path / "data"))
