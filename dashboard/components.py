@@ -193,16 +193,30 @@ def session_labels(sessions: pl.DataFrame) -> dict[str, str]:
     return labels
 
 
+def _keep_valid(key: str, options: Sequence[Any]) -> None:
+    """Drop chosen values that are no longer offered (new data, or narrower choices)."""
+    chosen = st.session_state.get(key)
+    if chosen:
+        allowed = set(options)
+        kept = [value for value in chosen if value in allowed]
+        if kept != list(chosen):
+            st.session_state[key] = kept
+
+
 def sidebar_filters(options: FilterOptions) -> Filters:
     """Draw the shared filters in the sidebar and return them (also kept in session state)."""
     sidebar = st.sidebar
     sidebar.header("Filters")
+    for key, offered in (("f_players", options.players), ("f_opponents", options.players),
+                         ("f_variants", options.variants), ("f_rules", options.rules),
+                         ("f_tables", options.tables)):
+        _keep_valid(key, offered)
     players = sidebar.multiselect(
         "Players (the first is the hero)", options.players, key="f_players",
         help="Player pages review these players; other pages keep hands where one of them sat.",
     )
     opponents = sidebar.multiselect(
-        "Opponents", [p for p in options.players if p not in players], key="f_opponents",
+        "Opponents", options.players, key="f_opponents",
         help="Keep only hands against one of these players.",
     )
     date_from = date_to = None
@@ -225,6 +239,7 @@ def sidebar_filters(options: FilterOptions) -> Filters:
         sessions_frame = sessions_frame.filter(pl.col("player").is_in(players))
     sessions_frame = sessions_frame.head(500)
     labels = session_labels(sessions_frame)
+    _keep_valid("f_sessions", list(labels))
     session_ids = sidebar.multiselect(
         "Session", list(labels), format_func=lambda value: labels.get(value, value),
         key="f_sessions", help="The 500 most recent sessions (of the chosen players).",

@@ -277,3 +277,21 @@ def test_player_names_render_as_text_on_every_page(fixture_db, monkeypatch) -> N
     # table cells carry the raw names as plain text
     open_page(app, "pages/compare_players.py")
     assert {SCRIPT, OBRIEN} <= set(frame(app, "kpi_table")["player"].to_list())
+
+
+def test_sidebar_filters_narrow_the_overview(fixture_db, monkeypatch) -> None:  # noqa: ANN001
+    app = app_on(fixture_db, monkeypatch)
+    app.multiselect(key="f_variants").set_value(["classic"]).run()
+    assert metrics(app)["Hands"] == "12"
+    assert metrics(app)["Players"] == "2"
+    app.multiselect(key="f_variants").set_value([]).run()
+    app.multiselect(key="f_players").set_value([JUN]).run()
+    sessions = app.multiselect(key="f_sessions")
+    assert len(sessions.options) == 2  # jun's two sessions at T1
+    sessions.select(sessions.options[0]).run()
+    assert int(metrics(app)["Hands"]) in (20, 15)
+    # choosing another player drops the session that is no longer offered, without an error
+    app.multiselect(key="f_players").set_value([OBRIEN]).run()
+    assert not app.exception
+    assert app.multiselect(key="f_sessions").value == []
+    assert metrics(app)["Hands"] == "12"
