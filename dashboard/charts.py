@@ -265,6 +265,9 @@ def point_flow_sankey(frame: pl.DataFrame) -> go.Figure:
 
 # --- coaching report --------------------------------------------------------------------------
 
+# legend above the plot on the right, clear of the title on the left
+_REPORT_LEGEND = {"orientation": "h", "yanchor": "bottom", "y": 1.02, "xanchor": "right", "x": 1}
+
 
 def player_vs_field_chart(frame: pl.DataFrame, title: str, axis_title: str,
                           percent: bool = False) -> go.Figure:
@@ -297,8 +300,7 @@ def player_vs_field_chart(frame: pl.DataFrame, title: str, axis_title: str,
             hovertemplate="%{x}<br>%{y:.2f}" + (" %" if percent else "")
             + "<extra>" + label(who) + "</extra>",
         )
-    figure.update_layout(barmode="group", yaxis_title=axis_title,
-                         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
+    figure.update_layout(barmode="group", yaxis_title=axis_title, legend=_REPORT_LEGEND)
     return _layout(figure, title)
 
 
@@ -323,6 +325,8 @@ def session_fit_chart(frame: pl.DataFrame, title: str) -> go.Figure:
         figure.add_scatter(x=frame["number"].to_list(), y=frame["fitted"].to_list(),
                            mode="lines", name="trend", line={"color": "#e0a526", "width": 3})
     figure.update_layout(xaxis_title="session", yaxis_title="points per hand",
-                         legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
+                         legend=_REPORT_LEGEND)
+    if frame.height <= 30:
+        figure.update_xaxes(dtick=1)
     figure.add_hline(y=0, line_width=1, line_color="#999")
     return _layout(figure, title)
