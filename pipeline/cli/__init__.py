@@ -22,6 +22,7 @@ COMMAND_MODULES = (
     "pipeline.cli.players",
     "pipeline.cli.audit",
     "pipeline.cli.export",
+    "pipeline.cli.report",
 )
 
 

@@ -1,0 +1,31 @@
+"""The coaching report: one player's play, explained with evidence.
+
+:func:`create_report` asks the database (through :mod:`dashboard.queries`) and builds a
+:class:`Report` with the pure findings engine; :mod:`pipeline.report.render` writes it as HTML
+(self-contained, works offline), Markdown or JSON, all from the same numbers.
+"""
+
+from __future__ import annotations
+
+from dashboard.queries import Database
+from pipeline.report.data import NoHandsError, ReportData, gather_report_data
+from pipeline.report.findings import build_report
+from pipeline.report.model import (
+    DEFAULT_SETTINGS,
+    Finding,
+    Report,
+    ReportRequest,
+    ReportSettings,
+    report_dict,
+)
+
+__all__ = [
+    "DEFAULT_SETTINGS", "Finding", "NoHandsError", "Report", "ReportData", "ReportRequest", "ReportSettings",
+    "build_report", "create_report", "gather_report_data", "report_dict",
+]
+
+
+def create_report(db: Database, request: ReportRequest,
+                  settings: ReportSettings = DEFAULT_SETTINGS) -> Report:
+    """Read what the report needs from ``db`` and build it; NoHandsError when there is nothing."""
+    return build_report(gather_report_data(db, request, settings), request, settings)

@@ -1,0 +1,97 @@
+"""What the coaching report reads from the database: the report's questions of dashboard.queries.
+
+This is the report's only I/O. Everything it gathers is a polars frame; :mod:`pipeline.report.findings`
+turns the frames into a report without touching the database.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from dashboard import queries
+from dashboard.queries import Database
+from pipeline.report.model import DEFAULT_SETTINGS, ReportRequest, ReportSettings
+
+
+class NoHandsError(LookupError):
+    """The player (and aliases) has no hands in the report's scope."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReportData:
+    """Every frame the findings engine needs (see the query functions for the columns).
+
+    ``details`` maps a notable hand's key to its players (``hand_players``) and the scoring
+    breakdown (``hand_matchups``).
+    """
+
+    player_totals: pl.DataFrame
+    matchup_totals: pl.DataFrame
+    position_totals: pl.DataFrame
+    pair_totals: pl.DataFrame
+    hands: pl.DataFrame
+    details: dict[int, tuple[pl.DataFrame, pl.DataFrame]]
+
+
+def pick_notable(hands: pl.DataFrame, count: int) -> dict[str, list[int]]:
+    """The hand keys to show, per kind, from the player's hands (``report_player_hands``).
+
+    costliest_fouls: fouled hands, most points lost first; biggest_wins: hands won, most points
+    first; fantasyland: hands played in Fantasyland, largest result (either sign) first. Ties go
+    to the earlier hand, then the smaller key.
+    """
+    ordered = hands.with_columns(
+        pl.col("started_at").is_null().alias("_undated"),
+        pl.col("points").abs().alias("_size"),
+    )
+    picks = {
+        "costliest_fouls": ordered.filter(pl.col("foul")).sort(
+            ["points", "_undated", "started_at", "hand_key"], descending=[False, False, False, False]
+        ),
+        "biggest_wins": ordered.filter(pl.col("points") > 0).sort(
+            ["points", "_undated", "started_at", "hand_key"], descending=[True, False, False, False]
+        ),
+        "fantasyland": ordered.filter(pl.col("fantasyland")).sort(
+            ["_size", "_undated", "started_at", "hand_key"], descending=[True, False, False, False]
+        ),
+    }
+    return {kind: frame["hand_key"].head(count).to_list() for kind, frame in picks.items()}
+
+
+def gather_report_data(db: Database, request: ReportRequest,
+                       settings: ReportSettings = DEFAULT_SETTINGS) -> ReportData:
+    """Ask the database every question of the report, on one read-only connection.
+
+    Raises NoHandsError when none of the player's names has a hand in scope.
+    """
+    scope = request.scope_filters()
+    with queries.reading(db) as connection:
+        hands = queries.report_player_hands(connection, scope.with_players(request.names))
+        if hands.is_empty():
+            raise NoHandsError(_no_hands_message(request))
+        player_totals = queries.report_player_totals(connection, scope)
+        matchup_totals = queries.report_matchup_totals(connection, scope)
+        position_totals = queries.report_position_totals(connection, scope)
+        pair_totals = queries.report_pair_totals(connection, scope)
+        keys = sorted({key for picked in pick_notable(hands, settings.notable_hands).values()
+                       for key in picked})
+        details = {
+            key: (queries.hand_players(connection, key), queries.hand_matchups(connection, key))
+            for key in keys
+        }
+    return ReportData(player_totals, matchup_totals, position_totals, pair_totals, hands, details)
+
+
+def _no_hands_message(request: ReportRequest) -> str:
+    names = ", ".join(request.names)
+    where = []
+    if request.variant:
+        where.append(f"variant {request.variant}")
+    if request.since:
+        where.append(f"since {request.since.isoformat()}")
+    if request.until:
+        where.append(f"until {request.until.isoformat()}")
+    scope = f" ({'; '.join(where)})" if where else ""
+    return f"no hands for {names}{scope}"

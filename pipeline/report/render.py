@@ -1,0 +1,286 @@
+"""Writing the report: self-contained HTML (charts and plotly.js inline), Markdown and JSON.
+
+All three start from :func:`~pipeline.report.model.report_dict`, so they carry the same numbers.
+Names and every other value from hand histories are untrusted: the HTML template is autoescaped,
+Plotly labels go through :func:`dashboard.charts.label`, the figure JSON inside ``<script>`` has
+``<``, ``>`` and ``&`` escaped, and Markdown text goes through :func:`markdown_text`.
+Nothing carries a timestamp of its own: the same inputs give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import plotly.graph_objects as go
+import polars as pl
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from dashboard import charts
+from pipeline.report.model import Report, report_dict
+from pipeline.report.stats import weighted_slope
+
+FORMATS = ("html", "md", "json")
+SUIT_SYMBOLS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+VERDICT_CLASSES = {
+    "strength": "good", "likely strength": "good", "improving": "good",
+    "probably improving": "good", "leak": "bad", "likely leak": "bad", "getting worse": "bad",
+    "probably getting worse": "bad",
+}
+KIND_TITLES = {
+    "costliest_fouls": "Costliest fouls",
+    "biggest_wins": "Biggest wins",
+    "fantasyland": "Fantasyland hands",
+}
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$:])")
+_UNSAFE_FILE_CHARACTERS = re.compile(r"[^\w.-]+")
+
+
+# --- formatting (shared by the templates) ------------------------------------------------------
+
+
+def format_value(value: float | None, unit: str) -> str:
+    """A statistic in its unit: ``12.3 %``, ``+1.31``, ``0.38``, ``+0.125/session``."""
+    if value is None:
+        return "–"
+    if unit == "rate":
+        return f"{value * 100:.1f} %"
+    if unit == "points":
+        return f"{value:+.2f}"
+    if unit == "royalties":
+        return f"{value:.2f}"
+    if unit == "points_slope":
+        return f"{value:+.3f}/session"
+    if unit == "rate_slope":
+        return f"{value * 100:+.2f} pp/session"
+    return f"{value:.3f}"
+
+
+def format_interval(estimate: dict[str, Any] | None, unit: str) -> str:
+    """``12.3 % (95 %: 8.0 % – 17.1 %)`` or just the value."""
+    if not estimate or estimate.get("value") is None:
+        return "–"
+    text = format_value(estimate["value"], unit)
+    if estimate.get("low") is not None and estimate.get("high") is not None:
+        text += (f" ({format_value(estimate['low'], unit)} – "
+                 f"{format_value(estimate['high'], unit)})")
+    return text
+
+
+def format_points(value: float | None) -> str:
+    """Points per hand, signed: ``+0.42``; ``–`` when unknown."""
+    return "–" if value is None else f"{value:+.2f}"
+
+
+def format_count(value: int | None) -> str:
+    """``1,234``."""
+    return "–" if value is None else f"{value:,}"
+
+
+def card_symbol(card: str) -> str:
+    """``Qh`` -> ``Q♥``."""
+    return card[:-1] + SUIT_SYMBOLS.get(card[-1:], card[-1:]) if len(card) >= 2 else card
+
+
+def class_label(value: str | None) -> str:
+    """A hand class as words: ``high_card`` -> ``high card``."""
+    return (value or "").replace("_", " ")
+
+
+def markdown_text(value: object) -> str:
+    """Untrusted text made inert in Markdown: HTML escaped, Markdown punctuation backslashed."""
+    text = "" if value is None else str(value)
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace("\n", " ").replace("\r", " ")
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def report_file_name(player: str, output_format: str = "html") -> str:
+    """``PLAYER-report.html`` with the name made safe for any file system."""
+    name = unicodedata.normalize("NFKC", player)
+    name = _UNSAFE_FILE_CHARACTERS.sub("_", name).strip("._-")[:80] or "player"
+    return f"{name}-report.{output_format}"
+
+
+# --- charts ------------------------------------------------------------------------------------
+
+
+def _comparison_frame(findings: Sequence[dict[str, Any]], player: str,
+                      item_of: dict[str, str]) -> pl.DataFrame:
+    rows = []
+    for finding in findings:
+        if finding["key"] not in item_of or not finding["shown"] or not finding["field"]:
+            continue
+        item = item_of[finding["key"]]
+        for who, estimate in ((player, finding["player"]), ("field", finding["field"])):
+            rows.append({"item": item, "who": who, "value": estimate["value"],
+                         "low": estimate["low"], "high": estimate["high"]})
+    schema = {"item": pl.String, "who": pl.String, "value": pl.Float64, "low": pl.Float64,
+              "high": pl.Float64}
+    return pl.DataFrame(rows, schema=schema)
+
+
+def report_figures(data: dict[str, Any]) -> list[tuple[str, str, go.Figure]]:
+    """The report's charts as (id, caption, figure), built from the report's dictionary."""
+    player = data["player"]
+    findings = data["findings"]
+    figures: list[tuple[str, str, go.Figure]] = []
+    cumulative = pl.DataFrame(
+        {"player": [player] * len(data["cumulative"]),
+         "hand_number": [number for number, _ in data["cumulative"]],
+         "cumulative": [value for _, value in data["cumulative"]]},
+        schema={"player": pl.String, "hand_number": pl.Int64, "cumulative": pl.Int64},
+    )
+    figures.append(("chart-cumulative", "Cumulative points over the player's hands",
+                    charts.cumulative_points_chart(cumulative)))
+    sessions = data["sessions"]
+    fit = weighted_slope([float(s["number"]) for s in sessions],
+                         [s["points_per_hand"] for s in sessions],
+                         [float(s["hands"]) for s in sessions])
+    session_frame = pl.DataFrame(
+        {"number": [s["number"] for s in sessions],
+         "points_per_hand": [s["points_per_hand"] for s in sessions],
+         "hands": [s["hands"] for s in sessions],
+         "fitted": [fit.intercept + fit.slope * s["number"] if fit else None
+                    for s in sessions]},
+        schema={"number": pl.Int64, "points_per_hand": pl.Float64, "hands": pl.Int64,
+                "fitted": pl.Float64},
+    )
+    figures.append(("chart-sessions", "Points per hand in each session, with the fitted trend",
+                    charts.session_fit_chart(session_frame, "Trend across sessions")))
+    groups = (
+        ("chart-fouls", "Foul rates against the field (95 % intervals)", "Foul rate",
+         "foul rate (%)", True, "fouls."),
+        ("chart-fantasyland", "Fantasyland rates against the field", "Fantasyland",
+         "rate (%)", True, "fantasyland."),
+        ("chart-royalties", "Royalty points per hand by row against the field", "Royalties",
+         "royalty points per hand", False, "royalties."),
+        ("chart-results", "Points per hand by variant and seat against the field", "Results",
+         "points per hand", False, "results."),
+        ("chart-opponents", "Points per hand against regular opponents, and what the field "
+         "scores against them", "Head-to-head", "points per hand", False, "head_to_head."),
+    )
+    for chart_id, caption, title, axis, percent, prefix in groups:
+        item_of = {f["key"]: _short_title(f) for f in findings
+                   if f["key"].startswith(prefix) and f["key"] not in ("fantasyland.points",
+                                                                       "fouls.chase_frequency")}
+        frame = _comparison_frame(findings, player, item_of)
+        if frame.is_empty():
+            continue
+        figures.append((chart_id, caption,
+                        charts.player_vs_field_chart(frame, title, axis, percent=percent)))
+    return figures
+
+
+def _short_title(finding: dict[str, Any]) -> str:
+    title = finding["title"]
+    for prefix in ("Points per hand, ", "Points per hand in ", "Foul rate ", "Royalties from the ",
+                   "Against "):
+        if title.startswith(prefix) and title != prefix.strip():
+            title = title[len(prefix):]
+            break
+    return title or finding["title"]
+
+
+def _script_json(value: Any) -> str:
+    """JSON safe inside a ``<script>`` element (no ``</script>``, no HTML specials)."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return (text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def figure_script(chart_id: str, figure: go.Figure) -> str:
+    """The script that draws ``figure`` into the element ``chart_id`` (plotly.js loaded once)."""
+    spec = json.loads(figure.to_json())
+    config = {"displaylogo": False, "responsive": True,
+              "modeBarButtonsToRemove": ["sendDataToCloud"]}
+    return (f"Plotly.newPlot({_script_json(chart_id)}, {_script_json(spec.get('data', []))}, "
+            f"{_script_json(spec.get('layout', {}))}, {_script_json(config)});")
+
+
+@lru_cache(maxsize=1)
+def plotly_js() -> str:
+    """The plotly.js bundle shipped with the plotly package (inlined once per HTML file)."""
+    from plotly.offline import get_plotlyjs
+
+    return get_plotlyjs()
+
+
+# --- templates ---------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Environment:
+    environment = Environment(
+        loader=PackageLoader("pipeline.report", "templates"),
+        autoescape=lambda name: bool(name and name.endswith(".html.j2")),
+        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    environment.filters.update(
+        value=format_value, interval=format_interval, points=format_points,
+        count=format_count, card=card_symbol, md=markdown_text, cls=class_label,
+    )
+    environment.globals.update(VERDICT_CLASSES=VERDICT_CLASSES, KIND_TITLES=KIND_TITLES,
+                               TOPICS=_topics)
+    return environment
+
+
+def _topics(findings: Sequence[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """Shown findings grouped by topic, topics in report order."""
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for finding in findings:
+        if finding["shown"]:
+            grouped.setdefault(finding["topic"], []).append(finding)
+    return list(grouped.items())
+
+
+def _context(report: Report) -> dict[str, Any]:
+    data = report_dict(report)
+    by_key = {finding["key"]: finding for finding in data["findings"]}
+    return {
+        "r": data,
+        "strengths": [by_key[key] for key in data["strengths"]],
+        "leaks": [by_key[key] for key in data["leaks"]],
+        "insufficient": [f for f in data["findings"] if not f["shown"]],
+        "notable_groups": [
+            (kind, [hand for hand in data["notable"] if hand["kind"] == kind])
+            for kind in KIND_TITLES if any(hand["kind"] == kind for hand in data["notable"])
+        ],
+    }
+
+
+def render_json(report: Report) -> str:
+    """The report as JSON (UTF-8 text, stable key order, trailing newline)."""
+    return json.dumps(report_dict(report), ensure_ascii=False, indent=2) + "\n"
+
+
+def render_markdown(report: Report) -> str:
+    """The report as Markdown (tables; names escaped)."""
+    return _environment().get_template("report.md.j2").render(**_context(report))
+
+
+def render_html(report: Report) -> str:
+    """The report as one self-contained HTML file: no external script, style, font or image."""
+    context = _context(report)
+    figures = report_figures(context["r"])
+    context["charts"] = [
+        {"id": chart_id, "caption": caption, "script": figure_script(chart_id, figure)}
+        for chart_id, caption, figure in figures
+    ]
+    context["plotly_js"] = plotly_js()
+    return _environment().get_template("report.html.j2").render(**context)
+
+
+def render(report: Report, output_format: str) -> str:
+    """The report in ``output_format`` (html, md or json)."""
+    if output_format == "html":
+        return render_html(report)
+    if output_format == "md":
+        return render_markdown(report)
+    if output_format == "json":
+        return render_json(report)
+    raise ValueError(f"unknown report format {output_format!r} (use {', '.join(FORMATS)})")
