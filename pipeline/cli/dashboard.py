@@ -58,6 +58,7 @@ def streamlit_command(database: Path, port: int, host: str | None, no_browser: b
         "--server.headless", "true" if headless(no_browser) else "false",
         "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
+        "--client.toolbarMode", "minimal",
     ]
     if host:
         command += ["--server.address", host]

@@ -197,3 +197,30 @@ def test_terminal_ingest_while_the_dashboard_is_open(tmp_path, fixture_db, brows
             process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+def test_start_page_on_a_missing_database(tmp_path, browser) -> None:  # noqa: ANN001
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "dashboard", "--db", str(tmp_path / "none.duckdb"),
+         "--port", str(port), "--host", "127.0.0.1", "--no-browser"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_server(url, process)
+        page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        page.goto(url)
+        page.wait_for_selector("h1:has-text('OFC analytics')", timeout=30_000)
+        wait_until_idle(page)
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "dashboard-start.png"), full_page=True)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.get_by_role("button", name="Load the demo data").count() == 1
+        assert "no database" in page.locator('[data-testid="stMain"]').inner_text()
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
