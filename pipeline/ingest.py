@@ -28,9 +28,12 @@ import gc
 import glob
 import hashlib
 import json
+import multiprocessing
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,7 +46,9 @@ import pyarrow as pa
 from pipeline import store
 from pipeline.evaluate import PlayerVerdict, ScoredHand, score_records
 from pipeline.formats import FormatError, SourceRecord, read_source
+from pipeline.formats import canonical as canonical_reader
 from pipeline.formats.base import clip_raw
+from pipeline.formats.source import SourceLine, read_lines
 from pipeline.record import FinalBoard, HandRecord, PlayerRecord
 from pipeline.rules.cards import parse_card
 from pipeline.rules.game import ROWS, Variant
@@ -76,6 +81,9 @@ FIRST_REASONS = 5
 
 FOLDER_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".log", ".txt")
 """File name endings (optionally followed by .gz) read when a folder is given."""
+
+PARALLEL_MIN_BYTES = 64 << 20
+"""Canonical files this large (about 30,000 hands) are parsed by worker processes."""
 
 WRITE_WAIT_SECONDS = 120.0
 """How long a batch waits for another process (a reader) to let go of the database."""
@@ -630,18 +638,102 @@ class _Reject:
 
 @dataclass(slots=True)
 class _Candidate:
+    """A valid record of a batch: its identity and where it came from."""
+
     key: int
     digest: str
-    hand: HandRecord
+    site: str
+    hand_id: str
+    table: str | None
     path: str
     line: int
     raw: str
+
+
+@dataclass(slots=True)
+class _Prepared:
+    """A batch validated, scored and turned into columns, ready to be written."""
+
+    records: int
+    rejects: list[_Reject]
+    candidates: list[_Candidate]  # the first record of each key in the batch
+    later: list[_Candidate]  # records of a key seen earlier in the batch
+    frames: dict[str, pa.Table]  # rows of every candidate, for every hand table
 
 
 def _rules_argument(rules: RuleSet | str | None) -> RuleSet | None:
     if rules is None or isinstance(rules, RuleSet):
         return rules
     return resolve_rules(rules)
+
+
+class _BatchBuilder:
+    """Validates records one at a time (keeping only the compact HandRecord), then scores the
+    batch in one go and builds its columns."""
+
+    def __init__(self, resolver: RulesResolver) -> None:
+        self.resolver = resolver
+        self.records = 0
+        self.rejects: list[_Reject] = []
+        self.candidates: list[_Candidate] = []
+        self.hands: list[HandRecord] = []
+        self.later: list[_Candidate] = []
+        self.keys: set[int] = set()
+
+    def add(self, source: SourceRecord) -> None:
+        """Validate one record: a reject, a candidate, or a later copy of a batch key."""
+        self.records += 1
+        if source.record is None:
+            self.rejects.append(_Reject(source.path, source.line, source.hand_id,
+                                        source.error or "unreadable record", source.raw, "read"))
+            return
+        try:
+            hand = parse_hand(source.record)
+        except InvalidHand as error:
+            self.rejects.append(_Reject(source.path, source.line, error.hand_id or source.hand_id,
+                                        error.reason, source.raw, "invalid"))
+            return
+        try:
+            self.resolver(hand.rules)
+        except RulesError as error:
+            self.rejects.append(_Reject(source.path, source.line, hand.hand_id, str(error),
+                                        source.raw, "rules"))
+            return
+        candidate = _Candidate(store.hand_key(hand.site, hand.hand_id), content_hash(hand),
+                               hand.site, hand.hand_id, hand.table, source.path, source.line,
+                               source.raw)
+        if candidate.key in self.keys:
+            self.later.append(candidate)
+            return
+        self.keys.add(candidate.key)
+        self.candidates.append(candidate)
+        self.hands.append(hand)
+
+    def finish(self) -> _Prepared:
+        """Score the batch's hands together and build the columns of every table."""
+        tables = _BatchTables()
+        if self.hands:
+            scored = score_records(self.hands, self.resolver)
+            for candidate, hand, verdict in zip(self.candidates, self.hands, scored, strict=True):
+                tables.add(candidate.key, candidate.digest, hand, verdict, candidate.path,
+                           candidate.line)
+        return _Prepared(self.records, self.rejects, self.candidates, self.later, tables.arrow())
+
+
+def _prepare_canonical_lines(
+    file_name: str, lines: list[SourceLine], rules: RuleSet | None
+) -> _Prepared:
+    """Worker side of the parallel path: parse canonical lines exactly as the canonical reader
+    does, validate, score and build columns."""
+    builder = _BatchBuilder(RulesResolver(override=rules))
+    parse_line = canonical_reader._parse_line
+    for line in lines:
+        builder.add(parse_line(file_name, line))
+    return builder.finish()
+
+
+def _worker_start() -> None:
+    gc.disable()
 
 
 class _Writer:
@@ -674,11 +766,13 @@ class _Ingestor:
         on_records: Callable[[int], None] | None,
     ) -> None:
         self.writer = writer
+        self.rules = rules
         self.resolver = RulesResolver(override=rules)
         self.batch_size = max(1, batch_size)
         self.on_batch = on_batch
         self.on_records = on_records
         self.tables_touched: set[tuple[str, str | None]] = set()
+        self.batches = 0
 
     def run(self, records: Iterator[SourceRecord], summary: FileSummary) -> None:
         """Read every record, writing batch by batch. FormatError propagates to the caller.
@@ -689,96 +783,61 @@ class _Ingestor:
         reference counting frees them; a young-generation collection after each batch picks
         up anything else.
         """
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
-            self._run(records, summary)
-        finally:
-            if was_enabled:
-                gc.enable()
-
-    def _run(self, records: Iterator[SourceRecord], summary: FileSummary) -> None:
-        batch: list[SourceRecord] = []
-        number = 0
-        pending_progress = 0
-        for record in records:
-            batch.append(record)
-            pending_progress += 1
-            if pending_progress >= 1000 and self.on_records is not None:
+        with _collector_paused():
+            builder = _BatchBuilder(self.resolver)
+            pending_progress = 0
+            for record in records:
+                builder.add(record)
+                pending_progress += 1
+                if pending_progress >= 1000 and self.on_records is not None:
+                    self.on_records(pending_progress)
+                    pending_progress = 0
+                if builder.records >= self.batch_size:
+                    self._write(builder.finish(), summary)
+                    builder = _BatchBuilder(self.resolver)
+                    gc.collect(0)
+            if builder.records:
+                self._write(builder.finish(), summary)
+            if pending_progress and self.on_records is not None:
                 self.on_records(pending_progress)
-                pending_progress = 0
-            if len(batch) >= self.batch_size:
-                number += 1
-                self._batch(batch, summary, number)
-                batch = []
-                gc.collect(0)
-        if batch:
-            number += 1
-            self._batch(batch, summary, number)
-        if pending_progress and self.on_records is not None:
-            self.on_records(pending_progress)
 
-    def _batch(self, records: list[SourceRecord], summary: FileSummary, number: int) -> None:
-        before = (summary.stored, summary.duplicates, summary.rejected)
-        rejects, candidates, scored = self._prepare(records, summary)
-        tables = _BatchTables()
-        for candidate, verdict in zip(candidates, scored, strict=True):
-            tables.add(candidate.key, candidate.digest, candidate.hand, verdict,
-                       candidate.path, candidate.line)
-        frames = tables.arrow()
-        del tables
-        self._write(candidates, frames, rejects, summary)
-        summary.records += len(records)
-        if self.on_batch is not None:
-            self.on_batch(BatchReport(
-                summary.path, number, len(records), summary.stored - before[0],
-                summary.duplicates - before[1], summary.rejected - before[2],
-            ))
+    def run_canonical_parallel(self, path: Path, summary: FileSummary, workers: int) -> None:
+        """The canonical reader's work split over worker processes: this process reads lines
+        and writes batches, in order (so the result is the sequential one); the workers parse,
+        validate, score and build columns. At most ``workers + 1`` batches are in flight."""
+        file_name = str(path)
+        context = multiprocessing.get_context("forkserver")
+        with _collector_paused(), ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_worker_start
+        ) as pool:
+            pending: deque[Future[_Prepared]] = deque()
+            batch: list[SourceLine] = []
+            for line in read_lines(path):
+                if line.text is not None and not line.text.strip():
+                    continue
+                batch.append(line)
+                if len(batch) >= self.batch_size:
+                    pending.append(pool.submit(_prepare_canonical_lines, file_name, batch,
+                                               self.rules))
+                    batch = []
+                    while len(pending) > workers:
+                        self._write_counted(pending.popleft().result(), summary)
+            if batch:
+                pending.append(pool.submit(_prepare_canonical_lines, file_name, batch,
+                                           self.rules))
+            while pending:
+                self._write_counted(pending.popleft().result(), summary)
 
-    def _prepare(
-        self, records: list[SourceRecord], summary: FileSummary
-    ) -> tuple[list[_Reject], list[_Candidate], list[ScoredHand]]:
-        """Validate and score; within the batch only the first record of each key is kept."""
-        rejects: list[_Reject] = []
-        candidates: list[_Candidate] = []
-        first_of_key: dict[int, int] = {}
-        self.later: list[_Candidate] = []
-        for source in records:
-            if source.record is None:
-                rejects.append(_Reject(source.path, source.line, source.hand_id,
-                                       source.error or "unreadable record", source.raw, "read"))
-                continue
-            try:
-                hand = parse_hand(source.record)
-            except InvalidHand as error:
-                rejects.append(_Reject(source.path, source.line, error.hand_id or source.hand_id,
-                                       error.reason, source.raw, "invalid"))
-                continue
-            try:
-                self.resolver(hand.rules)
-            except RulesError as error:
-                rejects.append(_Reject(source.path, source.line, hand.hand_id, str(error),
-                                       source.raw, "rules"))
-                continue
-            candidate = _Candidate(store.hand_key(hand.site, hand.hand_id), content_hash(hand),
-                                   hand, source.path, source.line, source.raw)
-            if candidate.key in first_of_key:
-                self.later.append(candidate)
-            else:
-                first_of_key[candidate.key] = len(candidates)
-                candidates.append(candidate)
-        scored = score_records([candidate.hand for candidate in candidates], self.resolver) \
-            if candidates else []
-        return rejects, candidates, scored
+    def _write_counted(self, prepared: _Prepared, summary: FileSummary) -> None:
+        self._write(prepared, summary)
+        if self.on_records is not None:
+            self.on_records(prepared.records)
 
-    def _write(
-        self,
-        candidates: list[_Candidate],
-        frames: dict[str, pa.Table],
-        rejects: list[_Reject],
-        summary: FileSummary,
-    ) -> None:
+    def _write(self, prepared: _Prepared, summary: FileSummary) -> None:
         """One transaction: classify against stored hands, insert new ones and the rejects."""
+        before = (summary.stored, summary.duplicates, summary.rejected)
+        candidates = prepared.candidates
+        rejects = prepared.rejects
         connection = self.writer.connect()
         try:
             connection.execute("BEGIN TRANSACTION")
@@ -795,31 +854,23 @@ class _Ingestor:
             # Each key's reference: what is stored, else the batch's first record of the key.
             new_keys: list[int] = []
             reference: dict[int, tuple[str, str, int]] = dict(stored)
-            stored_now = 0
             duplicates = 0
             for candidate in candidates:
                 if candidate.key in stored:
-                    verdict = self._compare(candidate, stored[candidate.key], rejects)
-                    duplicates += verdict
+                    duplicates += self._compare(candidate, stored[candidate.key], rejects)
                 else:
                     new_keys.append(candidate.key)
                     reference[candidate.key] = (candidate.digest, candidate.path, candidate.line)
-                    stored_now += 1
-            for candidate in self.later:
+            for candidate in prepared.later:
                 duplicates += self._compare(candidate, reference[candidate.key], rejects)
             if new_keys:
                 connection.register(
                     "_new_keys", pa.table({"hand_key": pa.array(new_keys, pa.int64())})
                 )
-                for name, frame in frames.items():
+                for name, frame in prepared.frames.items():
                     store.insert_frame(connection, name, frame, only_keys="_new_keys")
                 connection.unregister("_new_keys")
-                self.tables_touched.update(
-                    (c.hand.site, c.hand.table) for c in candidates if c.key not in stored
-                )
-            self.tables_touched.update(
-                (c.hand.site, c.hand.table) for c in candidates if c.key in stored
-            )
+            self.tables_touched.update((c.site, c.table) for c in candidates)
             _insert_rejects(connection, rejects)
             connection.execute("COMMIT")
         except BaseException:
@@ -828,10 +879,17 @@ class _Ingestor:
             raise
         finally:
             connection.close()
-        summary.stored += stored_now
+        summary.records += prepared.records
+        summary.stored += len(new_keys)
         summary.duplicates += duplicates
         for reject in rejects:
             summary.note_reject(reject.line, reject.reason)
+        self.batches += 1
+        if self.on_batch is not None:
+            self.on_batch(BatchReport(
+                summary.path, self.batches, prepared.records, summary.stored - before[0],
+                summary.duplicates - before[1], summary.rejected - before[2],
+            ))
 
     @staticmethod
     def _compare(
@@ -841,15 +899,26 @@ class _Ingestor:
         digest, path, line = reference
         if digest == candidate.digest:
             return 1
-        hand = candidate.hand
         where = f"{path}:{line}"
         rejects.append(_Reject(
-            candidate.path, candidate.line, hand.hand_id,
-            f"conflict: hand {hand.hand_id!r} of site {hand.site!r} is already stored from "
-            f"{where} with different content (this record: {candidate.path}:{candidate.line})",
+            candidate.path, candidate.line, candidate.hand_id,
+            f"conflict: hand {candidate.hand_id!r} of site {candidate.site!r} is already stored "
+            f"from {where} with different content (this record: "
+            f"{candidate.path}:{candidate.line})",
             candidate.raw, "conflict", where,
         ))
         return 0
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _insert_rejects(connection: duckdb.DuckDBPyConnection, rejects: Sequence[_Reject]) -> None:
@@ -1012,6 +1081,7 @@ def ingest_paths(
     batch_size: int = DEFAULT_BATCH_SIZE,
     session_gap: float = DEFAULT_SESSION_GAP_MINUTES,
     on_batch: Callable[[BatchReport], None] | None = None,
+    workers: int | None = None,
 ) -> IngestSummary:
     """Ingest files, folders (recursive) and globs, plain or gzip, into ``database``.
 
@@ -1019,6 +1089,9 @@ def ingest_paths(
     ``format`` forces a reader (else it is detected per file); ``game`` names the poker-arena
     game. Each batch of ``batch_size`` records commits atomically; ``on_batch`` is called after
     each commit. Sessions of the tables touched are recomputed with ``session_gap`` minutes.
+    ``workers``: processes that parse, validate and score canonical JSON Lines while this one
+    reads and writes; None uses every core for files of :data:`PARALLEL_MIN_BYTES` or more,
+    1 never forks, 2+ forks for every canonical file. The result is the same either way.
 
     Raises :class:`IngestError` for a missing path and :class:`DatabaseError` for a database
     that cannot be used; problems inside files become rejects and per-file summaries.
@@ -1033,7 +1106,8 @@ def ingest_paths(
     try:
         for path in files:
             file_summary = _ingest_file(
-                writer, path, rule_set, format, game, batch_size, session_gap, on_batch, display
+                writer, path, rule_set, format, game, batch_size, session_gap, on_batch, display,
+                workers,
             )
             summary.files.append(file_summary)
     finally:
@@ -1052,6 +1126,7 @@ def _ingest_file(
     session_gap: float,
     on_batch: Callable[[BatchReport], None] | None,
     display: _Progress,
+    workers: int | None = None,
 ) -> FileSummary:
     summary = FileSummary(str(path), format=format)
     display.describe(path.name)
@@ -1081,7 +1156,11 @@ def _ingest_file(
         records = read_source(path, format=format, game=game)
         if summary.format is None:
             summary.format = _detected_format(path)
-        ingestor.run(records, summary)
+        parallel = _parallel_workers(workers, summary.format, size)
+        if parallel > 1:
+            ingestor.run_canonical_parallel(path, summary, parallel)
+        else:
+            ingestor.run(records, summary)
     except FormatError as error:
         summary.status = "failed"
         summary.message = error.reason
@@ -1095,6 +1174,15 @@ def _ingest_file(
             summary.note_reject(None, EMPTY_FILE_REASON)
     _finish_source(writer, summary, size, ingestor.tables_touched, session_gap, file_rejects)
     return summary
+
+
+def _parallel_workers(workers: int | None, format: str | None, size: int) -> int:
+    """How many worker processes to use for a file (1 = none)."""
+    if format != "canonical" or getattr(canonical_reader, "_parse_line", None) is None:
+        return 1
+    if workers is None:
+        return (os.cpu_count() or 1) if size >= PARALLEL_MIN_BYTES else 1
+    return max(1, workers)
 
 
 def _detected_format(path: Path) -> str | None:

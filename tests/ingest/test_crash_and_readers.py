@@ -178,7 +178,20 @@ _READER = textwrap.dedent(
         connection.close()
         out.write(f"{{hands}}\\n")
         out.flush()
-        time.sleep(0.05)
+        time.sleep(0.01)
+    """
+)
+
+
+_WRITER = textwrap.dedent(
+    """
+    import sys, time
+    sys.path.insert(0, {repo!r})
+    from pipeline.ingest import ingest_paths
+
+    summary = ingest_paths([sys.argv[1]], sys.argv[2], batch_size=20,
+                           on_batch=lambda batch: time.sleep(0.1))
+    assert summary.stored == 200, summary
     """
 )
 
@@ -199,9 +212,10 @@ def test_ingest_succeeds_while_another_process_reads(tmp_path: Path) -> None:
         while not (counts_file.exists() and counts_file.read_text().strip()):
             assert time.monotonic() < deadline, "the reader never read"
             time.sleep(0.02)
+        # The writer spends time between batches without the database (as a real batch does
+        # while it parses and scores), which is when the reader can get in.
         writer = subprocess.run(
-            [*OFC, "ingest", str(source), "--db", str(database),
-             "--batch-size", "20", "--quiet"],
+            [sys.executable, "-c", _WRITER.format(repo=str(REPO)), str(source), str(database)],
             capture_output=True, text=True, timeout=120, cwd=REPO,
         )
     finally:
