@@ -154,6 +154,84 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         conflict_with VARCHAR,           -- conflict: "path:line" of the hand already stored
         reject_key VARCHAR               -- hash of (path, line, reason, raw): makes rejects idempotent
     )""",
+    # Decision grading (`ofc analyze`, pipeline/analysis): one row per graded street of a player.
+    """CREATE TABLE IF NOT EXISTS decision_grades (
+        hand_key BIGINT NOT NULL,
+        player VARCHAR NOT NULL,
+        street TINYINT NOT NULL,         -- 1-based, as placements.street
+        variant VARCHAR NOT NULL,
+        ruleset VARCHAR NOT NULL,
+        situation VARCHAR NOT NULL,      -- fantasyland_made | fantasyland_draw | standard
+        legal_placements SMALLINT NOT NULL,
+        alternatives SMALLINT NOT NULL,  -- distinct alternatives after symmetry pruning
+        chosen SMALLINT NOT NULL,        -- decision_alternatives.alternative of the play made
+        best SMALLINT NOT NULL,
+        chosen_placement VARCHAR NOT NULL,
+        best_placement VARCHAR NOT NULL,
+        chosen_ev DOUBLE NOT NULL,
+        chosen_se DOUBLE,
+        best_ev DOUBLE NOT NULL,
+        best_se DOUBLE,
+        ev_loss DOUBLE NOT NULL,         -- best minus chosen (paired estimate), 0 when chosen is best
+        loss_se DOUBLE NOT NULL,
+        z DOUBLE NOT NULL,               -- threshold: mistake when ev_loss > z * loss_se
+        mistake BOOLEAN NOT NULL,
+        rollouts INTEGER NOT NULL,       -- samples behind the chosen placement
+        policy VARCHAR NOT NULL,
+        fantasyland_value DOUBLE NOT NULL,
+        seed BIGINT NOT NULL,
+        fingerprint VARCHAR NOT NULL,    -- what the samples depend on (refined only when equal)
+        graded_at TIMESTAMP NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS decision_alternatives (
+        hand_key BIGINT NOT NULL,
+        player VARCHAR NOT NULL,
+        street TINYINT NOT NULL,
+        alternative SMALLINT NOT NULL,   -- 0-based index within the decision
+        placement VARCHAR NOT NULL,      -- "top Qs · middle 7c 7s · bottom – · discard 3d"
+        top VARCHAR NOT NULL,            -- cards this street sends to each row, space-separated
+        middle VARCHAR NOT NULL,
+        bottom VARCHAR NOT NULL,
+        discards VARCHAR NOT NULL,
+        equivalents SMALLINT NOT NULL,   -- legal placements this one stands for
+        is_chosen BOOLEAN NOT NULL,
+        is_best BOOLEAN NOT NULL,
+        samples INTEGER NOT NULL,
+        total DOUBLE NOT NULL,           -- running sums (refined by later runs)
+        total_sq DOUBLE NOT NULL,
+        diff_total DOUBLE NOT NULL,      -- of the paired difference to the chosen placement
+        diff_total_sq DOUBLE NOT NULL,
+        ev DOUBLE NOT NULL,
+        se DOUBLE,
+        diff DOUBLE NOT NULL,
+        diff_se DOUBLE
+    )""",
+    """CREATE TABLE IF NOT EXISTS fantasyland_grades (
+        hand_key BIGINT NOT NULL,
+        player VARCHAR NOT NULL,
+        variant VARCHAR NOT NULL,
+        ruleset VARCHAR NOT NULL,
+        cards_dealt TINYINT NOT NULL,
+        dealt VARCHAR NOT NULL,
+        played_top VARCHAR NOT NULL,
+        played_middle VARCHAR NOT NULL,
+        played_bottom VARCHAR NOT NULL,
+        played_discards VARCHAR NOT NULL,
+        played_foul BOOLEAN NOT NULL,
+        played_royalties SMALLINT NOT NULL,
+        played_stays BOOLEAN NOT NULL,
+        played_value DOUBLE NOT NULL,    -- royalties + stay_value when the board stays
+        solver_top VARCHAR NOT NULL,
+        solver_middle VARCHAR NOT NULL,
+        solver_bottom VARCHAR NOT NULL,
+        solver_discards VARCHAR NOT NULL,
+        solver_royalties SMALLINT NOT NULL,
+        solver_stays BOOLEAN NOT NULL,
+        solver_value DOUBLE NOT NULL,
+        points_given_up DOUBLE NOT NULL, -- solver_value - played_value
+        stay_value DOUBLE NOT NULL,
+        graded_at TIMESTAMP NOT NULL
+    )""",
 )
 
 

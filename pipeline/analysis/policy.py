@@ -1,0 +1,126 @@
+"""The rollout policy: the simulator's bots, playing the rest of a hand on columns of boards.
+
+The grader's rollouts finish a hand many thousands of times per decision. They do it the way the
+simulator's dealer plays (:mod:`pipeline.simulate.dealer`): a :class:`BoardBatch` holds N partial
+boards as arrays, every option of a street is built for all of them at once by the dealer's own
+option builder, and the bot picks one per board (:meth:`pipeline.simulate.bots.Bot.choose`). So a
+rollout plays exactly as a simulated player with that bot would; tests/analysis/test_policy.py
+replays simulated hands through :class:`ColumnPolicy` and gets the recorded placements back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from pipeline.rules.game import Variant
+from pipeline.rules.ruleset import RuleSet
+from pipeline.simulate.bots import BOTS, pattern_subsets, street_patterns
+from pipeline.simulate.dealer import _order_within_rows, _StreetRows
+from pipeline.simulate.outlook import row_outlooks
+
+ROW_START = np.asarray((0, 3, 8), dtype=np.int64)
+ROW_SIZES = (3, 5, 5)
+
+
+class BoardBatch:
+    """N partial boards as arrays: cards by slot (top 0-2, middle 3-7, bottom 8-12, -1 empty),
+    per-row card counts, rank-key sums and suit state (-1 empty, 0-3 one suit, 4 mixed) — the
+    state the dealer keeps for its boards."""
+
+    __slots__ = ("cards", "counts", "keys", "suits")
+
+    def __init__(self, cards: np.ndarray, counts: np.ndarray, keys: np.ndarray, suits: np.ndarray):
+        self.cards = cards
+        self.counts = counts
+        self.keys = keys
+        self.suits = suits
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    @classmethod
+    def from_rows(cls, rows_list: Sequence[Sequence[Sequence[int]]]) -> BoardBatch:
+        """Boards from (top, middle, bottom) card lists."""
+        from pipeline.simulate.tables import RANK_KEY_OF_CARD
+
+        count = len(rows_list)
+        cards = np.full((count, 13), -1, dtype=np.int64)
+        counts = np.zeros((count, 3), dtype=np.int64)
+        keys = np.zeros((count, 3), dtype=np.int64)
+        suits = np.full((count, 3), -1, dtype=np.int64)
+        for index, rows in enumerate(rows_list):
+            for row, row_cards in enumerate(rows):
+                if len(row_cards) > ROW_SIZES[row]:
+                    raise ValueError(f"row {row} holds {len(row_cards)} cards")
+                suit_set = {card & 3 for card in row_cards}
+                for slot, card in enumerate(row_cards):
+                    cards[index, ROW_START[row] + slot] = card
+                    keys[index, row] += RANK_KEY_OF_CARD[card]
+                counts[index, row] = len(row_cards)
+                suits[index, row] = -1 if not suit_set else (suit_set.pop() if len(suit_set) == 1 else 4)
+        return cls(cards, counts, keys, suits)
+
+    def repeat(self, times: int) -> BoardBatch:
+        """Each board ``times`` times in a row (board-major)."""
+        return BoardBatch(*(np.repeat(array, times, axis=0)
+                            for array in (self.cards, self.counts, self.keys, self.suits)))
+
+    def concat(self, other: BoardBatch) -> BoardBatch:
+        """These boards followed by ``other``'s."""
+        return BoardBatch(*(np.concatenate([mine, theirs]) for mine, theirs in zip(
+            (self.cards, self.counts, self.keys, self.suits),
+            (other.cards, other.counts, other.keys, other.suits), strict=True)))
+
+    def rows(self, index: int) -> tuple[list[int], list[int], list[int]]:
+        """One board's rows as card lists."""
+        line = self.cards[index].tolist()
+        return (
+            [card for card in line[0:3] if card >= 0],
+            [card for card in line[3:8] if card >= 0],
+            [card for card in line[8:13] if card >= 0],
+        )
+
+
+class ColumnPolicy:
+    """A simulator bot deciding streets for a whole :class:`BoardBatch` at once."""
+
+    def __init__(self, bot_name: str, variant: Variant, rules: RuleSet) -> None:
+        if bot_name not in BOTS:
+            raise ValueError(f"unknown rollout policy {bot_name!r} (bots: {', '.join(BOTS)})")
+        self.name = bot_name
+        self.bot = BOTS[bot_name]
+        self.variant = variant
+        self.outlooks = row_outlooks(variant, rules)
+
+    def play_street(
+        self, boards: BoardBatch, dealt: np.ndarray, discards: int, uniforms: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Place one street on every board (in place) as the bot would; returns the chosen
+        pattern index per board (into :func:`pipeline.simulate.bots.street_patterns`).
+
+        ``dealt`` is (N, cards); ``uniforms`` one number in [0, 1) per board for bots that use
+        chance (zeros when not given).
+        """
+        dealt = np.ascontiguousarray(dealt, dtype=np.int64)
+        count, size = dealt.shape
+        patterns = street_patterns(size, discards)
+        subsets = pattern_subsets(size, discards)
+        street = _StreetRows(dealt, boards.keys, boards.counts, boards.suits)
+        options = street.options(self.variant, patterns, subsets, self.outlooks)
+        if uniforms is None:
+            uniforms = np.zeros(count)
+        chosen = self.bot.choose(options, uniforms)
+        before = boards.counts
+        boards.keys, boards.counts, boards.suits = street.after(subsets[chosen])
+        within = _order_within_rows(patterns)[chosen]
+        pattern_rows = patterns[chosen]
+        everyone = np.arange(count)
+        for column in range(size):
+            row = pattern_rows[:, column]
+            placed = row >= 0
+            safe_row = np.where(placed, row, 0)
+            slot = ROW_START[safe_row] + before[everyone, safe_row] + within[:, column]
+            boards.cards[everyone[placed], slot[placed]] = dealt[placed, column]
+        return chosen
