@@ -418,7 +418,7 @@ def player_leaderboard(db: Database, filters: Filters, limit: int = 50) -> pl.Da
     e_players, e_params = _players(filters, "e")
     sql = f"""
         WITH points AS (
-            SELECT player, count(*) AS hands, sum(points) AS points
+            SELECT player, count(*) AS hands, sum(points)::BIGINT AS points
             FROM results r WHERE {scope.keeps('r')}{r_players} GROUP BY player
         ), fouls AS (
             SELECT player, count(*) FILTER (WHERE foul) AS fouls
@@ -465,16 +465,16 @@ def player_kpis(db: Database, filters: Filters) -> pl.DataFrame:
             SELECT s.hand_key, s.player FROM seats s
             WHERE s.fantasyland AND {scope.keeps('s')}{s_players}
         ), points AS (
-            SELECT r.player, count(*) AS hands, sum(r.points) AS points,
+            SELECT r.player, count(*) AS hands, sum(r.points)::BIGINT AS points,
                    sum(r.points * r.points)::DOUBLE AS points_squares,
                    count(*) FILTER (WHERE r.disagrees) AS disagreements,
                    count(f.player) AS fl_hands,
-                   coalesce(sum(r.points) FILTER (WHERE f.player IS NOT NULL), 0) AS fl_points
+                   coalesce(sum(r.points) FILTER (WHERE f.player IS NOT NULL), 0)::BIGINT AS fl_points
             FROM results r LEFT JOIN in_fl f ON f.hand_key = r.hand_key AND f.player = r.player
             WHERE {scope.keeps('r')}{r_players} GROUP BY r.player
         ), boards AS (
             SELECT e.player, count(*) FILTER (WHERE e.foul) AS fouls,
-                   sum(e.royalties) AS royalties,
+                   sum(e.royalties)::BIGINT AS royalties,
                    count(*) FILTER (WHERE e.fantasyland_next) AS fl_next,
                    count(*) FILTER (WHERE e.fantasyland_next AND f.player IS NOT NULL) AS fl_stays
             FROM evaluations e
@@ -651,7 +651,7 @@ def points_by_variant(db: Database, filters: Filters) -> pl.DataFrame:
     scope = _scope(filters, include_players=False)
     players, params = _players(filters, "r")
     sql = f"""
-        SELECT h.variant, count(*) AS hands, sum(r.points) AS points,
+        SELECT h.variant, count(*) AS hands, sum(r.points)::BIGINT AS points,
                avg(r.points) AS points_per_hand,
                {_standard_error('r.points')} AS points_se
         FROM results r JOIN hands h USING (hand_key)
@@ -669,7 +669,7 @@ def points_by_position(db: Database, filters: Filters) -> pl.DataFrame:
     players, params = _players(filters, "r")
     sql = f"""
         SELECT h.player_count, s.position, bool_or(s.is_button) AS is_button,
-               count(*) AS hands, sum(r.points) AS points,
+               count(*) AS hands, sum(r.points)::BIGINT AS points,
                avg(r.points) AS points_per_hand,
                {_standard_error('r.points')} AS points_se
         FROM results r
@@ -722,10 +722,10 @@ def session_results(db: Database, filters: Filters, limit: int = 500) -> pl.Data
             WHERE s.session_id IN (SELECT session_id FROM picked) AND {scope.keeps('s')}
         ), boards AS (
             SELECT w.session_id, count(*) AS hands, count(*) FILTER (WHERE e.foul) AS fouls,
-                   sum(e.royalties) AS royalties
+                   sum(e.royalties)::BIGINT AS royalties
             FROM rows w JOIN evaluations e USING (hand_key, player) GROUP BY w.session_id
         ), points AS (
-            SELECT w.session_id, sum(r.points) AS points
+            SELECT w.session_id, sum(r.points)::BIGINT AS points
             FROM rows w JOIN results r USING (hand_key, player) GROUP BY w.session_id
         )
         SELECT b.session_id, x.player, x.table_name, x.started_at, x.ended_at, b.hands,
@@ -782,7 +782,7 @@ def pair_net_points(db: Database, filters: Filters) -> pl.DataFrame:
     scope = _scope(filters, include_players=False)
     pairs, params = _pair_conditions(filters)
     sql = f"""
-        SELECT player, opponent, count(*) AS hands, sum(settled) AS points,
+        SELECT player, opponent, count(*) AS hands, sum(settled)::BIGINT AS points,
                count(*) FILTER (WHERE scoop > 0) AS scoops
         FROM matchups m WHERE {scope.keeps('m')}{pairs}
         GROUP BY player, opponent ORDER BY player, opponent
@@ -796,7 +796,7 @@ def points_by_session_pair(db: Database, filters: Filters, limit: int = 2000) ->
     pairs, params = _pair_conditions(filters)
     sql = f"""
         SELECT s.session_id, x.started_at, m.player, m.opponent, count(*) AS hands,
-               sum(m.settled) AS points
+               sum(m.settled)::BIGINT AS points
         FROM matchups m
         JOIN seats s ON s.hand_key = m.hand_key AND s.player = m.player
         LEFT JOIN sessions x ON x.session_id = s.session_id
