@@ -200,6 +200,11 @@ def _compare(strata: Sequence[_Stratum], total_hands: int, is_rate: bool) -> _Co
     return _Comparison(field_estimate, difference, z, points)
 
 
+def not_enough(sample: int, minimum: int, unit: str) -> str:
+    """The minimum-sample message: ``Not enough data: Fantasyland hands: 1, at least 10 needed.``"""
+    return f"Not enough data: {unit}: {sample:,}, at least {minimum:,} needed."
+
+
 def _p_text(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
@@ -343,8 +348,7 @@ def _finding(spec: _Spec, strata: Sequence[_Stratum], total_hands: int,
             sample_unit=spec.sample_unit, minimum=minimum, shown=False,
             player=Estimate(None, None, None, None, sample), field=None, difference=None,
             z=None, p_value=None, verdict="not enough data",
-            confidence=(f"Not enough data: {sample:,} {spec.sample_unit}, at least "
-                        f"{minimum:,} needed."),
+            confidence=not_enough(sample, minimum, spec.sample_unit),
             points_per_hand=None, basis=spec.basis, note=spec.note,
             higher_is_better=spec.higher_is_better,
         )
@@ -601,14 +605,12 @@ def _trend_findings(sessions: Sequence[SessionLine], foul_worth: float | None,
         base = dict(key=key, topic="Trend", title=title, unit=unit, sample_unit="sessions",
                     minimum=minimum, basis=basis, higher_is_better=better)
         if count < minimum or hands < settings.min_sample:
-            reason = (f"Not enough data: {count:,} sessions, at least {minimum:,} "
-                      f"needed" if count < minimum else
-                      f"Not enough data: {hands:,} hands in sessions, at least "
-                      f"{settings.min_sample:,} needed")
+            reason = (not_enough(count, minimum, "sessions") if count < minimum else
+                      not_enough(hands, settings.min_sample, "hands in sessions"))
             findings.append(Finding(**base, shown=False,
                                     player=Estimate(None, None, None, None, count), field=None,
                                     difference=None, z=None, p_value=None,
-                                    verdict="not enough data", confidence=reason + ".",
+                                    verdict="not enough data", confidence=reason,
                                     points_per_hand=None))
             continue
         fit = weighted_slope([float(s.number) for s in sessions], values,
