@@ -22,6 +22,7 @@ import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -110,22 +111,89 @@ def _peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+class TreeSampler:
+    """Samples the resident memory of this process and all its descendants (the ingest's
+    worker processes) every 0.2 s; ``peak_mb`` is the largest sum seen, ``cpu_seconds`` the
+    CPU time of the tree (descendants as last sampled)."""
+
+    def __init__(self) -> None:
+        self.peak_mb = 0.0
+        self.child_cpu: dict[int, float] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> TreeSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _descendants(self) -> list[int]:
+        parents: dict[int, int] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as stream:
+                        fields = stream.read().rsplit(")", 1)[1].split()
+                    parents[int(entry)] = int(fields[1])
+                except (OSError, IndexError):
+                    continue
+        found, frontier = [], [os.getpid()]
+        while frontier:
+            pid = frontier.pop()
+            children = [child for child, parent in parents.items() if parent == pid]
+            found.extend(children)
+            frontier.extend(children)
+        return found
+
+    def _run(self) -> None:
+        ticks = os.sysconf("SC_CLK_TCK")
+        while not self._stop.wait(0.2):
+            total_kb = 0
+            for pid in [os.getpid(), *self._descendants()]:
+                try:
+                    with open(f"/proc/{pid}/status") as stream:
+                        for line in stream:
+                            if line.startswith("VmRSS:"):
+                                total_kb += int(line.split()[1])
+                    if pid != os.getpid():
+                        with open(f"/proc/{pid}/stat") as stream:
+                            fields = stream.read().rsplit(")", 1)[1].split()
+                        self.child_cpu[pid] = (int(fields[11]) + int(fields[12])) / ticks
+                except (OSError, IndexError, ValueError):
+                    continue
+            self.peak_mb = max(self.peak_mb, total_kb / 1024)
+
+    @property
+    def cpu_seconds(self) -> float:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        return own.ru_utime + own.ru_stime + sum(self.child_cpu.values())
+
+
 def run_child(path: Path, database: Path) -> dict:
     """Ingest then re-score in this process; the measurements as a dict."""
     from pipeline.ingest import ingest_paths, rescore
 
-    started = time.perf_counter()
-    summary = ingest_paths([path], database)
-    ingest_seconds = time.perf_counter() - started
-    ingest_rss = _peak_rss_mb()
+    with TreeSampler() as sampler:
+        started = time.perf_counter()
+        summary = ingest_paths([path], database)
+        ingest_seconds = time.perf_counter() - started
+    ingest_cpu = sampler.cpu_seconds
+    ingest_rss = max(sampler.peak_mb, _peak_rss_mb())
     started = time.perf_counter()
     rescored = rescore(database, "progressive")
     rescore_seconds = time.perf_counter() - started
     return {
         "hands": summary.records, "stored": summary.stored, "rejected": summary.rejected,
         "ingest_seconds": ingest_seconds, "ingest_rss_mb": ingest_rss,
+        "ingest_cpu_seconds": ingest_cpu,
         "rescore_seconds": rescore_seconds, "rescored": rescored.hands,
-        "peak_rss_mb": _peak_rss_mb(), "database_mb": database.stat().st_size / 1e6,
+        "rescore_cpu_seconds": sampler.cpu_seconds - ingest_cpu,
+        "peak_rss_mb": max(ingest_rss, _peak_rss_mb()),
+        "database_mb": database.stat().st_size / 1e6,
+        "load_average": os.getloadavg()[0],
     }
 
 
@@ -157,11 +225,13 @@ def main() -> None:
         rows.append(figures)
         print(
             f"{size:>9,} hands: ingest {figures['ingest_seconds']:6.1f} s "
-            f"({figures['hands'] / figures['ingest_seconds']:,.0f} hands/s, peak RSS "
+            f"({figures['hands'] / figures['ingest_seconds']:,.0f} hands/s, CPU "
+            f"{figures['ingest_cpu_seconds']:,.0f} s, peak RSS of all processes "
             f"{figures['ingest_rss_mb']:,.0f} MB) | rescore {figures['rescore_seconds']:6.1f} s "
             f"({figures['rescored'] / figures['rescore_seconds']:,.0f} hands/s) | "
             f"ingest+rescore {figures['ingest_seconds'] + figures['rescore_seconds']:6.1f} s | "
-            f"peak RSS {figures['peak_rss_mb']:,.0f} MB | database {figures['database_mb']:,.0f} MB",
+            f"peak RSS {figures['peak_rss_mb']:,.0f} MB | database {figures['database_mb']:,.0f} MB"
+            f" | load average {figures['load_average']:.1f}",
             flush=True,
         )
     print(json.dumps(rows, indent=1))
