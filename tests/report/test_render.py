@@ -1,0 +1,210 @@
+"""The three forms of the report: offline HTML, escaping, determinism, same numbers everywhere."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from pipeline.report import ReportRequest, create_report
+from pipeline.report.render import (
+    plotly_js,
+    render,
+    render_html,
+    render_json,
+    render_markdown,
+    report_file_name,
+)
+from tests.report.conftest import SETTINGS
+from tests.report.hands import ALIAS, HERO, SCRIPT
+
+EXTERNAL = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:|//)", re.IGNORECASE)
+
+
+class Markup(HTMLParser):
+    """Every tag with its attributes, the text outside scripts and styles, and script bodies."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.scripts: list[str] = []
+        self.styles: list[str] = []
+        self._inside: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._inside.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._inside and self._inside[-1] == tag:
+            self._inside.pop()
+
+    def handle_data(self, data: str) -> None:
+        where = self._inside[-1] if self._inside else ""
+        if where == "script":
+            self.scripts.append(data)
+        elif where == "style":
+            self.styles.append(data)
+        else:
+            self.text.append(data)
+
+
+def parse(html: str) -> Markup:
+    """The parsed document."""
+    markup = Markup()
+    markup.feed(html)
+    markup.close()
+    return markup
+
+
+@pytest.fixture(scope="module")
+def forms(report_db: Path) -> dict[str, str]:
+    """ana's report (with the alias) in every format."""
+    report = create_report(report_db, ReportRequest(HERO, aliases=(ALIAS,)), SETTINGS)
+    return {"html": render_html(report), "md": render_markdown(report), "json": render_json(report)}
+
+
+@pytest.fixture(scope="module")
+def hostile(report_db: Path) -> dict[str, str]:
+    """The report of the player named ``<script>alert(1)</script>``."""
+    report = create_report(report_db, ReportRequest(SCRIPT), SETTINGS)
+    return {form: render(report, form) for form in ("html", "md", "json")}
+
+
+def test_html_references_nothing_external(forms: dict[str, str]) -> None:
+    html = forms["html"]
+    markup = parse(html)
+    tags = [tag for tag, _ in markup.tags]
+    for tag, attributes in markup.tags:
+        for name in ("src", "href", "srcset", "data", "action", "poster", "xlink:href"):
+            value = attributes.get(name)
+            assert value is None or not EXTERNAL.match(value), (tag, name, value)
+        assert tag not in ("link", "img", "iframe", "object", "embed", "base"), tag
+    assert not any(tag == "script" and "src" in attributes for tag, attributes in markup.tags)
+    for style in markup.styles:
+        assert "url(" not in style and "@import" not in style
+    # plotly.js is inlined exactly once (its source mentions map-tile URLs it never fetches
+    # for these charts); everything else - markup, styles, chart data - has no URL at all
+    bundle = plotly_js()
+    assert html.count(bundle) == 1
+    assert "http" not in html.replace(bundle, "")
+    assert tags.count("script") == 1 + html.count("Plotly.newPlot(")
+    assert sum(len(script) > 1_000_000 for script in markup.scripts) == 1
+    assert html.count("Plotly.newPlot(") >= 6
+
+
+def test_hostile_name_is_text(hostile: dict[str, str]) -> None:
+    html = hostile["html"]
+    markup = parse(html)
+    assert "<script>alert(1)" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    visible = "".join(markup.text)
+    assert "Coaching report: <script>alert(1)</script>" in visible  # shown as text
+    # chart data carries the name as a Plotly label (HTML entities, shown by Plotly as text)
+    # inside JSON whose <, > and & are escaped: no chart script holds a < or > at all
+    charts = [script for script in markup.scripts if script.startswith("Plotly.newPlot(")]
+    assert charts
+    for script in charts:
+        assert "<" not in script and ">" not in script
+    assert any("\\u0026lt;script\\u0026gt;alert(1)\\u0026lt;/script\\u0026gt;" in script
+               for script in charts)
+    markdown = hostile["md"]
+    assert "<script>" not in markdown
+    assert "# Coaching report: &lt;script\\>alert\\(1\\)&lt;/script\\>" in markdown
+    data = json.loads(hostile["json"])
+    assert data["player"] == SCRIPT and data["title"] == f"Coaching report: {SCRIPT}"
+
+
+def test_same_inputs_same_bytes(report_db: Path, forms: dict[str, str]) -> None:
+    again = create_report(report_db, ReportRequest(HERO, aliases=(ALIAS,)), SETTINGS)
+    assert render_json(again) == forms["json"]
+    assert render_markdown(again) == forms["md"]
+    assert render_html(again) == forms["html"]
+
+
+def _percent(value: float) -> str:
+    return f"{value * 100:.1f} %"
+
+
+def _unit(value: float | None, unit: str) -> str:
+    if value is None:
+        return "–"
+    return {"rate": _percent(value), "points": f"{value:+.2f}", "royalties": f"{value:.2f}",
+            "points_slope": f"{value:+.3f}/session",
+            "rate_slope": f"{value * 100:+.2f} pp/session"}[unit]
+
+
+def test_markdown_and_html_carry_the_json_numbers(forms: dict[str, str]) -> None:
+    data = json.loads(forms["json"])
+    markdown, html = forms["md"], forms["html"]
+    rows = {line.split(" | ")[0].lstrip("| ").split("<br>")[0]: line
+            for line in markdown.splitlines() if line.startswith("| ")}
+    shown = [f for f in data["findings"] if f["shown"]]
+    assert len(shown) >= 20
+    for finding in shown:
+        title = finding["title"].replace("(", "\\(").replace(")", "\\)").replace("-", "\\-")
+        title = title.replace("<", "&lt;").replace(">", "\\>").replace(".", "\\.")
+        assert title in rows, (title, list(rows)[:40])
+        line = rows[title]
+        player = finding["player"]
+        assert _unit(player["value"], finding["unit"]) in line, (finding["key"], line)
+        if player["low"] is not None:
+            assert f"({_unit(player['low'], finding['unit'])} – " in line
+        if finding["field"]:
+            assert _unit(finding["field"]["value"], finding["unit"]) in line
+            assert f"({finding['field']['sample']:,})" in line
+        pph = finding["points_per_hand"]
+        assert line.rstrip(" |").endswith("–" if pph is None else f"{pph:+.2f}")
+        assert finding["confidence"] in line
+        # the HTML row of the finding shows the same numbers
+        cell = re.search(rf'<tr data-key="{re.escape(_html(finding["key"]))}">(.*?)</tr>', html,
+                         re.DOTALL)
+        assert cell, finding["key"]
+        assert _html(_unit(player["value"], finding["unit"])) in cell.group(1)
+        assert _html(finding["confidence"]) in cell.group(1)
+    headline = data["headline"]
+    assert f"- Hands: {headline['hands']:,}" in markdown
+    assert f"- Points per hand: {headline['points_per_hand']:+.2f} ± {headline['points_se']:.2f}" \
+        in markdown
+    assert f"{headline['points_per_hand']:+.2f} ± {headline['points_se']:.2f}" in html
+    for line in headline["variants"]:
+        assert f"| {line['variant']} | {line['hands']:,} | {line['sessions']:,} |" in markdown
+        assert f"{line['percentile']:.0f}th percentile" in markdown
+    for session in data["sessions"]:
+        assert (f"| {session['number']} | {session['started_at']} | {session['hands']} | "
+                f"{session['points']:+d} |") in markdown
+
+
+def _html(text: str) -> str:
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&#34;").replace("'", "&#39;"))
+
+
+def test_notable_hands_are_boards(forms: dict[str, str]) -> None:
+    data = json.loads(forms["json"])
+    html = forms["html"]
+    hand = next(h for h in data["notable"] if h["kind"] == "costliest_fouls")
+    board = next(b for b in hand["boards"] if b["is_player"])
+    assert board["foul"]
+    card = board["top"][0]
+    symbol = card[:-1] + {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}[card[-1]]
+    assert f'<span class="card {card[-1]}" title="{card}">{symbol}</span>' in html
+    assert "Costliest fouls" in html and "Biggest wins" in html and "Fantasyland hands" in html
+    assert "scooped them" in html or "was scooped" in html
+
+
+@pytest.mark.parametrize(("player", "name"), [
+    ("ana", "ana-report.html"),
+    (SCRIPT, "script_alert_1_script-report.html"),
+    ("../../etc/passwd", "etc_passwd-report.html"),
+    ("José Ñ", "José_Ñ-report.html"),
+    ("...", "player-report.html"),
+    ("a" * 200, "a" * 80 + "-report.html"),
+])
+def test_file_names(player: str, name: str) -> None:
+    assert report_file_name(player) == name
+    assert "/" not in report_file_name(player, "md")
