@@ -22,7 +22,10 @@ COMMAND_MODULES = (
     "pipeline.cli.players",
     "pipeline.cli.audit",
     "pipeline.cli.export",
+    "pipeline.cli.analyze",
+    "pipeline.cli.solve_fl",
     "pipeline.cli.report",
+    "pipeline.cli.simulate",
 )
 
 

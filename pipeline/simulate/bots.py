@@ -14,8 +14,8 @@ of "top ends above middle" and "middle ends above bottom"), shifted by ``steer``
 slot of the lower row and ``avoid`` for every open slot of the upper row, because a player steers
 later cards to where they help. An option is worth::
 
-    legal × (royalties + fantasyland_bonus × Fantasyland chance + strength_weight × strength)
-    − (1 − legal) × foul_penalty
+    legal × (royalties + strength_weight × strength) − (1 − legal) × foul_penalty
+    + fantasyland_bonus × Fantasyland chance × legal given a qualifying top
 
 and the styles differ only in those weights. Finished rows have exact outlooks, so the last
 street is judged exactly.
@@ -79,6 +79,8 @@ class Options:
     top_variance: np.ndarray
     top_royalty: np.ndarray
     top_fantasyland: np.ndarray
+    top_fantasyland_mean: np.ndarray
+    top_fantasyland_variance: np.ndarray
     middle_mean: np.ndarray
     middle_variance: np.ndarray
     middle_royalty: np.ndarray
@@ -97,7 +99,8 @@ class Options:
 
 _BOARD_FIELDS = (
     "valid", "open_top", "open_middle", "open_bottom", "top_mean", "top_variance",
-    "top_royalty", "top_fantasyland", "middle_mean", "middle_variance", "middle_royalty",
+    "top_royalty", "top_fantasyland", "top_fantasyland_mean", "top_fantasyland_variance",
+    "middle_mean", "middle_variance", "middle_royalty",
     "middle_qualify", "bottom_mean", "bottom_variance", "bottom_royalty",
 )
 
@@ -135,6 +138,37 @@ def normal_cdf(values: np.ndarray) -> np.ndarray:
     return 0.5 + 0.5 * np.copysign(erf, values)
 
 
+_INVERSE_ROOT_TWO_PI = 0.3989422804014327
+
+
+def _ordered_chance(
+    top_mean: np.ndarray,
+    top_variance: np.ndarray,
+    middle_mean: np.ndarray,
+    middle_low: np.ndarray,
+    middle_variance: np.ndarray,
+    bottom_mean: np.ndarray,
+    bottom_variance: np.ndarray,
+) -> np.ndarray:
+    """Chance that top < middle < bottom for independent normal rows, keeping the correlation:
+    P(middle > top) × P(bottom > middle | middle > top), with the middle's conditional mean and
+    variance from the truncated normal. The middle is compared with the top at ``middle_mean``
+    (what the player can make of it) and with the bottom at ``middle_low`` (what the player can
+    keep it down to)."""
+    spread = np.sqrt(top_variance + middle_variance + 1e-9)
+    alpha = (top_mean - middle_mean) / spread
+    above = 1.0 - normal_cdf(alpha)
+    density = _INVERSE_ROOT_TWO_PI * np.exp(-0.5 * alpha * alpha)
+    mills = density / np.maximum(above, 1e-12)
+    share = middle_variance / (spread * spread)
+    conditional_mean = middle_low + share * spread * mills
+    conditional_variance = middle_variance * np.maximum(1.0 - share * mills * (mills - alpha), 0.0)
+    below = normal_cdf(
+        (bottom_mean - conditional_mean) / np.sqrt(bottom_variance + conditional_variance + 1e-9)
+    )
+    return above * below
+
+
 class HeuristicBot:
     """Scores every option with the row outlooks and takes the best (see the module docstring)."""
 
@@ -146,35 +180,36 @@ class HeuristicBot:
     def scores(self, options: Options) -> np.ndarray:
         """The worth of every option (B, P); invalid options get -inf."""
         style = self.style
-        top_mean = options.top_mean
-        bottom_mean = options.bottom_mean
         royalty = options.top_royalty + options.middle_royalty + options.bottom_royalty
-        top_slack = style.avoid * options.open_top
+        top_mean = options.top_mean - style.avoid * options.open_top
+        bottom_mean = options.bottom_mean + style.steer * options.open_bottom
         if options.variant is Variant.LOWBALL_PINEAPPLE:
-            margin = top_mean - bottom_mean - style.steer * options.open_bottom - top_slack
-            top_over_bottom = normal_cdf(
-                margin / np.sqrt(options.top_variance + options.bottom_variance + 1e-9)
+            top_under_bottom = 1.0 - normal_cdf(
+                (top_mean - bottom_mean)
+                / np.sqrt(options.top_variance + options.bottom_variance + 1e-9)
             )
-            legal = options.middle_qualify * (1.0 - top_over_bottom)
-            strength = top_mean + bottom_mean
+            qualifying_under_bottom = 1.0 - normal_cdf(
+                (options.top_fantasyland_mean - bottom_mean)
+                / np.sqrt(options.top_fantasyland_variance + options.bottom_variance + 1e-9)
+            )
+            legal = options.middle_qualify * top_under_bottom
+            legal_with_fantasyland = options.middle_qualify * qualifying_under_bottom
+            strength = options.top_mean + options.bottom_mean
         else:
-            middle_mean = options.middle_mean
-            margin = top_mean - middle_mean - style.steer * options.open_middle - top_slack
-            top_over_middle = normal_cdf(
-                margin / np.sqrt(options.top_variance + options.middle_variance + 1e-9)
+            middle_mean = options.middle_mean + style.steer * options.open_middle
+            middle_low = middle_mean - style.avoid * options.open_middle - style.steer * options.open_middle
+            legal = _ordered_chance(
+                top_mean, options.top_variance, middle_mean, middle_low,
+                options.middle_variance, bottom_mean, options.bottom_variance,
             )
-            margin = (
-                middle_mean - bottom_mean - style.steer * options.open_bottom
-                - style.avoid * options.open_middle
+            legal_with_fantasyland = _ordered_chance(
+                options.top_fantasyland_mean, options.top_fantasyland_variance, middle_mean,
+                middle_low, options.middle_variance, bottom_mean, options.bottom_variance,
             )
-            middle_over_bottom = normal_cdf(
-                margin / np.sqrt(options.middle_variance + options.bottom_variance + 1e-9)
-            )
-            legal = (1.0 - top_over_middle) * (1.0 - middle_over_bottom)
-            strength = top_mean + middle_mean + bottom_mean
-        gain = royalty + style.fantasyland_bonus * options.top_fantasyland
-        gain += style.strength_weight * strength
-        worth = legal * gain - (1.0 - legal) * style.foul_penalty
+            strength = options.top_mean + options.middle_mean + options.bottom_mean
+        worth = legal * (royalty + style.strength_weight * strength)
+        worth -= (1.0 - legal) * style.foul_penalty
+        worth += style.fantasyland_bonus * options.top_fantasyland * legal_with_fantasyland
         return np.where(options.valid, worth, -np.inf)
 
     def choose(self, options: Options, uniforms: np.ndarray) -> np.ndarray:
@@ -200,12 +235,12 @@ class RandomBot:
 SOLID = HeuristicBot(
     "solid",
     "avoids fouls first, takes royalties that are safe, goes for Fantasyland when it is cheap",
-    Style(foul_penalty=8.0, fantasyland_bonus=45.0, strength_weight=0.04, steer=0.4, avoid=0.4),
+    Style(foul_penalty=8.0, fantasyland_bonus=150.0, strength_weight=0.04, steer=0.4, avoid=0.8),
 )
 CHASER = HeuristicBot(
     "chaser",
     "gambles for Fantasyland: puts queens or better on top early and lives with more fouls",
-    Style(foul_penalty=6.0, fantasyland_bonus=70.0, strength_weight=0.03, steer=0.8, avoid=0.6),
+    Style(foul_penalty=5.0, fantasyland_bonus=300.0, strength_weight=0.03, steer=0.6, avoid=0.6),
 )
 
 BOTS: dict[str, Bot] = {

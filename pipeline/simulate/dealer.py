@@ -345,6 +345,8 @@ class _StreetRows:
                     "mean": outlooks.top_mean[state], "variance": outlooks.top_variance[state],
                     "royalty": outlooks.top_royalty[state],
                     "fantasyland": outlooks.top_fantasyland[state],
+                    "fantasyland_mean": outlooks.top_fantasyland_mean[state],
+                    "fantasyland_variance": outlooks.top_fantasyland_variance[state],
                 }
             else:
                 suited = ((suit >= 0) & (suit <= 3)).astype(np.int64)

@@ -90,6 +90,7 @@ class _Subsets:
 
     incidence: np.ndarray  # (K, n) float64, 1 where the subset holds the position
     masks: tuple[int, ...]
+    mask_array: np.ndarray
 
 
 @cache
@@ -99,36 +100,36 @@ def _subsets(count: int, size: int) -> _Subsets:
     for row, chosen in enumerate(positions):
         incidence[row, list(chosen)] = 1.0
     masks = tuple(sum(1 << position for position in chosen) for chosen in positions)
-    return _Subsets(incidence, masks)
+    return _Subsets(incidence, masks, np.asarray(masks, dtype=np.int64))
 
 
 def _compatible(
-    lower: list[tuple[float, int, int, int, bool, int]],
-    upper: list[tuple[float, int, int, int, bool, int]],
+    lower: tuple[np.ndarray, np.ndarray],
+    upper: tuple[np.ndarray, np.ndarray],
     ordered: bool,
     open_position: int,
 ) -> list[list[int]]:
     """For each lower-row candidate, the positions of the upper-row candidates that fit with it.
 
-    Fitting means no shared card and, when ``ordered``, a value not above the lower row's. Each
-    list keeps score order and ends with ``open_position`` (the filler).
+    Candidates come as (masks, values) arrays. Fitting means no shared card and, when
+    ``ordered``, a value not above the lower row's. Each list keeps score order and ends with
+    ``open_position`` (the filler).
     """
-    if not lower:
+    lower_masks, lower_values = lower
+    upper_masks, upper_values = upper
+    if not len(lower_masks):
         return []
-    if not upper:
-        return [[open_position] for _ in lower]
-    lower_masks = np.fromiter((row[1] for row in lower), dtype=np.int64, count=len(lower))
-    upper_masks = np.fromiter((row[1] for row in upper), dtype=np.int64, count=len(upper))
+    if not len(upper_masks):
+        return [[open_position] for _ in range(len(lower_masks))]
     fits = (lower_masks[:, None] & upper_masks[None, :]) == 0
     if ordered:
-        lower_values = np.fromiter((row[2] for row in lower), dtype=np.int64, count=len(lower))
-        upper_values = np.fromiter((row[2] for row in upper), dtype=np.int64, count=len(upper))
         fits &= upper_values[None, :] <= lower_values[:, None]
     rows, columns = np.nonzero(fits)
-    bounds = np.searchsorted(rows, np.arange(len(lower) + 1)).tolist()
+    bounds = np.searchsorted(rows, np.arange(len(lower_masks) + 1)).tolist()
     columns_list = columns.tolist()
     return [
-        [*columns_list[bounds[row]:bounds[row + 1]], open_position] for row in range(len(lower))
+        [*columns_list[bounds[row]:bounds[row + 1]], open_position]
+        for row in range(len(lower_masks))
     ]
 
 
@@ -267,30 +268,34 @@ class _Solver:
             top_stay = np.zeros_like(top_stay)
 
         self.five_masks = fives.masks
+        self._five_mask_array = fives.mask_array
+        self._high_array = high
+        self._middle_array = middle_value
         self.three_masks = threes.masks
         self.five_high: list[int] = high.tolist()
         self.five_middle: list[int] = middle_value.tolist()
         self.three_high: list[int] = top.tolist()
-        self.bottoms, self.bottom_filler_cap = self._candidates(
-            bottom_royalty, bottom_stay, self.five_masks, high, -high
+        self.bottoms, self.bottom_filler_cap, self.bottom_arrays = self._candidates(
+            bottom_royalty, bottom_stay, fives.mask_array, high, -high
         )
-        self.middles, self.middle_filler_cap = self._candidates(
-            middle_royalty, middle_stay, self.five_masks, middle_value, -middle_value
+        self.middles, self.middle_filler_cap, self.middle_arrays = self._candidates(
+            middle_royalty, middle_stay, fives.mask_array, middle_value, -middle_value
         )
-        self.tops, self.top_filler_cap = self._candidates(
-            top_royalty, top_stay, self.three_masks, top, top
+        self.tops, self.top_filler_cap, self.top_arrays = self._candidates(
+            top_royalty, top_stay, threes.mask_array, top, top
         )
 
     def _candidates(
         self,
         royalty: np.ndarray,
         stay: np.ndarray,
-        masks: tuple[int, ...],
+        masks: np.ndarray,
         value: np.ndarray,
         order: np.ndarray,
-    ) -> tuple[list[tuple[float, int, int, int, bool, int]], int]:
-        """Scoring subsets, best score first, as (score, mask, value, royalty, stays, index); and
-        the filler cap: the highest value of a subset that scores nothing (-1 when none).
+    ) -> tuple[list[tuple[float, int, int, int, bool, int]], int, tuple[np.ndarray, np.ndarray]]:
+        """Scoring subsets, best score first, as (score, mask, value, royalty, stays, index); the
+        filler cap: the highest value of a subset that scores nothing (-1 when none); and the
+        masks and values of the listed subsets as arrays.
 
         A filler row never needs to score (a scoring row is one of the listed choices), so
         fillers are only looked for at or below the cap.
@@ -300,17 +305,16 @@ class _Solver:
         fillers = value[~scoring]
         filler_cap = int(fillers.max()) if len(fillers) else -1
         chosen = np.flatnonzero(scoring)
-        if not len(chosen):
-            return [], filler_cap
         chosen = chosen[np.lexsort((chosen, order[chosen], -score[chosen]))]
+        chosen_masks = masks[chosen]
+        chosen_values = value[chosen]
         candidates = list(
             zip(
-                score[chosen].tolist(), [masks[index] for index in chosen.tolist()],
-                value[chosen].tolist(), royalty[chosen].tolist(), stay[chosen].tolist(),
-                chosen.tolist(), strict=True,
+                score[chosen].tolist(), chosen_masks.tolist(), chosen_values.tolist(),
+                royalty[chosen].tolist(), stay[chosen].tolist(), chosen.tolist(), strict=True,
             )
         )
-        return candidates, filler_cap
+        return candidates, filler_cap, (chosen_masks, chosen_values)
 
     # --- the search -----------------------------------------------------------------------
     def solve(self) -> Arrangement:
@@ -334,9 +338,11 @@ class _Solver:
         every_top = list(range(len(tops)))
         # Which scoring rows can share a board at all (disjoint, and ordered where both are
         # known): index lists per row, in score order, each ending with the open (filler) row.
-        middles_with = _compatible(bottoms, self.middles, not lowball, open_row[0])
-        tops_with_bottom = _compatible(bottoms, self.tops, True, open_row[1])
-        tops_with_middle = _compatible(self.middles, self.tops, not lowball, open_row[1])
+        middles_with = _compatible(self.bottom_arrays, self.middle_arrays, not lowball, open_row[0])
+        tops_with_bottom = _compatible(self.bottom_arrays, self.top_arrays, True, open_row[1])
+        tops_with_middle = _compatible(
+            self.middle_arrays, self.top_arrays, not lowball, open_row[1]
+        )
         for bottom_position in range(len(bottoms) + 1):
             if bottom_position < len(bottoms):
                 bottom = bottoms[bottom_position]
@@ -486,23 +492,31 @@ class _Solver:
                 best, best_value = index, value
         return best
 
-    def _free_subsets(
-        self, used: int, size: int, values: list[int], floor: int, ceiling: int
-    ) -> list[int]:
-        """Every subset of the free cards with floor <= value <= ceiling, strongest first."""
+    def _free_fives(self, used: int, middle: bool, floor: int, ceiling: int) -> list[int]:
+        """Every five-card subset of the free cards valued floor..ceiling, strongest first
+        (values of a middle when ``middle``, else high values)."""
         if ceiling < floor:
             return []
         free = self.all_mask & ~used
-        bits = [1 << position for position in range(len(self.cards)) if free >> position & 1]
-        if len(bits) < size:
+        free_count = free.bit_count()
+        if free_count < 5:
             return []
-        index_of = _index_of_mask(len(self.cards), size)
-        chosen = [
-            index for index in (index_of[sum(subset)] for subset in itertools.combinations(bits, size))
+        if free_count >= 8:  # many subsets: filter them all at once
+            array = self._middle_array if middle else self._high_array
+            chosen = np.flatnonzero((self._five_mask_array & used) == 0)
+            chosen_values = array[chosen]
+            keep = (chosen_values >= floor) & (chosen_values <= ceiling)
+            chosen = chosen[keep]
+            return chosen[np.lexsort((chosen, -chosen_values[keep]))].tolist()
+        values = self.five_middle if middle else self.five_high
+        bits = [1 << position for position in range(len(self.cards)) if free >> position & 1]
+        index_of = _index_of_mask(len(self.cards), 5)
+        listed = [
+            index for index in (index_of[sum(subset)] for subset in itertools.combinations(bits, 5))
             if floor <= values[index] <= ceiling
         ]
-        chosen.sort(key=lambda index: (-values[index], index))
-        return chosen
+        listed.sort(key=lambda index: (-values[index], index))
+        return listed
 
     def _fill_search(
         self, bottom: int, middle: int, top: int, used: int, top_value: int
@@ -515,21 +529,19 @@ class _Solver:
         if middle >= 0:
             middle_options = [middle]
         elif lowball:
-            middle_options = self._free_subsets(used, 5, five_middle, 1, self.middle_filler_cap)
+            middle_options = self._free_fives(used, True, 1, self.middle_filler_cap)
         else:
             ceiling = self.middle_filler_cap
             if bottom >= 0:
                 ceiling = min(ceiling, five_high[bottom])
-            middle_options = self._free_subsets(used, 5, five_high, top_value, ceiling)
+            middle_options = self._free_fives(used, False, top_value, ceiling)
         for middle_choice in middle_options:
             middle_used = used | five_masks[middle_choice]
             if bottom >= 0:
                 bottom_options = [bottom]
             else:
                 floor = top_value if lowball else five_middle[middle_choice]
-                bottom_options = self._free_subsets(
-                    middle_used, 5, five_high, floor, self.bottom_filler_cap
-                )
+                bottom_options = self._free_fives(middle_used, False, floor, self.bottom_filler_cap)
             for bottom_choice in bottom_options:
                 if top >= 0:
                     return (top, middle_choice, bottom_choice)

@@ -212,14 +212,18 @@ def _with_flushes(plain: _Distribution, states: np.ndarray, filled: int) -> _Dis
 class RowOutlooks:
     """Outlooks for one variant and rule set, as arrays indexed by state id.
 
-    Top arrays are indexed ``[id]``; five-card arrays ``[id, suited]``. ``low_*`` hold the 2-7
-    middle's chance of qualifying and expected royalty (zeros outside 2-7 Pineapple).
+    Top arrays are indexed ``[id]``; five-card arrays ``[id, suited]``. ``top_fantasyland_mean``
+    and ``_variance`` describe the top's strength given that it qualifies for Fantasyland.
+    ``low_*`` hold the 2-7 middle's chance of qualifying and expected royalty (zeros outside
+    2-7 Pineapple).
     """
 
     top_mean: np.ndarray
     top_variance: np.ndarray
     top_royalty: np.ndarray
     top_fantasyland: np.ndarray
+    top_fantasyland_mean: np.ndarray
+    top_fantasyland_variance: np.ndarray
     five_mean: np.ndarray
     five_variance: np.ndarray
     bottom_royalty: np.ndarray
@@ -241,6 +245,15 @@ def row_outlooks(variant: Variant, rules: RuleSet) -> RowOutlooks:
     fantasyland = top.pair_ranks[:, entry:].sum(axis=1) + top.trips_ranks.sum(axis=1)
     if not fl.enabled:
         fantasyland = np.zeros_like(fantasyland)
+    # The top's strength given that it qualifies (pairs at their rank plus half a kicker).
+    pair_scale = 13.5 + np.arange(13.0)
+    trips_scale = 39.0 + np.arange(13.0)
+    qualifying = top.pair_ranks[:, entry:]
+    weight = np.maximum(fantasyland, 1e-12)
+    first = (qualifying @ pair_scale[entry:] + top.trips_ranks @ trips_scale) / weight
+    second = (qualifying @ pair_scale[entry:] ** 2 + top.trips_ranks @ trips_scale**2) / weight
+    fantasyland_mean = np.where(fantasyland > 0, first, 0.0)
+    fantasyland_variance = np.where(fantasyland > 0, np.maximum(second - first**2, 0.0), 0.0)
     plain, suited = _outcomes(5, False), _outcomes(5, True)
 
     def both(name: str) -> np.ndarray:
@@ -254,6 +267,7 @@ def row_outlooks(variant: Variant, rules: RuleSet) -> RowOutlooks:
     return RowOutlooks(
         top_mean=top.mean, top_variance=top.variance, top_royalty=top_royalty,
         top_fantasyland=fantasyland,
+        top_fantasyland_mean=fantasyland_mean, top_fantasyland_variance=fantasyland_variance,
         five_mean=both("mean"), five_variance=both("variance"),
         bottom_royalty=np.einsum("ics,c->is", classes, bottom),
         middle_royalty=np.einsum("ics,c->is", classes, middle),
