@@ -99,15 +99,12 @@ def browser():  # noqa: ANN201
 
 
 def wait_until_idle(page, timeout: float = 30.0) -> None:  # noqa: ANN001
-    """Wait for Streamlit to finish running the script (no "running" status widget)."""
-    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout * 1000)
-    deadline = time.monotonic() + timeout
-    page.wait_for_timeout(300)
-    while time.monotonic() < deadline:
-        if page.locator('[data-testid="stStatusWidget"]').count() == 0:
-            break
-        page.wait_for_timeout(150)
-    page.wait_for_timeout(300)
+    """Wait until Streamlit has finished running the page's script, then for the charts to draw."""
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                           timeout=timeout * 1000)
+    page.wait_for_timeout(400)
+    page.wait_for_selector('[data-testid="stApp"][data-test-script-state="notRunning"]',
+                           timeout=timeout * 1000)
 
 
 def test_every_page_opens_without_an_exception(served, browser) -> None:  # noqa: ANN001
@@ -177,9 +174,16 @@ def test_terminal_ingest_while_the_dashboard_is_open(tmp_path, fixture_db, brows
     try:
         wait_for_server(url, process)
         page = browser.new_page(viewport={"width": 1400, "height": 1200})
-        page.goto(url)
+        # the first request of a fresh server is a deep link: it still goes through app.py
+        page.goto(f"{url}/sessions")
+        page.wait_for_selector("h1:has-text('Sessions')", timeout=30_000)
         wait_until_idle(page)
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        assert sidebar.get_by_text("Filters").count() >= 1
+        assert sidebar.get_by_text("Hand browser").count() >= 1
+        page.goto(url)
         page.wait_for_selector("h1:has-text('Overview')", timeout=30_000)
+        wait_until_idle(page)
         hands = page.locator('[data-testid="stMetric"]').filter(has_text="Hands").first
         assert hands.locator('[data-testid="stMetricValue"]').inner_text() == "47"
         completed = subprocess.run(

@@ -135,3 +135,11 @@ def test_audit_lists_the_one_disagreement(fixture_db) -> None:  # noqa: ANN001
     found = queries.audit_disagreements(fixture_db, Filters()).row(0, named=True)
     assert (found["hand_id"], found["player"], found["total"]) == ("T1-010", JUN, 1)
     assert found["reported"] - found["rescored"] == 5
+
+
+def test_readers_writer_lock_times_out_instead_of_hanging() -> None:
+    lock = queries._ReadersWriter()
+    with lock.read(), lock.read(), pytest.raises(queries.DatabaseBusy), lock.write(timeout=0.05):
+        pass
+    with lock.write(timeout=0.05):
+        pass  # free again once the readers are gone
