@@ -41,6 +41,7 @@ def main() -> None:
                 st.Page(PAGES / "overview.py", title="Overview", icon=":material/dashboard:", default=True,
                         url_path=HOME),
                 st.Page(PAGES / "player_review.py", title="Player review", icon=":material/person_search:"),
+                st.Page(PAGES / "report.py", title="Coaching report", icon=":material/summarize:"),
                 st.Page(PAGES / "compare_players.py", title="Compare players", icon=":material/groups:"),
             ],
             "Follow the points": [
