@@ -10,8 +10,9 @@ one whose difference from the best so far is beyond ``screen_z`` times the sum o
 errors (a bound on the SE of their difference whatever their correlation) is clearly worse and
 gets no more. The rest, and always the chosen one, go on to ``rollouts`` samples.
 
-**Verdict:** the best alternative is the one with the largest mean difference (the chosen one
-when none is positive); the EV loss is that difference, its SE the paired SE. The decision is a
+**Verdict:** the best alternative is the one with the largest mean difference among those that
+ran the full count (the chosen one when none is positive; one that stopped early was clearly
+worse than one that went on); the EV loss is that difference, its SE the paired SE. The decision is a
 *mistake* only when the loss is beyond ``z`` standard errors, ``z = max(2, Φ⁻¹(1 − α/m))``
 with ``m`` the number of other alternatives (a Bonferroni bound: with many alternatives one of
 them looks better than the chosen one by chance; ``α`` = 0.025 keeps false mistakes rare).
@@ -143,8 +144,10 @@ class DecisionGrade:
         chosen = self.chosen
         best = chosen
         best_diff = 0.0
+        full = self.tallies[chosen].samples
         for index, tally in enumerate(self.tallies):
-            if index != chosen and tally.samples and tally.diff > best_diff:
+            # placements that stopped early were clearly worse than one that went on
+            if index != chosen and tally.samples >= full and tally.diff > best_diff:
                 best, best_diff = index, tally.diff
         self.best = best
         self.ev_loss = best_diff

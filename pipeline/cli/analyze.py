@@ -1,0 +1,175 @@
+"""``ofc analyze``: grade stored placement decisions by Monte Carlo rollouts (EV loss per play)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from pipeline.cli import CommandError
+from pipeline.cli.common import add_rules_option, rules_from_option
+from pipeline.cli.database import add_database_option
+from pipeline.simulate.bots import BOTS
+
+DEFAULT_ROLLOUTS = 100
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``analyze`` command."""
+    parser = subparsers.add_parser(
+        "analyze",
+        help="grade every stored placement decision: EV loss by Monte Carlo rollouts",
+        description=(
+            "Grade the placement decisions of stored hands that have streets. At each street "
+            "the player saw their own board and discards and the opponents' placed cards; every "
+            "legal alternative (symmetric ones merged) is played out over the unseen cards, all "
+            "seats finishing with a simulator bot (--policy) and Fantasyland opponents with the "
+            "exact setter, and scored by the rules core. Each decision gets the chosen and best "
+            "placements, every alternative's estimate with its standard error, and the EV loss; "
+            "it is a mistake only when the loss is clearly beyond the noise. Fantasyland hands "
+            "are compared with the exact solver. Results go to the decision_grades, "
+            "decision_alternatives and fantasyland_grades tables; running again with more "
+            "--rollouts (same --seed, --policy, --fantasyland-value) refines them."
+        ),
+    )
+    add_database_option(parser)
+    parser.add_argument("--player", metavar="P", help="grade only this player's decisions")
+    parser.add_argument("--hands", type=int, metavar="N",
+                        help="only the N most recent hands with streets (of --player)")
+    parser.add_argument(
+        "--rollouts", type=int, default=DEFAULT_ROLLOUTS, metavar="K",
+        help="samples per alternative (alternatives clearly worse after --screen samples stop "
+             "early; default: %(default)d)",
+    )
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="J",
+                        help="worker processes (default: %(default)d)")
+    parser.add_argument("--seed", type=int, default=1, metavar="S",
+                        help="rollout seed; same seed, same results (default: %(default)d)")
+    parser.add_argument("--policy", choices=sorted(BOTS), default="solid",
+                        help="the bot that finishes every seat's board (default: %(default)s)")
+    parser.add_argument(
+        "--fantasyland-value", type=float, default=10.0, metavar="X",
+        help="points a board earning Fantasyland is worth on top of its result; also the stay "
+             "value for Fantasyland hands (default: %(default)g)",
+    )
+    parser.add_argument(
+        "--screen", type=int, default=16, metavar="N",
+        help="samples before clearly worse alternatives stop (doubling up to --rollouts); "
+             "0 gives every alternative --rollouts samples (default: %(default)d)",
+    )
+    add_rules_option(parser)
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(handler=run)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Grade, then print what was graded and each player's totals."""
+    from pipeline.analysis.grade import GradeSettings
+    from pipeline.analysis.runner import analyze_database
+
+    if not Path(arguments.db).is_file():
+        raise CommandError(f"no database at {arguments.db} (create one with: ofc ingest PATH "
+                           f"--db {arguments.db})")
+    if arguments.hands is not None and arguments.hands < 1:
+        raise CommandError("--hands must be at least 1", code=2)
+    if arguments.jobs < 1:
+        raise CommandError("--jobs must be at least 1", code=2)
+    settings = GradeSettings(
+        rollouts=arguments.rollouts, screen=arguments.screen, policy=arguments.policy,
+        fantasyland_value=arguments.fantasyland_value, seed=arguments.seed,
+    )
+    try:
+        settings.check()
+    except ValueError as error:
+        raise CommandError(str(error), code=2) from error
+    rules = rules_from_option(arguments.rules)
+    progress, update = _progress(not arguments.quiet)
+    try:
+        summary = analyze_database(
+            arguments.db, player=arguments.player, hands=arguments.hands, settings=settings,
+            jobs=arguments.jobs, rules=rules, on_progress=update,
+        )
+    finally:
+        if progress is not None:
+            progress.stop()
+    _print_summary(arguments, summary)
+    return 0
+
+
+def _progress(enabled: bool):  # noqa: ANN202
+    if not enabled:
+        return None, None
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    progress = Progress(
+        TextColumn("analyze"), BarColumn(), MofNCompleteColumn(), TextColumn("decisions"),
+        TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True),
+    )
+    progress.start()
+    task = progress.add_task("analyze", total=None)
+
+    def update(done: int, total: int) -> None:
+        progress.update(task, completed=done, total=total)
+
+    return progress, update
+
+
+def _print_summary(arguments: argparse.Namespace, summary) -> None:  # noqa: ANN001
+    from rich.console import Console
+    from rich.table import Table
+
+    from dashboard import queries
+
+    console = Console(width=None if sys.stdout.isatty() else 140)
+    rate = summary.decisions_per_second
+    console.print(
+        f"graded {summary.decisions:,} decisions in {summary.hands:,} hands "
+        f"({summary.forced:,} streets had a single distinct placement) in {summary.seconds:.1f} s "
+        f"({rate:.1f} decisions/s, {summary.samples:,} new rollouts, {arguments.jobs} jobs)"
+    )
+    for reason, count in summary.skipped.items():
+        console.print(f"skipped {count:,} hands: {reason}")
+    if not summary.players:
+        console.print("nothing to grade (no hands with streets for this selection)")
+        return
+    table = Table(title="this run")
+    for column in ("player", "hands", "decisions", "mistakes", "EV loss / decision",
+                   "EV loss / hand", "FL hands", "FL given up / hand"):
+        table.add_column(column)
+    for name, totals in sorted(summary.players.items()):
+        hands = len(totals.hands)
+        table.add_row(
+            name, f"{hands:,}", f"{totals.decisions:,}", f"{totals.mistakes:,}",
+            f"{totals.ev_loss / totals.decisions:.2f}" if totals.decisions else "–",
+            f"{totals.ev_loss / hands:.2f}" if hands else "–",
+            f"{totals.fantasyland_hands:,}",
+            f"{totals.fantasyland_given_up / totals.fantasyland_hands:.2f}"
+            if totals.fantasyland_hands else "–",
+        )
+    console.print(table)
+    players = tuple(sorted(summary.players))
+    stored = queries.grading_summary(arguments.db, queries.Filters(players=players))
+    if stored.is_empty():
+        return
+    table = Table(title="stored grades (every run)")
+    for column in ("player", "decisions", "correct", "EV loss / decision", "EV loss / hand",
+                   "mean rollouts"):
+        table.add_column(column)
+    for row in stored.iter_rows(named=True):
+        if not row["decisions"]:
+            continue
+        table.add_row(
+            row["player"], f"{row['decisions']:,}", f"{row['correct_share']:.1%}",
+            f"{row['ev_loss_per_decision']:.2f} ± {row['ev_loss_se']:.2f}",
+            f"{row['ev_loss_per_hand']:.2f}", f"{row['rollouts']:.0f}",
+        )
+    console.print(table)

@@ -1,0 +1,140 @@
+"""``ofc analyze`` and ``ofc solve-fl`` end to end, on databases built through pipeline.ingest."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from dashboard import queries
+from pipeline.analysis.fantasyland import solve_deal
+from pipeline.cli import main
+from pipeline.rules.cards import parse_cards
+from pipeline.rules.game import Variant
+from pipeline.rules.ruleset import STANDARD
+
+DEAL = ["Ah", "Ad", "Ac", "Kh", "Kd", "7s", "7c", "5d", "4d", "3d", "2d", "9s", "Ts", "Js"]
+
+
+def _rows(database: Path, sql: str) -> list[tuple]:
+    connection = duckdb.connect(str(database), read_only=True)
+    try:
+        return connection.execute(sql).fetchall()
+    finally:
+        connection.close()
+
+
+def test_analyze_grades_and_refines(simulated_db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    player = _rows(simulated_db, "SELECT player FROM seats ORDER BY player LIMIT 1")[0][0]
+    status = main(["analyze", "--db", str(simulated_db), "--player", player, "--hands", "3",
+                   "--rollouts", "8", "--jobs", "2", "--quiet"])
+    output = capsys.readouterr().out
+    assert status == 0
+    assert "graded" in output and player in output
+    grades = _rows(simulated_db, "SELECT hand_key, street, rollouts, chosen_placement, mistake "
+                                 "FROM decision_grades ORDER BY hand_key, street")
+    normal_hands = _rows(simulated_db, f"""
+        SELECT count(*) FROM (SELECT s.hand_key FROM seats s JOIN hands h USING (hand_key)
+        WHERE s.player = '{player}' AND NOT s.fantasyland
+        ORDER BY h.started_at DESC LIMIT 3)""")[0][0]
+    assert {row[0] for row in grades} and all(row[2] == 8 for row in grades)
+    assert len(grades) <= 5 * 3 and len({row[0] for row in grades}) <= normal_hands
+    assert _rows(simulated_db, "SELECT DISTINCT player FROM decision_grades") == [(player,)]
+    # every chosen placement is what the player did on that street
+    for key, street, _, placement, _ in grades:
+        placed = _rows(simulated_db, f"SELECT card, row_name FROM placements WHERE hand_key = {key} "
+                                     f"AND player = '{player}' AND street = {street}")
+        for card, row in placed:
+            assert f"{row} " in placement and card in placement
+    # each decision's alternatives: one chosen, one best, counts add up to the legal placements
+    for key, street, *_ in grades:
+        alternatives = _rows(simulated_db, f"""
+            SELECT count(*) FILTER (WHERE is_chosen), count(*) FILTER (WHERE is_best),
+                   sum(equivalents), max(samples) FROM decision_alternatives
+            WHERE hand_key = {key} AND player = '{player}' AND street = {street}""")[0]
+        legal = _rows(simulated_db, f"SELECT legal_placements FROM decision_grades WHERE "
+                                    f"hand_key = {key} AND street = {street}")[0][0]
+        assert alternatives[:3] == (1, 1, legal) and alternatives[3] == 8
+
+    assert main(["analyze", "--db", str(simulated_db), "--player", player, "--hands", "3",
+                 "--rollouts", "20", "--jobs", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    refined = _rows(simulated_db, "SELECT hand_key, street, rollouts FROM decision_grades "
+                                  "ORDER BY hand_key, street")
+    assert [row[:2] for row in refined] == [row[:2] for row in grades]
+    assert all(row[2] == 20 for row in refined)
+
+
+def test_analyze_gives_the_same_numbers_with_any_number_of_jobs(
+    simulated_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    copy = tmp_path / "copy.duckdb"
+    shutil.copy(simulated_db, copy)
+    for database, jobs in ((simulated_db, "1"), (copy, "2")):
+        assert main(["analyze", "--db", str(database), "--hands", "2", "--rollouts", "6",
+                     "--jobs", jobs, "--seed", "3", "--quiet"]) == 0
+    capsys.readouterr()
+    sql = ("SELECT hand_key, player, street, alternative, samples, total, diff_total "
+           "FROM decision_alternatives ORDER BY ALL")
+    first, second = _rows(simulated_db, sql), _rows(copy, sql)
+    assert first and first == second
+
+
+def test_certain_positions_and_fantasyland_through_the_cli(
+    certain_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    database = tmp_path / "certain.duckdb"
+    shutil.copy(certain_db, database)
+    assert main(["analyze", "--db", str(database), "--player", "ann", "--rollouts", "30",
+                 "--quiet"]) == 0
+    output = capsys.readouterr().out
+    assert "ann" in output
+    last = dict(_rows(database, """SELECT h.hand_id, g.mistake FROM decision_grades g
+                                   JOIN hands h USING (hand_key) WHERE g.street = 5"""))
+    assert last == {"A": True, "B": False}
+    worst = queries.worst_decisions(database, queries.Filters(players=("ann",)), 1)
+    assert worst.row(0, named=True)["hand_id"] == "A"
+    assert worst.row(0, named=True)["street"] == 5
+    fantasyland = _rows(database, "SELECT player, played_value, solver_value, points_given_up "
+                                  "FROM fantasyland_grades")
+    assert len(fantasyland) == 1
+    name, played, solved, given_up = fantasyland[0]
+    assert name == "ann" and played == 12 and given_up == solved - played > 0
+    summary = queries.grading_summary(database, queries.Filters(players=("ann",))).row(0, named=True)
+    assert summary["fl_hands"] == 1 and summary["fl_given_up_per_hand"] == given_up
+
+
+def test_analyze_refuses_a_missing_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["analyze", "--db", str(tmp_path / "none.duckdb")]) == 1
+    assert "no database" in capsys.readouterr().err
+    assert main(["analyze", "--db", str(tmp_path / "none.duckdb"), "--rollouts", "1"]) == 1
+
+
+def test_solve_fl_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    cards = DEAL.copy()
+    assert main(["solve-fl", *cards]) == 0
+    text = capsys.readouterr().out
+    expected = solve_deal(parse_cards(" ".join(cards)), Variant.PINEAPPLE, STANDARD, 10.0)
+    assert f"value {expected.value:g}" in text and "discards" in text
+    assert main(["solve-fl", " ".join(cards[:13]), "--format", "json", "--stay-value", "5"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    thirteen = solve_deal(parse_cards(" ".join(cards[:13])), Variant.CLASSIC, STANDARD, 5.0)
+    assert data["variant"] == "classic" and data["value"] == thirteen.value
+    assert data["discards"] == [] and len(data["top"]) == 3 and data["stay_value"] == 5.0
+    assert main(["solve-fl", *cards, "--variant", "2-7", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["variant"] == "2-7-pineapple"
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["Ah", "Kd"], "13-17 cards"),
+    (["Ah"] * 14, "appears twice"),
+    ([*DEAL[:12], "Zz"], "not a card"),
+    ([*DEAL[:13], "--rules", "nonesuch"], "unknown rules"),
+])
+def test_solve_fl_refuses_bad_input(arguments: list[str], message: str,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["solve-fl", *arguments]) == 2
+    assert message in capsys.readouterr().err

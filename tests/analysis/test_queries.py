@@ -1,0 +1,73 @@
+"""The grading questions of dashboard.queries, checked against the stored rows."""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from dashboard import queries
+from pipeline.analysis.grade import GradeSettings
+from pipeline.analysis.runner import analyze_database
+
+
+def test_grading_questions_match_the_stored_grades(simulated_db: Path) -> None:
+    summary = analyze_database(simulated_db, hands=3, settings=GradeSettings(rollouts=6), jobs=1)
+    assert summary.decisions > 0
+    connection = duckdb.connect(str(simulated_db), read_only=True)
+    try:
+        rows = connection.execute(
+            "SELECT player, hand_key, street, situation, ev_loss, mistake, rollouts "
+            "FROM decision_grades").fetchall()
+    finally:
+        connection.close()
+    assert len(rows) == summary.decisions
+    by_player: dict[str, list[tuple]] = defaultdict(list)
+    for row in rows:
+        by_player[row[0]].append(row)
+    frame = queries.grading_summary(simulated_db, queries.Filters())
+    assert sorted(frame["player"].to_list()) == sorted(by_player)
+    for shown in frame.iter_rows(named=True):
+        mine = by_player[shown["player"]]
+        losses = [row[4] for row in mine]
+        hands = {row[1] for row in mine}
+        assert shown["decisions"] == len(mine)
+        assert shown["hands"] == len(hands)
+        assert shown["mistakes"] == sum(row[5] for row in mine)
+        assert shown["correct_share"] == pytest.approx(1 - sum(row[5] for row in mine) / len(mine))
+        assert shown["ev_loss_per_decision"] == pytest.approx(sum(losses) / len(losses))
+        assert shown["ev_loss_per_hand"] == pytest.approx(sum(losses) / len(hands))
+        mean = sum(losses) / len(losses)
+        spread = math.sqrt(sum((x - mean) ** 2 for x in losses) / (len(losses) - 1) / len(losses))
+        assert shown["ev_loss_se"] == pytest.approx(spread, abs=1e-9)
+        assert shown["rollouts"] == pytest.approx(6)
+    hero = frame["player"][0]
+    streets = queries.grading_by_street(simulated_db, queries.Filters(players=(hero,)))
+    assert set(streets["player"]) == {hero}
+    assert streets["decisions"].sum() == len(by_player[hero])
+    for shown in streets.iter_rows(named=True):
+        mine = [row for row in by_player[hero] if row[2] == shown["street"]]
+        assert shown["decisions"] == len(mine)
+        assert shown["total_loss"] == pytest.approx(sum(row[4] for row in mine))
+    situations = queries.grading_by_situation(simulated_db, queries.Filters(players=(hero,)))
+    assert situations["decisions"].sum() == len(by_player[hero])
+    assert set(situations["situation"]) <= {"fantasyland_made", "fantasyland_draw", "standard"}
+    worst = queries.worst_decisions(simulated_db, queries.Filters(), limit=5)
+    assert worst["ev_loss"].to_list() == sorted((row[4] for row in rows), reverse=True)[:5]
+    top = worst.row(0, named=True)
+    alternatives = queries.decision_alternatives(simulated_db, top["hand_key"], top["player"],
+                                                 top["street"])
+    assert alternatives.height == top["alternatives"]
+    assert alternatives.filter(alternatives["is_best"])["placement"].to_list() == [top["best_placement"]]
+    # a date filter that keeps nothing
+    empty = queries.grading_summary(simulated_db, queries.Filters(variants=("classic",)))
+    assert empty.is_empty()
+
+
+def test_before_any_grading_the_questions_answer_empty(certain_db: Path) -> None:
+    assert queries.grading_summary(certain_db, queries.Filters()).is_empty()
+    assert queries.worst_decisions(certain_db, queries.Filters()).is_empty()
+    assert queries.fantasyland_comparisons(certain_db, queries.Filters()).is_empty()
