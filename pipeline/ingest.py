@@ -44,15 +44,16 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline import store
-from pipeline.evaluate import PlayerVerdict, ScoredHand, score_records
+from pipeline.evaluate import ScoredHand, score_records
 from pipeline.formats import FormatError, SourceRecord, read_source
 from pipeline.formats import canonical as canonical_reader
 from pipeline.formats.base import clip_raw
 from pipeline.formats.source import SourceLine, read_lines
-from pipeline.record import FinalBoard, HandRecord, PlayerRecord
-from pipeline.rules.cards import parse_card
+from pipeline.record import HandRecord
+from pipeline.rules.batch import evaluate_boards, score_pairs
 from pipeline.rules.game import ROWS, Variant
-from pipeline.rules.ruleset import RulesError, RuleSet
+from pipeline.rules.ruleset import CapScope, RulesError, RuleSet
+from pipeline.rules.values import HIGH_CLASS_LABELS, LOW_CLASS_LABELS
 from pipeline.rules_file import RulesResolver, resolve_rules
 from pipeline.sessions import DEFAULT_SESSION_GAP_MINUTES, SESSION_GAP_META_KEY, update_sessions
 from pipeline.validate import InvalidHand, parse_hand
@@ -393,9 +394,22 @@ def _json_or_none(value: dict[str, Any]) -> str | None:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _source_causes(player: PlayerRecord, verdict: PlayerVerdict) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class _Verdict:
+    """What the disagreement check needs of one player's re-score."""
+
+    name: str
+    reported_points: float | None
+    extra: dict[str, Any]
+    foul: bool
+    raw_royalties: tuple[int, ...]
+    fantasyland_cards: int
+    points: int
+
+
+def _source_causes(verdict: _Verdict) -> list[str]:
     """How the source's own verdict (poker-arena ``source_showdown``) differs from the re-score."""
-    showdown = player.extra.get("source_showdown")
+    showdown = verdict.extra.get("source_showdown")
     if not isinstance(showdown, dict):
         return []
     causes = []
@@ -435,6 +449,27 @@ def _format_points(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
 
+def _disagreement_texts(verdicts: Sequence[_Verdict]) -> list[str | None]:
+    """Per player of one hand: why the source disagrees with the re-score, or None."""
+    causes = [_source_causes(verdict) for verdict in verdicts]
+    culprits = [
+        f"{verdict.name}: {', '.join(cause.split(':', 1)[0] for cause in player_causes)}"
+        for verdict, player_causes in zip(verdicts, causes, strict=True)
+        if player_causes
+    ]
+    texts: list[str | None] = []
+    for verdict, player_causes in zip(verdicts, causes, strict=True):
+        parts = list(player_causes)
+        reported = verdict.reported_points
+        if reported is not None and reported != verdict.points:
+            text = f"points: reported {_format_points(reported)}, re-scored {verdict.points}"
+            if not player_causes and culprits:
+                text += f" (because of {'; '.join(culprits)})"
+            parts.append(text)
+        texts.append("; ".join(parts) if parts else None)
+    return texts
+
+
 def disagreements(hand: HandRecord, scored: ScoredHand) -> list[str | None]:
     """Per player (record order): why the source disagrees with the re-score, or None.
 
@@ -442,28 +477,13 @@ def disagreements(hand: HandRecord, scored: ScoredHand) -> list[str | None]:
     own showdown verdict (foul, royalties, Fantasyland) differs. The text names each difference;
     a points difference caused by another player's verdict names that player.
     """
-    causes = [
-        _source_causes(player, verdict)
+    if all(player.reported_points is None and not player.extra for player in hand.players):
+        return [None] * len(hand.players)
+    return _disagreement_texts([
+        _Verdict(player.name, player.reported_points, player.extra, verdict.foul,
+                 verdict.raw_royalties, verdict.fantasyland_cards, verdict.points)
         for player, verdict in zip(hand.players, scored.players, strict=True)
-    ]
-    culprits = [
-        f"{player.name}: {', '.join(cause.split(':', 1)[0] for cause in player_causes)}"
-        for player, player_causes in zip(hand.players, causes, strict=True)
-        if player_causes
-    ]
-    texts: list[str | None] = []
-    for player, verdict, player_causes in zip(hand.players, scored.players, causes, strict=True):
-        parts = list(player_causes)
-        reported = player.reported_points
-        if reported is not None and reported != verdict.points:
-            text = (
-                f"points: reported {_format_points(reported)}, re-scored {verdict.points}"
-            )
-            if not player_causes and culprits:
-                text += f" (because of {'; '.join(culprits)})"
-            parts.append(text)
-        texts.append("; ".join(parts) if parts else None)
-    return texts
+    ])
 
 
 _CARD_ARRAY = pa.array(_CARD_TEXT, pa.string())
@@ -1280,59 +1300,195 @@ def delete_hand(database: str | os.PathLike[str], site: str, hand_id: str) -> bo
 
 # --- re-scoring --------------------------------------------------------------------------------
 
-_CARD_CODE = {text: code for code, text in enumerate(_CARD_TEXT)}
+_BOARD_CODES_SQL = (
+    "list_transform(string_split(b.top || ' ' || b.middle || ' ' || b.bottom, ' '), "
+    "lambda c: ((instr('23456789TJQKA', c[1]) - 1) * 4 + instr('cdhs', c[2]) - 1)::TINYINT)"
+)
+_CLASS_ARRAYS = {
+    False: pa.array(HIGH_CLASS_LABELS, pa.string()),
+    True: pa.array(LOW_CLASS_LABELS, pa.string()),
+}
 
 
-def _cards(text: str) -> tuple[int, ...]:
-    try:
-        return tuple(_CARD_CODE[token] for token in text.split())
-    except KeyError:
-        return tuple(parse_card(token) for token in text.split())
-
-
-def _stored_hands(
-    connection: duckdb.DuckDBPyConnection, low: int, high: int
-) -> list[tuple[int, HandRecord]]:
-    """Hands with keys in [low, high] rebuilt from boards (streets are not needed to score)."""
-    players: dict[int, list[PlayerRecord]] = {}
-    for key, name, seat, fantasyland, reported, extra, top, middle, bottom in connection.execute(
-        "SELECT s.hand_key, s.player, s.seat, s.fantasyland, s.reported_points, s.extra, "
-        "b.top, b.middle, b.bottom FROM seats s JOIN boards b "
-        "ON b.hand_key = s.hand_key AND b.player = s.player "
+def _stored_boards(connection: duckdb.DuckDBPyConnection, low: int, high: int) -> pa.Table:
+    """Every seat of the hands with keys in [low, high], in hand then settlement order, with
+    the board as 13 card codes (top, middle, bottom)."""
+    return connection.sql(
+        f"SELECT s.hand_key, h.variant, h.rules, s.player, s.position, s.fantasyland, "
+        f"s.reported_points, s.extra, {_BOARD_CODES_SQL} AS cards "
+        "FROM seats s JOIN boards b ON b.hand_key = s.hand_key AND b.player = s.player "
+        "JOIN hands h ON h.hand_key = s.hand_key "
         "WHERE s.hand_key BETWEEN ? AND ? ORDER BY s.hand_key, s.position",
-        [low, high],
-    ).fetchall():
-        players.setdefault(key, []).append(PlayerRecord(
-            name=name, seat=seat, fantasyland=fantasyland,
-            board=FinalBoard(_cards(top), _cards(middle), _cards(bottom)),
-            reported_points=reported,
-            extra=json.loads(extra) if extra else {},
-        ))
-    hands = []
-    for key, hand_id, site, variant, rules, button, table in connection.execute(
-        "SELECT hand_key, hand_id, site, variant, rules, button, table_name FROM hands "
-        "WHERE hand_key BETWEEN ? AND ? ORDER BY hand_key",
-        [low, high],
-    ).fetchall():
-        hands.append((key, HandRecord(
-            hand_id=hand_id, site=site, variant=Variant(variant), rules=rules,
-            players=tuple(players.get(key, ())), table=table, button=button,
-        )))
-    return hands
+        params=[low, high],
+    ).to_arrow_table()
+
+
+def _score_stored(boards: pa.Table, rules_for: Callable[[str], RuleSet]) -> dict[str, pa.Table]:
+    """Evaluations, matchups and results for stored boards, computed as columns with the batch
+    rules core (the same verdicts :func:`pipeline.evaluate.score_records` gives)."""
+    count = boards.num_rows
+    keys = boards.column("hand_key").to_numpy()
+    positions = boards.column("position").to_numpy().astype(np.int64)
+    cards = boards.column("cards").combine_chunks().flatten().to_numpy().reshape(count, 13)
+    fantasyland = boards.column("fantasyland").to_numpy(zero_copy_only=False).astype(bool)
+    names = boards.column("player").to_pylist()
+    variants = boards.column("variant").to_pylist()
+    rule_names = boards.column("rules").to_pylist()
+    group_of: dict[tuple[str, str], list[int]] = {}
+    rule_sets: dict[str, RuleSet] = {}
+    for index, (variant, name) in enumerate(zip(variants, rule_names, strict=True)):
+        if name not in rule_sets:
+            rule_sets[name] = rules_for(name)
+        group_of.setdefault((variant, name), []).append(index)
+
+    ruleset = np.empty(count, dtype=object)
+    values = np.zeros((count, 3), np.int32)
+    foul = np.zeros(count, bool)
+    raw = np.zeros((count, 3), np.int16)
+    royalties = np.zeros((count, 3), np.int16)
+    fantasyland_cards = np.zeros(count, np.int8)
+    class_text: list[pa.Array] = [pa.nulls(count, pa.string())] * 3
+    class_parts: list[list[tuple[np.ndarray, pa.Array]]] = [[], [], []]
+    points = np.zeros(count, np.int64)
+    pair_parts: list[tuple[np.ndarray, ...]] = []
+    for (variant_name, rules_name), members in group_of.items():
+        rows = np.asarray(members, np.int64)
+        rules = rule_sets[rules_name]
+        variant = Variant(variant_name)
+        columns = evaluate_boards(cards[rows], variant, rules, fantasyland[rows])
+        ruleset[rows] = rules.name
+        values[rows] = columns.values
+        foul[rows] = columns.foul
+        raw[rows] = columns.raw_royalties
+        royalties[rows] = columns.royalties
+        fantasyland_cards[rows] = columns.fantasyland_cards
+        for row_index in range(3):
+            labels = _CLASS_ARRAYS[row_index == 1 and variant.lowball_middle]
+            class_parts[row_index].append(
+                (rows, labels.take(pa.array(columns.classes[:, row_index].astype(np.int64))))
+            )
+        # Hands of the group: (H, P) board indexes (local to the group) in settlement order.
+        group_keys = keys[rows]
+        starts = np.flatnonzero(np.r_[True, group_keys[1:] != group_keys[:-1]])
+        hand_of_row = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(rows)]))
+        width = int(positions[rows].max()) + 1
+        seats = np.full((len(starts), width), -1, np.int64)
+        seats[hand_of_row, positions[rows]] = np.arange(len(rows))
+        cap = rules.scoring.cap if rules.scoring.cap_scope is CapScope.HAND else 0
+        totals = np.zeros(seats.shape, np.int64)
+        for first_position in range(width):
+            for second_position in range(first_position + 1, width):
+                present = np.flatnonzero(
+                    (seats[:, first_position] >= 0) & (seats[:, second_position] >= 0)
+                )
+                if not len(present):
+                    continue
+                first = seats[present, first_position]
+                second = seats[present, second_position]
+                pairs = score_pairs(columns, first, second, rules)
+                amount = pairs.points.astype(np.int64)
+                if cap:
+                    first_total = totals[present, first_position]
+                    second_total = totals[present, second_position]
+                    done = (first_total <= -cap) | (second_total <= -cap)
+                    amount = np.where(amount > 0, np.minimum(amount, cap + second_total), amount)
+                    amount = np.where(amount < 0, -np.minimum(-amount, cap + first_total), amount)
+                    amount = np.where(done, 0, amount)
+                totals[present, first_position] += amount
+                totals[present, second_position] -= amount
+                pair_parts.append((rows[first], rows[second], pairs.rows, pairs.scoop,
+                                   pairs.royalty_points, pairs.points, amount))
+        points[rows] = totals[hand_of_row, positions[rows]]
+    for row_index in range(3):
+        if class_parts[row_index]:
+            order = np.concatenate([rows for rows, _ in class_parts[row_index]])
+            labels = pa.concat_arrays([labels for _, labels in class_parts[row_index]])
+            class_text[row_index] = labels.take(pa.array(np.argsort(order, kind="stable")))
+
+    player_array = boards.column("player").combine_chunks()
+    evaluations = pa.Table.from_pydict({
+        "hand_key": pa.array(keys, pa.int64()), "player": player_array,
+        "ruleset": pa.array(ruleset.tolist(), pa.string()),
+        "top_class": class_text[0], "middle_class": class_text[1], "bottom_class": class_text[2],
+        "top_value": values[:, 0], "middle_value": values[:, 1], "bottom_value": values[:, 2],
+        "foul": foul, "royalty_top": royalties[:, 0], "royalty_middle": royalties[:, 1],
+        "royalty_bottom": royalties[:, 2], "royalties": royalties.sum(axis=1).astype(np.int16),
+        "fantasyland_next": fantasyland_cards > 0, "fantasyland_cards": fantasyland_cards,
+        "raw_royalty_top": raw[:, 0], "raw_royalty_middle": raw[:, 1],
+        "raw_royalty_bottom": raw[:, 2],
+    }, schema=_TABLE_SCHEMAS["evaluations"])
+
+    if pair_parts:
+        first, second, pair_rows, scoop, royalty_points, pair_points, settled = (
+            np.concatenate(part) for part in zip(*pair_parts, strict=True)
+        )
+    else:
+        first = second = np.zeros(0, np.int64)
+        pair_rows = np.zeros((0, 3), np.int8)
+        scoop = royalty_points = pair_points = settled = np.zeros(0, np.int64)
+    won = (pair_rows > 0).sum(axis=1)
+    lost = (pair_rows < 0).sum(axis=1)
+    both = np.concatenate
+    matchups = pa.Table.from_pydict({
+        "hand_key": pa.array(both([keys[first], keys[first]]), pa.int64()),
+        "player": player_array.take(pa.array(both([first, second]))),
+        "opponent": player_array.take(pa.array(both([second, first]))),
+        "rows_won": both([won, lost]).astype(np.int8),
+        "rows_lost": both([lost, won]).astype(np.int8),
+        "scoop": both([scoop, -scoop]).astype(np.int8),
+        "royalty_points": both([royalty_points, -royalty_points]).astype(np.int32),
+        "points": both([pair_points, -pair_points]).astype(np.int32),
+        "settled": both([settled, -settled]).astype(np.int32),
+    }, schema=_TABLE_SCHEMAS["matchups"])
+
+    reported = boards.column("reported_points").to_pylist()
+    extras = boards.column("extra").to_pylist()
+    texts: list[str | None] = [None] * count
+    flagged = sorted({
+        int(keys[index]) for index in range(count)
+        if extras[index] is not None
+        or (reported[index] is not None and reported[index] != points[index])
+    })
+    if flagged:
+        flagged_set = set(flagged)
+        by_hand: dict[int, list[int]] = {}
+        for index in range(count):
+            if int(keys[index]) in flagged_set:
+                by_hand.setdefault(int(keys[index]), []).append(index)
+        for indexes in by_hand.values():
+            hand_verdicts = [
+                _Verdict(names[index], reported[index],
+                         json.loads(extras[index]) if extras[index] else {}, bool(foul[index]),
+                         tuple(int(value) for value in raw[index]),
+                         int(fantasyland_cards[index]), int(points[index]))
+                for index in indexes
+            ]
+            for index, text in zip(indexes, _disagreement_texts(hand_verdicts), strict=True):
+                texts[index] = text
+    results = pa.Table.from_pydict({
+        "hand_key": pa.array(keys, pa.int64()), "player": player_array,
+        "points": points.astype(np.int32),
+        "reported_points": boards.column("reported_points").combine_chunks(),
+        "disagrees": pa.array([text is not None for text in texts], pa.bool_()),
+        "disagreement": pa.array(texts, pa.string()),
+    }, schema=_TABLE_SCHEMAS["results"])
+    return {"evaluations": evaluations, "matchups": matchups, "results": results}
 
 
 def rescore(
     database: str | os.PathLike[str],
     rules: RuleSet | str | None = None,
-    batch_size: int = 50_000,
+    batch_size: int = 100_000,
     progress: bool = False,
 ) -> RescoreSummary:
     """Recompute evaluations, matchups and results of every stored hand, from stored boards.
 
     ``rules`` (a RuleSet, a preset name or a rules file) applies to every hand; None scores
-    each hand under the rules its record named. Hands are re-scored in batches of
-    ``batch_size``, each replaced in one transaction; sessions' points follow. Raises
-    :class:`DatabaseError` when the database cannot be used, RulesError for unknown rules.
+    each hand under the rules its record named. No file is read: the boards come from the
+    database and are scored as columns by the batch rules core, ``batch_size`` hands per
+    transaction (short write connections, as in ingest); sessions' points follow.
+    Raises :class:`DatabaseError` when the database cannot be used, RulesError for unknown
+    rules.
     """
     started = time.perf_counter()
     rule_set = _rules_argument(rules)
@@ -1340,9 +1496,9 @@ def rescore(
     writer = _Writer(database)
     connection = writer.connect()
     try:
-        keys = [row[0] for row in connection.execute(
+        keys = connection.sql(
             "SELECT hand_key FROM hands ORDER BY hand_key"
-        ).fetchall()]
+        ).to_arrow_table().column(0).to_numpy()
     finally:
         connection.close()
     display = _Progress(progress)
@@ -1352,22 +1508,14 @@ def rescore(
     try:
         for start in range(0, len(keys), max(1, batch_size)):
             chunk = keys[start:start + batch_size]
-            low, high = chunk[0], chunk[-1]
+            low, high = int(chunk[0]), int(chunk[-1])
             connection = writer.connect()
             try:
                 connection.execute("BEGIN TRANSACTION")
-                stored = _stored_hands(connection, low, high)
-                tables = _BatchTables()
-                scored_hands = score_records([hand for _, hand in stored], resolver)
-                for (key, hand), scored in zip(stored, scored_hands, strict=True):
-                    tables.add_verdicts(key, hand, scored)
-                    names.add(scored.rules)
-                    players_done += len(hand.players)
+                boards = _stored_boards(connection, low, high)
+                tables = _score_stored(boards, resolver)
                 for name, key_columns in store.VERDICT_TABLES.items():
-                    store.update_frame(
-                        connection, name, tables.tables[name].table(), key_columns
-                    )
-                disagreeing += sum(1 for flag in tables.tables["results"].columns[4] if flag)
+                    store.update_frame(connection, name, tables[name], key_columns)
                 connection.execute("COMMIT")
             except BaseException:
                 with contextlib.suppress(duckdb.Error):
@@ -1375,8 +1523,12 @@ def rescore(
                 raise
             finally:
                 connection.close()
-            hands_done += len(stored)
-            display.advance(len(stored))
+            names.update(tables["evaluations"].column("ruleset").unique().to_pylist())
+            disagreeing += tables["results"].column("disagrees").to_numpy(
+                zero_copy_only=False).sum()
+            hands_done += len(chunk)
+            players_done += boards.num_rows
+            display.advance(len(chunk))
         connection = writer.connect()
         try:
             connection.execute("BEGIN TRANSACTION")
@@ -1391,5 +1543,5 @@ def rescore(
     finally:
         display.stop()
     label = rule_set.name if rule_set is not None else ", ".join(sorted(names)) or "record rules"
-    return RescoreSummary(label, hands_done, players_done, disagreeing,
+    return RescoreSummary(label, hands_done, players_done, int(disagreeing),
                           time.perf_counter() - started)

@@ -11,7 +11,7 @@ from pipeline.rules.ruleset import preset, ruleset_from_mapping
 from pipeline.stats import audit_rows
 from pipeline.store import connect, hand_key
 from pipeline.validate import parse_hand
-from tests.ingest.conftest import count, deal_hand, query, write_jsonl
+from tests.ingest.conftest import count, deal_hand, query, table_rows, write_jsonl
 
 
 def _points(database: Path) -> dict[tuple[int, str], int]:
@@ -114,3 +114,29 @@ def test_points_disagreement_in_canonical_records(tmp_path: Path, database: Path
                       f"re-scored {truth.players[1].points}"),
         ("mara", False, None),
     ]
+
+
+def test_rescore_columns_equal_the_ingest_verdicts(
+    tmp_path: Path, arena_logs: Path, database: Path
+) -> None:
+    """The re-score (columns from stored boards) gives exactly what ingest stored (record by
+    record through score_records), for 2-4 players, Fantasyland, classic, and a per-hand cap."""
+    capped = ruleset_from_mapping({"name": "capped", "scoring": {"cap": 9, "scoop_bonus": 6}})
+    records = [deal_hand(seed, players=2 + seed % 2) for seed in range(40)]
+    for record in records[::7]:
+        record["players"][0]["reported_points"] = 5
+    source = write_jsonl(tmp_path / "a.jsonl", records)
+    for rules in (None, capped):
+        if database.exists():
+            database.unlink()
+        ingest_paths([source, arena_logs], database, rules=rules)
+        tables = {
+            name: table_rows(database, name)
+            for name in ("evaluations", "matchups", "results", "sessions")
+        }
+        assert any(row[5] for row in tables["results"])  # some hands disagree
+        rescore(database, rules, batch_size=9)
+        for name, rows in tables.items():
+            assert table_rows(database, name) == rows, (rules, name)
+    # The cap was binding somewhere: settled differs from points.
+    assert count(database, "matchups", "settled <> points") > 0
