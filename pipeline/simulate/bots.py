@@ -9,16 +9,19 @@ Adding a bot is one class (or one :class:`Style`) and one line in :data:`BOTS`.
 The heuristic bots (``solid``, ``chaser``) score every option by the rows it leaves, using the
 precomputed row outlooks (:mod:`pipeline.simulate.outlook`): each row's likely finished strength
 (mean and variance on a common scale), expected royalty and, for the top, the chance of
-Fantasyland. The chance of a foul is estimated from neighbouring rows (a normal approximation
-of "top ends above middle" and "middle ends above bottom"), shifted by ``steer`` for every open
-slot of the lower row and ``avoid`` for every open slot of the upper row, because a player steers
-later cards to where they help. An option is worth::
+Fantasyland. The chance that the board ends legal is estimated from normal approximations of
+the rows, keeping the correlation that matters (a middle strong enough to beat the top is
+harder for the bottom to beat); the middle and bottom count ``steer`` higher for every open
+slot, because a player sends later cards where they help. An option is worth::
 
     legal × (royalties + strength_weight × strength) − (1 − legal) × foul_penalty
     + fantasyland_bonus × Fantasyland chance × legal given a qualifying top
+    + middle_patience × open middle slots
 
-and the styles differ only in those weights. Finished rows have exact outlooks, so the last
-street is judged exactly.
+(players build the bottom first and keep the middle open), and the styles differ only in those
+weights (Classic, with no discards to choose from, has its own, steering less). In the opening the heuristic bots use the shapes players use (at most one unpaired
+card on top, at most three unpaired cards in the middle). Finished rows have exact outlooks, so
+the last street is judged exactly.
 """
 
 from __future__ import annotations
@@ -81,7 +84,9 @@ class Options:
     top_fantasyland: np.ndarray
     top_fantasyland_mean: np.ndarray
     top_fantasyland_variance: np.ndarray
+    top_floor: np.ndarray
     middle_mean: np.ndarray
+    middle_floor: np.ndarray
     middle_variance: np.ndarray
     middle_royalty: np.ndarray
     middle_qualify: np.ndarray
@@ -100,7 +105,8 @@ class Options:
 _BOARD_FIELDS = (
     "valid", "open_top", "open_middle", "open_bottom", "top_mean", "top_variance",
     "top_royalty", "top_fantasyland", "top_fantasyland_mean", "top_fantasyland_variance",
-    "middle_mean", "middle_variance", "middle_royalty",
+    "top_floor",
+    "middle_mean", "middle_floor", "middle_variance", "middle_royalty",
     "middle_qualify", "bottom_mean", "bottom_variance", "bottom_royalty",
 )
 
@@ -125,7 +131,7 @@ class Style:
     fantasyland_bonus: float
     strength_weight: float
     steer: float
-    avoid: float
+    middle_patience: float = 0.0
 
 
 def normal_cdf(values: np.ndarray) -> np.ndarray:
@@ -139,6 +145,7 @@ def normal_cdf(values: np.ndarray) -> np.ndarray:
 
 
 _INVERSE_ROOT_TWO_PI = 0.3989422804014327
+_PAIR_SCALE = 13.0  # strength scale of the weakest pair
 
 
 def _ordered_chance(
@@ -172,20 +179,27 @@ def _ordered_chance(
 class HeuristicBot:
     """Scores every option with the row outlooks and takes the best (see the module docstring)."""
 
-    def __init__(self, name: str, description: str, style: Style) -> None:
+    def __init__(
+        self, name: str, description: str, style: Style,
+        variant_styles: dict[Variant, Style] | None = None,
+    ) -> None:
         self.name = name
         self.description = description
         self.style = style
+        self.variant_styles = dict(variant_styles or {})
+
+    def style_for(self, variant: Variant) -> Style:
+        """The weights used in a variant (a variant may have its own)."""
+        return self.variant_styles.get(variant, self.style)
 
     def scores(self, options: Options) -> np.ndarray:
-        """The worth of every option (B, P); invalid options get -inf."""
-        style = self.style
+        """The worth of every option (B, P); options the bot does not consider get -inf."""
+        style = self.style_for(options.variant)
         royalty = options.top_royalty + options.middle_royalty + options.bottom_royalty
-        top_mean = options.top_mean - style.avoid * options.open_top
         bottom_mean = options.bottom_mean + style.steer * options.open_bottom
         if options.variant is Variant.LOWBALL_PINEAPPLE:
             top_under_bottom = 1.0 - normal_cdf(
-                (top_mean - bottom_mean)
+                (options.top_mean - bottom_mean)
                 / np.sqrt(options.top_variance + options.bottom_variance + 1e-9)
             )
             qualifying_under_bottom = 1.0 - normal_cdf(
@@ -197,20 +211,31 @@ class HeuristicBot:
             strength = options.top_mean + options.bottom_mean
         else:
             middle_mean = options.middle_mean + style.steer * options.open_middle
-            middle_low = middle_mean - style.avoid * options.open_middle - style.steer * options.open_middle
             legal = _ordered_chance(
-                top_mean, options.top_variance, middle_mean, middle_low,
+                options.top_mean, options.top_variance, middle_mean, options.middle_mean,
                 options.middle_variance, bottom_mean, options.bottom_variance,
             )
             legal_with_fantasyland = _ordered_chance(
                 options.top_fantasyland_mean, options.top_fantasyland_variance, middle_mean,
-                middle_low, options.middle_variance, bottom_mean, options.bottom_variance,
+                options.middle_mean, options.middle_variance, bottom_mean, options.bottom_variance,
             )
             strength = options.top_mean + options.middle_mean + options.bottom_mean
         worth = legal * (royalty + style.strength_weight * strength)
         worth -= (1.0 - legal) * style.foul_penalty
         worth += style.fantasyland_bonus * options.top_fantasyland * legal_with_fantasyland
-        return np.where(options.valid, worth, -np.inf)
+        worth += style.middle_patience * options.open_middle
+        return np.where(self.allowed(options), worth, -np.inf)
+
+    def allowed(self, options: Options) -> np.ndarray:
+        """The options this bot considers: valid ones; in the opening (five cards) only the
+        shapes players use: at most one unpaired card on top and at most three unpaired cards
+        in the middle (a pair may go anywhere)."""
+        valid = options.valid
+        if options.patterns.shape[1] != 5:
+            return valid
+        sensible = valid & ((options.open_top >= 2) | (options.top_floor >= _PAIR_SCALE))
+        sensible &= (options.open_middle >= 2) | (options.middle_floor >= _PAIR_SCALE)
+        return np.where(sensible.any(axis=1, keepdims=True), sensible, valid)
 
     def choose(self, options: Options, uniforms: np.ndarray) -> np.ndarray:
         """The best-scoring valid option per board (the first one on ties)."""
@@ -235,12 +260,18 @@ class RandomBot:
 SOLID = HeuristicBot(
     "solid",
     "avoids fouls first, takes royalties that are safe, goes for Fantasyland when it is cheap",
-    Style(foul_penalty=8.0, fantasyland_bonus=150.0, strength_weight=0.04, steer=0.4, avoid=0.8),
+    Style(foul_penalty=8.0, fantasyland_bonus=150.0, strength_weight=0.04, steer=0.4,
+          middle_patience=0.3),
+    {Variant.CLASSIC: Style(foul_penalty=10.0, fantasyland_bonus=120.0, strength_weight=0.04,
+                            steer=0.0, middle_patience=0.3)},
 )
 CHASER = HeuristicBot(
     "chaser",
     "gambles for Fantasyland: puts queens or better on top early and lives with more fouls",
-    Style(foul_penalty=5.0, fantasyland_bonus=300.0, strength_weight=0.03, steer=0.6, avoid=0.6),
+    Style(foul_penalty=6.0, fantasyland_bonus=300.0, strength_weight=0.03, steer=0.6,
+          middle_patience=0.3),
+    {Variant.CLASSIC: Style(foul_penalty=7.0, fantasyland_bonus=200.0, strength_weight=0.03,
+                            steer=0.0, middle_patience=0.3)},
 )
 
 BOTS: dict[str, Bot] = {

@@ -347,6 +347,7 @@ class _StreetRows:
                     "fantasyland": outlooks.top_fantasyland[state],
                     "fantasyland_mean": outlooks.top_fantasyland_mean[state],
                     "fantasyland_variance": outlooks.top_fantasyland_variance[state],
+                    "floor": outlooks.top_floor[state],
                 }
             else:
                 suited = ((suit >= 0) & (suit <= 3)).astype(np.int64)
@@ -354,6 +355,8 @@ class _StreetRows:
                     "mean": outlooks.five_mean[state, suited],
                     "variance": outlooks.five_variance[state, suited],
                 }
+                if row == 1:
+                    per_subset["floor"] = outlooks.five_floor[state]
                 if row == 2:
                     per_subset["royalty"] = outlooks.bottom_royalty[state, suited]
                 elif variant is Variant.LOWBALL_PINEAPPLE:

@@ -92,6 +92,24 @@ def state_space() -> StateSpace:
     return StateSpace(index, counts, keys, vectors)
 
 
+@cache
+def _floor(size: int) -> np.ndarray:
+    """Per state id: the strength of a row of ``size`` cards finished with the lowest cards that
+    pair nothing (what a player who keeps the row down ends with); 0 for states that do not fit."""
+    space = state_space()
+    table = THREE_HIGH_ARRAY if size == 3 else FIVE_HIGH_ARRAY
+    floor = np.zeros(len(space.counts))
+    for identity, (vector, count) in enumerate(zip(space.vectors.tolist(), space.counts.tolist(),
+                                                   strict=True)):
+        if count > size:
+            continue
+        ranks = [rank for rank in range(13) for _ in range(vector[rank])]
+        fillers = [rank for rank in range(13) if not vector[rank]][:size - count]
+        key = sum(RANK_KEYS[rank] for rank in ranks + fillers)
+        floor[identity] = strength_scale(table[np.asarray([key])])[0]
+    return floor
+
+
 @dataclass(frozen=True, slots=True)
 class _Outcomes:
     """Rules-independent outlooks per state id (and, for five-card rows, per suitedness)."""
@@ -213,7 +231,9 @@ class RowOutlooks:
     """Outlooks for one variant and rule set, as arrays indexed by state id.
 
     Top arrays are indexed ``[id]``; five-card arrays ``[id, suited]``. ``top_fantasyland_mean``
-    and ``_variance`` describe the top's strength given that it qualifies for Fantasyland.
+    and ``_variance`` describe the top's strength given that it qualifies for Fantasyland;
+    ``top_floor`` and ``five_floor`` are a row's strength when its open slots get the lowest
+    cards that pair nothing.
     ``low_*`` hold the 2-7 middle's chance of qualifying and expected royalty (zeros outside
     2-7 Pineapple).
     """
@@ -224,6 +244,8 @@ class RowOutlooks:
     top_fantasyland: np.ndarray
     top_fantasyland_mean: np.ndarray
     top_fantasyland_variance: np.ndarray
+    top_floor: np.ndarray
+    five_floor: np.ndarray
     five_mean: np.ndarray
     five_variance: np.ndarray
     bottom_royalty: np.ndarray
@@ -268,6 +290,7 @@ def row_outlooks(variant: Variant, rules: RuleSet) -> RowOutlooks:
         top_mean=top.mean, top_variance=top.variance, top_royalty=top_royalty,
         top_fantasyland=fantasyland,
         top_fantasyland_mean=fantasyland_mean, top_fantasyland_variance=fantasyland_variance,
+        top_floor=_floor(3), five_floor=_floor(5),
         five_mean=both("mean"), five_variance=both("variance"),
         bottom_royalty=np.einsum("ics,c->is", classes, bottom),
         middle_royalty=np.einsum("ics,c->is", classes, middle),
