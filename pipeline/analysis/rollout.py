@@ -8,7 +8,9 @@
 * Every seat not in Fantasyland finishes its board with one simulator bot (default ``solid``:
   :mod:`pipeline.simulate.bots`), played through :class:`~pipeline.analysis.policy.ColumnPolicy`
   exactly as the simulator plays it. An opponent in Fantasyland sets its cards with the exact
-  setter (:func:`~pipeline.simulate.fantasyland.solve_fantasyland`), as the simulator does.
+  setter (:func:`~pipeline.simulate.fantasyland.solve_fantasyland`), as the simulator does; as
+  that costs milliseconds, each group of :data:`FANTASYLAND_GROUP` consecutive samples shares
+  one Fantasyland deal (the other unseen cards are shuffled per sample).
 * The finished boards are judged and settled in bulk by the batch rules core
   (:func:`~pipeline.rules.batch.evaluate_boards`, :func:`~pipeline.rules.batch.settle_hands`,
   caps included). A sample's value for the player is their settled points plus
@@ -42,6 +44,8 @@ from pipeline.simulate.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
 
 DEFAULT_POLICY = "solid"
 DEFAULT_FANTASYLAND_VALUE = float(DEFAULT_STAY_VALUE)
+FANTASYLAND_GROUP = 4
+"""Samples that share one deal of an opponent in Fantasyland (see :class:`Rollouts`)."""
 MAX_BOARDS_PER_STEP = 8192
 """Player boards rolled out together (alternatives × samples), to bound memory."""
 
@@ -95,9 +99,22 @@ class Rollouts:
         self.variant = variant
         self.policy = column_policy(policy, variant, rules)
         sequence = sample_seed(seed, decision.hand.hand_key, decision.player, decision.street)
-        card_stream, chance_stream = (np.random.default_rng(child) for child in sequence.spawn(2))
+        card_stream, chance_stream, fantasyland_stream = (
+            np.random.default_rng(child) for child in sequence.spawn(3))
         unseen = np.asarray(decision.unseen, dtype=np.int64)
         keys = card_stream.random((hi, len(unseen)))[lo:hi]
+        fantasyland_cards = sum(size for _, _, size in decision.plan.fantasyland)
+        if fantasyland_cards:
+            # Opponents in Fantasyland: one deal per group of FANTASYLAND_GROUP samples (the
+            # exact setter costs milliseconds); those cards go first, the rest follow in the
+            # sample's own random order.
+            groups = (hi + FANTASYLAND_GROUP - 1) // FANTASYLAND_GROUP
+            group_keys = fantasyland_stream.random((groups, len(unseen)))
+            group_hands = np.argsort(group_keys, axis=1, kind="stable")[:, :fantasyland_cards]
+            group_of = np.arange(lo, hi) // FANTASYLAND_GROUP
+            keys = keys.copy()
+            rows = np.repeat(np.arange(hi - lo), fantasyland_cards)
+            keys[rows, group_hands[group_of].ravel()] = -1.0
         self.deck = unseen[np.argsort(keys, axis=1, kind="stable")]  # (samples, unseen)
         steps = 1 + len(decision.plan.future)
         self.uniforms = chance_stream.random((hi, steps, len(decision.hand.seats)))[lo:hi]
@@ -117,12 +134,16 @@ class Rollouts:
         flags: list[bool] = []
         for seat, start, size in plan.fantasyland:
             boards = np.empty((count, 13), dtype=np.int64)
+            solved: dict[int, tuple[int, ...]] = {}
             for sample in range(count):
-                arrangement = solve_fantasyland(
-                    self.deck[sample, start:start + size].tolist(), self.variant, self.rules,
-                    self.fantasyland_value,
-                )
-                boards[sample] = arrangement.top + arrangement.middle + arrangement.bottom
+                group = (self.lo + sample) // FANTASYLAND_GROUP
+                if group not in solved:
+                    arrangement = solve_fantasyland(
+                        self.deck[sample, start:start + size].tolist(), self.variant, self.rules,
+                        self.fantasyland_value,
+                    )
+                    solved[group] = arrangement.top + arrangement.middle + arrangement.bottom
+                boards[sample] = solved[group]
             cards.append(boards)
             seats.append(seat)
             flags.append(True)

@@ -10,7 +10,7 @@ import pytest
 from pipeline import store
 from pipeline.analysis.decisions import HandView, decision_at, load_hands, select_hands
 from pipeline.analysis.grade import GradeSettings, grade_decision
-from pipeline.analysis.rollout import Rollouts
+from pipeline.analysis.rollout import FANTASYLAND_GROUP, Rollouts
 from pipeline.rules.ruleset import STANDARD
 
 
@@ -146,3 +146,25 @@ def test_racing_keeps_the_chosen_placement_at_full_count(simulated_db: Path) -> 
     assert min(counts) >= 8
     assert sum(counts) < 64 * len(counts)  # clearly worse placements stopped early
     assert len(grade.alternatives) == 232 or grade.legal == 232
+
+
+def test_an_opponent_in_fantasyland_is_dealt_from_the_unseen_cards(certain_db: Path) -> None:
+    hand = _hands(certain_db)["F"]
+    decision = decision_at(hand, hand.seat_of("bob"), 2)
+    ann = hand.seat_of("ann")
+    assert decision.visible[ann] is None  # set in private
+    assert decision.plan.fantasyland == ((ann, 0, 14),)
+    rollouts = Rollouts(decision, STANDARD, 3, 13, seed=5)
+    for sample in rollouts.deck:
+        assert len(set(sample.tolist())) == len(sample)
+        assert not set(sample.tolist()) & decision.known
+    boards = rollouts.opponents.cards[rollouts.opponents.seats.index(ann)]
+    groups = [(3 + index) // FANTASYLAND_GROUP for index in range(10)]
+    for index, group in enumerate(groups):
+        same = [other for other, other_group in enumerate(groups) if other_group == group]
+        assert all((boards[other] == boards[index]).all() for other in same)
+        # the Fantasyland cards are the first 14 of the sample's deck, the rest follow
+        assert set(boards[index].tolist()) <= set(rollouts.deck[index, :14].tolist())
+    assert len({tuple(board) for board in boards.tolist()}) == len(set(groups))
+    values = rollouts.values(decision.alternatives().alternatives[:2])
+    assert values.shape == (2, 10)
