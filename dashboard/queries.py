@@ -1054,59 +1054,77 @@ def _report_conditions(filters: Filters) -> tuple[str, list[Any]]:
 
 
 FANTASYLAND_CARD_RANKS = ("Q", "K", "A")
-"""A top card of these ranks on the first street counts as chasing Fantasyland."""
+"""A card of these ranks on the top row with the first five cards counts as chasing Fantasyland."""
+
+
+def fantasyland_top_value() -> int:
+    """The weakest top row that earns Fantasyland under the standard rule (QQ2), as a row value.
+
+    ``evaluations.top_value`` at or above it means a pair of queens or better, or trips.
+    """
+    from pipeline.rules.cards import parse_cards
+    from pipeline.rules.values import evaluate_row
+
+    return evaluate_row(parse_cards("Qc Qd 2h"))
 
 
 def _report_seats_cte(filters: Filters) -> tuple[str, list[Any]]:
     """``report_seats``: one row per board in scope with its verdict, result and chasing flag.
 
-    ``chasing`` (a hand outside Fantasyland only): the final top row qualifies for Fantasyland
-    under the standard rule (a pair of queens or better, or trips), or, when the streets are
-    known, a queen, king or ace was placed on the top row with the first five cards.
+    With ``filters.players`` only their boards. ``chasing`` (a hand outside Fantasyland only):
+    the final top row qualifies for Fantasyland under the standard rule (a pair of queens or
+    better, or trips), or, when the streets are known, a queen, king or ace was placed on the
+    top row with the first five cards. Joins use ON (not USING) and the row value instead of
+    the board text: on a million hands that halves the time.
     """
     where, params = _report_conditions(filters)
-    ranks = _placeholders(FANTASYLAND_CARD_RANKS)
+    scoped = where != "TRUE"
+    players = ""
+    player_params: list[Any] = []
+    if filters.players:
+        players = f" AND {{alias}}.player IN ({_placeholders(filters.players)})"
+        player_params = list(filters.players)
+    ranks = " OR ".join("prefix(p.card, ?)" for _ in FANTASYLAND_CARD_RANKS)
     cte = f"""
         report_hands AS MATERIALIZED (
             SELECT h.hand_key, h.variant, h.player_count, h.has_streets FROM hands h WHERE {where}
         ), report_early AS (
             SELECT DISTINCT p.hand_key, p.player FROM placements p
-            SEMI JOIN report_hands k ON k.hand_key = p.hand_key
-            WHERE p.street = 1 AND p.row_name = 'top' AND left(p.card, 1) IN ({ranks})
+            {"SEMI JOIN report_hands k ON k.hand_key = p.hand_key" if scoped else ""}
+            WHERE p.street = 1 AND p.row_name = 'top' AND ({ranks}){players.format(alias="p")}
         ), report_seats AS (
             SELECT s.hand_key, s.player, k.variant, k.player_count, k.has_streets, s.position,
                    s.is_button, s.fantasyland, e.foul, e.royalty_top, e.royalty_middle,
                    e.royalty_bottom, e.fantasyland_next, r.points::BIGINT AS points,
-                   NOT s.fantasyland AND (
-                       regexp_matches(b.top, '(Q.*Q|K.*K|A.*A)')
-                       OR (left(split_part(b.top, ' ', 1), 1) = left(split_part(b.top, ' ', 2), 1)
-                           AND left(split_part(b.top, ' ', 2), 1)
-                               = left(split_part(b.top, ' ', 3), 1))
-                       OR x.player IS NOT NULL
-                   ) AS chasing
+                   NOT s.fantasyland AND (e.top_value >= ? OR x.player IS NOT NULL) AS chasing
             FROM seats s
             JOIN report_hands k ON k.hand_key = s.hand_key
             JOIN evaluations e ON e.hand_key = s.hand_key AND e.player = s.player
             JOIN results r ON r.hand_key = s.hand_key AND r.player = s.player
-            JOIN boards b ON b.hand_key = s.hand_key AND b.player = s.player
             LEFT JOIN report_early x ON x.hand_key = s.hand_key AND x.player = s.player
+            WHERE TRUE{players.format(alias="s")}
         )"""
-    return cte, [*params, *FANTASYLAND_CARD_RANKS]
+    return cte, [*params, *FANTASYLAND_CARD_RANKS, *player_params, fantasyland_top_value(),
+                 *player_params]
 
 
 def report_player_totals(db: Database, filters: Filters) -> pl.DataFrame:
-    """Per player and variant, every total the coaching report compares (integer sums).
+    """Per player, variant, table size and position, every total the coaching report compares.
 
-    Columns: player, variant, hands, points, points_sq, fouls, foul_points (points won in fouled
-    hands), normal_hands (outside Fantasyland), normal_fouls, chasing_hands, chasing_fouls,
-    normal_points, normal_with_streets, fl_hands, fl_entries, fl_stays, fl_points, fl_points_sq,
-    royalty_top, royalty_top_sq, royalty_middle, royalty_middle_sq, royalty_bottom,
-    royalty_bottom_sq, opponents (sum over hands of the other players at the table).
+    Integer sums, so that adding rows up (per variant, per player) stays exact; one pass over
+    the boards serves the player, the field, the percentiles and the seats. Columns: player,
+    variant, player_count, position (0 acts first), is_button, hands, points, points_sq, fouls,
+    foul_points (points won in fouled hands), normal_hands (outside Fantasyland), normal_fouls,
+    chasing_hands, chasing_fouls, normal_points, normal_with_streets, fl_hands, fl_entries,
+    fl_stays, fl_points, fl_points_sq, royalty_top, royalty_top_sq, royalty_middle,
+    royalty_middle_sq, royalty_bottom, royalty_bottom_sq, opponents (sum over hands of the other
+    players at the table).
     """
     cte, params = _report_seats_cte(filters)
     sql = f"""
         WITH {cte}
-        SELECT player, variant, count(*) AS hands,
+        SELECT player, variant, player_count, position, bool_or(is_button) AS is_button,
+            count(*) AS hands,
             sum(points)::BIGINT AS points, sum(points * points)::BIGINT AS points_sq,
             count(*) FILTER (WHERE foul) AS fouls,
             coalesce(sum(points) FILTER (WHERE foul), 0)::BIGINT AS foul_points,
@@ -1128,7 +1146,8 @@ def report_player_totals(db: Database, filters: Filters) -> pl.DataFrame:
             sum(royalty_bottom)::BIGINT AS royalty_bottom,
             sum(royalty_bottom * royalty_bottom)::BIGINT AS royalty_bottom_sq,
             sum(player_count - 1)::BIGINT AS opponents
-        FROM report_seats GROUP BY player, variant ORDER BY player, variant
+        FROM report_seats GROUP BY player, variant, player_count, position
+        ORDER BY player, variant, player_count, position
     """
     return _frame(db, sql, params)
 
@@ -1150,26 +1169,6 @@ def report_matchup_totals(db: Database, filters: Filters) -> pl.DataFrame:
         FROM matchups m JOIN hands h ON h.hand_key = m.hand_key
         WHERE {where}
         GROUP BY m.player, h.variant ORDER BY m.player, h.variant
-    """
-    return _frame(db, sql, params)
-
-
-def report_position_totals(db: Database, filters: Filters) -> pl.DataFrame:
-    """Per player, variant, table size and position (0 acts first): hands and points (with squares).
-
-    Columns: player, variant, player_count, position, is_button, hands, points, points_sq.
-    """
-    where, params = _report_conditions(filters)
-    sql = f"""
-        SELECT s.player, h.variant, h.player_count, s.position, bool_or(s.is_button) AS is_button,
-            count(*) AS hands, sum(r.points)::BIGINT AS points,
-            sum(r.points * r.points)::BIGINT AS points_sq
-        FROM seats s
-        JOIN hands h ON h.hand_key = s.hand_key
-        JOIN results r ON r.hand_key = s.hand_key AND r.player = s.player
-        WHERE {where}
-        GROUP BY s.player, h.variant, h.player_count, s.position
-        ORDER BY s.player, h.variant, h.player_count, s.position
     """
     return _frame(db, sql, params)
 
@@ -1214,10 +1213,9 @@ def report_player_hands(db: Database, filters: Filters) -> pl.DataFrame:
         JOIN hands h ON h.hand_key = x.hand_key
         JOIN seats s ON s.hand_key = x.hand_key AND s.player = x.player
         JOIN evaluations e ON e.hand_key = x.hand_key AND e.player = x.player
-        WHERE x.player IN ({_placeholders(filters.players)})
         ORDER BY h.started_at NULLS FIRST, h.hand_key, x.player
     """
-    return _frame(db, sql, [*params, *filters.players])
+    return _frame(db, sql, params)
 
 
 # --- decision grading (ofc analyze; tables of pipeline/analysis) ------------------------------

@@ -23,13 +23,14 @@ class NoHandsError(LookupError):
 class ReportData:
     """Every frame the findings engine needs (see the query functions for the columns).
 
+    ``player_totals`` has one row per player, variant, table size and position.
+
     ``details`` maps a notable hand's key to its players (``hand_players``) and the scoring
     breakdown (``hand_matchups``).
     """
 
     player_totals: pl.DataFrame
     matchup_totals: pl.DataFrame
-    position_totals: pl.DataFrame
     pair_totals: pl.DataFrame
     hands: pl.DataFrame
     details: dict[int, tuple[pl.DataFrame, pl.DataFrame]]
@@ -73,7 +74,6 @@ def gather_report_data(db: Database, request: ReportRequest,
             raise NoHandsError(_no_hands_message(request))
         player_totals = queries.report_player_totals(connection, scope)
         matchup_totals = queries.report_matchup_totals(connection, scope)
-        position_totals = queries.report_position_totals(connection, scope)
         pair_totals = queries.report_pair_totals(connection, scope)
         keys = sorted({key for picked in pick_notable(hands, settings.notable_hands).values()
                        for key in picked})
@@ -81,7 +81,7 @@ def gather_report_data(db: Database, request: ReportRequest,
             key: (queries.hand_players(connection, key), queries.hand_matchups(connection, key))
             for key in keys
         }
-    return ReportData(player_totals, matchup_totals, position_totals, pair_totals, hands, details)
+    return ReportData(player_totals, matchup_totals, pair_totals, hands, details)
 
 
 def _no_hands_message(request: ReportRequest) -> str:

@@ -245,27 +245,28 @@ def judge(difference: float | None, z: float | None, higher_is_better: bool | No
 Totals = dict[str, dict[str, int]]
 
 
+KEYS = ("player", "variant", "player_count", "position", "is_button")
+
+
+def _sums(frame: pl.DataFrame) -> Totals:
+    """Column sums (every total but the keys) per variant."""
+    numeric = [c for c, t in frame.schema.items() if c not in KEYS and t.is_numeric()]
+    summed = frame.group_by("variant").agg([pl.col(c).sum() for c in numeric]).sort("variant")
+    return {row["variant"]: {c: int(row[c] or 0) for c in numeric}
+            for row in summed.iter_rows(named=True)}
+
+
 def _by_variant(frame: pl.DataFrame, names: Sequence[str], player_side: bool) -> Totals:
-    """Column sums per variant for the player's names (or for everyone else)."""
+    """Totals per variant for the player's names (or for everyone else)."""
     if frame.is_empty():
         return {}
     mine = pl.col("player").is_in(list(names))
     part = frame.filter(mine if player_side else ~mine)
-    if part.is_empty():
-        return {}
-    numeric = [c for c, t in part.schema.items() if c not in ("player", "variant") and t.is_numeric()]
-    summed = part.group_by("variant").agg([pl.col(c).sum() for c in numeric]).sort("variant")
-    return {row["variant"]: {c: int(row[c] or 0) for c in numeric}
-            for row in summed.iter_rows(named=True)}
+    return _sums(part) if not part.is_empty() else {}
 
 
 def _all_variants(frame: pl.DataFrame) -> Totals:
-    if frame.is_empty():
-        return {}
-    numeric = [c for c, t in frame.schema.items() if c not in ("player", "variant") and t.is_numeric()]
-    summed = frame.group_by("variant").agg([pl.col(c).sum() for c in numeric]).sort("variant")
-    return {row["variant"]: {c: int(row[c] or 0) for c in numeric}
-            for row in summed.iter_rows(named=True)}
+    return _sums(frame) if not frame.is_empty() else {}
 
 
 def _difference_of_means(total_a: int, n_a: int, total_b: int, n_b: int) -> float | None:
@@ -710,9 +711,10 @@ def _headline(request: ReportRequest, data: ReportData, player: Totals,
         part = hands.filter(pl.col("variant") == variant)
         sessions = part["session_id"].drop_nulls().n_unique()
         mean = Mean(mine["hands"], mine["points"], mine["points_sq"])
-        others = totals.filter((pl.col("variant") == variant)
-                               & ~pl.col("player").is_in(list(names))
-                               & (pl.col("hands") >= settings.percentile_min_hands))
+        others = (totals.filter((pl.col("variant") == variant)
+                                & ~pl.col("player").is_in(list(names)))
+                  .group_by("player").agg(pl.col("hands").sum(), pl.col("points").sum())
+                  .filter(pl.col("hands") >= settings.percentile_min_hands).sort("player"))
         rates = [int(p) / int(h) for p, h in others.select("points", "hands").rows()]
         percentile, note = None, ""
         if mine["hands"] < settings.percentile_min_hands:
@@ -753,9 +755,12 @@ def _cards(text: str | None) -> tuple[str, ...]:
 
 def _notable(data: ReportData, settings: ReportSettings) -> list[NotableHand]:
     hands = data.hands
-    by_key = {row["hand_key"]: row for row in hands.iter_rows(named=True)}
+    picked = pick_notable(hands, settings.notable_hands)
+    wanted = sorted({key for keys in picked.values() for key in keys})
+    by_key = {row["hand_key"]: row
+              for row in hands.filter(pl.col("hand_key").is_in(wanted)).iter_rows(named=True)}
     result = []
-    for kind, keys in pick_notable(hands, settings.notable_hands).items():
+    for kind, keys in picked.items():
         for key in keys:
             if key not in data.details:
                 continue
@@ -876,7 +881,7 @@ def build_report(data: ReportData, request: ReportRequest,
     findings += _fantasyland_findings(player, field, worths, total, settings)
     findings += _royalty_findings(player, field, total, settings)
     findings += _scoop_findings(player_pairs, field_pairs, worths, total, settings)
-    findings += _result_findings(player, field, data.position_totals, names, total, settings)
+    findings += _result_findings(player, field, data.player_totals, names, total, settings)
     findings += _trend_findings(sessions, foul_worth, settings)
     findings += _head_to_head(data.pair_totals, names, total, settings)
     strengths, leaks = _summary(findings)
