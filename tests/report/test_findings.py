@@ -382,3 +382,23 @@ def _wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]
     centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
     margin = z / (1 + z * z / trials) * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials ** 2))
     return centre - margin, centre + margin
+
+
+def test_undated_hands(tmp_path: Path, hand_records: list[dict]) -> None:
+    """Hands without a start time: no sessions, no trend, said so; everything else still works."""
+    from pipeline.ingest import ingest_mappings
+
+    undated = [dict(record, started_at=None, site="undated") for record in hand_records
+               if record["table"] == "C1"]
+    database = tmp_path / "undated.duckdb"
+    assert ingest_mappings(undated, database, "undated.jsonl").stored == 24
+    data = report_dict(create_report(database, ReportRequest(HERO), SETTINGS))
+    headline = data["headline"]
+    assert (headline["hands"], headline["sessions"], headline["undated_hands"]) == (24, 0, 24)
+    assert headline["first_hand"] is None and data["sessions"] == []
+    assert data["data_notes"] == ["24 hands have no start time: they belong to no session and "
+                                  "are left out of the trend."]
+    assert finding(data, "trend.points")["confidence"] == (
+        "Not enough data: sessions: 0, at least 3 needed.")
+    assert all(hand["started_at"] is None for hand in data["notable"])
+    assert finding(data, "fouls.overall")["player"]["value"] == approx(3 / 24)
