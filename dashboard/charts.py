@@ -330,3 +330,25 @@ def session_fit_chart(frame: pl.DataFrame, title: str) -> go.Figure:
         figure.update_xaxes(dtick=1)
     figure.add_hline(y=0, line_width=1, line_color="#999")
     return _layout(figure, title)
+
+
+def ev_loss_bars(frame: pl.DataFrame, category: str, title: str) -> go.Figure:
+    """EV loss per decision by a category column (``grading_by_street`` / ``_by_situation``),
+    with 95 % error bars, one group of bars per player."""
+    if frame.is_empty():
+        return empty_figure("No graded decisions")
+    figure = go.Figure()
+    for player in frame["player"].unique(maintain_order=True).to_list():
+        part = frame.filter(pl.col("player") == player)
+        figure.add_bar(
+            x=[label(value) for value in part[category].to_list()],
+            y=part["ev_loss_per_decision"].to_list(), name=label(player),
+            error_y={"type": "data", "array": (part["ev_loss_se"] * Z_95).to_list()},
+            customdata=list(zip(part["decisions"].to_list(), part["mistakes"].to_list(),
+                                strict=True)),
+            hovertemplate=("%{x}<br>%{y:.2f} points lost per decision<br>%{customdata[0]} "
+                           "decisions, %{customdata[1]} mistakes<extra></extra>"),
+        )
+    figure.update_layout(barmode="group", yaxis_title="EV loss per decision (±95 %)",
+                         xaxis_type="category")
+    return _layout(figure, title)

@@ -1,0 +1,66 @@
+"""The Decision grading page of the dashboard, run headless on graded databases."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from dashboard import queries
+from pipeline.analysis.grade import GradeSettings
+from pipeline.analysis.runner import analyze_database
+
+APP = Path(__file__).parents[2] / "dashboard" / "app.py"
+PAGE = "pages/decision_grading.py"
+
+
+def _table(app: AppTest, *columns: str):  # noqa: ANN202
+    """The shown table holding these columns (as pandas)."""
+    for element in app.dataframe:
+        if set(columns) <= set(element.value.columns):
+            return element.value
+    raise AssertionError(f"no table with {columns}")
+
+
+def _page(database: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv("OFC_DASHBOARD_DB", str(database))
+    app = AppTest.from_file(str(APP), default_timeout=120)
+    app.run()
+    assert not app.exception, [error.message for error in app.exception]
+    app.switch_page(PAGE).run()
+    assert not app.exception, [error.message for error in app.exception]
+    return app
+
+
+def test_the_page_shows_the_grades_and_replays_the_worst_decision(
+    certain_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = tmp_path / "graded.duckdb"
+    shutil.copy(certain_db, database)
+    analyze_database(database, player="ann", settings=GradeSettings(rollouts=20))
+    app = _page(database, monkeypatch)
+    summary = queries.grading_summary(database, queries.Filters(players=("ann",))).row(0, named=True)
+    shown = {metric.label: metric.value for metric in app.metric}
+    assert shown["EV loss / decision"] == (
+        f"{summary['ev_loss_per_decision']:.2f} ± {summary['ev_loss_se']:.2f}")
+    assert shown["Graded correct"] == f"{summary['correct_share'] * 100:.1f} %"
+    assert shown["Fantasyland: given up / hand"] == f"{summary['fl_given_up_per_hand']:.2f}"
+    replay = app.selectbox(key="grading_pick")
+    assert replay.options[0].startswith("A · street 5")
+    text = " ".join(block.value for block in app.markdown)
+    assert "street 5" in text and "a mistake" in text
+    boards = " ".join(str(block.proto) for block in app.get("html"))
+    assert "as played" in boards and "better" in boards
+    alternatives = _table(app, "placement", "equivalents", "diff_se")
+    assert alternatives.shape[0] == 6 and alternatives["is_chosen"].sum() == 1
+    fantasyland = _table(app, "played_value", "solver_value")
+    assert fantasyland["points_given_up"].tolist() == [summary["fl_given_up"]]
+
+
+def test_the_page_explains_how_to_grade_when_nothing_is_graded(
+    certain_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = _page(certain_db, monkeypatch)
+    assert any("ofc analyze" in block.value for block in app.info)
