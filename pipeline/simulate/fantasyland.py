@@ -91,6 +91,7 @@ class _Subsets:
     incidence: np.ndarray  # (K, n) float64, 1 where the subset holds the position
     masks: tuple[int, ...]
     mask_array: np.ndarray
+    positions: np.ndarray  # (K, k) the positions of each subset
 
 
 @cache
@@ -100,7 +101,10 @@ def _subsets(count: int, size: int) -> _Subsets:
     for row, chosen in enumerate(positions):
         incidence[row, list(chosen)] = 1.0
     masks = tuple(sum(1 << position for position in chosen) for chosen in positions)
-    return _Subsets(incidence, masks, np.asarray(masks, dtype=np.int64))
+    return _Subsets(
+        incidence, masks, np.asarray(masks, dtype=np.int64),
+        np.asarray(positions, dtype=np.int64).reshape(-1, size),
+    )
 
 
 def _compatible(
@@ -210,6 +214,7 @@ class _Solver:
         self.stay_value = stay_value
         self.lowball = variant is Variant.LOWBALL_PINEAPPLE
         self.all_mask = (1 << len(cards)) - 1
+        self._filler_cache: dict[tuple[int, int], int] = {}
         self._value_subsets()
 
     # --- valuing every subset -------------------------------------------------------------
@@ -284,6 +289,20 @@ class _Solver:
         self.tops, self.top_filler_cap, self.top_arrays = self._candidates(
             top_royalty, top_stay, threes.mask_array, top, top
         )
+        # The cards of each scoring top that make it score: the pair of a pair plus kicker (the
+        # kicker could be any card), else all three.
+        chosen = np.asarray([candidate[5] for candidate in self.tops], dtype=np.int64)
+        positions = threes.positions[chosen]
+        top_ranks = ranks[positions]
+        bits = np.int64(1) << positions
+        first_second = (top_ranks[:, 0] == top_ranks[:, 1]) & (top_ranks[:, 2] != top_ranks[:, 0])
+        first_third = (top_ranks[:, 0] == top_ranks[:, 2]) & (top_ranks[:, 1] != top_ranks[:, 0])
+        second_third = (top_ranks[:, 1] == top_ranks[:, 2]) & (top_ranks[:, 0] != top_ranks[:, 1])
+        self.top_cores: list[int] = np.select(
+            [first_second, first_third, second_third],
+            [bits[:, 0] | bits[:, 1], bits[:, 0] | bits[:, 2], bits[:, 1] | bits[:, 2]],
+            bits.sum(axis=1),
+        ).tolist()
 
     def _candidates(
         self,
@@ -336,6 +355,7 @@ class _Solver:
         open_row = len(middles) - 1, len(tops) - 1
         every_middle = list(range(len(middles)))
         every_top = list(range(len(tops)))
+        top_cores = self.top_cores
         # Which scoring rows can share a board at all (disjoint, and ordered where both are
         # known): index lists per row, in score order, each ending with the open (filler) row.
         middles_with = _compatible(self.bottom_arrays, self.middle_arrays, not lowball, open_row[0])
@@ -390,6 +410,26 @@ class _Solver:
                                 continue
                         elif middle_open and top_value > middle_filler_cap:
                             continue
+                        # One filler row and a top pair: whether any kicker can work is decided
+                        # by the cards left beside the pair (cached per pair).
+                        if middle_open and bottom_open:
+                            core = top_cores[top_position]
+                            if self._strongest_filler(core, bottom_filler_cap) < top_value or (
+                                not lowball
+                                and self._strongest_filler(core, middle_filler_cap) < top_value
+                            ):
+                                continue
+                        elif middle_open or bottom_open:
+                            core = top_cores[top_position]
+                            if middle_open:
+                                if not lowball and self._strongest_filler(
+                                    bottom_mask | core, min(bottom_value, middle_filler_cap)
+                                ) < top_value:
+                                    continue
+                            elif self._strongest_filler(
+                                middle_mask | core, bottom_filler_cap
+                            ) < (top_value if lowball else middle_value):
+                                continue
                     exact = bottom_royalty + middle_royalty + top_royalty
                     if bottom_stay or middle_stay or top_stay:
                         exact += stay_value
@@ -403,6 +443,16 @@ class _Solver:
                             self.best_rows = rows
         self.best = best
         return self._arrangement()
+
+    def _strongest_filler(self, used: int, ceiling: int) -> int:
+        """The value of the strongest five free cards valued at most ``ceiling`` (-1: none)."""
+        key = (used, ceiling)
+        value = self._filler_cache.get(key)
+        if value is None:
+            index = self._strongest_free(used, 5, self.five_high, -1, ceiling)
+            value = self.five_high[index] if index >= 0 else -1
+            self._filler_cache[key] = value
+        return value
 
     def _value_of(self, rows: tuple[int, int, int]) -> float:
         """Royalties plus the stay value of a legal board given as subset indexes."""
@@ -539,6 +589,14 @@ class _Solver:
             middle_used = used | five_masks[middle_choice]
             if bottom >= 0:
                 bottom_options = [bottom]
+            elif top >= 0:  # only the bottom is left to find: its strongest choice decides
+                floor = top_value if lowball else five_middle[middle_choice]
+                choice = self._strongest_free(
+                    middle_used, 5, five_high, floor, self.bottom_filler_cap
+                )
+                if choice >= 0:
+                    return (top, middle_choice, choice)
+                continue
             else:
                 floor = top_value if lowball else five_middle[middle_choice]
                 bottom_options = self._free_fives(middle_used, False, floor, self.bottom_filler_cap)
