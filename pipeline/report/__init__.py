@@ -7,9 +7,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from dashboard.queries import Database
 from pipeline.report.data import NoHandsError, ReportData, gather_report_data
 from pipeline.report.findings import build_report
+from pipeline.report.grading import grading_section
 from pipeline.report.model import (
     DEFAULT_SETTINGS,
     Finding,
@@ -28,4 +31,5 @@ __all__ = [
 def create_report(db: Database, request: ReportRequest,
                   settings: ReportSettings = DEFAULT_SETTINGS) -> Report:
     """Read what the report needs from ``db`` and build it; NoHandsError when there is nothing."""
-    return build_report(gather_report_data(db, request, settings), request, settings)
+    data = gather_report_data(db, request, settings)
+    return replace(build_report(data, request, settings), grading=grading_section(data.grading))

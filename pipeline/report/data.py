@@ -6,12 +6,13 @@ turns the frames into a report without touching the database.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import polars as pl
 
 from dashboard import queries
 from dashboard.queries import Database
+from pipeline.report.grading import gather_grading
 from pipeline.report.model import DEFAULT_SETTINGS, ReportRequest, ReportSettings
 
 
@@ -34,6 +35,7 @@ class ReportData:
     pair_totals: pl.DataFrame
     hands: pl.DataFrame
     details: dict[int, tuple[pl.DataFrame, pl.DataFrame]]
+    grading: dict[str, pl.DataFrame] = field(default_factory=dict)  # pipeline.report.grading
 
 
 def pick_notable(hands: pl.DataFrame, count: int) -> dict[str, list[int]]:
@@ -81,7 +83,8 @@ def gather_report_data(db: Database, request: ReportRequest,
             key: (queries.hand_players(connection, key), queries.hand_matchups(connection, key))
             for key in keys
         }
-    return ReportData(player_totals, matchup_totals, pair_totals, hands, details)
+        grading = gather_grading(connection, scope.with_players(request.names))
+    return ReportData(player_totals, matchup_totals, pair_totals, hands, details, grading)
 
 
 def _no_hands_message(request: ReportRequest) -> str:

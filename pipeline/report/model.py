@@ -9,9 +9,12 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dashboard.queries import Filters
+
+if TYPE_CHECKING:
+    from pipeline.report.grading import DecisionGrading
 
 REPORT_FORMAT_VERSION = 1
 DECIMALS = 6
@@ -227,6 +230,7 @@ class Report:
     cumulative: tuple[tuple[int, int], ...]
     definitions: tuple[tuple[str, str], ...]
     data_notes: tuple[str, ...] = field(default_factory=tuple)
+    grading: DecisionGrading | None = None  # ofc analyze's grades (pipeline.report.grading)
 
 
 def _plain(value: Any) -> Any:
