@@ -116,15 +116,15 @@ headline = data["headline"]
 st.header(f"Coaching report: {md(player)}", anchor=False)
 if data["aliases"]:
     st.caption("Also playing as: " + ", ".join(md(alias) for alias in data["aliases"]))
-columns = st.columns(5)
+if headline["first_hand"]:
+    st.caption(f"Played from {headline['first_hand']} to {headline['last_hand']} (UTC)")
+columns = st.columns(4)
 kpi(columns[0], "Hands", f"{headline['hands']:,}")
 kpi(columns[1], "Sessions", f"{headline['sessions']:,}")
 kpi(columns[2], "Points", f"{headline['points']:+,}")
 se = headline["points_se"]
 kpi(columns[3], "Points / hand", format_points(headline["points_per_hand"])
     + ("" if se is None else f" ± {se:.2f}"), "mean ± standard error")
-kpi(columns[4], "Dates played", f"{headline['first_hand'] or 'undated'}",
-    f"to {headline['last_hand'] or 'undated'}")
 st.dataframe(
     pl.DataFrame(
         [{"variant": line["variant"], "hands": line["hands"], "sessions": line["sessions"],
