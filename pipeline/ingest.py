@@ -256,6 +256,8 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
 
     Raises :class:`IngestError` for a path that does not exist or a glob that matches nothing.
     """
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]
     found: list[Path] = []
     for item in paths:
         text = os.fspath(item)
@@ -883,7 +885,10 @@ class _Ingestor:
                     reference[candidate.key] = (candidate.digest, candidate.path, candidate.line)
             for candidate in prepared.later:
                 duplicates += self._compare(candidate, reference[candidate.key], rejects)
-            if new_keys:
+            if new_keys and len(new_keys) == len(candidates):  # all new: nothing to filter
+                for name, frame in prepared.frames.items():
+                    store.insert_frame(connection, name, frame)
+            elif new_keys:
                 connection.register(
                     "_new_keys", pa.table({"hand_key": pa.array(new_keys, pa.int64())})
                 )
