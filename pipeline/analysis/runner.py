@@ -112,8 +112,11 @@ def plan_tasks(
     hands: int | None = None,
     settings: GradeSettings | None = None,
     rules: RuleSet | None = None,
+    decisions: bool = True,
 ) -> tuple[list[_Task], AnalysisSummary]:
-    """Read the chosen hands and stored sums; one task per (hand, graded player)."""
+    """Read the chosen hands and stored sums; one task per (hand, graded player).
+
+    ``decisions`` false keeps only the Fantasyland hands (compared with the solver)."""
     settings = settings or GradeSettings()
     settings.check()
     summary = AnalysisSummary()
@@ -134,7 +137,7 @@ def plan_tasks(
                 continue
             summary.hands += 1
             for index, seat in enumerate(view.seats):
-                if player is None or seat.name == player:
+                if (player is None or seat.name == player) and (decisions or seat.fantasyland):
                     wanted.append((view, index, rule_set))
         decision_keys = [
             (view.hand_key, view.seats[index].name, street + 1)
@@ -168,16 +171,18 @@ def analyze_database(
     jobs: int = 1,
     rules: RuleSet | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    decisions: bool = True,
 ) -> AnalysisSummary:
     """Grade the decisions of the ``hands`` most recent hands with streets (of ``player``, or of
     everyone) and store them. ``on_progress(done, total)`` is called as players' hands finish
-    (counts are decisions, Fantasyland hands counting one).
+    (counts are decisions, Fantasyland hands counting one). ``decisions`` false compares only
+    the Fantasyland hands with the solver (fast: milliseconds a hand).
 
     Raises ValueError for unusable settings, FileNotFoundError for a missing database.
     """
     started = time.perf_counter()
     settings = settings or GradeSettings()
-    tasks, summary = plan_tasks(database, player, hands, settings, rules)
+    tasks, summary = plan_tasks(database, player, hands, settings, rules, decisions)
     total = sum(_task_size(task) for task in tasks)
     done = 0
     if on_progress:

@@ -58,6 +58,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="samples before clearly worse alternatives stop (doubling up to --rollouts); "
              "0 gives every alternative --rollouts samples (default: %(default)d)",
     )
+    parser.add_argument(
+        "--fantasyland-only", action="store_true",
+        help="only compare the Fantasyland hands with the exact solver (fast; with neither "
+             "--player nor --hands: every Fantasyland hand in the database)",
+    )
     add_rules_option(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=run)
@@ -89,6 +94,7 @@ def run(arguments: argparse.Namespace) -> int:
         summary = analyze_database(
             arguments.db, player=arguments.player, hands=arguments.hands, settings=settings,
             jobs=arguments.jobs, rules=rules, on_progress=update,
+            decisions=not arguments.fantasyland_only,
         )
     finally:
         if progress is not None:

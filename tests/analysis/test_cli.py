@@ -138,3 +138,14 @@ def test_solve_fl_refuses_bad_input(arguments: list[str], message: str,
                                     capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["solve-fl", *arguments]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_fantasyland_only_compares_every_fantasyland_hand(
+    certain_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    database = tmp_path / "fl.duckdb"
+    shutil.copy(certain_db, database)
+    assert main(["analyze", "--db", str(database), "--fantasyland-only", "--quiet"]) == 0
+    assert "graded 0 decisions" in capsys.readouterr().out
+    assert _rows(database, "SELECT count(*) FROM decision_grades") == [(0,)]
+    assert _rows(database, "SELECT player, cards_dealt FROM fantasyland_grades") == [("ann", 14)]
