@@ -112,14 +112,16 @@ _BOARD_FIELDS = (
 
 
 class Bot(Protocol):
-    """A strategy: picks one valid option per board."""
+    """A strategy: picks one valid option per board. ``uses_chance`` says whether it needs the
+    random numbers passed to :meth:`choose` (they are drawn only for bots that do)."""
 
     name: str
     description: str
+    uses_chance: bool
 
     def choose(self, options: Options, uniforms: np.ndarray) -> np.ndarray:
         """The chosen pattern index for each board. ``uniforms`` holds one random number in
-        [0, 1) per board from the board's own session, for bots that need chance."""
+        [0, 1) per board from the board's own session (zeros for bots without chance)."""
         ...
 
 
@@ -162,7 +164,7 @@ def _ordered_chance(
     variance from the truncated normal. The middle is compared with the top at ``middle_mean``
     (what the player can make of it) and with the bottom at ``middle_low`` (what the player can
     keep it down to)."""
-    spread = np.sqrt(top_variance + middle_variance + 1e-9)
+    spread = np.sqrt(top_variance + middle_variance + 1e-6)
     alpha = (top_mean - middle_mean) / spread
     above = 1.0 - normal_cdf(alpha)
     density = _INVERSE_ROOT_TWO_PI * np.exp(-0.5 * alpha * alpha)
@@ -171,13 +173,15 @@ def _ordered_chance(
     conditional_mean = middle_low + share * spread * mills
     conditional_variance = middle_variance * np.maximum(1.0 - share * mills * (mills - alpha), 0.0)
     below = normal_cdf(
-        (bottom_mean - conditional_mean) / np.sqrt(bottom_variance + conditional_variance + 1e-9)
+        (bottom_mean - conditional_mean) / np.sqrt(bottom_variance + conditional_variance + 1e-6)
     )
     return above * below
 
 
 class HeuristicBot:
     """Scores every option with the row outlooks and takes the best (see the module docstring)."""
+
+    uses_chance = False
 
     def __init__(
         self, name: str, description: str, style: Style,
@@ -200,11 +204,11 @@ class HeuristicBot:
         if options.variant is Variant.LOWBALL_PINEAPPLE:
             top_under_bottom = 1.0 - normal_cdf(
                 (options.top_mean - bottom_mean)
-                / np.sqrt(options.top_variance + options.bottom_variance + 1e-9)
+                / np.sqrt(options.top_variance + options.bottom_variance + 1e-6)
             )
             qualifying_under_bottom = 1.0 - normal_cdf(
                 (options.top_fantasyland_mean - bottom_mean)
-                / np.sqrt(options.top_fantasyland_variance + options.bottom_variance + 1e-9)
+                / np.sqrt(options.top_fantasyland_variance + options.bottom_variance + 1e-6)
             )
             legal = options.middle_qualify * top_under_bottom
             legal_with_fantasyland = options.middle_qualify * qualifying_under_bottom
@@ -247,6 +251,7 @@ class RandomBot:
 
     name = "random"
     description = "places the cards any legal way, at random (a baseline)"
+    uses_chance = True
 
     def choose(self, options: Options, uniforms: np.ndarray) -> np.ndarray:
         """A random valid option per board, drawn with the board's uniform number."""

@@ -11,12 +11,14 @@ hand in which anyone played Fantasyland.
 Speed: sessions are independent (each has its own seed and starts fresh), so :func:`play_sessions`
 plays the n-th hand of many sessions side by side and lets the bots decide a street for all
 those boards in one vectorised call; judging and settling are batched the same way. Every
-random draw comes from the session's own generator, in the session's own order, so a session
+random draw comes from the session's own generators (decks from a numpy generator, the rest from
+a :class:`random.Random`, both seeded from the plan), in the session's own order, so a session
 plays the same hands whichever sessions it is played beside.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from collections.abc import Sequence
@@ -104,6 +106,7 @@ class _Session:
 
     plan: SessionPlan
     rng: random.Random
+    deck_rng: np.random.Generator
     button: int
     fantasyland: list[int]
     moment: datetime
@@ -147,10 +150,12 @@ def play_sessions(
     sessions = []
     for plan in plans:
         rng = random.Random(plan.seed)
+        deck_seed = int.from_bytes(hashlib.sha256(plan.seed.encode()).digest()[:8], "little")
         seats = len(plan.players)
         sessions.append(
             _Session(
-                plan, rng, rng.randrange(seats), [0] * seats, plan.start, 0, SessionResult(plan),
+                plan, rng, np.random.default_rng(deck_seed), rng.randrange(seats), [0] * seats,
+                plan.start, 0, SessionResult(plan),
                 [json.dumps(player.name, ensure_ascii=False) for player in plan.players],
                 json.dumps(plan.table, ensure_ascii=False),
             )
@@ -181,8 +186,7 @@ def _start_hand(session: _Session) -> _Hand:
     if session.played:
         low, high = HAND_GAP_SECONDS[session.plan.variant]
         session.moment += timedelta(seconds=session.rng.randint(low, high))
-    deck = list(range(52))
-    session.rng.shuffle(deck)
+    deck = session.deck_rng.permutation(52).tolist()
     seats = len(session.plan.players)
     order = [(session.button + 1 + offset) % seats for offset in range(seats)]
     normal = [seat for seat in order if not session.fantasyland[seat]]
@@ -239,7 +243,7 @@ def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
         if position == count or owners[position][0] != owners[start][0]:
             ranges.append((BOTS[owners[start][0]], slice(start, position)))
             start = position
-    rngs = [hands[owner[1]].session.rng for owner in owners]
+    chance = [bot.uses_chance for bot, _ in ranges]
     outlooks = row_outlooks(variant, rules)
 
     keys = np.zeros((count, 3), dtype=np.int64)
@@ -257,10 +261,15 @@ def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
         subsets = pattern_subsets(shape.dealt, shape.discarded)
         street = _StreetRows(dealt, keys, counts, suits)
         options = street.options(variant, patterns, subsets, outlooks)
-        uniforms = np.asarray([rng.random() for rng in rngs])
         chosen = np.zeros(count, dtype=np.int64)
-        for bot, boards in ranges:
-            chosen[boards] = bot.choose(options.take(boards), uniforms[boards])
+        for (bot, boards), needs_chance in zip(ranges, chance, strict=True):
+            if needs_chance:
+                uniforms = np.asarray([
+                    hands[owner[1]].session.rng.random() for owner in owners[boards]
+                ])
+            else:
+                uniforms = np.zeros(boards.stop - boards.start)
+            chosen[boards] = bot.choose(options.take(boards), uniforms)
         before = counts
         keys, counts, suits = street.after(subsets[chosen])
         within = _order_within_rows(patterns)[chosen]
@@ -339,7 +348,7 @@ class _StreetRows:
             state = np.maximum(index[np.where(fits, key + count * KEY_LIMIT, 0)], 0)
             columns = subsets[:, row]
             valid &= fits[:, columns]
-            fields[f"open_{name}"] = (ROW_SIZES[row] - count)[:, columns]
+            fields[f"open_{name}"] = (ROW_SIZES[row] - count).astype(np.float32)[:, columns]
             if row == 0:
                 per_subset = {
                     "mean": outlooks.top_mean[state], "variance": outlooks.top_variance[state],

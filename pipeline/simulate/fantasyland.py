@@ -25,7 +25,7 @@ import itertools
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 
 import numpy as np
 
@@ -277,9 +277,7 @@ class _Solver:
         self._high_array = high
         self._middle_array = middle_value
         self.three_masks = threes.masks
-        self.five_high: list[int] = high.tolist()
-        self.five_middle: list[int] = middle_value.tolist()
-        self.three_high: list[int] = top.tolist()
+        self._top_array = top
         self.bottoms, self.bottom_filler_cap, self.bottom_arrays = self._candidates(
             bottom_royalty, bottom_stay, fives.mask_array, high, -high
         )
@@ -303,6 +301,21 @@ class _Solver:
             [bits[:, 0] | bits[:, 1], bits[:, 0] | bits[:, 2], bits[:, 1] | bits[:, 2]],
             bits.sum(axis=1),
         ).tolist()
+
+    @cached_property
+    def five_high(self) -> list[int]:
+        """High value of every five-card subset (a list: fast single lookups)."""
+        return self._high_array.tolist()
+
+    @cached_property
+    def five_middle(self) -> list[int]:
+        """The value that orders each five-card subset as a middle (2-7: its low value)."""
+        return self._middle_array.tolist() if self.lowball else self.five_high
+
+    @cached_property
+    def three_high(self) -> list[int]:
+        """Value of every three-card subset."""
+        return self._top_array.tolist()
 
     def _candidates(
         self,

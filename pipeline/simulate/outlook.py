@@ -286,14 +286,17 @@ def row_outlooks(variant: Variant, rules: RuleSet) -> RowOutlooks:
     bottom = np.asarray(royalties.bottom, dtype=np.float64)
     middle = np.asarray(royalties.middle, dtype=np.float64)
     low = np.asarray(royalties.lowball_middle, dtype=np.float64)
-    return RowOutlooks(
-        top_mean=top.mean, top_variance=top.variance, top_royalty=top_royalty,
-        top_fantasyland=fantasyland,
-        top_fantasyland_mean=fantasyland_mean, top_fantasyland_variance=fantasyland_variance,
-        top_floor=_floor(3), five_floor=_floor(5),
-        five_mean=both("mean"), five_variance=both("variance"),
-        bottom_royalty=np.einsum("ics,c->is", classes, bottom),
-        middle_royalty=np.einsum("ics,c->is", classes, middle),
-        low_qualify=low_classes[:, 1:, :].sum(axis=1),
-        low_royalty=np.einsum("ics,c->is", low_classes, low),
-    )
+    arrays = {
+        "top_mean": top.mean, "top_variance": top.variance, "top_royalty": top_royalty,
+        "top_fantasyland": fantasyland, "top_fantasyland_mean": fantasyland_mean,
+        "top_fantasyland_variance": fantasyland_variance,
+        "top_floor": _floor(3), "five_floor": _floor(5),
+        "five_mean": both("mean"), "five_variance": both("variance"),
+        "bottom_royalty": np.einsum("ics,c->is", classes, bottom),
+        "middle_royalty": np.einsum("ics,c->is", classes, middle),
+        "low_qualify": low_classes[:, 1:, :].sum(axis=1),
+        "low_royalty": np.einsum("ics,c->is", low_classes, low),
+    }
+    # float32 halves the memory traffic of the bots' arithmetic; the scale's kicker fraction
+    # (1/65536) stays distinguishable below 128.
+    return RowOutlooks(**{name: array.astype(np.float32) for name, array in arrays.items()})
