@@ -13,6 +13,7 @@ from pipeline.formats import FORMATS
 from pipeline.ingest import (
     DEFAULT_BATCH_SIZE,
     FOLDER_SUFFIXES,
+    PARALLEL_MIN_BYTES,
     DatabaseError,
     IngestError,
     IngestSummary,
@@ -53,6 +54,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--batch-size", type=int, default=DEFAULT_BATCH_SIZE, metavar="N",
         help="records per transaction (default: %(default)d)",
+    )
+    parser.add_argument(
+        "--workers", type=int, metavar="N",
+        help="processes that parse canonical JSON Lines (default: every core for files of "
+             f"{PARALLEL_MIN_BYTES >> 20} MB or more; 1 = none)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=run)
@@ -110,6 +116,7 @@ def run(arguments: argparse.Namespace) -> int:
             arguments.paths, arguments.db, rules=rules, format=arguments.format,
             game=arguments.variant, progress=not arguments.quiet,
             batch_size=arguments.batch_size, session_gap=arguments.session_gap,
+            workers=arguments.workers,
         )
     except DatabaseError as error:
         raise CommandError(str(error), code=1) from error

@@ -72,6 +72,7 @@ def test_rules_variant_and_format_options(tmp_path: Path, arena_logs: Path) -> N
     renamed.write_bytes((arena_logs / "ofc-pineapple.jsonl").read_bytes())
 
     assert main(["ingest", str(renamed), "--db", str(database), "--variant", "ofc-pineapple",
+                 "--workers", "2",
                  "--format", "poker-arena", "--rules", "progressive", "--quiet"]) == 0
 
     assert count(database, "hands") == 3
@@ -82,7 +83,8 @@ def test_rules_variant_and_format_options(tmp_path: Path, arena_logs: Path) -> N
 def test_rescore_command_with_a_rules_file(tmp_path: Path, capsys) -> None:
     database = tmp_path / "db.duckdb"
     main(["ingest", str(write_jsonl(tmp_path / "a.jsonl", [deal_hand(s) for s in range(10)])),
-          "--db", str(database), "--quiet"])
+          "--db", str(database), "--quiet", "--workers", "2", "--batch-size", "4"])
+    assert count(database, "hands") == 10
     rules = tmp_path / "scoop6.toml"
     rules.write_text('name = "scoop6"\n[scoring]\nscoop_bonus = 6\n', encoding="utf-8")
     capsys.readouterr()
