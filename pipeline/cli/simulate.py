@@ -134,9 +134,11 @@ def summary_table(summary: RunSummary) -> Table:
     """Per-bot figures of a run as a rich table."""
     table = Table(title=f"{summary.hands:,} hands, {summary.sessions} sessions, "
                         f"{summary.players} players")
-    for heading in ("bot", "players", "boards", "fouls", "FL entered", "FL hands", "FL stays",
-                    "royalties/hand", "points/hand"):
-        table.add_column(heading, justify="left" if heading == "bot" else "right")
+    table.caption = ("FL entries: hands that earned Fantasyland; in FL: hands played in it; "
+                     "stays: of those, hands that stayed; royalties and points per hand")
+    for heading in ("bot", "players", "boards", "fouls", "FL entries", "in FL", "stays",
+                    "royalties", "points"):
+        table.add_column(heading, justify="left" if heading == "bot" else "right", no_wrap=True)
     for name in sorted(summary.stats, key=lambda bot: list(BOTS).index(bot) if bot in BOTS else 99):
         stats = summary.stats[name]
         table.add_row(
@@ -179,12 +181,13 @@ def run(arguments: argparse.Namespace) -> int:
     except OSError as error:
         raise CommandError(f"cannot write {arguments.out}: {error.strerror or error}") from error
     if arguments.summary:
-        Console(file=sys.stdout).print(summary_table(summary))
+        width = None if sys.stdout.isatty() else 120
+        Console(file=sys.stdout, width=width).print(summary_table(summary))
     if not arguments.quiet:
         errors.print(
             f"wrote {summary.hands:,} hands ({summary.sessions} sessions, {summary.players} "
             f"players) to {summary.path} in {summary.seconds:.1f} s "
             f"({summary.hands_per_second:,.0f} hands/s)",
-            highlight=False,
+            highlight=False, soft_wrap=True,
         )
     return 0

@@ -25,7 +25,7 @@ import itertools
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 
 import numpy as np
 
@@ -156,6 +156,16 @@ class _ScoreCap:
         """The best score of a subset valued at most ``value``."""
         position = bisect_right(self.values, value)
         return self.best_so_far[position - 1] if position else 0
+
+
+@lru_cache(maxsize=1 << 16)
+def _free_subset_indexes(count: int, size: int, free: int) -> tuple[int, ...]:
+    """Indexes (among all ``size``-subsets of ``count`` positions) of the subsets of ``free``."""
+    bits = [1 << position for position in range(count) if free >> position & 1]
+    if len(bits) < size:
+        return ()
+    index_of = _index_of_mask(count, size)
+    return tuple(index_of[sum(chosen)] for chosen in itertools.combinations(bits, size))
 
 
 @cache
@@ -535,21 +545,9 @@ class _Solver:
         """The strongest subset of the free cards with floor <= value <= ceiling, or -1."""
         if ceiling < floor:
             return -1
-        free = self.all_mask & ~used
-        bits = [1 << position for position in range(len(self.cards)) if free >> position & 1]
-        extra = len(bits) - size
-        if extra < 0:
-            return -1
-        index_of = _index_of_mask(len(self.cards), size)
         best = -1
         best_value = floor - 1
-        if extra <= 2:
-            total = sum(bits)
-            masks = (total - sum(left) for left in itertools.combinations(bits, extra))
-        else:
-            masks = (sum(chosen) for chosen in itertools.combinations(bits, size))
-        for mask in masks:
-            index = index_of[mask]
+        for index in _free_subset_indexes(len(self.cards), size, self.all_mask & ~used):
             value = values[index]
             if best_value < value <= ceiling:
                 best, best_value = index, value
@@ -572,10 +570,8 @@ class _Solver:
             chosen = chosen[keep]
             return chosen[np.lexsort((chosen, -chosen_values[keep]))].tolist()
         values = self.five_middle if middle else self.five_high
-        bits = [1 << position for position in range(len(self.cards)) if free >> position & 1]
-        index_of = _index_of_mask(len(self.cards), 5)
         listed = [
-            index for index in (index_of[sum(subset)] for subset in itertools.combinations(bits, 5))
+            index for index in _free_subset_indexes(len(self.cards), 5, free)
             if floor <= values[index] <= ceiling
         ]
         listed.sort(key=lambda index: (-values[index], index))
