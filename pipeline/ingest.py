@@ -42,6 +42,7 @@ from typing import Any
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline import store
 from pipeline.evaluate import ScoredHand, score_records
@@ -200,31 +201,36 @@ _ROW_CODE = {row: index for index, row in enumerate(ROWS)}
 
 
 def content_hash(hand: HandRecord) -> str:
-    """A hash of everything a validated record says (formatting and card spelling aside)."""
-    parts: list[str] = [
+    """A hash of everything a validated record says (formatting and card spelling aside).
+
+    Hand fields as text; per player its name (length-prefixed), seat, Fantasyland flag,
+    reported points and extras, then the cards as bytes: the board, and per street the cards
+    dealt, the placements (card and row) and the discards, each street framed by marker bytes
+    no card code uses.
+    """
+    header = "\x1f".join((
         hand.hand_id, hand.site, hand.table or "", hand.started_at or "", hand.variant.value,
         hand.rules, hand.button or "",
         json.dumps(hand.extra, sort_keys=True, ensure_ascii=False, default=str)
         if hand.extra else "",
-    ]
-    row_code = _ROW_CODE
+    ))
+    parts = [header.encode("utf-8", "surrogatepass")]
+    pair_code = _PAIR_CODE.__getitem__
     for player in hand.players:
         reported = player.reported_points
         parts.append(
-            f"{player.name}\x1e{player.seat}\x1e{int(player.fantasyland)}\x1e"
-            f"{'' if reported is None else float(reported)!r}\x1e"
-            f"{bytes(player.board.cards).hex()}"
+            f"\x1e{len(player.name)}:{player.name}\x1f{player.seat}\x1f{int(player.fantasyland)}"
+            f"\x1f{'' if reported is None else float(reported)!r}\x1f"
+            f"{json.dumps(player.extra, sort_keys=True, ensure_ascii=False, default=str) if player.extra else ''}"
+            .encode("utf-8", "surrogatepass")
         )
+        parts.append(bytes(player.board.cards))
         if player.streets is not None:
             for street in player.streets:
-                placed = bytes(card * 3 + row_code[row] for card, row in street.placed)
-                parts.append(
-                    f"{bytes(street.dealt).hex()}/{placed.hex()}/{bytes(street.discarded).hex()}"
-                )
-        if player.extra:
-            parts.append(json.dumps(player.extra, sort_keys=True, ensure_ascii=False, default=str))
-    digest = hashlib.blake2b("\x1f".join(parts).encode("utf-8", "surrogatepass"), digest_size=16)
-    return digest.hexdigest()
+                parts.append(b"\xff" + bytes(street.dealt) + b"\xfe"
+                             + bytes(map(pair_code, street.placed)) + b"\xfd"
+                             + bytes(street.discarded))
+    return hashlib.blake2b(b"".join(parts), digest_size=16).hexdigest()
 
 
 def _reject_key(path: str, line: int | None, reason: str, raw: str) -> str:
@@ -493,89 +499,86 @@ _ROW_ARRAY = pa.array([row.value for row in ROWS], pa.string())
 _STREET_TABLES = ("placements", "discards")
 
 
-class _BatchTables:
-    """Columns of every hand-data table for the hands of one batch.
+_PAIR_CODE: dict[tuple[int, Any], int] = {
+    (card, row): card * 3 + index for card in range(52) for index, row in enumerate(ROWS)
+}
+"""(card, row) placement → one byte: card * 3 + row index."""
 
-    Placements and discards (most of the rows) are gathered as card-code bytes per street and
-    expanded into columns with numpy and Arrow at the end, not card by card in Python.
+
+def _rows_table(name: str, rows: list[tuple]) -> pa.Table:
+    """Row tuples (in the table's column order) as an Arrow table: transposed in one go."""
+    schema = _TABLE_SCHEMAS[name]
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+    return pa.Table.from_arrays(
+        [pa.array(values, type=field.type) for values, field in zip(columns, schema, strict=True)],
+        schema=schema,
+    )
+
+
+class _BatchTables:
+    """Rows of every hand-data table for the hands of one batch.
+
+    Rows are gathered as tuples and transposed once at the end; placements, discards and board
+    texts (most of the data) are gathered as card-code bytes and expanded with numpy and Arrow,
+    not card by card in Python.
     """
 
     def __init__(self) -> None:
-        self.tables = {
-            name: _Columns(_TABLE_SCHEMAS[name])
-            for name in ("hands", "seats", "boards", "evaluations", "matchups", "results")
+        self.rows: dict[str, list[tuple]] = {
+            name: [] for name in ("hands", "seats", "evaluations", "matchups", "results")
         }
+        self._board_keys: list[int] = []
+        self._board_players: list[str] = []
+        self._board_cards = bytearray()
         self._street_keys: list[int] = []
         self._street_players: list[str] = []
         self._street_numbers: list[int] = []
         self._placed_counts: list[int] = []
         self._discard_counts: list[int] = []
-        self._placed_cards = bytearray()
-        self._placed_rows = bytearray()
+        self._placed = bytearray()
         self._discarded = bytearray()
 
     def add(
         self, key: int, digest: str, hand: HandRecord, scored: ScoredHand, path: str, line: int
     ) -> None:
-        """Add one hand (validated and scored) to the columns."""
+        """Add one hand (validated and scored) to the rows."""
         self.add_hand(key, digest, hand, path, line)
         self.add_verdicts(key, hand, scored)
 
     def add_hand(self, key: int, digest: str, hand: HandRecord, path: str, line: int) -> None:
         """Rows of the rule-independent tables: hands, seats, placements, discards, boards."""
-        text = _CARD_TEXT
-        row_code = _ROW_CODE
         players = hand.players
-        for column, value in zip(self.tables["hands"].columns, (
+        self.rows["hands"].append((
             key, hand.site, hand.hand_id, hand.table, _utc_timestamp(hand.started_at),
             hand.variant.value, hand.rules, hand.button, len(players),
             all(player.streets is not None for player in players),
             any(player.fantasyland for player in players), digest, path, line,
             _json_or_none(hand.extra),
-        ), strict=True):
-            column.append(value)
+        ))
         position = {player.name: index for index, player in enumerate(hand.action_order())}
-        (s_key, s_player, s_seat, s_position, s_button, s_fantasyland, s_dealt, s_reported,
-         s_extra) = self.tables["seats"].columns
-        (b_key, b_player, b_top, b_middle, b_bottom) = self.tables["boards"].columns
-        street_keys = self._street_keys
-        street_players = self._street_players
-        street_numbers = self._street_numbers
-        placed_counts = self._placed_counts
-        discard_counts = self._discard_counts
-        placed_cards = self._placed_cards
-        placed_rows = self._placed_rows
-        discarded = self._discarded
+        seats = self.rows["seats"]
         button = hand.button
+        pair_code = _PAIR_CODE.__getitem__
         for player in players:
             name = player.name
-            s_key.append(key)
-            s_player.append(name)
-            s_seat.append(player.seat)
-            s_position.append(position[name])
-            s_button.append(name == button)
-            s_fantasyland.append(player.fantasyland)
-            s_dealt.append(player.cards_dealt)
-            s_reported.append(player.reported_points)
-            s_extra.append(_json_or_none(player.extra))
-            board = player.board
-            b_key.append(key)
-            b_player.append(name)
-            b_top.append(" ".join([text[card] for card in board.top]))
-            b_middle.append(" ".join([text[card] for card in board.middle]))
-            b_bottom.append(" ".join([text[card] for card in board.bottom]))
+            seats.append((
+                key, name, player.seat, position[name], name == button, player.fantasyland,
+                player.cards_dealt, player.reported_points, _json_or_none(player.extra),
+            ))
+            self._board_keys.append(key)
+            self._board_players.append(name)
+            self._board_cards += bytes(player.board.cards)
             if player.streets is None:
                 continue
             for number, street in enumerate(player.streets, 1):
                 placed = street.placed
-                street_keys.append(key)
-                street_players.append(name)
-                street_numbers.append(number)
-                placed_counts.append(len(placed))
-                placed_cards += bytes([card for card, _ in placed])
-                placed_rows += bytes([row_code[row] for _, row in placed])
-                discard_counts.append(len(street.discarded))
-                discarded += bytes(street.discarded)
+                self._street_keys.append(key)
+                self._street_players.append(name)
+                self._street_numbers.append(number)
+                self._placed_counts.append(len(placed))
+                self._placed += bytes(map(pair_code, placed))
+                self._discard_counts.append(len(street.discarded))
+                self._discarded += bytes(street.discarded)
 
     def _street_table(self, name: str) -> pa.Table:
         """Placements or discards, expanded from the per-street card bytes."""
@@ -589,56 +592,61 @@ class _BatchTables:
             "street": pa.array(np.asarray(self._street_numbers, np.int8)[streets]),
         }
         if name == "placements":
+            codes = np.frombuffer(bytes(self._placed), np.uint8).astype(np.int64)
             starts = np.cumsum(counts) - counts
             columns["card_order"] = pa.array(
                 (np.arange(len(streets)) - np.repeat(starts, counts)).astype(np.int8)
             )
-            columns["card"] = _CARD_ARRAY.take(
-                pa.array(np.frombuffer(bytes(self._placed_cards), np.uint8))
-            )
-            columns["row_name"] = _ROW_ARRAY.take(
-                pa.array(np.frombuffer(bytes(self._placed_rows), np.uint8))
-            )
+            columns["card"] = _CARD_ARRAY.take(pa.array(codes // 3))
+            columns["row_name"] = _ROW_ARRAY.take(pa.array(codes % 3))
         else:
             columns["card"] = _CARD_ARRAY.take(
-                pa.array(np.frombuffer(bytes(self._discarded), np.uint8))
+                pa.array(np.frombuffer(bytes(self._discarded), np.uint8).astype(np.int64))
             )
         return pa.Table.from_pydict(columns, schema=_TABLE_SCHEMAS[name])
 
+    def _boards_table(self) -> pa.Table:
+        """Final boards: row texts joined from the 13 card codes of each board."""
+        codes = np.frombuffer(bytes(self._board_cards), np.uint8).astype(np.int64).reshape(-1, 13)
+        texts = [_CARD_ARRAY.take(pa.array(codes[:, column])) for column in range(13)]
+
+        def joined(first: int, last: int) -> pa.Array:
+            return pc.binary_join_element_wise(*texts[first:last], " ")
+
+        return pa.Table.from_pydict({
+            "hand_key": pa.array(self._board_keys, pa.int64()),
+            "player": pa.array(self._board_players, pa.string()),
+            "top": joined(0, 3), "middle": joined(3, 8), "bottom": joined(8, 13),
+        }, schema=_TABLE_SCHEMAS["boards"])
+
     def add_verdicts(self, key: int, hand: HandRecord, scored: ScoredHand) -> None:
         """Rows of the rule-dependent tables: evaluations, matchups, results."""
-        evaluations = self.tables["evaluations"].columns
+        evaluations = self.rows["evaluations"]
         ruleset = scored.rules
         for verdict in scored.players:
             royalties = verdict.royalties
-            for column, value in zip(evaluations, (
+            evaluations.append((
                 key, verdict.name, ruleset, *verdict.classes, *verdict.values, verdict.foul,
                 *royalties, sum(royalties), verdict.fantasyland_cards > 0,
                 verdict.fantasyland_cards, *verdict.raw_royalties,
-            ), strict=True):
-                column.append(value)
-        matchups = self.tables["matchups"].columns
+            ))
+        matchups = self.rows["matchups"]
         for pair in scored.pairs:
-            won = sum(1 for outcome in pair.rows if outcome > 0)
-            lost = sum(1 for outcome in pair.rows if outcome < 0)
-            for values in (
-                (key, pair.first, pair.second, won, lost, pair.scoop, pair.royalty_points,
-                 pair.points, pair.settled),
-                (key, pair.second, pair.first, lost, won, -pair.scoop, -pair.royalty_points,
-                 -pair.points, -pair.settled),
-            ):
-                for column, value in zip(matchups, values, strict=True):
-                    column.append(value)
-        results = self.tables["results"].columns
+            won = pair.rows.count(1)
+            lost = pair.rows.count(-1)
+            matchups.append((key, pair.first, pair.second, won, lost, pair.scoop,
+                             pair.royalty_points, pair.points, pair.settled))
+            matchups.append((key, pair.second, pair.first, lost, won, -pair.scoop,
+                             -pair.royalty_points, -pair.points, -pair.settled))
+        results = self.rows["results"]
         for verdict, why in zip(scored.players, disagreements(hand, scored), strict=True):
-            for column, value in zip(results, (
-                key, verdict.name, verdict.points, verdict.reported_points, why is not None, why,
-            ), strict=True):
-                column.append(value)
+            results.append((key, verdict.name, verdict.points, verdict.reported_points,
+                            why is not None, why))
 
     def arrow(self) -> dict[str, pa.Table]:
         """Every table as Arrow."""
-        tables = {name: columns.table() for name, columns in self.tables.items()}
+        tables = {name: _rows_table(name, rows) for name, rows in self.rows.items()}
+        tables["boards"] = self._boards_table()
         for name in _STREET_TABLES:
             tables[name] = self._street_table(name)
         return tables
