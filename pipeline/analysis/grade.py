@@ -5,10 +5,12 @@ For each alternative the grader keeps running sums over its samples: the value `
 random numbers). Estimates are means, standard errors ``sd / √n``. Sums add up, so a later run
 with more rollouts refines a stored grade (same settings) instead of starting over.
 
-**Racing (pruning dominated alternatives):** every alternative first gets ``screen`` samples;
-one whose difference from the best so far is beyond ``screen_z`` times the sum of both standard
-errors (a bound on the SE of their difference whatever their correlation) is clearly worse and
-gets no more. The rest, and always the chosen one, go on to ``rollouts`` samples.
+**Racing (pruning dominated alternatives):** every alternative first gets ``screen`` samples,
+then the count doubles (2·screen, 4·screen, ...) up to ``rollouts``. At each step an alternative
+more than ``screen_z`` standard errors behind the leader stops: the SE of their paired
+difference on the samples both got in this run, or, without enough of those (stored sums from
+an earlier run), the sum of both SEs (a bound whatever their correlation). The chosen one always
+goes on. ``screen`` 0 gives every alternative the full count.
 
 **Verdict:** the best alternative is the one with the largest mean difference among those that
 ran the full count (the chosen one when none is positive; one that stopped early was clearly
