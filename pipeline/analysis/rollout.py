@@ -114,7 +114,10 @@ class Rollouts:
             group_of = np.arange(lo, hi) // FANTASYLAND_GROUP
             keys = keys.copy()
             rows = np.repeat(np.arange(hi - lo), fantasyland_cards)
-            keys[rows, group_hands[group_of].ravel()] = -1.0
+            # negative keys, increasing in the group deal's own random order: those cards come
+            # first, in that order (so several Fantasyland opponents split them at random)
+            order = np.linspace(-2.0, -1.0, fantasyland_cards, endpoint=False)
+            keys[rows, group_hands[group_of].ravel()] = np.tile(order, hi - lo)
         self.deck = unseen[np.argsort(keys, axis=1, kind="stable")]  # (samples, unseen)
         steps = 1 + len(decision.plan.future)
         self.uniforms = chance_stream.random((hi, steps, len(decision.hand.seats)))[lo:hi]

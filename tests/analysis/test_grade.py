@@ -8,9 +8,17 @@ from pathlib import Path
 import pytest
 
 from pipeline import store
-from pipeline.analysis.decisions import HandView, decision_at, load_hands, select_hands
+from pipeline.analysis.decisions import (
+    HandView,
+    SeatPlay,
+    StreetPlay,
+    decision_at,
+    load_hands,
+    select_hands,
+)
 from pipeline.analysis.grade import GradeSettings, grade_decision
 from pipeline.analysis.rollout import FANTASYLAND_GROUP, Rollouts
+from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import STANDARD
 
 
@@ -168,3 +176,26 @@ def test_an_opponent_in_fantasyland_is_dealt_from_the_unseen_cards(certain_db: P
     assert len({tuple(board) for board in boards.tolist()}) == len(set(groups))
     values = rollouts.values(decision.alternatives().alternatives[:2])
     assert values.shape == (2, 10)
+
+
+def test_two_opponents_in_fantasyland_split_their_cards_at_random() -> None:
+    deck = list(range(51, -1, -1))
+
+    def fantasyland(name: str, position: int, cards: list[int]) -> SeatPlay:
+        placed = tuple((card, 0 if index < 3 else 1 if index < 8 else 2)
+                       for index, card in enumerate(cards[:13]))
+        return SeatPlay(name, position, True, 14, (StreetPlay(placed, tuple(cards[13:])),))
+
+    hero = SeatPlay("hero", 0, False, 17, (StreetPlay(
+        tuple((card, row) for card, row in zip(deck[:5], (2, 2, 1, 1, 0), strict=True)), ()),))
+    hand = HandView(1, "two-fl", Variant.PINEAPPLE, "standard",
+                    (hero, fantasyland("a", 1, deck[5:19]), fantasyland("b", 2, deck[19:33])))
+    decision = decision_at(hand, 0, 0)
+    assert decision.plan.fantasyland == ((1, 0, 14), (2, 14, 14))
+    rollouts = Rollouts(decision, STANDARD, 0, 40, seed=1)
+    first, second = rollouts.deck[:, :14], rollouts.deck[:, 14:28]
+    # neither opponent gets the low half of the Fantasyland cards every time
+    assert not (first.max(axis=1) < second.min(axis=1)).any()
+    assert not (second.max(axis=1) < first.min(axis=1)).any()
+    for sample in rollouts.deck:
+        assert len(set(sample.tolist())) == len(sample)
