@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -16,8 +17,11 @@ from pipeline.cli.common import rules_from_option
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import PRESET_NAMES, STANDARD
 from pipeline.simulate.bots import BOTS, DEFAULT_BOTS
-from pipeline.simulate.simulation import DEFAULT_START, SimulationConfig, SimulationError
-from pipeline.simulate.writer import RunSummary, write_simulation
+from pipeline.simulate.sessions import DEFAULT_START
+
+if TYPE_CHECKING:
+    from pipeline.simulate.simulation import SimulationConfig
+    from pipeline.simulate.writer import RunSummary
 
 PROGRESS_FROM_HANDS = 5000
 """Runs of at least this many hands show a progress bar (unless --quiet)."""
@@ -111,6 +115,8 @@ def parse_start(text: str | None) -> datetime:
 
 def build_config(arguments: argparse.Namespace) -> SimulationConfig:
     """The simulation the arguments ask for (raises CommandError when it cannot be run)."""
+    from pipeline.simulate.simulation import SimulationConfig, SimulationError
+
     bots = tuple(bot.strip() for bot in arguments.bots.split(",") if bot.strip())
     config = SimulationConfig(
         hands=arguments.hands,
@@ -153,6 +159,9 @@ def summary_table(summary: RunSummary) -> Table:
 
 def run(arguments: argparse.Namespace) -> int:
     """Run the simulation and write the file."""
+    from pipeline.simulate.simulation import SimulationError
+    from pipeline.simulate.writer import write_simulation
+
     config = build_config(arguments)
     jobs = arguments.jobs if arguments.jobs > 0 else (os.cpu_count() or 1)
     errors = Console(stderr=True)

@@ -1,0 +1,34 @@
+"""The simulator: a dealer, bots with distinct styles and an exact Fantasyland setter.
+
+* :func:`solve_fantasyland` — the best legal board from 13-17 Fantasyland cards (pure, exact);
+* :class:`SimulationConfig`, :func:`simulate`, :func:`write_simulation` — play planned sessions
+  and write canonical JSON Lines (``ofc simulate``);
+* :data:`BOTS` — the bot registry (``solid``, ``chaser``, ``random``).
+
+The names are loaded on first use, so importing one submodule (the CLI lists the bots) does not
+build every lookup table.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_HOMES = {
+    "BOTS": "bots", "DEFAULT_BOTS": "bots", "Bot": "bots", "HeuristicBot": "bots",
+    "RandomBot": "bots", "Style": "bots",
+    "DEFAULT_STAY_VALUE": "fantasyland", "Arrangement": "fantasyland",
+    "solve_fantasyland": "fantasyland",
+    "BotStats": "simulation", "SessionOutput": "simulation", "SimulationConfig": "simulation",
+    "SimulationError": "simulation", "simulate": "simulation",
+    "RunSummary": "writer", "write_simulation": "writer",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name from its module on first use."""
+    if name not in _HOMES:
+        raise AttributeError(f"module 'pipeline.simulate' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"pipeline.simulate.{_HOMES[name]}"), name)

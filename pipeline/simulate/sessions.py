@@ -14,10 +14,13 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from pipeline.rules.game import Variant
 from pipeline.simulate.players import Player
+
+DEFAULT_START = datetime(2026, 10, 5, 19, 0, tzinfo=UTC)
+"""When the first session starts unless told otherwise (fixed, so runs are reproducible)."""
 
 SESSION_HANDS = (40, 120)
 """Fewest and most hands in a planned session."""

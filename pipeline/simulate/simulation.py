@@ -11,7 +11,7 @@ from __future__ import annotations
 import multiprocessing
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import STANDARD, RuleSet
@@ -19,10 +19,7 @@ from pipeline.simulate.bots import BOTS, DEFAULT_BOTS
 from pipeline.simulate.dealer import fantasyland_deal_sizes, play_sessions
 from pipeline.simulate.fantasyland import DEFAULT_STAY_VALUE
 from pipeline.simulate.players import default_pool_size, player_pool
-from pipeline.simulate.sessions import SessionPlan, plan_sessions
-
-DEFAULT_START = datetime(2026, 10, 5, 19, 0, tzinfo=UTC)
-"""When the first session starts unless told otherwise (fixed, so runs are reproducible)."""
+from pipeline.simulate.sessions import DEFAULT_START, SessionPlan, plan_sessions
 
 FORMAT_FANTASYLAND_SIZES: dict[Variant, frozenset[int]] = {
     Variant.CLASSIC: frozenset((13,)),
