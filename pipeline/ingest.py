@@ -3,9 +3,11 @@
 The one way hand data gets into the database (schemas/database.md). A file is streamed through
 its format reader (:func:`pipeline.formats.read_source`) in batches of ``batch_size`` records;
 each batch is validated (:func:`pipeline.validate.parse_hand`), re-scored in one go
-(:func:`pipeline.evaluate.score_records`), turned into columns and written in **one
+(:func:`pipeline.evaluate.score_records`), turned into columns (Arrow) and written in **one
 transaction** covering every table, rejects included. The write connection is opened per batch
 and closed right after, so the dashboard's short read-only connections get in between batches.
+Large canonical JSON Lines files are parsed, validated and scored by worker processes while this
+process reads lines and writes batches in order; the database is the same as a sequential run's.
 
 Identity and idempotence:
 
@@ -18,7 +20,7 @@ Identity and idempotence:
   run gives: committed batches come back as duplicates, the rest is stored.
 
 :func:`rescore` recomputes evaluations, matchups and results under another rule set from the
-stored boards, without reading any file.
+stored boards, as columns with the batch rules core, without reading any file.
 """
 
 from __future__ import annotations
@@ -368,23 +370,6 @@ def _check_card_text() -> None:
 
 
 _check_card_text()
-
-
-class _Columns:
-    """Column lists for one table, turned into an Arrow table at the end."""
-
-    __slots__ = ("columns", "schema")
-
-    def __init__(self, schema: pa.Schema) -> None:
-        self.schema = schema
-        self.columns: list[list[Any]] = [[] for _ in schema.names]
-
-    def table(self) -> pa.Table:
-        return pa.Table.from_arrays(
-            [pa.array(values, type=column.type) for values, column in
-             zip(self.columns, self.schema, strict=True)],
-            schema=self.schema,
-        )
 
 
 def _utc_timestamp(text: str | None) -> datetime | None:
@@ -958,7 +943,7 @@ def _insert_rejects(connection: duckdb.DuckDBPyConnection, rejects: Sequence[_Re
     """Insert rejects that are not stored yet (keyed by path, line, reason and raw text)."""
     if not rejects:
         return
-    columns = _Columns(_TABLE_SCHEMAS["rejects"])
+    rows: list[tuple] = []
     now = datetime.now(UTC).replace(tzinfo=None)
     seen: set[str] = set()
     for reject in rejects:
@@ -967,12 +952,9 @@ def _insert_rejects(connection: duckdb.DuckDBPyConnection, rejects: Sequence[_Re
         if key in seen:
             continue
         seen.add(key)
-        for column, value in zip(columns.columns, (
-            reject.path, reject.line, reject.hand_id, reject.reason, raw, now, reject.kind,
-            reject.conflict_with, key,
-        ), strict=True):
-            column.append(value)
-    connection.register("_frame_rejects", columns.table())
+        rows.append((reject.path, reject.line, reject.hand_id, reject.reason, raw, now,
+                     reject.kind, reject.conflict_with, key))
+    connection.register("_frame_rejects", _rows_table("rejects", rows))
     try:
         connection.execute(
             "INSERT INTO rejects BY NAME SELECT f.* FROM _frame_rejects f "
