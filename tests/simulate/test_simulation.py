@@ -11,7 +11,7 @@ import pytest
 
 from pipeline.evaluate import score_record
 from pipeline.rules.game import Variant
-from pipeline.rules.ruleset import preset
+from pipeline.rules.ruleset import preset, ruleset_from_mapping
 from pipeline.simulate.simulation import SimulationConfig, SimulationError, simulate
 from pipeline.validate import parse_hand
 from tests.simulate.helpers import lines_of, records_of, sessions_of, when
@@ -47,6 +47,20 @@ def test_every_record_is_valid_and_points_come_from_the_rules_core(
         assert sum(player["reported_points"] for player in record["players"]) == 0
         fantasyland_seen += sum(player["fantasyland"] for player in record["players"])
     assert fantasyland_seen > 0
+
+
+def test_settlement_order_starts_left_of_the_button_under_a_cap() -> None:
+    """With a per-hand cap, points depend on the settlement order (left of the button first):
+    the simulator's points still equal the rules core's re-score of the record."""
+    rules = ruleset_from_mapping({"name": "capped", "scoring": {"cap": 5}})
+    config = SimulationConfig(hands=150, rules=rules, bots=("chaser", "random"), seed=13)
+    capped = 0
+    for record in records_of(config):
+        scored = score_record(parse_hand(record), rules)
+        for player, verdict in zip(record["players"], scored.players, strict=True):
+            assert player["reported_points"] == verdict.points
+        capped += any(pair.points != pair.settled for pair in scored.pairs)
+    assert capped > 10
 
 
 def test_lines_are_canonical_compact_json() -> None:
