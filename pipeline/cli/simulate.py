@@ -176,6 +176,7 @@ def run(arguments: argparse.Namespace) -> int:
                 task = progress.add_task("hands", total=config.hands, rate="")
 
                 def advance(hands: int) -> None:
+                    """Move the bar by a session's hands and show the rate so far."""
                     progress.advance(task, hands)
                     elapsed = progress.tasks[task].elapsed or 0
                     done = progress.tasks[task].completed

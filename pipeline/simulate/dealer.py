@@ -406,6 +406,7 @@ def _street_templates(dealt: int, discards: int) -> tuple[str, ...]:
     (``{0}`` is the first dealt card): exactly what ``json.dumps`` writes for the street."""
 
     def fields(columns: Sequence[int]) -> str:
+        """Format fields for the given dealt cards, comma-separated."""
         return ",".join(f"{{{column}}}" for column in columns)
 
     templates = []

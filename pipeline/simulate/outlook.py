@@ -279,6 +279,7 @@ def row_outlooks(variant: Variant, rules: RuleSet) -> RowOutlooks:
     plain, suited = _outcomes(5, False), _outcomes(5, True)
 
     def both(name: str) -> np.ndarray:
+        """An outcome array for plain and suited states side by side (last axis)."""
         return np.stack([getattr(plain, name), getattr(suited, name)], axis=-1)
 
     classes = both("classes")  # (ids, 10, 2)

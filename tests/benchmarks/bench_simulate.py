@@ -52,7 +52,9 @@ def split(config: SimulationConfig) -> dict[str, float]:
     originals = (dealer.solve_fantasyland, dealer._play_streets, dealer._finish_hands)
 
     def timed(name: str, function):  # noqa: ANN001, ANN202
+        """``function``, adding its CPU time to ``spent[name]``."""
         def wrapper(*arguments, **keywords):  # noqa: ANN002, ANN003, ANN202
+            """Call through, timing."""
             start = time.process_time()
             try:
                 return function(*arguments, **keywords)
