@@ -1473,7 +1473,7 @@ def _score_stored(boards: pa.Table, rules_for: Callable[[str], RuleSet]) -> dict
 def rescore(
     database: str | os.PathLike[str],
     rules: RuleSet | str | None = None,
-    batch_size: int = 100_000,
+    batch_size: int = 250_000,
     progress: bool = False,
 ) -> RescoreSummary:
     """Recompute evaluations, matchups and results of every stored hand, from stored boards.
