@@ -13,7 +13,7 @@ import duckdb
 import pytest
 
 from pipeline.cli import main
-from tests.ingest.conftest import REPO, count, deal_hand, query, write_jsonl
+from tests.ingest.conftest import count, deal_hand, query, write_jsonl
 
 OFC = [sys.executable, "-c", "import sys; from pipeline.cli import main; sys.exit(main())"]
 
@@ -24,7 +24,10 @@ def test_ingest_help_names_the_default_database(capsys: pytest.CaptureFixture[st
     assert "ofc.duckdb in the current folder" in " ".join(capsys.readouterr().out.split())
 
 
-def test_ingest_prints_a_summary_and_progress(tmp_path: Path, arena_logs: Path) -> None:
+def test_ingest_prints_a_summary_and_progress(
+    tmp_path: Path, arena_logs: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     write_jsonl(arena_logs / "mine.jsonl", [deal_hand(1), "oops"])
     result = subprocess.run(
         [*OFC, "ingest", str(arena_logs)], capture_output=True, text=True, cwd=tmp_path,
@@ -45,6 +48,11 @@ def test_ingest_prints_a_summary_and_progress(tmp_path: Path, arena_logs: Path) 
     assert again.returncode == 0
     assert "nothing new: every file was already ingested, unchanged" in again.stdout
     assert again.stderr == ""
+    # The other commands find the default database in the current folder too.
+    monkeypatch.chdir(tmp_path)
+    assert main(["players", "--format", "csv"]) == 0
+    players = capsys.readouterr().out.splitlines()
+    assert players[0].startswith("player,hands,points") and len(players) == 1 + 7
 
 
 def test_fatal_problems_exit_non_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -179,14 +187,3 @@ def test_export_parquet_partitioned_by_site_and_month(tmp_path: Path, arena_logs
         "hive_partitioning = true) ORDER BY 1"
     ).fetchall()
     assert months == [("2026-10",), ("2026-11",), ("unknown",)]
-
-
-def test_default_database_lives_in_the_current_folder(tmp_path: Path) -> None:
-    source = write_jsonl(tmp_path / "a.jsonl", [deal_hand(1)])
-    run = subprocess.run([*OFC, "ingest", str(source), "--quiet"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    players = subprocess.run([*OFC, "players", "--format", "csv"], cwd=tmp_path,
-                             capture_output=True, text=True, timeout=120)
-    assert players.returncode == 0 and players.stdout.count("\n") == 4
-    assert REPO.exists()

@@ -135,7 +135,7 @@ def test_rescore_columns_equal_the_ingest_verdicts(
             for name in ("evaluations", "matchups", "results", "sessions")
         }
         assert any(row[5] for row in tables["results"])  # some hands disagree
-        rescore(database, rules, batch_size=9)
+        rescore(database, rules, batch_size=20)
         for name, rows in tables.items():
             assert table_rows(database, name) == rows, (rules, name)
     # The cap was binding somewhere: settled differs from points.
