@@ -183,3 +183,23 @@ def test_files_are_streamed_in_batches(database: Path) -> None:
 
     assert summary.stored == 30
     assert seen_when_pulled == {24: 20}
+
+
+def test_an_older_database_gets_the_new_columns(tmp_path: Path, database: Path) -> None:
+    import duckdb
+
+    from pipeline.store import MIGRATIONS, ensure_schema
+
+    connection = duckdb.connect(str(database))
+    ensure_schema(connection)
+    for table, column, _ in MIGRATIONS:
+        connection.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    connection.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    connection.close()
+
+    summary = ingest_paths([write_jsonl(tmp_path / "a.jsonl", [deal_hand(1), "oops"])], database)
+
+    assert (summary.stored, summary.rejected) == (1, 1)
+    assert query(database, "SELECT value FROM meta WHERE key = 'schema_version'") == [("2",)]
+    assert count(database, "evaluations", "raw_royalty_top IS NOT NULL") == 3
+    assert count(database, "rejects", "reject_key IS NOT NULL AND kind = 'read'") == 1
