@@ -801,16 +801,22 @@ class _Ingestor:
         with _collector_paused():
             builder = _BatchBuilder(self.resolver)
             pending_progress = 0
-            for record in records:
-                builder.add(record)
-                pending_progress += 1
-                if pending_progress >= 1000 and self.on_records is not None:
-                    self.on_records(pending_progress)
-                    pending_progress = 0
-                if builder.records >= self.batch_size:
+            try:
+                for record in records:
+                    builder.add(record)
+                    pending_progress += 1
+                    if pending_progress >= 1000 and self.on_records is not None:
+                        self.on_records(pending_progress)
+                        pending_progress = 0
+                    if builder.records >= self.batch_size:
+                        self._write(builder.finish(), summary)
+                        builder = _BatchBuilder(self.resolver)
+                        gc.collect(0)
+            except FormatError:
+                # Records read before a reader gave up on the file still land.
+                if builder.records:
                     self._write(builder.finish(), summary)
-                    builder = _BatchBuilder(self.resolver)
-                    gc.collect(0)
+                raise
             if builder.records:
                 self._write(builder.finish(), summary)
             if pending_progress and self.on_records is not None:

@@ -126,3 +126,29 @@ def test_rejects_are_not_doubled_when_a_file_grows(tmp_path: Path, database: Pat
 
     assert (summary.stored, summary.duplicates, summary.rejected) == (1, 2, 1)
     assert count(database, "rejects") == 1
+
+
+def test_records_before_a_reader_gives_up_still_land(
+    tmp_path: Path, database: Path, monkeypatch
+) -> None:
+    """A reader that fails on the whole file midway (FormatError) keeps what it read so far."""
+    import pipeline.ingest as ingest_module
+    from pipeline.formats import FormatError
+
+    source = write_jsonl(tmp_path / "a.jsonl", [deal_hand(seed) for seed in range(5)])
+    real_read_source = ingest_module.read_source
+
+    def failing_reader(path, format=None, game=None):
+        for number, record in enumerate(real_read_source(path, format=format, game=game)):
+            if number == 3:
+                raise FormatError(path, "cannot read past line 3: damaged data")
+            yield record
+
+    monkeypatch.setattr(ingest_module, "read_source", failing_reader)
+
+    summary = ingest_paths([source], database, batch_size=2)
+
+    assert summary.files[0].status == "failed"
+    assert summary.files[0].message == "cannot read past line 3: damaged data"
+    assert summary.stored == 3 and count(database, "hands") == 3
+    assert count(database, "rejects", "kind = 'file' AND line IS NULL") == 1
