@@ -266,18 +266,31 @@ VERDICT_TABLES: dict[str, tuple[str, ...]] = {
 """Tables that depend on the rule set (rebuilt by a re-score), with their key columns."""
 
 
+def _schema_fingerprint() -> str:
+    """A hash of every schema statement and migration: a table added to SCHEMA_STATEMENTS
+    reaches existing databases even without a version bump."""
+    text = "\n".join((*SCHEMA_STATEMENTS, *(" ".join(step) for step in MIGRATIONS)))
+    return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
+
+
 def _schema_is_current(connection: duckdb.DuckDBPyConnection) -> bool:
     try:
         rows = connection.execute(
-            "SELECT value FROM meta WHERE key = 'schema_version'"
+            "SELECT key, value FROM meta WHERE key IN ('schema_version', 'schema_fingerprint')"
         ).fetchall()
     except duckdb.CatalogException:
         return False
-    return bool(rows) and rows[0][0] == str(SCHEMA_VERSION)
+    values = dict(rows)
+    return (
+        values.get("schema_version") == str(SCHEMA_VERSION)
+        and values.get("schema_fingerprint") == _schema_fingerprint()
+    )
 
 
 def ensure_schema(connection: duckdb.DuckDBPyConnection) -> None:
-    """Create every missing table, add columns newer than the database, record the version."""
+    """Create every missing table, add columns newer than the database, record the version.
+
+    Cheap when the database already has this exact schema (one meta lookup)."""
     if _schema_is_current(connection):
         return
     for statement in SCHEMA_STATEMENTS:
@@ -286,6 +299,9 @@ def ensure_schema(connection: duckdb.DuckDBPyConnection) -> None:
         connection.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {column_type}")
     connection.execute(
         "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
+    )
+    connection.execute(
+        "INSERT OR REPLACE INTO meta VALUES ('schema_fingerprint', ?)", [_schema_fingerprint()]
     )
 
 

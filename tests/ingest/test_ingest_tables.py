@@ -203,3 +203,19 @@ def test_an_older_database_gets_the_new_columns(tmp_path: Path, database: Path) 
     assert query(database, "SELECT value FROM meta WHERE key = 'schema_version'") == [("2",)]
     assert count(database, "evaluations", "raw_royalty_top IS NOT NULL") == 3
     assert count(database, "rejects", "reject_key IS NOT NULL AND kind = 'read'") == 1
+
+
+def test_a_table_added_to_the_schema_reaches_existing_databases(database: Path) -> None:
+    import duckdb
+
+    from pipeline.store import connect
+
+    connect(database).close()
+    connection = duckdb.connect(str(database))
+    connection.execute("DROP TABLE sessions")  # as if the table came with a later version
+    connection.execute("UPDATE meta SET value = 'older' WHERE key = 'schema_fingerprint'")
+    connection.close()
+
+    connect(database).close()
+
+    assert count(database, "sessions") == 0  # the table is back
