@@ -741,7 +741,7 @@ def _prepare_canonical_lines(
     """Worker side of the parallel path: parse canonical lines exactly as the canonical reader
     does, validate, score and build columns."""
     builder = _BatchBuilder(RulesResolver(override=rules))
-    parse_line = canonical_reader._parse_line
+    parse_line = canonical_reader.parse_canonical_line
     for line in lines:
         builder.add(parse_line(file_name, line))
     return builder.finish()
@@ -1199,7 +1199,7 @@ def _ingest_file(
 
 def _parallel_workers(workers: int | None, format: str | None, size: int) -> int:
     """How many worker processes to use for a file (1 = none)."""
-    if format != "canonical" or getattr(canonical_reader, "_parse_line", None) is None:
+    if format != "canonical":
         return 1
     if workers is None:
         return (os.cpu_count() or 1) if size >= PARALLEL_MIN_BYTES else 1

@@ -17,7 +17,7 @@ import numpy as np
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet
 from pipeline.simulate.bots import BOTS, pattern_subsets, street_patterns
-from pipeline.simulate.dealer import _order_within_rows, _StreetRows
+from pipeline.simulate.dealer import StreetRows, order_within_rows
 from pipeline.simulate.outlook import row_outlooks
 
 ROW_START = np.asarray((0, 3, 8), dtype=np.int64)
@@ -107,14 +107,14 @@ class ColumnPolicy:
         count, size = dealt.shape
         patterns = street_patterns(size, discards)
         subsets = pattern_subsets(size, discards)
-        street = _StreetRows(dealt, boards.keys, boards.counts, boards.suits)
+        street = StreetRows(dealt, boards.keys, boards.counts, boards.suits)
         options = street.options(self.variant, patterns, subsets, self.outlooks)
         if uniforms is None:
             uniforms = np.zeros(count)
         chosen = self.bot.choose(options, uniforms)
         before = boards.counts
         boards.keys, boards.counts, boards.suits = street.after(subsets[chosen])
-        within = _order_within_rows(patterns)[chosen]
+        within = order_within_rows(patterns)[chosen]
         pattern_rows = patterns[chosen]
         everyone = np.arange(count)
         for column in range(size):

@@ -11,8 +11,7 @@ from pathlib import Path
 from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option
 from pipeline.evaluate import score_output, score_record
-from pipeline.formats.source import MAX_LINE_BYTES, FormatError, SourceLine, read_lines
-from pipeline.formats.source import _split_lines as split_stream_lines
+from pipeline.formats.source import FormatError, SourceLine, read_lines, read_stream_lines
 from pipeline.rules.ruleset import RulesError
 from pipeline.rules_file import RulesResolver
 from pipeline.validate import InvalidHand, parse_hand
@@ -55,7 +54,7 @@ def score_line(text: str, resolver: RulesResolver) -> tuple[dict, bool]:
 
 def _lines(path: str) -> Iterator[SourceLine]:
     if path == "-":
-        return split_stream_lines(sys.stdin.buffer, MAX_LINE_BYTES)
+        return read_stream_lines(sys.stdin.buffer)
     return read_lines(path)
 
 

@@ -74,13 +74,14 @@ def _parse_batch(file_name: str, batch: list[SourceLine]) -> list[SourceRecord]:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return [_parse_line(file_name, line) for line in batch]
+        return [parse_canonical_line(file_name, line) for line in batch]
     finally:
         if was_enabled:
             gc.enable()
 
 
-def _parse_line(file_name: str, line: SourceLine) -> SourceRecord:
+def parse_canonical_line(file_name: str, line: SourceLine) -> SourceRecord:
+    """Turn one line of a canonical JSON Lines file into a :class:`SourceRecord` (ingest workers too)."""
     if line.text is None:
         return SourceRecord(file_name, line.number, clip_raw(line.raw), None, line.error)
     try:

@@ -134,12 +134,15 @@ def read_lines(
             preview = head[:_PREVIEW_BYTES].decode("utf-8", "replace")
             yield SourceLine(1, None, BINARY_FILE_ERROR, preview)
             return
-        yield from _split_lines(stream, max_line_bytes)
+        yield from read_stream_lines(stream, max_line_bytes)
     finally:
         stream.close()
 
 
-def _split_lines(stream: IO[bytes], max_line_bytes: int) -> Iterator[SourceLine]:
+def read_stream_lines(
+    stream: IO[bytes], max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[SourceLine]:
+    """Yield the lines of an already open binary stream (stdin, say) as :class:`SourceLine` values."""
     number = 0
     while True:
         number += 1

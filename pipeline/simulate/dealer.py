@@ -259,7 +259,7 @@ def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
         street_start += shape.dealt
         patterns = street_patterns(shape.dealt, shape.discarded)
         subsets = pattern_subsets(shape.dealt, shape.discarded)
-        street = _StreetRows(dealt, keys, counts, suits)
+        street = StreetRows(dealt, keys, counts, suits)
         options = street.options(variant, patterns, subsets, outlooks)
         chosen = np.zeros(count, dtype=np.int64)
         for (bot, boards), needs_chance in zip(ranges, chance, strict=True):
@@ -272,7 +272,7 @@ def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
             chosen[boards] = bot.choose(options.take(boards), uniforms)
         before = counts
         keys, counts, suits = street.after(subsets[chosen])
-        within = _order_within_rows(patterns)[chosen]
+        within = order_within_rows(patterns)[chosen]
         pattern_rows = patterns[chosen]
         for column in range(shape.dealt):
             row = pattern_rows[:, column]
@@ -293,7 +293,7 @@ def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
         hand.streets[seat] = ",".join(street_json[board])
 
 
-class _StreetRows:
+class StreetRows:
     """The rows of a column of boards and the cards of one street, by subset of those cards.
 
     Every row can receive any subset of the street's cards (2^dealt of them); the state of each
@@ -388,7 +388,7 @@ class _StreetRows:
 _WITHIN_CACHE: dict[int, np.ndarray] = {}
 
 
-def _order_within_rows(patterns: np.ndarray) -> np.ndarray:
+def order_within_rows(patterns: np.ndarray) -> np.ndarray:
     """For each pattern and dealt card: how many earlier cards of the pattern go to its row."""
     key = id(patterns)
     cached = _WITHIN_CACHE.get(key)

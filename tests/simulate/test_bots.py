@@ -17,7 +17,7 @@ from pipeline.simulate.bots import (
     pattern_subsets,
     street_patterns,
 )
-from pipeline.simulate.dealer import _StreetRows
+from pipeline.simulate.dealer import StreetRows
 from pipeline.simulate.outlook import row_outlooks
 from pipeline.simulate.simulation import BotStats, SimulationConfig, merge_stats, simulate
 
@@ -90,7 +90,7 @@ def options_for(dealt_text: str, rows_text: tuple[str, str, str], variant: Varia
     dealt = np.asarray([list(parse_cards(dealt_text))])
     discards = 1 if dealt.shape[1] == 3 else 0
     patterns = street_patterns(dealt.shape[1], discards)
-    street = _StreetRows(dealt, keys, counts, suits)
+    street = StreetRows(dealt, keys, counts, suits)
     return street.options(variant, patterns, pattern_subsets(dealt.shape[1], discards),
                           row_outlooks(variant, preset("standard"))), patterns
 
