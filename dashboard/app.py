@@ -12,7 +12,9 @@ import streamlit as st
 
 from dashboard import components, queries
 
-PAGES = Path(__file__).parent / "pages"
+# Page scripts live in views/, not pages/: a pages/ folder beside the main script would make
+# Streamlit treat this as an old-style multipage app (deep links bypassing app.py).
+PAGES = Path(__file__).parent / "views"
 HOME = "home"
 
 

@@ -53,7 +53,7 @@ def headless(no_browser: bool) -> bool:
 def streamlit_command(database: Path, port: int, host: str | None, no_browser: bool) -> list[str]:
     """The ``streamlit run`` command line for the dashboard."""
     command = [
-        sys.executable, "-m", "dashboard.serve", "run", str(APP),
+        sys.executable, "-m", "streamlit", "run", str(APP),
         "--server.port", str(port),
         "--server.headless", "true" if headless(no_browser) else "false",
         "--browser.gatherUsageStats", "false",

@@ -13,7 +13,7 @@ from pipeline.analysis.grade import GradeSettings
 from pipeline.analysis.runner import analyze_database
 
 APP = Path(__file__).parents[2] / "dashboard" / "app.py"
-PAGE = "pages/decision_grading.py"
+PAGE = "views/decision_grading.py"
 
 
 def _table(app: AppTest, *columns: str):  # noqa: ANN202

@@ -16,8 +16,8 @@ from tests.dashboard.conftest import APP
 from tests.dashboard.fixture_hands import JUN, MARA, OBRIEN, SCRIPT
 
 PAGES = (
-    "pages/overview.py", "pages/player_review.py", "pages/compare_players.py",
-    "pages/point_flow.py", "pages/sessions.py", "pages/hand_browser.py", "pages/data.py",
+    "views/overview.py", "views/player_review.py", "views/compare_players.py",
+    "views/point_flow.py", "views/sessions.py", "views/hand_browser.py", "views/data.py",
 )
 
 
@@ -130,7 +130,7 @@ def test_overview_numbers(fixture_db, expected, monkeypatch) -> None:  # noqa: A
 
 @pytest.mark.parametrize("hero", [MARA, SCRIPT])
 def test_player_review_kpis(fixture_db, expected, monkeypatch, hero) -> None:  # noqa: ANN001
-    app = open_page(app_on(fixture_db, monkeypatch), "pages/player_review.py")
+    app = open_page(app_on(fixture_db, monkeypatch), "views/player_review.py")
     app.selectbox(key="hero").set_value(hero).run()
     assert not app.exception
     totals = expected.players[hero]
@@ -161,14 +161,14 @@ def test_player_review_kpis(fixture_db, expected, monkeypatch, hero) -> None:  #
 
 
 def test_player_review_fantasyland_numbers(fixture_db, monkeypatch) -> None:  # noqa: ANN001
-    app = open_page(app_on(fixture_db, monkeypatch), "pages/player_review.py")
+    app = open_page(app_on(fixture_db, monkeypatch), "views/player_review.py")
     app.selectbox(key="hero").set_value(MARA).run()
     shown = metrics(app)
     assert number(shown["Fantasyland stay"]) == 50.0  # one stay in two Fantasyland hands
 
 
 def test_compare_players_table(fixture_db, expected, monkeypatch) -> None:  # noqa: ANN001
-    app = open_page(app_on(fixture_db, monkeypatch), "pages/compare_players.py")
+    app = open_page(app_on(fixture_db, monkeypatch), "views/compare_players.py")
     table = frame(app, "kpi_table")
     assert set(table["player"].to_list()) == {MARA, JUN, SCRIPT, OBRIEN}
     for player, hands, points, foul_rate in table.select(
@@ -181,7 +181,7 @@ def test_compare_players_table(fixture_db, expected, monkeypatch) -> None:  # no
 
 
 def test_point_flow_pairs(fixture_db, expected, monkeypatch) -> None:  # noqa: ANN001
-    app = open_page(app_on(fixture_db, monkeypatch), "pages/point_flow.py")
+    app = open_page(app_on(fixture_db, monkeypatch), "views/point_flow.py")
     net = frame(app, "net_pairs")
     want = {(p, o): v for (p, o), v in expected.net.items() if v > 0}
     got = {(w, p): v for w, p, v in net.select("winner", "payer", "points").rows()}
@@ -195,7 +195,7 @@ def test_point_flow_pairs(fixture_db, expected, monkeypatch) -> None:  # noqa: A
 
 
 def test_sessions_page(fixture_db, expected, monkeypatch) -> None:  # noqa: ANN001
-    app = open_page(app_on(fixture_db, monkeypatch), "pages/sessions.py")
+    app = open_page(app_on(fixture_db, monkeypatch), "views/sessions.py")
     sessions = frame(app, "session_table")
     assert sessions.height == 8
     for player in expected.players:
@@ -209,7 +209,7 @@ def test_sessions_page(fixture_db, expected, monkeypatch) -> None:  # noqa: ANN0
 
 def test_hand_browser_filters_and_replay(fixture_db, fixture_source, monkeypatch) -> None:  # noqa: ANN001
     records = {record["hand_id"]: record for record in fixture_source[1]}
-    app = open_page(app_on(fixture_db, monkeypatch), "pages/hand_browser.py")
+    app = open_page(app_on(fixture_db, monkeypatch), "views/hand_browser.py")
     assert any("47 hands match" in caption.value for caption in app.caption)
     app.checkbox(key="hb_disagree").check().run()
     assert any("1 hands match" in caption.value for caption in app.caption)
@@ -244,7 +244,7 @@ def test_hand_browser_filters_and_replay(fixture_db, fixture_source, monkeypatch
 
 
 def test_data_page(fixture_db, monkeypatch) -> None:  # noqa: ANN001
-    app = open_page(app_on(fixture_db, monkeypatch), "pages/data.py")
+    app = open_page(app_on(fixture_db, monkeypatch), "views/data.py")
     rejects = frame(app, "rejects")
     reasons = " | ".join(rejects["reason"].to_list())
     assert rejects.height == 2
@@ -266,16 +266,16 @@ def test_player_names_render_as_text_on_every_page(fixture_db, monkeypatch) -> N
     app.multiselect(key="f_players").set_value([SCRIPT, OBRIEN]).run()
     for page in PAGES:
         open_page(app, page)
-        if page == "pages/player_review.py":
+        if page == "views/player_review.py":
             app.selectbox(key="hero").set_value(SCRIPT).run()
         for element in [*app.markdown, *app.caption, *app.get("html")]:
             body = getattr(element, "value", None) or element.proto.body
             assert "<script" not in body, (page, body)
         markdown_bodies = " ".join(e.value for e in [*app.markdown, *app.caption])
-        if page == "pages/player_review.py":
+        if page == "views/player_review.py":
             assert "&lt;script\\>alert\\(1\\)&lt;/script\\>" in markdown_bodies
     # table cells carry the raw names as plain text
-    open_page(app, "pages/compare_players.py")
+    open_page(app, "views/compare_players.py")
     assert {SCRIPT, OBRIEN} <= set(frame(app, "kpi_table")["player"].to_list())
 
 

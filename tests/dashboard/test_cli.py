@@ -18,7 +18,7 @@ def test_dashboard_command_line(tmp_path) -> None:  # noqa: ANN001
     arguments = build_parser().parse_args(["dashboard", "--db", "x.duckdb", "--port", "9999"])
     assert (arguments.db, arguments.port, arguments.no_browser) == ("x.duckdb", 9999, False)
     command = streamlit_command(tmp_path / "x.duckdb", 9999, None, no_browser=True)
-    assert command[1:4] == ["-m", "dashboard.serve", "run"]
+    assert command[1:4] == ["-m", "streamlit", "run"]
     assert command[command.index("--server.port") + 1] == "9999"
     assert command[command.index("--server.headless") + 1] == "true"
     assert command[-2:] == ["--db", str(tmp_path / "x.duckdb")]

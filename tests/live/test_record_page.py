@@ -17,7 +17,7 @@ from pipeline.store import hand_key
 from tests.live import scenario as sc
 
 APP = Path(__file__).parents[2] / "dashboard" / "app.py"
-PAGE = "pages/record.py"
+PAGE = "views/record.py"
 
 
 def record_page(database: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
@@ -178,7 +178,7 @@ def test_a_live_session_on_the_record_page(tmp_path: Path, monkeypatch: pytest.M
         assert connection.execute("SELECT count(*) FROM rejects").fetchall() == [(0,)]
 
     # Once the database has hands, the whole app is there and Record is still one of its pages.
-    app.switch_page("pages/overview.py").run()
+    app.switch_page("views/overview.py").run()
     assert not app.exception, app.exception
     app.switch_page(PAGE).run()
     assert app.title[0].value == "Record"

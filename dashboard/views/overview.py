@@ -53,4 +53,4 @@ with right:
         st.caption("No record was quarantined.")
     else:
         st.dataframe(health, hide_index=True, key="health")
-    st.page_link("pages/data.py", label="Open the Data page", icon="📥")
+    st.page_link("views/data.py", label="Open the Data page", icon="📥")
