@@ -13,7 +13,6 @@ caching results until the next ingest.
 
 from __future__ import annotations
 
-import math
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -1016,17 +1015,6 @@ def disagreement_reasons(db: Database, filters: Filters) -> pl.DataFrame:
 
 
 # --- small statistics (pure) ------------------------------------------------------------------
-
-
-def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
-    """The Wilson score interval of a proportion (95 % by default); (0, 0) without trials."""
-    if trials <= 0:
-        return (0.0, 0.0)
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    margin = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return (max(0.0, centre - margin), min(1.0, centre + margin))
 
 
 # --- coaching report --------------------------------------------------------------------------

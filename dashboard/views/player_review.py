@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, components, queries
+from dashboard import charts, components
 from dashboard.components import kpi, md, percent, signed
+from pipeline.report.stats import wilson_interval
 
 filters = components.current_filters()
 st.title("Player review")
@@ -22,9 +23,9 @@ row = kpis.row(0, named=True)
 st.caption(f"{md(hero)} · {row['hands']:,} hands · intervals are 95 %")
 
 hands = row["hands"]
-foul_low, foul_high = queries.wilson_interval(row["fouls"], hands)
-entry_low, entry_high = queries.wilson_interval(row["fl_entries"], row["entry_chances"])
-stay_low, stay_high = queries.wilson_interval(row["fl_stays"], row["fl_hands"])
+foul_low, foul_high = wilson_interval(row["fouls"], hands)
+entry_low, entry_high = wilson_interval(row["fl_entries"], row["entry_chances"])
+stay_low, stay_high = wilson_interval(row["fl_stays"], row["fl_hands"])
 columns = st.columns(4)
 kpi(columns[0], "Points / hand",
     f"{signed(row['points_per_hand'])} ± {row['points_se']:.2f}",

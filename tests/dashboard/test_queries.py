@@ -122,13 +122,6 @@ def test_hand_replay_data(fixture_db) -> None:  # noqa: ANN001
     assert matchups["settled"].sum() == 0
 
 
-def test_wilson_interval() -> None:
-    low, high = queries.wilson_interval(10, 100)
-    assert (round(low, 4), round(high, 4)) == (0.0552, 0.1744)
-    assert queries.wilson_interval(0, 0) == (0.0, 0.0)
-    assert queries.wilson_interval(0, 20)[0] == 0.0
-
-
 def test_audit_lists_the_one_disagreement(fixture_db) -> None:  # noqa: ANN001
     reasons = queries.disagreement_reasons(fixture_db, Filters())
     assert reasons.rows() == [("points", 1)]
