@@ -19,6 +19,7 @@ from pipeline.rules.game import ROWS, Variant
 from pipeline.rules.ruleset import RuleSet
 from pipeline.rules.scoring import capped_amount, score_hand, settlement_pairs
 from pipeline.rules.values import HIGH_CLASS_LABELS, LOW_CLASS_LABELS
+from pipeline.validate import _plain_constructor
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,74 +142,89 @@ def _score_group(hands: Sequence[HandRecord], variant: Variant, rules: RuleSet) 
     max_players = max(len(hand.players) for hand in hands)
     seats = np.full((len(hands), max_players), -1, dtype=np.int64)
     first_board: list[int] = []
+    orders: list[list[int]] = []  # per hand: settlement order (record indexes), computed once
+    board_cards: list[tuple[int, ...]] = []
+    fantasyland_flags: list[bool] = []
+    pair_first: list[int] = []
+    pair_second: list[int] = []
     board = 0
     for hand_index, hand in enumerate(hands):
         first_board.append(board)
         for player in hand.players:
-            cards[board] = player.board.cards
-            in_fantasyland[board] = player.fantasyland
-            board += 1
+            board_cards.append(player.board.cards)
+            fantasyland_flags.append(player.fantasyland)
         order = _settlement_order(hand)
-        seats[hand_index, : len(order)] = [first_board[-1] + position for position in order]
+        orders.append(order)
+        seats[hand_index, : len(order)] = [board + position for position in order]
+        for first, second in settlement_pairs(len(order), order):
+            pair_first.append(board + first)
+            pair_second.append(board + second)
+        board += len(hand.players)
+    cards[:] = board_cards
+    in_fantasyland[:] = fantasyland_flags
     columns = evaluate_boards(cards, variant, rules, in_fantasyland)
     totals = settle_hands(columns, seats, rules)
-    pair_first: list[int] = []
-    pair_second: list[int] = []
-    for hand_index, hand in enumerate(hands):
-        base = first_board[hand_index]
-        for first, second in settlement_pairs(len(hand.players), _settlement_order(hand)):
-            pair_first.append(base + first)
-            pair_second.append(base + second)
     pairs = score_pairs(columns, np.asarray(pair_first, dtype=np.int64),
                         np.asarray(pair_second, dtype=np.int64), rules)
-    return _assemble(hands, variant, rules, columns, seats, totals, pairs, first_board)
+    return _assemble(hands, orders, rules, _class_labels(variant, columns.classes), columns,
+                     totals, pairs, first_board)
 
 
-def _assemble(hands, variant, rules, columns: BoardColumns, seats, totals, pairs, first_board):  # noqa: ANN001
-    labels = _class_labels(variant, columns.classes)
-    values = columns.values.tolist()
+# Keyword constructors that skip the frozen dataclass's per-field object.__setattr__ (the same
+# objects, built several times faster; see pipeline.validate._plain_constructor).
+_new_player_verdict = _plain_constructor(PlayerVerdict)
+_new_pair_verdict = _plain_constructor(PairVerdict)
+_new_scored_hand = _plain_constructor(ScoredHand)
+
+
+def _assemble(hands, orders, rules, labels, columns: BoardColumns, totals, pairs, first_board):  # noqa: ANN001
+    values = list(map(tuple, columns.values.tolist()))
     foul = columns.foul.tolist()
-    raw = columns.raw_royalties.tolist()
-    royalties = columns.royalties.tolist()
+    raw = list(map(tuple, columns.raw_royalties.tolist()))
+    royalties = list(map(tuple, columns.royalties.tolist()))
     fantasyland = columns.fantasyland_cards.tolist()
-    seat_rows = seats.tolist()
     total_rows = totals.tolist()
-    pair_rows = pairs.rows.tolist()
+    pair_rows = list(map(tuple, pairs.rows.tolist()))
     pair_scoop = pairs.scoop.tolist()
     pair_royalty = pairs.royalty_points.tolist()
     pair_points = pairs.points.tolist()
+    cap = rules.scoring.cap if rules.scoring.cap_scope.value == "hand" else 0
+    rules_name = rules.name
+    new_player = _new_player_verdict
+    new_pair = _new_pair_verdict
     pair_cursor = 0
     output: list[ScoredHand] = []
     for hand_index, hand in enumerate(hands):
         base = first_board[hand_index]
-        points_by_board = {
-            board: total for board, total in zip(seat_rows[hand_index], total_rows[hand_index], strict=True)
-            if board >= 0
-        }
+        order = orders[hand_index]
+        hand_players = hand.players
+        points_of = [0] * len(hand_players)
+        for position, total in zip(order, total_rows[hand_index], strict=False):
+            points_of[position] = total
         players = []
-        for offset, player in enumerate(hand.players):
+        for offset, player in enumerate(hand_players):
             board = base + offset
-            players.append(PlayerVerdict(
+            players.append(new_player(
                 name=player.name, seat=player.seat, classes=labels[board],
-                values=tuple(values[board]), foul=foul[board], raw_royalties=tuple(raw[board]),
-                royalties=tuple(royalties[board]), points=points_by_board[board],
+                values=values[board], foul=foul[board], raw_royalties=raw[board],
+                royalties=royalties[board], points=points_of[offset],
                 fantasyland_cards=fantasyland[board], reported_points=player.reported_points,
             ))
         pair_list = []
-        running = dict.fromkeys(range(len(hand.players)), 0)
-        cap = rules.scoring.cap if rules.scoring.cap_scope.value == "hand" else 0
-        for first, second in settlement_pairs(len(hand.players), _settlement_order(hand)):
+        running = [0] * len(hand_players)
+        for first, second in settlement_pairs(len(order), order):
             points = pair_points[pair_cursor]
-            settled = capped_amount(points, running[first], running[second], cap)
+            settled = capped_amount(points, running[first], running[second], cap) if cap else points
             running[first] += settled
             running[second] -= settled
-            pair_list.append(PairVerdict(
-                first=hand.players[first].name, second=hand.players[second].name,
-                rows=tuple(pair_rows[pair_cursor]), scoop=pair_scoop[pair_cursor],
+            pair_list.append(new_pair(
+                first=hand_players[first].name, second=hand_players[second].name,
+                rows=pair_rows[pair_cursor], scoop=pair_scoop[pair_cursor],
                 royalty_points=pair_royalty[pair_cursor], points=points, settled=settled,
             ))
             pair_cursor += 1
-        output.append(ScoredHand(hand.hand_id, hand.site, rules.name, tuple(players), tuple(pair_list)))
+        output.append(_new_scored_hand(hand_id=hand.hand_id, site=hand.site, rules=rules_name,
+                                       players=tuple(players), pairs=tuple(pair_list)))
     return output
 
 
