@@ -200,6 +200,8 @@ class RescoreSummary:
 # --- content identity ------------------------------------------------------------------------
 
 _ROW_CODE = {row: index for index, row in enumerate(ROWS)}
+_dumps = json.dumps
+_blake2b = hashlib.blake2b
 
 
 def content_hash(hand: HandRecord) -> str:
@@ -210,29 +212,39 @@ def content_hash(hand: HandRecord) -> str:
     dealt, the placements (card and row) and the discards, each street framed by marker bytes
     no card code uses.
     """
+    extra = hand.extra
     header = "\x1f".join((
         hand.hand_id, hand.site, hand.table or "", hand.started_at or "", hand.variant.value,
         hand.rules, hand.button or "",
-        json.dumps(hand.extra, sort_keys=True, ensure_ascii=False, default=str)
-        if hand.extra else "",
+        _dumps(extra, sort_keys=True, ensure_ascii=False, default=str) if extra else "",
     ))
     parts = [header.encode("utf-8", "surrogatepass")]
     pair_code = _PAIR_CODE.__getitem__
     for player in hand.players:
         reported = player.reported_points
+        name = player.name
+        extra = player.extra
         parts.append(
-            f"\x1e{len(player.name)}:{player.name}\x1f{player.seat}\x1f{int(player.fantasyland)}"
+            f"\x1e{len(name)}:{name}\x1f{player.seat}\x1f{int(player.fantasyland)}"
             f"\x1f{'' if reported is None else float(reported)!r}\x1f"
-            f"{json.dumps(player.extra, sort_keys=True, ensure_ascii=False, default=str) if player.extra else ''}"
+            f"{_dumps(extra, sort_keys=True, ensure_ascii=False, default=str) if extra else ''}"
             .encode("utf-8", "surrogatepass")
         )
-        parts.append(bytes(player.board.cards))
-        if player.streets is not None:
-            for street in player.streets:
-                parts.append(b"\xff" + bytes(street.dealt) + b"\xfe"
-                             + bytes(map(pair_code, street.placed)) + b"\xfd"
-                             + bytes(street.discarded))
-    return hashlib.blake2b(b"".join(parts), digest_size=16).hexdigest()
+        # The player's card bytes, built as one list of codes (same bytes as joining pieces).
+        board = player.board
+        codes = [*board.top, *board.middle, *board.bottom]
+        streets = player.streets
+        if streets is not None:
+            append = codes.append
+            for street in streets:
+                append(0xFF)
+                codes += street.dealt
+                append(0xFE)
+                codes += map(pair_code, street.placed)
+                append(0xFD)
+                codes += street.discarded
+        parts.append(bytes(codes))
+    return _blake2b(b"".join(parts), digest_size=16).hexdigest()
 
 
 def _reject_key(path: str, line: int | None, reason: str, raw: str) -> str:
@@ -544,26 +556,39 @@ class _BatchTables:
         seats = self.rows["seats"]
         button = hand.button
         pair_code = _PAIR_CODE.__getitem__
+        board_cards = self._board_cards
+        placed_counts = self._placed_counts
+        discard_counts = self._discard_counts
+        placed_codes = self._placed
+        discarded_codes = self._discarded
         for player in players:
             name = player.name
+            extra = player.extra
+            streets = player.streets
             seats.append((
                 key, name, player.seat, position[name], name == button, player.fantasyland,
-                player.cards_dealt, player.reported_points, _json_or_none(player.extra),
+                None if streets is None else sum([len(street.dealt) for street in streets]),
+                player.reported_points, _json_or_none(extra) if extra else None,
             ))
             self._board_keys.append(key)
             self._board_players.append(name)
-            self._board_cards += bytes(player.board.cards)
-            if player.streets is None:
+            board = player.board
+            board_cards.extend(board.top)
+            board_cards.extend(board.middle)
+            board_cards.extend(board.bottom)
+            if streets is None:
                 continue
-            for number, street in enumerate(player.streets, 1):
+            count = len(streets)
+            self._street_keys += [key] * count
+            self._street_players += [name] * count
+            self._street_numbers += range(1, count + 1)
+            for street in streets:
                 placed = street.placed
-                self._street_keys.append(key)
-                self._street_players.append(name)
-                self._street_numbers.append(number)
-                self._placed_counts.append(len(placed))
-                self._placed += bytes(map(pair_code, placed))
-                self._discard_counts.append(len(street.discarded))
-                self._discarded += bytes(street.discarded)
+                discarded = street.discarded
+                placed_counts.append(len(placed))
+                placed_codes.extend(map(pair_code, placed))
+                discard_counts.append(len(discarded))
+                discarded_codes.extend(discarded)
 
     def _street_table(self, name: str) -> pa.Table:
         """Placements or discards, expanded from the per-street card bytes."""
