@@ -2,9 +2,9 @@
 
 The one way hand data gets into the database (schemas/database.md). A file is streamed through
 its format reader (:func:`pipeline.formats.read_source`) in batches of ``batch_size`` records;
-each batch is validated (:func:`pipeline.validate.parse_hand`), re-scored in one go
-(:func:`pipeline.evaluate.score_records`), turned into columns (Arrow) and written in **one
-transaction** covering every table, rejects included. The write connection is opened per batch
+each batch is validated (:func:`pipeline.validate.parse_hand`), re-scored in one go as columns
+by the batch rules core (the verdicts :func:`pipeline.evaluate.score_records` gives), turned into
+columns (Arrow) and written in **one transaction** covering every table, rejects included. The write connection is opened per batch
 and closed right after, so the dashboard's short read-only connections get in between batches.
 Large canonical JSON Lines files are parsed, validated and scored by worker processes while this
 process reads lines and writes batches in order; the database is the same as a sequential run's.
@@ -47,7 +47,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import store
-from pipeline.evaluate import ScoredHand, score_records
+from pipeline.evaluate import _settlement_order
 from pipeline.formats import FormatError, SourceRecord, read_source
 from pipeline.formats import canonical as canonical_reader
 from pipeline.formats.base import clip_raw
@@ -475,25 +475,12 @@ def _disagreement_texts(verdicts: Sequence[_Verdict]) -> list[str | None]:
     return texts
 
 
-def disagreements(hand: HandRecord, scored: ScoredHand) -> list[str | None]:
-    """Per player (record order): why the source disagrees with the re-score, or None.
-
-    A player disagrees when the reported points differ from the re-score, or when the source's
-    own showdown verdict (foul, royalties, Fantasyland) differs. The text names each difference;
-    a points difference caused by another player's verdict names that player.
-    """
-    if all(player.reported_points is None and not player.extra for player in hand.players):
-        return [None] * len(hand.players)
-    return _disagreement_texts([
-        _Verdict(player.name, player.reported_points, player.extra, verdict.foul,
-                 verdict.raw_royalties, verdict.fantasyland_cards, verdict.points)
-        for player, verdict in zip(hand.players, scored.players, strict=True)
-    ])
-
-
 _CARD_ARRAY = pa.array(_CARD_TEXT, pa.string())
 _ROW_ARRAY = pa.array([row.value for row in ROWS], pa.string())
 _STREET_TABLES = ("placements", "discards")
+_FRAME_ORDER = ("hands", "seats", "evaluations", "matchups", "results", "boards", "placements",
+                "discards")
+"""The order a batch's tables are inserted in."""
 
 
 _PAIR_CODE: dict[tuple[int, Any], int] = {
@@ -512,8 +499,192 @@ def _rows_table(name: str, rows: list[tuple]) -> pa.Table:
     )
 
 
+def _verdict_tables(
+    keys: Sequence[int], hands: Sequence[HandRecord], rules_for: Callable[[str], RuleSet]
+) -> dict[str, pa.Table]:
+    """Evaluations, matchups and results of a batch's hands, built as columns straight from the
+    batch evaluator's arrays (the rows :func:`pipeline.evaluate.score_records` gives, in the same
+    order: hands in batch order, players in record order, pairs in settlement order each
+    followed by its mirror)."""
+    player_counts = [len(hand.players) for hand in hands]
+    board_count = sum(player_counts)
+    cards: list[tuple[int, ...]] = []
+    fantasyland: list[bool] = []
+    names: list[str] = []
+    reported: list[float | None] = []
+    rule_names: list[str] = []
+    orders: list[list[int]] = []
+    first_boards: list[int] = []
+    pair_bases: list[int] = []
+    groups: dict[tuple[Variant, RuleSet], tuple[RuleSet, list[int]]] = {}
+    board = pair_count = 0
+    for index, hand in enumerate(hands):
+        rules = rules_for(hand.rules)
+        groups.setdefault((hand.variant, rules), (rules, []))[1].append(index)
+        rule_names.append(rules.name)
+        first_boards.append(board)
+        pair_bases.append(pair_count)
+        for player in hand.players:
+            cards.append(player.board.cards)
+            fantasyland.append(player.fantasyland)
+            names.append(player.name)
+            reported.append(player.reported_points)
+        orders.append(_settlement_order(hand))
+        count = len(hand.players)
+        board += count
+        pair_count += count * (count - 1) // 2
+    card_array = np.asarray(cards, np.int8).reshape(board_count, 13)
+    fantasyland_array = np.asarray(fantasyland, bool)
+    values = np.zeros((board_count, 3), np.int32)
+    class_codes = np.zeros((board_count, 3), np.int64)
+    foul = np.zeros(board_count, bool)
+    raw = np.zeros((board_count, 3), np.int16)
+    royalties = np.zeros((board_count, 3), np.int16)
+    fantasyland_cards = np.zeros(board_count, np.int8)
+    points = np.zeros(board_count, np.int64)
+    pair_first = np.zeros(pair_count, np.int64)
+    pair_second = np.zeros(pair_count, np.int64)
+    pair_rows = np.zeros((pair_count, 3), np.int8)
+    pair_scoop = np.zeros(pair_count, np.int64)
+    pair_royalty = np.zeros(pair_count, np.int64)
+    pair_points = np.zeros(pair_count, np.int64)
+    pair_settled = np.zeros(pair_count, np.int64)
+    high_count = len(HIGH_CLASS_LABELS)
+    for (variant, _), (rules, members) in groups.items():
+        width = max(player_counts[index] for index in members)
+        seats = np.full((len(members), width), -1, np.int64)  # local board index by position
+        counts = np.zeros(len(members), np.int64)
+        bases = np.zeros(len(members), np.int64)
+        rows_list: list[int] = []
+        for local, index in enumerate(members):
+            first = first_boards[index]
+            local_base = len(rows_list)
+            rows_list.extend(range(first, first + player_counts[index]))
+            order = orders[index]
+            seats[local, : len(order)] = [local_base + position for position in order]
+            counts[local] = player_counts[index]
+            bases[local] = pair_bases[index]
+        rows = np.asarray(rows_list, np.int64)
+        columns = evaluate_boards(card_array[rows], variant, rules, fantasyland_array[rows])
+        values[rows] = columns.values
+        codes = columns.classes.astype(np.int64)
+        if variant.lowball_middle:
+            codes[:, 1] += high_count
+        class_codes[rows] = codes
+        foul[rows] = columns.foul
+        raw[rows] = columns.raw_royalties
+        royalties[rows] = columns.royalties
+        fantasyland_cards[rows] = columns.fantasyland_cards
+        cap = rules.scoring.cap if rules.scoring.cap_scope is CapScope.HAND else 0
+        totals = np.zeros(seats.shape, np.int64)
+        for first_position in range(width):
+            for second_position in range(first_position + 1, width):
+                present = np.flatnonzero(
+                    (seats[:, first_position] >= 0) & (seats[:, second_position] >= 0)
+                )
+                if not len(present):
+                    continue
+                first = seats[present, first_position]
+                second = seats[present, second_position]
+                pairs = score_pairs(columns, first, second, rules)
+                amount = pairs.points.astype(np.int64)
+                settled = amount
+                if cap:
+                    first_total = totals[present, first_position]
+                    second_total = totals[present, second_position]
+                    done = (first_total <= -cap) | (second_total <= -cap)
+                    settled = np.where(amount > 0, np.minimum(amount, cap + second_total), amount)
+                    settled = np.where(settled < 0, -np.minimum(-settled, cap + first_total),
+                                       settled)
+                    settled = np.where(done, 0, settled)
+                totals[present, first_position] += settled
+                totals[present, second_position] -= settled
+                # Where this pair sits in its hand's settlement order (settlement_pairs).
+                players = counts[present]
+                slots = bases[present] + (
+                    first_position * (2 * players - first_position - 1) // 2
+                    + second_position - first_position - 1
+                )
+                pair_first[slots] = rows[first]
+                pair_second[slots] = rows[second]
+                pair_rows[slots] = pairs.rows
+                pair_scoop[slots] = pairs.scoop
+                pair_royalty[slots] = pairs.royalty_points
+                pair_points[slots] = amount
+                pair_settled[slots] = settled
+        present_rows, present_positions = np.nonzero(seats >= 0)
+        points[rows[seats[present_rows, present_positions]]] = totals[present_rows,
+                                                                      present_positions]
+
+    key_array = np.repeat(np.asarray(keys, np.int64), player_counts)
+    player_array = pa.array(names, pa.string())
+    labels = pa.array(list(HIGH_CLASS_LABELS) + list(LOW_CLASS_LABELS), pa.string())
+    ruleset = pa.array(rule_names, pa.string()).take(
+        pa.array(np.repeat(np.arange(len(hands)), player_counts))
+    )
+    evaluations = pa.Table.from_pydict({
+        "hand_key": pa.array(key_array), "player": player_array, "ruleset": ruleset,
+        "top_class": labels.take(pa.array(class_codes[:, 0])),
+        "middle_class": labels.take(pa.array(class_codes[:, 1])),
+        "bottom_class": labels.take(pa.array(class_codes[:, 2])),
+        "top_value": values[:, 0], "middle_value": values[:, 1], "bottom_value": values[:, 2],
+        "foul": foul, "royalty_top": royalties[:, 0], "royalty_middle": royalties[:, 1],
+        "royalty_bottom": royalties[:, 2],
+        "royalties": royalties.astype(np.int64).sum(axis=1).astype(np.int16),
+        "fantasyland_next": fantasyland_cards > 0, "fantasyland_cards": fantasyland_cards,
+        "raw_royalty_top": raw[:, 0], "raw_royalty_middle": raw[:, 1],
+        "raw_royalty_bottom": raw[:, 2],
+    }, schema=_TABLE_SCHEMAS["evaluations"])
+
+    won = (pair_rows == 1).sum(axis=1)
+    lost = (pair_rows == -1).sum(axis=1)
+
+    def interleaved(forward: np.ndarray, mirror: np.ndarray, dtype: Any) -> np.ndarray:
+        both = np.empty(2 * pair_count, dtype)
+        both[0::2] = forward
+        both[1::2] = mirror
+        return both
+
+    pair_hands = np.repeat(np.asarray(keys, np.int64),
+                           [count * (count - 1) // 2 for count in player_counts])
+    matchups = pa.Table.from_pydict({
+        "hand_key": np.repeat(pair_hands, 2),
+        "player": player_array.take(pa.array(interleaved(pair_first, pair_second, np.int64))),
+        "opponent": player_array.take(pa.array(interleaved(pair_second, pair_first, np.int64))),
+        "rows_won": interleaved(won, lost, np.int8),
+        "rows_lost": interleaved(lost, won, np.int8),
+        "scoop": interleaved(pair_scoop, -pair_scoop, np.int8),
+        "royalty_points": interleaved(pair_royalty, -pair_royalty, np.int32),
+        "points": interleaved(pair_points, -pair_points, np.int32),
+        "settled": interleaved(pair_settled, -pair_settled, np.int32),
+    }, schema=_TABLE_SCHEMAS["matchups"])
+
+    texts: list[str | None] = [None] * board_count
+    for index, hand in enumerate(hands):
+        if all(player.reported_points is None and not player.extra for player in hand.players):
+            continue
+        first = first_boards[index]
+        hand_verdicts = [
+            _Verdict(player.name, player.reported_points, player.extra,
+                     bool(foul[first + offset]),
+                     tuple(int(value) for value in raw[first + offset]),
+                     int(fantasyland_cards[first + offset]), int(points[first + offset]))
+            for offset, player in enumerate(hand.players)
+        ]
+        texts[first:first + len(hand_verdicts)] = _disagreement_texts(hand_verdicts)
+    results = pa.Table.from_pydict({
+        "hand_key": pa.array(key_array), "player": player_array,
+        "points": points.astype(np.int32),
+        "reported_points": pa.array(reported, pa.float64()),
+        "disagrees": pa.array([text is not None for text in texts], pa.bool_()),
+        "disagreement": pa.array(texts, pa.string()),
+    }, schema=_TABLE_SCHEMAS["results"])
+    return {"evaluations": evaluations, "matchups": matchups, "results": results}
+
+
 class _BatchTables:
-    """Rows of every hand-data table for the hands of one batch.
+    """Rows of the rule-independent hand-data tables for the hands of one batch (the verdict
+    tables come from :func:`_verdict_tables`).
 
     Rows are gathered as tuples and transposed once at the end; placements, discards and board
     texts (most of the data) are gathered as card-code bytes and expanded with numpy and Arrow,
@@ -522,7 +693,7 @@ class _BatchTables:
 
     def __init__(self) -> None:
         self.rows: dict[str, list[tuple]] = {
-            name: [] for name in ("hands", "seats", "evaluations", "matchups", "results")
+            name: [] for name in ("hands", "seats")
         }
         self._board_keys: list[int] = []
         self._board_players: list[str] = []
@@ -534,13 +705,6 @@ class _BatchTables:
         self._discard_counts: list[int] = []
         self._placed = bytearray()
         self._discarded = bytearray()
-
-    def add(
-        self, key: int, digest: str, hand: HandRecord, scored: ScoredHand, path: str, line: int
-    ) -> None:
-        """Add one hand (validated and scored) to the rows."""
-        self.add_hand(key, digest, hand, path, line)
-        self.add_verdicts(key, hand, scored)
 
     def add_hand(self, key: int, digest: str, hand: HandRecord, path: str, line: int) -> None:
         """Rows of the rule-independent tables: hands, seats, placements, discards, boards."""
@@ -628,30 +792,6 @@ class _BatchTables:
             "player": pa.array(self._board_players, pa.string()),
             "top": joined(0, 3), "middle": joined(3, 8), "bottom": joined(8, 13),
         }, schema=_TABLE_SCHEMAS["boards"])
-
-    def add_verdicts(self, key: int, hand: HandRecord, scored: ScoredHand) -> None:
-        """Rows of the rule-dependent tables: evaluations, matchups, results."""
-        evaluations = self.rows["evaluations"]
-        ruleset = scored.rules
-        for verdict in scored.players:
-            royalties = verdict.royalties
-            evaluations.append((
-                key, verdict.name, ruleset, *verdict.classes, *verdict.values, verdict.foul,
-                *royalties, sum(royalties), verdict.fantasyland_cards > 0,
-                verdict.fantasyland_cards, *verdict.raw_royalties,
-            ))
-        matchups = self.rows["matchups"]
-        for pair in scored.pairs:
-            won = pair.rows.count(1)
-            lost = pair.rows.count(-1)
-            matchups.append((key, pair.first, pair.second, won, lost, pair.scoop,
-                             pair.royalty_points, pair.points, pair.settled))
-            matchups.append((key, pair.second, pair.first, lost, won, -pair.scoop,
-                             -pair.royalty_points, -pair.points, -pair.settled))
-        results = self.rows["results"]
-        for verdict, why in zip(scored.players, disagreements(hand, scored), strict=True):
-            results.append((key, verdict.name, verdict.points, verdict.reported_points,
-                            why is not None, why))
 
     def arrow(self) -> dict[str, pa.Table]:
         """Every table as Arrow."""
@@ -758,12 +898,13 @@ class _BatchBuilder:
     def finish(self) -> _Prepared:
         """Score the batch's hands together and build the columns of every table."""
         tables = _BatchTables()
-        if self.hands:
-            scored = score_records(self.hands, self.resolver)
-            for candidate, hand, verdict in zip(self.candidates, self.hands, scored, strict=True):
-                tables.add(candidate.key, candidate.digest, hand, verdict, candidate.path,
-                           candidate.line)
-        return _Prepared(self.records, self.rejects, self.candidates, self.later, tables.arrow())
+        for candidate, hand in zip(self.candidates, self.hands, strict=True):
+            tables.add_hand(candidate.key, candidate.digest, hand, candidate.path, candidate.line)
+        rule_independent = tables.arrow()
+        verdicts = _verdict_tables([candidate.key for candidate in self.candidates], self.hands,
+                                   self.resolver)
+        frames = {name: rule_independent.get(name, verdicts.get(name)) for name in _FRAME_ORDER}
+        return _Prepared(self.records, self.rejects, self.candidates, self.later, frames)
 
 
 def _prepare_canonical_lines(
