@@ -308,7 +308,7 @@ def _parse_checked(mapping: dict, hand_id: str) -> HandRecord:
             f"button {button!r} is not one of the players ({', '.join(names)})"
         )
 
-    extra_keys = mapping.keys() - _HAND_FIELDS
+    extra = {key: value for key, value in mapping.items() if key not in _HAND_FIELDS}  # input order
     return HandRecord(
         hand_id=hand_id,
         site=site,
@@ -318,7 +318,7 @@ def _parse_checked(mapping: dict, hand_id: str) -> HandRecord:
         table=table,
         started_at=started_at,
         button=button,
-        extra={key: mapping[key] for key in extra_keys} if extra_keys else {},
+        extra=extra,
     )
 
 
@@ -389,7 +389,7 @@ def _parse_player(
         all_cards.extend(board.middle)
         all_cards.extend(board.bottom)
 
-    extra_keys = raw.keys() - _PLAYER_FIELDS
+    extra = {key: value for key, value in raw.items() if key not in _PLAYER_FIELDS}  # input order
     return PlayerRecord(
         name=name,
         seat=seat,
@@ -397,7 +397,7 @@ def _parse_player(
         board=board,
         streets=streets,
         reported_points=reported_points,
-        extra={key: raw[key] for key in extra_keys} if extra_keys else {},
+        extra=extra,
     )
 
 
@@ -668,7 +668,7 @@ def _parse_fast(mapping: Any) -> HandRecord | None:
         return None
     if button is not None and button not in names:
         return None
-    extra_keys = mapping.keys() - _HAND_FIELDS
+    extra = {key: value for key, value in mapping.items() if key not in _HAND_FIELDS}  # input order
     return _new_hand(
         hand_id=hand_id,
         site=site,
@@ -678,7 +678,7 @@ def _parse_fast(mapping: Any) -> HandRecord | None:
         table=table,
         started_at=started_at,
         button=button,
-        extra={key: mapping[key] for key in extra_keys} if extra_keys else {},
+        extra=extra,
     )
 
 
@@ -809,7 +809,7 @@ def _parse_player_fast(raw: Any, variant: Variant, all_cards: list[Card]) -> Pla
         all_cards += board.middle
         all_cards += board.bottom
 
-    extra_keys = raw.keys() - _PLAYER_FIELDS
+    extra = {key: value for key, value in raw.items() if key not in _PLAYER_FIELDS}  # input order
     return _new_player(
         name=name,
         seat=seat,
@@ -817,7 +817,7 @@ def _parse_player_fast(raw: Any, variant: Variant, all_cards: list[Card]) -> Pla
         board=board,
         streets=streets,
         reported_points=reported_points,
-        extra={key: raw[key] for key in extra_keys} if extra_keys else {},
+        extra=extra,
     )
 
 

@@ -993,3 +993,16 @@ def test_invalid_record_file() -> None:
             parse_hand(record)
         assert str(caught.value) == record["expect_error"], record["hand_id"]
         assert caught.value.hand_id == record["hand_id"]
+
+
+def test_extra_fields_keep_their_input_order() -> None:
+    """Extras are stored as JSON text: their order must come from the input, never from a set
+    (whose order changes with Python's string hashing from run to run)."""
+    names = [f"note_{letter}" for letter in "qwertyuiopzxcv"]
+    record = deal_record()
+    for name in names:
+        record[name] = name.upper()
+        record["players"][0][name] = name
+    hand = parse_hand(record)
+    assert list(hand.extra) == names
+    assert list(hand.players[0].extra) == names
