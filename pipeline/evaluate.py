@@ -19,10 +19,9 @@ from pipeline.rules.game import ROWS, Variant
 from pipeline.rules.ruleset import RuleSet
 from pipeline.rules.scoring import capped_amount, score_hand, settlement_pairs
 from pipeline.rules.values import HIGH_CLASS_LABELS, LOW_CLASS_LABELS
-from pipeline.validate import _plain_constructor
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlayerVerdict:
     """The re-scored result of one player in one hand."""
 
@@ -43,7 +42,7 @@ class PlayerVerdict:
         return self.reported_points is not None and self.reported_points != self.points
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PairVerdict:
     """One ordered-by-settlement pair of a hand (first player's view)."""
 
@@ -56,7 +55,7 @@ class PairVerdict:
     settled: int  # after the cap
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ScoredHand:
     """A hand re-scored under one rule set: players in record order, pairs in settlement order."""
 
@@ -170,13 +169,6 @@ def _score_group(hands: Sequence[HandRecord], variant: Variant, rules: RuleSet) 
                      totals, pairs, first_board)
 
 
-# Keyword constructors that skip the frozen dataclass's per-field object.__setattr__ (the same
-# objects, built several times faster; see pipeline.validate._plain_constructor).
-_new_player_verdict = _plain_constructor(PlayerVerdict)
-_new_pair_verdict = _plain_constructor(PairVerdict)
-_new_scored_hand = _plain_constructor(ScoredHand)
-
-
 def _assemble(hands, orders, rules, labels, columns: BoardColumns, totals, pairs, first_board):  # noqa: ANN001
     values = list(map(tuple, columns.values.tolist()))
     foul = columns.foul.tolist()
@@ -190,8 +182,8 @@ def _assemble(hands, orders, rules, labels, columns: BoardColumns, totals, pairs
     pair_points = pairs.points.tolist()
     cap = rules.scoring.cap if rules.scoring.cap_scope.value == "hand" else 0
     rules_name = rules.name
-    new_player = _new_player_verdict
-    new_pair = _new_pair_verdict
+    new_player = PlayerVerdict
+    new_pair = PairVerdict
     pair_cursor = 0
     output: list[ScoredHand] = []
     for hand_index, hand in enumerate(hands):
@@ -223,7 +215,7 @@ def _assemble(hands, orders, rules, labels, columns: BoardColumns, totals, pairs
                 royalty_points=pair_royalty[pair_cursor], points=points, settled=settled,
             ))
             pair_cursor += 1
-        output.append(_new_scored_hand(hand_id=hand.hand_id, site=hand.site, rules=rules_name,
+        output.append(ScoredHand(hand_id=hand.hand_id, site=hand.site, rules=rules_name,
                                        players=tuple(players), pairs=tuple(pair_list)))
     return output
 

@@ -14,7 +14,7 @@ from pipeline.rules.cards import Card, cards_text
 from pipeline.rules.game import ROWS, Row, Variant
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Street:
     """One street for one player: the cards dealt, where each was placed, what was discarded."""
 
@@ -23,7 +23,7 @@ class Street:
     discarded: tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FinalBoard:
     """A set board: 3 top, 5 middle, 5 bottom cards."""
 
@@ -45,7 +45,7 @@ class FinalBoard:
         return self.top + self.middle + self.bottom
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlayerRecord:
     """One player's part of a hand."""
 
@@ -72,7 +72,7 @@ class PlayerRecord:
         return sum(len(street.dealt) for street in self.streets)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class HandRecord:
     """One played hand, validated."""
 

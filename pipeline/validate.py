@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
-from dataclasses import fields
 from datetime import datetime
 from typing import Any
 
@@ -594,32 +592,6 @@ _FAST_PATH_SURPRISES = (KeyError, TypeError, ValueError, AttributeError, IndexEr
 _NO_CARDS: list[str] = []
 
 
-def _plain_constructor(cls: type) -> Callable[..., Any]:
-    """A keyword-only constructor for a frozen, slotted dataclass that skips the frozen check.
-
-    A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, which
-    costs about as much as the rest of validating a street; this one sets the slots directly.
-    It takes every field by keyword (no defaults), so a field added to the class later makes
-    the fast path fall back to the checking path instead of building a partial record.
-    Returns ``cls`` itself when the class is not a plain frozen, slotted dataclass.
-    """
-    names = [item.name for item in fields(cls)]
-    if hasattr(cls, "__post_init__") or getattr(cls, "__slots__", None) != tuple(names):
-        return cls  # pragma: no cover - record classes changed shape
-    namespace: dict[str, Any] = {"new_object": object.__new__, "cls": cls}
-    lines = [f"def construct(*, {', '.join(names)}):", "    self = new_object(cls)"]
-    for name in names:
-        namespace[f"set_{name}"] = getattr(cls, name).__set__
-        lines.append(f"    set_{name}(self, {name})")
-    lines.append("    return self")
-    exec("\n".join(lines), namespace)  # fixed source, built from the field names only
-    return namespace["construct"]
-
-
-_new_street = _plain_constructor(Street)
-_new_board = _plain_constructor(FinalBoard)
-_new_player = _plain_constructor(PlayerRecord)
-_new_hand = _plain_constructor(HandRecord)
 
 
 def _parse_fast(mapping: Any) -> HandRecord | None:
@@ -669,7 +641,7 @@ def _parse_fast(mapping: Any) -> HandRecord | None:
     if button is not None and button not in names:
         return None
     extra = {key: value for key, value in mapping.items() if key not in _HAND_FIELDS}  # input order
-    return _new_hand(
+    return HandRecord(
         hand_id=hand_id,
         site=site,
         variant=variant,
@@ -723,7 +695,7 @@ def _parse_player_fast(raw: Any, variant: Variant, all_cards: list[Card]) -> Pla
         top_pair = _TOP_PAIR_CACHE.__getitem__
         middle_pair = _MIDDLE_PAIR_CACHE.__getitem__
         bottom_pair = _BOTTOM_PAIR_CACHE.__getitem__
-        new_street = _new_street
+        new_street = Street
         no_cards = _NO_CARDS
         top = []
         middle = []
@@ -799,7 +771,7 @@ def _parse_player_fast(raw: Any, variant: Variant, all_cards: list[Card]) -> Pla
         or len(bottom) != _BOTTOM_SIZE
     ):
         return None
-    board = _new_board(
+    board = FinalBoard(
         top=tuple(map(card_of, top)),
         middle=tuple(map(card_of, middle)),
         bottom=tuple(map(card_of, bottom)),
@@ -810,7 +782,7 @@ def _parse_player_fast(raw: Any, variant: Variant, all_cards: list[Card]) -> Pla
         all_cards += board.bottom
 
     extra = {key: value for key, value in raw.items() if key not in _PLAYER_FIELDS}  # input order
-    return _new_player(
+    return PlayerRecord(
         name=name,
         seat=seat,
         fantasyland=fantasyland,
