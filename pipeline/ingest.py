@@ -53,9 +53,9 @@ from pipeline.formats import canonical as canonical_reader
 from pipeline.formats.base import clip_raw
 from pipeline.formats.source import SourceLine, read_lines
 from pipeline.record import HandRecord
-from pipeline.rules.batch import evaluate_boards, score_pairs
+from pipeline.rules.batch import evaluate_boards, settle_pairs
 from pipeline.rules.game import ROWS, Variant
-from pipeline.rules.ruleset import CapScope, RulesError, RuleSet
+from pipeline.rules.ruleset import RulesError, RuleSet
 from pipeline.rules.values import HIGH_CLASS_LABELS, LOW_CLASS_LABELS
 from pipeline.rules_file import RulesResolver, resolve_rules
 from pipeline.sessions import DEFAULT_SESSION_GAP_MINUTES, SESSION_GAP_META_KEY, update_sessions
@@ -575,43 +575,24 @@ def _verdict_tables(
         raw[rows] = columns.raw_royalties
         royalties[rows] = columns.royalties
         fantasyland_cards[rows] = columns.fantasyland_cards
-        cap = rules.scoring.cap if rules.scoring.cap_scope is CapScope.HAND else 0
-        totals = np.zeros(seats.shape, np.int64)
-        for first_position in range(width):
-            for second_position in range(first_position + 1, width):
-                present = np.flatnonzero(
-                    (seats[:, first_position] >= 0) & (seats[:, second_position] >= 0)
-                )
-                if not len(present):
-                    continue
-                first = seats[present, first_position]
-                second = seats[present, second_position]
-                pairs = score_pairs(columns, first, second, rules)
-                amount = pairs.points.astype(np.int64)
-                settled = amount
-                if cap:
-                    first_total = totals[present, first_position]
-                    second_total = totals[present, second_position]
-                    done = (first_total <= -cap) | (second_total <= -cap)
-                    settled = np.where(amount > 0, np.minimum(amount, cap + second_total), amount)
-                    settled = np.where(settled < 0, -np.minimum(-settled, cap + first_total),
-                                       settled)
-                    settled = np.where(done, 0, settled)
-                totals[present, first_position] += settled
-                totals[present, second_position] -= settled
-                # Where this pair sits in its hand's settlement order (settlement_pairs).
-                players = counts[present]
-                slots = bases[present] + (
-                    first_position * (2 * players - first_position - 1) // 2
-                    + second_position - first_position - 1
-                )
-                pair_first[slots] = rows[first]
-                pair_second[slots] = rows[second]
-                pair_rows[slots] = pairs.rows
-                pair_scoop[slots] = pairs.scoop
-                pair_royalty[slots] = pairs.royalty_points
-                pair_points[slots] = amount
-                pair_settled[slots] = settled
+        totals, settled_pairs = settle_pairs(columns, seats, rules)
+        for pair in settled_pairs:
+            present, first, second = pair.hands, pair.first, pair.second
+            first_position, second_position = pair.first_position, pair.second_position
+            pairs, amount, settled = pair.outcome, pair.outcome.points, pair.settled
+            # Where this pair sits in its hand's settlement order (settlement_pairs).
+            players = counts[present]
+            slots = bases[present] + (
+                first_position * (2 * players - first_position - 1) // 2
+                + second_position - first_position - 1
+            )
+            pair_first[slots] = rows[first]
+            pair_second[slots] = rows[second]
+            pair_rows[slots] = pairs.rows
+            pair_scoop[slots] = pairs.scoop
+            pair_royalty[slots] = pairs.royalty_points
+            pair_points[slots] = amount
+            pair_settled[slots] = settled
         present_rows, present_positions = np.nonzero(seats >= 0)
         points[rows[seats[present_rows, present_positions]]] = totals[present_rows,
                                                                       present_positions]
@@ -1547,30 +1528,11 @@ def _score_stored(boards: pa.Table, rules_for: Callable[[str], RuleSet]) -> dict
         width = int(positions[rows].max()) + 1
         seats = np.full((len(starts), width), -1, np.int64)
         seats[hand_of_row, positions[rows]] = np.arange(len(rows))
-        cap = rules.scoring.cap if rules.scoring.cap_scope is CapScope.HAND else 0
-        totals = np.zeros(seats.shape, np.int64)
-        for first_position in range(width):
-            for second_position in range(first_position + 1, width):
-                present = np.flatnonzero(
-                    (seats[:, first_position] >= 0) & (seats[:, second_position] >= 0)
-                )
-                if not len(present):
-                    continue
-                first = seats[present, first_position]
-                second = seats[present, second_position]
-                pairs = score_pairs(columns, first, second, rules)
-                amount = pairs.points.astype(np.int64)
-                if cap:
-                    first_total = totals[present, first_position]
-                    second_total = totals[present, second_position]
-                    done = (first_total <= -cap) | (second_total <= -cap)
-                    amount = np.where(amount > 0, np.minimum(amount, cap + second_total), amount)
-                    amount = np.where(amount < 0, -np.minimum(-amount, cap + first_total), amount)
-                    amount = np.where(done, 0, amount)
-                totals[present, first_position] += amount
-                totals[present, second_position] -= amount
-                pair_parts.append((rows[first], rows[second], pairs.rows, pairs.scoop,
-                                   pairs.royalty_points, pairs.points, amount))
+        totals, settled_pairs = settle_pairs(columns, seats, rules)
+        for pair in settled_pairs:
+            first, second, pairs, amount = pair.first, pair.second, pair.outcome, pair.settled
+            pair_parts.append((rows[first], rows[second], pairs.rows, pairs.scoop,
+                               pairs.royalty_points, pairs.points, amount))
         points[rows] = totals[hand_of_row, positions[rows]]
     for row_index in range(3):
         if class_parts[row_index]:

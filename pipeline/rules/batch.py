@@ -300,32 +300,56 @@ def score_pairs(
     return PairColumns(rows, scoop, royalty_points, points + royalty_points)
 
 
-def settle_hands(boards: BoardColumns, seats: np.ndarray, rules: RuleSet) -> np.ndarray:
-    """Points per player for H hands at once.
+@dataclass(frozen=True, slots=True)
+class SettledPair:
+    """One pair of settlement positions across many hands, scored and settled."""
+
+    first_position: int
+    second_position: int
+    hands: np.ndarray  # indexes of the hands (rows of ``seats``) where both positions sit
+    first: np.ndarray  # board indexes of the first player
+    second: np.ndarray  # board indexes of the second player
+    outcome: PairColumns  # before the cap
+    settled: np.ndarray  # int64 points the first player receives after the cap
+
+
+def settle_pairs(
+    boards: BoardColumns, seats: np.ndarray, rules: RuleSet
+) -> tuple[np.ndarray, list[SettledPair]]:
+    """Settle H hands pair by pair in strict order, as :func:`pipeline.rules.scoring.score_hand`.
 
     ``seats`` is an (H, P) array of board indexes in settlement order (left of the button first),
-    -1 where a hand has fewer than P players. Returns (H, P) int32 points; a per-hand cap is
-    applied pair by pair in strict order exactly as :func:`pipeline.rules.scoring.score_hand`.
+    -1 where a hand has fewer than P players. Returns the (H, P) int64 points per player and every
+    pair's outcome and settled amount (a per-hand cap applied with the running totals).
     """
     from pipeline.rules.ruleset import CapScope
 
     hands, players = seats.shape
-    totals = np.zeros((hands, players), dtype=np.int32)
+    totals = np.zeros((hands, players), dtype=np.int64)
     cap = rules.scoring.cap if rules.scoring.cap_scope is CapScope.HAND else 0
+    settled_pairs: list[SettledPair] = []
     for i in range(players):
         for j in range(i + 1, players):
-            present = (seats[:, i] >= 0) & (seats[:, j] >= 0)
-            if not present.any():
+            present = np.flatnonzero((seats[:, i] >= 0) & (seats[:, j] >= 0))
+            if not len(present):
                 continue
-            rows = np.nonzero(present)[0]
-            amount = score_pairs(boards, seats[rows, i], seats[rows, j], rules).points
+            first = seats[present, i]
+            second = seats[present, j]
+            outcome = score_pairs(boards, first, second, rules)
+            amount = outcome.points.astype(np.int64)
             if cap:
-                first_total = totals[rows, i]
-                second_total = totals[rows, j]
+                first_total = totals[present, i]
+                second_total = totals[present, j]
                 done = (first_total <= -cap) | (second_total <= -cap)
                 amount = np.where(amount > 0, np.minimum(amount, cap + second_total), amount)
                 amount = np.where(amount < 0, -np.minimum(-amount, cap + first_total), amount)
                 amount = np.where(done, 0, amount)
-            totals[rows, i] += amount
-            totals[rows, j] -= amount
-    return totals
+            totals[present, i] += amount
+            totals[present, j] -= amount
+            settled_pairs.append(SettledPair(i, j, present, first, second, outcome, amount))
+    return totals, settled_pairs
+
+
+def settle_hands(boards: BoardColumns, seats: np.ndarray, rules: RuleSet) -> np.ndarray:
+    """Points per player for H hands at once: the totals of :func:`settle_pairs`, as int32."""
+    return settle_pairs(boards, seats, rules)[0].astype(np.int32)
