@@ -13,11 +13,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from pipeline.record import HandRecord
-from pipeline.rules.batch import BoardColumns, evaluate_boards, score_pairs, settle_hands
+from pipeline.rules.batch import BoardColumns, evaluate_boards, settle_pairs
 from pipeline.rules.board import BoardEvaluation, evaluate_board
 from pipeline.rules.game import ROWS, Variant
 from pipeline.rules.ruleset import RuleSet
-from pipeline.rules.scoring import capped_amount, score_hand, settlement_pairs
+from pipeline.rules.scoring import score_hand
 from pipeline.rules.values import HIGH_CLASS_LABELS, LOW_CLASS_LABELS
 
 
@@ -144,8 +144,6 @@ def _score_group(hands: Sequence[HandRecord], variant: Variant, rules: RuleSet) 
     orders: list[list[int]] = []  # per hand: settlement order (record indexes), computed once
     board_cards: list[tuple[int, ...]] = []
     fantasyland_flags: list[bool] = []
-    pair_first: list[int] = []
-    pair_second: list[int] = []
     board = 0
     for hand_index, hand in enumerate(hands):
         first_board.append(board)
@@ -155,68 +153,57 @@ def _score_group(hands: Sequence[HandRecord], variant: Variant, rules: RuleSet) 
         order = _settlement_order(hand)
         orders.append(order)
         seats[hand_index, : len(order)] = [board + position for position in order]
-        for first, second in settlement_pairs(len(order), order):
-            pair_first.append(board + first)
-            pair_second.append(board + second)
         board += len(hand.players)
     cards[:] = board_cards
     in_fantasyland[:] = fantasyland_flags
     columns = evaluate_boards(cards, variant, rules, in_fantasyland)
-    totals = settle_hands(columns, seats, rules)
-    pairs = score_pairs(columns, np.asarray(pair_first, dtype=np.int64),
-                        np.asarray(pair_second, dtype=np.int64), rules)
+    totals, settled_pairs = settle_pairs(columns, seats, rules)
     return _assemble(hands, orders, rules, _class_labels(variant, columns.classes), columns,
-                     totals, pairs, first_board)
+                     totals, settled_pairs, first_board)
 
 
-def _assemble(hands, orders, rules, labels, columns: BoardColumns, totals, pairs, first_board):  # noqa: ANN001
+def _assemble(hands, orders, rules, labels, columns: BoardColumns, totals, settled_pairs, first_board):  # noqa: ANN001
     values = list(map(tuple, columns.values.tolist()))
     foul = columns.foul.tolist()
     raw = list(map(tuple, columns.raw_royalties.tolist()))
     royalties = list(map(tuple, columns.royalties.tolist()))
     fantasyland = columns.fantasyland_cards.tolist()
     total_rows = totals.tolist()
-    pair_rows = list(map(tuple, pairs.rows.tolist()))
-    pair_scoop = pairs.scoop.tolist()
-    pair_royalty = pairs.royalty_points.tolist()
-    pair_points = pairs.points.tolist()
-    cap = rules.scoring.cap if rules.scoring.cap_scope.value == "hand" else 0
-    rules_name = rules.name
-    new_player = PlayerVerdict
-    new_pair = PairVerdict
-    pair_cursor = 0
+    # settle_pairs yields position pairs (i, j), i < j, in lexicographic order: appending them
+    # hand by hand gives each hand's pairs in strict settlement order (settlement_pairs).
+    pairs_of_hand: list[list[PairVerdict]] = [[] for _ in hands]
+    for pair in settled_pairs:
+        outcome = pair.outcome
+        for hand_index, rows, scoop, royalty, points, settled in zip(
+            pair.hands.tolist(), map(tuple, outcome.rows.tolist()), outcome.scoop.tolist(),
+            outcome.royalty_points.tolist(), outcome.points.tolist(), pair.settled.tolist(),
+            strict=True,
+        ):
+            order = orders[hand_index]
+            hand_players = hands[hand_index].players
+            pairs_of_hand[hand_index].append(PairVerdict(
+                first=hand_players[order[pair.first_position]].name,
+                second=hand_players[order[pair.second_position]].name,
+                rows=rows, scoop=scoop, royalty_points=royalty, points=points, settled=settled,
+            ))
     output: list[ScoredHand] = []
     for hand_index, hand in enumerate(hands):
         base = first_board[hand_index]
-        order = orders[hand_index]
-        hand_players = hand.players
-        points_of = [0] * len(hand_players)
-        for position, total in zip(order, total_rows[hand_index], strict=False):
+        points_of = [0] * len(hand.players)
+        for position, total in zip(orders[hand_index], total_rows[hand_index], strict=False):
             points_of[position] = total
-        players = []
-        for offset, player in enumerate(hand_players):
-            board = base + offset
-            players.append(new_player(
-                name=player.name, seat=player.seat, classes=labels[board],
-                values=values[board], foul=foul[board], raw_royalties=raw[board],
-                royalties=royalties[board], points=points_of[offset],
-                fantasyland_cards=fantasyland[board], reported_points=player.reported_points,
-            ))
-        pair_list = []
-        running = [0] * len(hand_players)
-        for first, second in settlement_pairs(len(order), order):
-            points = pair_points[pair_cursor]
-            settled = capped_amount(points, running[first], running[second], cap) if cap else points
-            running[first] += settled
-            running[second] -= settled
-            pair_list.append(new_pair(
-                first=hand_players[first].name, second=hand_players[second].name,
-                rows=pair_rows[pair_cursor], scoop=pair_scoop[pair_cursor],
-                royalty_points=pair_royalty[pair_cursor], points=points, settled=settled,
-            ))
-            pair_cursor += 1
-        output.append(ScoredHand(hand_id=hand.hand_id, site=hand.site, rules=rules_name,
-                                       players=tuple(players), pairs=tuple(pair_list)))
+        players = tuple(
+            PlayerVerdict(
+                name=player.name, seat=player.seat, classes=labels[base + offset],
+                values=values[base + offset], foul=foul[base + offset],
+                raw_royalties=raw[base + offset], royalties=royalties[base + offset],
+                points=points_of[offset], fantasyland_cards=fantasyland[base + offset],
+                reported_points=player.reported_points,
+            )
+            for offset, player in enumerate(hand.players)
+        )
+        output.append(ScoredHand(hand_id=hand.hand_id, site=hand.site, rules=rules.name,
+                                 players=players, pairs=tuple(pairs_of_hand[hand_index])))
     return output
 
 
