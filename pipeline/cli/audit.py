@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from pipeline.cli.database import add_database_option, open_for_reading, print_rows
+from pipeline.cli.database import (
+    add_database_option,
+    add_output_format_option,
+    print_rows,
+    read_rows,
+)
 from pipeline.stats import AUDIT_COLUMNS, audit_rows
 
 
@@ -20,20 +25,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     add_database_option(parser)
-    parser.add_argument(
-        "--format", choices=("table", "json", "csv"), default="table",
-        help="output format (default: %(default)s)",
-    )
+    add_output_format_option(parser)
     parser.set_defaults(handler=run)
 
 
 def run(arguments: argparse.Namespace) -> int:
     """Print the disagreeing results (exit 0 either way)."""
-    connection = open_for_reading(arguments.db)
-    try:
-        rows = audit_rows(connection)
-    finally:
-        connection.close()
+    rows = read_rows(arguments.db, audit_rows)
     if not rows and arguments.format == "table":
         print("no disagreements: every reported result matches the re-score")
         return 0

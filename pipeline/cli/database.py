@@ -6,6 +6,7 @@ import argparse
 import csv
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,23 @@ def open_for_reading(path: str) -> duckdb.DuckDBPyConnection:
         return connect(path, read_only=True)
     except (duckdb.Error, OSError) as error:
         raise CommandError(f"cannot open database {path}: {error}") from error
+
+
+def add_output_format_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--format table|json|csv`` (the formats :func:`print_rows` writes)."""
+    parser.add_argument(
+        "--format", choices=("table", "json", "csv"), default="table",
+        help="output format (default: %(default)s)",
+    )
+
+
+def read_rows(path: str, question: Callable[[duckdb.DuckDBPyConnection], Any]) -> Any:
+    """Answer one question on a short-lived read-only connection (closed even on error)."""
+    connection = open_for_reading(path)
+    try:
+        return question(connection)
+    finally:
+        connection.close()
 
 
 def _cell(value: Any) -> str:

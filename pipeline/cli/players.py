@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from pipeline.cli.database import add_database_option, open_for_reading, print_rows
+from pipeline.cli.database import (
+    add_database_option,
+    add_output_format_option,
+    print_rows,
+    read_rows,
+)
 from pipeline.stats import PLAYER_COLUMNS, player_stats
 
 
@@ -20,19 +25,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     add_database_option(parser)
-    parser.add_argument(
-        "--format", choices=("table", "json", "csv"), default="table",
-        help="output format (default: %(default)s)",
-    )
+    add_output_format_option(parser)
     parser.set_defaults(handler=run)
 
 
 def run(arguments: argparse.Namespace) -> int:
     """Print the per-player table."""
-    connection = open_for_reading(arguments.db)
-    try:
-        rows = player_stats(connection)
-    finally:
-        connection.close()
+    rows = read_rows(arguments.db, player_stats)
     print_rows(rows, PLAYER_COLUMNS, arguments.format, title="players")
     return 0
