@@ -83,9 +83,7 @@ _STREET_DESCRIPTIONS = {
 # Cards dealt in Fantasyland (spec/rules.md): classic 13; pineapple 14, progressive up to 17;
 # 2-7 pineapple 14 or 15.
 _FANTASYLAND_DEALT: dict[Variant, frozenset[int]] = {
-    Variant.CLASSIC: frozenset((13,)),
-    Variant.PINEAPPLE: frozenset((14, 15, 16, 17)),
-    Variant.LOWBALL_PINEAPPLE: frozenset((14, 15)),
+    variant: variant.fantasyland_deal_sizes for variant in Variant
 }
 _FANTASYLAND_DESCRIPTIONS = {
     Variant.CLASSIC: "13",

@@ -83,6 +83,16 @@ class Variant(StrEnum):
         return self is Variant.LOWBALL_PINEAPPLE
 
     @property
+    def fantasyland_deal_sizes(self) -> frozenset[int]:
+        """Cards a Fantasyland player may be dealt (classic 13; pineapple 14, progressive up to
+        17; 2-7 pineapple 14 or 15), whatever the house rules within the spec."""
+        if self is Variant.CLASSIC:
+            return frozenset((13,))
+        if self is Variant.PINEAPPLE:
+            return frozenset((14, 15, 16, 17))
+        return frozenset((14, 15))
+
+    @property
     def streets(self) -> tuple[StreetShape, ...]:
         """The street structure of a normal (non-Fantasyland) hand."""
         if self is Variant.CLASSIC:

@@ -21,13 +21,6 @@ from pipeline.simulate.fantasyland import DEFAULT_STAY_VALUE
 from pipeline.simulate.players import default_pool_size, player_pool
 from pipeline.simulate.sessions import DEFAULT_START, SessionPlan, plan_sessions
 
-FORMAT_FANTASYLAND_SIZES: dict[Variant, frozenset[int]] = {
-    Variant.CLASSIC: frozenset((13,)),
-    Variant.PINEAPPLE: frozenset((14, 15, 16, 17)),
-    Variant.LOWBALL_PINEAPPLE: frozenset((14, 15)),
-}
-"""Fantasyland deal sizes a canonical record may hold (spec/rules.md, spec/hand-format.md)."""
-
 
 class SimulationError(ValueError):
     """A simulation that cannot be run as configured; the message says why."""
@@ -73,7 +66,7 @@ class SimulationConfig:
                     f"players, not {self.players}"
                 )
             sizes = fantasyland_deal_sizes(variant, self.rules)
-            allowed = FORMAT_FANTASYLAND_SIZES[variant]
+            allowed = variant.fantasyland_deal_sizes
             if not sizes <= allowed:
                 raise SimulationError(
                     f"rules {self.rules.name!r} deal {sorted(sizes - allowed)[0]} Fantasyland "
