@@ -114,7 +114,7 @@ class ColumnPolicy:
         chosen = self.bot.choose(options, uniforms)
         before = boards.counts
         boards.keys, boards.counts, boards.suits = street.after(subsets[chosen])
-        within = order_within_rows(patterns)[chosen]
+        within = order_within_rows(size, discards)[chosen]
         pattern_rows = patterns[chosen]
         everyone = np.arange(count)
         for column in range(size):

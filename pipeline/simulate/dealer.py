@@ -272,7 +272,7 @@ def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
             chosen[boards] = bot.choose(options.take(boards), uniforms)
         before = counts
         keys, counts, suits = street.after(subsets[chosen])
-        within = order_within_rows(patterns)[chosen]
+        within = order_within_rows(shape.dealt, shape.discarded)[chosen]
         pattern_rows = patterns[chosen]
         for column in range(shape.dealt):
             row = pattern_rows[:, column]
@@ -385,19 +385,15 @@ class StreetRows:
         return tuple(np.stack([row[part] for row in rows], axis=1) for part in range(3))
 
 
-_WITHIN_CACHE: dict[int, np.ndarray] = {}
-
-
-def order_within_rows(patterns: np.ndarray) -> np.ndarray:
-    """For each pattern and dealt card: how many earlier cards of the pattern go to its row."""
-    key = id(patterns)
-    cached = _WITHIN_CACHE.get(key)
-    if cached is None:
-        within = np.zeros_like(patterns)
-        for column in range(patterns.shape[1]):
-            within[:, column] = (patterns[:, :column] == patterns[:, column:column + 1]).sum(axis=1)
-        _WITHIN_CACHE[key] = cached = within
-    return cached
+@cache
+def order_within_rows(dealt: int, discards: int) -> np.ndarray:
+    """For each street pattern (:func:`street_patterns`) and dealt card: how many earlier cards
+    of the pattern go to its row."""
+    patterns = street_patterns(dealt, discards)
+    within = np.zeros_like(patterns)
+    for column in range(patterns.shape[1]):
+        within[:, column] = (patterns[:, :column] == patterns[:, column:column + 1]).sum(axis=1)
+    return within
 
 
 @cache
