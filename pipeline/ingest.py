@@ -44,17 +44,26 @@ from typing import Any
 import duckdb
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from pipeline import store
-from pipeline.evaluate import _settlement_order
+from pipeline.columns import (
+    TABLE_SCHEMAS,
+    HandColumns,
+    VerdictFacts,
+    concat_columns,
+    content_hash,
+    disagreement_texts,
+    hand_tables,
+)
+from pipeline.columns import from_records as columns_from_records
+from pipeline.fast_canonical import parse_canonical_batch
 from pipeline.formats import FormatError, SourceRecord, read_source
 from pipeline.formats import canonical as canonical_reader
 from pipeline.formats.base import clip_raw
-from pipeline.formats.source import SourceLine, read_lines
+from pipeline.formats.source import RawLine, SourceLine, decode_line, read_raw_lines
 from pipeline.record import HandRecord
 from pipeline.rules.batch import evaluate_boards, settle_pairs
-from pipeline.rules.game import ROWS, Variant
+from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RulesError, RuleSet
 from pipeline.rules.values import HIGH_CLASS_LABELS, LOW_CLASS_LABELS
 from pipeline.rules_file import RulesResolver, resolve_rules
@@ -199,53 +208,6 @@ class RescoreSummary:
 
 # --- content identity ------------------------------------------------------------------------
 
-_ROW_CODE = {row: index for index, row in enumerate(ROWS)}
-_dumps = json.dumps
-_blake2b = hashlib.blake2b
-
-
-def content_hash(hand: HandRecord) -> str:
-    """A hash of everything a validated record says (formatting and card spelling aside).
-
-    Hand fields as text; per player its name (length-prefixed), seat, Fantasyland flag,
-    reported points and extras, then the cards as bytes: the board, and per street the cards
-    dealt, the placements (card and row) and the discards, each street framed by marker bytes
-    no card code uses.
-    """
-    extra = hand.extra
-    header = "\x1f".join((
-        hand.hand_id, hand.site, hand.table or "", hand.started_at or "", hand.variant.value,
-        hand.rules, hand.button or "",
-        _dumps(extra, sort_keys=True, ensure_ascii=False, default=str) if extra else "",
-    ))
-    parts = [header.encode("utf-8", "surrogatepass")]
-    pair_code = _PAIR_CODE.__getitem__
-    for player in hand.players:
-        reported = player.reported_points
-        name = player.name
-        extra = player.extra
-        parts.append(
-            f"\x1e{len(name)}:{name}\x1f{player.seat}\x1f{int(player.fantasyland)}"
-            f"\x1f{'' if reported is None else float(reported)!r}\x1f"
-            f"{_dumps(extra, sort_keys=True, ensure_ascii=False, default=str) if extra else ''}"
-            .encode("utf-8", "surrogatepass")
-        )
-        # The player's card bytes, built as one list of codes (same bytes as joining pieces).
-        board = player.board
-        codes = [*board.top, *board.middle, *board.bottom]
-        streets = player.streets
-        if streets is not None:
-            append = codes.append
-            for street in streets:
-                append(0xFF)
-                codes += street.dealt
-                append(0xFE)
-                codes += map(pair_code, street.placed)
-                append(0xFD)
-                codes += street.discarded
-        parts.append(bytes(codes))
-    return _blake2b(b"".join(parts), digest_size=16).hexdigest()
-
 
 def _reject_key(path: str, line: int | None, reason: str, raw: str) -> str:
     text = f"{path}\x1f{line}\x1f{reason}\x1f{raw}"
@@ -313,474 +275,15 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return list(unique)
 
 
-# --- turning a batch into columns --------------------------------------------------------------
-
-_TABLE_SCHEMAS: dict[str, pa.Schema] = {
-    "hands": pa.schema([
-        ("hand_key", pa.int64()), ("site", pa.string()), ("hand_id", pa.string()),
-        ("table_name", pa.string()), ("started_at", pa.timestamp("us")),
-        ("variant", pa.string()), ("rules", pa.string()), ("button", pa.string()),
-        ("player_count", pa.int8()), ("has_streets", pa.bool_()),
-        ("any_fantasyland", pa.bool_()), ("content_hash", pa.string()),
-        ("source_path", pa.string()), ("source_line", pa.int32()), ("extra", pa.string()),
-    ]),
-    "seats": pa.schema([
-        ("hand_key", pa.int64()), ("player", pa.string()), ("seat", pa.int16()),
-        ("position", pa.int8()), ("is_button", pa.bool_()), ("fantasyland", pa.bool_()),
-        ("cards_dealt", pa.int8()), ("reported_points", pa.float64()), ("extra", pa.string()),
-    ]),
-    "placements": pa.schema([
-        ("hand_key", pa.int64()), ("player", pa.string()), ("street", pa.int8()),
-        ("card_order", pa.int8()), ("card", pa.string()), ("row_name", pa.string()),
-    ]),
-    "discards": pa.schema([
-        ("hand_key", pa.int64()), ("player", pa.string()), ("street", pa.int8()),
-        ("card", pa.string()),
-    ]),
-    "boards": pa.schema([
-        ("hand_key", pa.int64()), ("player", pa.string()), ("top", pa.string()),
-        ("middle", pa.string()), ("bottom", pa.string()),
-    ]),
-    "evaluations": pa.schema([
-        ("hand_key", pa.int64()), ("player", pa.string()), ("ruleset", pa.string()),
-        ("top_class", pa.string()), ("middle_class", pa.string()), ("bottom_class", pa.string()),
-        ("top_value", pa.int32()), ("middle_value", pa.int32()), ("bottom_value", pa.int32()),
-        ("foul", pa.bool_()), ("royalty_top", pa.int16()), ("royalty_middle", pa.int16()),
-        ("royalty_bottom", pa.int16()), ("royalties", pa.int16()),
-        ("fantasyland_next", pa.bool_()), ("fantasyland_cards", pa.int8()),
-        ("raw_royalty_top", pa.int16()), ("raw_royalty_middle", pa.int16()),
-        ("raw_royalty_bottom", pa.int16()),
-    ]),
-    "matchups": pa.schema([
-        ("hand_key", pa.int64()), ("player", pa.string()), ("opponent", pa.string()),
-        ("rows_won", pa.int8()), ("rows_lost", pa.int8()), ("scoop", pa.int8()),
-        ("royalty_points", pa.int32()), ("points", pa.int32()), ("settled", pa.int32()),
-    ]),
-    "results": pa.schema([
-        ("hand_key", pa.int64()), ("player", pa.string()), ("points", pa.int32()),
-        ("reported_points", pa.float64()), ("disagrees", pa.bool_()),
-        ("disagreement", pa.string()),
-    ]),
-    "rejects": pa.schema([
-        ("path", pa.string()), ("line", pa.int32()), ("hand_id", pa.string()),
-        ("reason", pa.string()), ("raw", pa.string()), ("rejected_at", pa.timestamp("us")),
-        ("kind", pa.string()), ("conflict_with", pa.string()), ("reject_key", pa.string()),
-    ]),
-}
-
-_CARD_TEXT: tuple[str, ...] = tuple(
-    rank + suit for rank in "23456789TJQKA" for suit in "cdhs"
-)
-
-
-def _check_card_text() -> None:
-    from pipeline.rules.cards import card_text
-
-    for code in range(52):
-        if card_text(code) != _CARD_TEXT[code]:  # pragma: no cover - a layout change upstream
-            raise RuntimeError("card codes changed: update pipeline.ingest._CARD_TEXT")
-
-
-_check_card_text()
-
-
-def _utc_timestamp(text: str | None) -> datetime | None:
-    if text is None:
-        return None
-    moment = datetime.fromisoformat(text.replace(",", "."))
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(UTC).replace(tzinfo=None)
-    return moment
-
-
-def _json_or_none(value: dict[str, Any]) -> str | None:
-    if not value:
-        return None
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-@dataclass(frozen=True, slots=True)
-class _Verdict:
-    """What the disagreement check needs of one player's re-score."""
-
-    name: str
-    reported_points: float | None
-    extra: dict[str, Any]
-    foul: bool
-    raw_royalties: tuple[int, ...]
-    fantasyland_cards: int
-    points: int
-
-
-def _source_causes(verdict: _Verdict) -> list[str]:
-    """How the source's own verdict (poker-arena ``source_showdown``) differs from the re-score."""
-    showdown = verdict.extra.get("source_showdown")
-    if not isinstance(showdown, dict):
-        return []
-    causes = []
-    fouled = showdown.get("fouled")
-    if isinstance(fouled, bool) and fouled != verdict.foul:
-        causes.append(
-            f"foul: the source says {'fouled' if fouled else 'not fouled'}, "
-            f"the re-score says {'fouled' if verdict.foul else 'not fouled'}"
-        )
-    royalties = showdown.get("royalties")
-    if isinstance(royalties, dict):
-        source = tuple(royalties.get(row.value) for row in ROWS)
-        if all(isinstance(value, int | float) for value in source) and tuple(
-            source
-        ) != tuple(verdict.raw_royalties):
-            causes.append(
-                "royalty: the source says "
-                + "/".join(str(value) for value in source)
-                + " (top/middle/bottom), the re-score says "
-                + "/".join(str(value) for value in verdict.raw_royalties)
-            )
-    if "next_fantasyland" in showdown:
-        next_cards = showdown.get("next_fantasyland")
-        source_cards = next_cards if isinstance(next_cards, int) else 0
-        if source_cards != verdict.fantasyland_cards:
-            causes.append(
-                "fantasyland: the source says "
-                + (f"{source_cards} cards next hand" if source_cards else "no Fantasyland")
-                + ", the re-score says "
-                + (f"{verdict.fantasyland_cards} cards" if verdict.fantasyland_cards
-                   else "no Fantasyland")
-            )
-    return causes
-
-
-def _format_points(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else str(value)
-
-
-def _disagreement_texts(verdicts: Sequence[_Verdict]) -> list[str | None]:
-    """Per player of one hand: why the source disagrees with the re-score, or None."""
-    causes = [_source_causes(verdict) for verdict in verdicts]
-    culprits = [
-        f"{verdict.name}: {', '.join(cause.split(':', 1)[0] for cause in player_causes)}"
-        for verdict, player_causes in zip(verdicts, causes, strict=True)
-        if player_causes
-    ]
-    texts: list[str | None] = []
-    for verdict, player_causes in zip(verdicts, causes, strict=True):
-        parts = list(player_causes)
-        reported = verdict.reported_points
-        if reported is not None and reported != verdict.points:
-            text = f"points: reported {_format_points(reported)}, re-scored {verdict.points}"
-            if not player_causes and culprits:
-                text += f" (because of {'; '.join(culprits)})"
-            parts.append(text)
-        texts.append("; ".join(parts) if parts else None)
-    return texts
-
-
-_CARD_ARRAY = pa.array(_CARD_TEXT, pa.string())
-_ROW_ARRAY = pa.array([row.value for row in ROWS], pa.string())
-_STREET_TABLES = ("placements", "discards")
-_FRAME_ORDER = ("hands", "seats", "evaluations", "matchups", "results", "boards", "placements",
-                "discards")
-"""The order a batch's tables are inserted in."""
-
-
-_PAIR_CODE: dict[tuple[int, Any], int] = {
-    (card, row): card * 3 + index for card in range(52) for index, row in enumerate(ROWS)
-}
-"""(card, row) placement → one byte: card * 3 + row index."""
-
-
 def _rows_table(name: str, rows: list[tuple]) -> pa.Table:
     """Row tuples (in the table's column order) as an Arrow table: transposed in one go."""
-    schema = _TABLE_SCHEMAS[name]
+    schema = TABLE_SCHEMAS[name]
     columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
     return pa.Table.from_arrays(
         [pa.array(values, type=field.type) for values, field in zip(columns, schema, strict=True)],
         schema=schema,
     )
 
-
-def _verdict_tables(
-    keys: Sequence[int], hands: Sequence[HandRecord], rules_for: Callable[[str], RuleSet]
-) -> dict[str, pa.Table]:
-    """Evaluations, matchups and results of a batch's hands, built as columns straight from the
-    batch evaluator's arrays (the rows :func:`pipeline.evaluate.score_records` gives, in the same
-    order: hands in batch order, players in record order, pairs in settlement order each
-    followed by its mirror)."""
-    player_counts = [len(hand.players) for hand in hands]
-    board_count = sum(player_counts)
-    cards: list[tuple[int, ...]] = []
-    fantasyland: list[bool] = []
-    names: list[str] = []
-    reported: list[float | None] = []
-    rule_names: list[str] = []
-    orders: list[list[int]] = []
-    first_boards: list[int] = []
-    pair_bases: list[int] = []
-    groups: dict[tuple[Variant, RuleSet], tuple[RuleSet, list[int]]] = {}
-    board = pair_count = 0
-    for index, hand in enumerate(hands):
-        rules = rules_for(hand.rules)
-        groups.setdefault((hand.variant, rules), (rules, []))[1].append(index)
-        rule_names.append(rules.name)
-        first_boards.append(board)
-        pair_bases.append(pair_count)
-        for player in hand.players:
-            cards.append(player.board.cards)
-            fantasyland.append(player.fantasyland)
-            names.append(player.name)
-            reported.append(player.reported_points)
-        orders.append(_settlement_order(hand))
-        count = len(hand.players)
-        board += count
-        pair_count += count * (count - 1) // 2
-    card_array = np.asarray(cards, np.int8).reshape(board_count, 13)
-    fantasyland_array = np.asarray(fantasyland, bool)
-    values = np.zeros((board_count, 3), np.int32)
-    class_codes = np.zeros((board_count, 3), np.int64)
-    foul = np.zeros(board_count, bool)
-    raw = np.zeros((board_count, 3), np.int16)
-    royalties = np.zeros((board_count, 3), np.int16)
-    fantasyland_cards = np.zeros(board_count, np.int8)
-    points = np.zeros(board_count, np.int64)
-    pair_first = np.zeros(pair_count, np.int64)
-    pair_second = np.zeros(pair_count, np.int64)
-    pair_rows = np.zeros((pair_count, 3), np.int8)
-    pair_scoop = np.zeros(pair_count, np.int64)
-    pair_royalty = np.zeros(pair_count, np.int64)
-    pair_points = np.zeros(pair_count, np.int64)
-    pair_settled = np.zeros(pair_count, np.int64)
-    high_count = len(HIGH_CLASS_LABELS)
-    for (variant, _), (rules, members) in groups.items():
-        width = max(player_counts[index] for index in members)
-        seats = np.full((len(members), width), -1, np.int64)  # local board index by position
-        counts = np.zeros(len(members), np.int64)
-        bases = np.zeros(len(members), np.int64)
-        rows_list: list[int] = []
-        for local, index in enumerate(members):
-            first = first_boards[index]
-            local_base = len(rows_list)
-            rows_list.extend(range(first, first + player_counts[index]))
-            order = orders[index]
-            seats[local, : len(order)] = [local_base + position for position in order]
-            counts[local] = player_counts[index]
-            bases[local] = pair_bases[index]
-        rows = np.asarray(rows_list, np.int64)
-        columns = evaluate_boards(card_array[rows], variant, rules, fantasyland_array[rows])
-        values[rows] = columns.values
-        codes = columns.classes.astype(np.int64)
-        if variant.lowball_middle:
-            codes[:, 1] += high_count
-        class_codes[rows] = codes
-        foul[rows] = columns.foul
-        raw[rows] = columns.raw_royalties
-        royalties[rows] = columns.royalties
-        fantasyland_cards[rows] = columns.fantasyland_cards
-        totals, settled_pairs = settle_pairs(columns, seats, rules)
-        for pair in settled_pairs:
-            present, first, second = pair.hands, pair.first, pair.second
-            first_position, second_position = pair.first_position, pair.second_position
-            pairs, amount, settled = pair.outcome, pair.outcome.points, pair.settled
-            # Where this pair sits in its hand's settlement order (settlement_pairs).
-            players = counts[present]
-            slots = bases[present] + (
-                first_position * (2 * players - first_position - 1) // 2
-                + second_position - first_position - 1
-            )
-            pair_first[slots] = rows[first]
-            pair_second[slots] = rows[second]
-            pair_rows[slots] = pairs.rows
-            pair_scoop[slots] = pairs.scoop
-            pair_royalty[slots] = pairs.royalty_points
-            pair_points[slots] = amount
-            pair_settled[slots] = settled
-        present_rows, present_positions = np.nonzero(seats >= 0)
-        points[rows[seats[present_rows, present_positions]]] = totals[present_rows,
-                                                                      present_positions]
-
-    key_array = np.repeat(np.asarray(keys, np.int64), player_counts)
-    player_array = pa.array(names, pa.string())
-    labels = pa.array(list(HIGH_CLASS_LABELS) + list(LOW_CLASS_LABELS), pa.string())
-    ruleset = pa.array(rule_names, pa.string()).take(
-        pa.array(np.repeat(np.arange(len(hands)), player_counts))
-    )
-    evaluations = pa.Table.from_pydict({
-        "hand_key": pa.array(key_array), "player": player_array, "ruleset": ruleset,
-        "top_class": labels.take(pa.array(class_codes[:, 0])),
-        "middle_class": labels.take(pa.array(class_codes[:, 1])),
-        "bottom_class": labels.take(pa.array(class_codes[:, 2])),
-        "top_value": values[:, 0], "middle_value": values[:, 1], "bottom_value": values[:, 2],
-        "foul": foul, "royalty_top": royalties[:, 0], "royalty_middle": royalties[:, 1],
-        "royalty_bottom": royalties[:, 2],
-        "royalties": royalties.astype(np.int64).sum(axis=1).astype(np.int16),
-        "fantasyland_next": fantasyland_cards > 0, "fantasyland_cards": fantasyland_cards,
-        "raw_royalty_top": raw[:, 0], "raw_royalty_middle": raw[:, 1],
-        "raw_royalty_bottom": raw[:, 2],
-    }, schema=_TABLE_SCHEMAS["evaluations"])
-
-    won = (pair_rows == 1).sum(axis=1)
-    lost = (pair_rows == -1).sum(axis=1)
-
-    def interleaved(forward: np.ndarray, mirror: np.ndarray, dtype: Any) -> np.ndarray:
-        both = np.empty(2 * pair_count, dtype)
-        both[0::2] = forward
-        both[1::2] = mirror
-        return both
-
-    pair_hands = np.repeat(np.asarray(keys, np.int64),
-                           [count * (count - 1) // 2 for count in player_counts])
-    matchups = pa.Table.from_pydict({
-        "hand_key": np.repeat(pair_hands, 2),
-        "player": player_array.take(pa.array(interleaved(pair_first, pair_second, np.int64))),
-        "opponent": player_array.take(pa.array(interleaved(pair_second, pair_first, np.int64))),
-        "rows_won": interleaved(won, lost, np.int8),
-        "rows_lost": interleaved(lost, won, np.int8),
-        "scoop": interleaved(pair_scoop, -pair_scoop, np.int8),
-        "royalty_points": interleaved(pair_royalty, -pair_royalty, np.int32),
-        "points": interleaved(pair_points, -pair_points, np.int32),
-        "settled": interleaved(pair_settled, -pair_settled, np.int32),
-    }, schema=_TABLE_SCHEMAS["matchups"])
-
-    texts: list[str | None] = [None] * board_count
-    for index, hand in enumerate(hands):
-        if all(player.reported_points is None and not player.extra for player in hand.players):
-            continue
-        first = first_boards[index]
-        hand_verdicts = [
-            _Verdict(player.name, player.reported_points, player.extra,
-                     bool(foul[first + offset]),
-                     tuple(int(value) for value in raw[first + offset]),
-                     int(fantasyland_cards[first + offset]), int(points[first + offset]))
-            for offset, player in enumerate(hand.players)
-        ]
-        texts[first:first + len(hand_verdicts)] = _disagreement_texts(hand_verdicts)
-    results = pa.Table.from_pydict({
-        "hand_key": pa.array(key_array), "player": player_array,
-        "points": points.astype(np.int32),
-        "reported_points": pa.array(reported, pa.float64()),
-        "disagrees": pa.array([text is not None for text in texts], pa.bool_()),
-        "disagreement": pa.array(texts, pa.string()),
-    }, schema=_TABLE_SCHEMAS["results"])
-    return {"evaluations": evaluations, "matchups": matchups, "results": results}
-
-
-class _BatchTables:
-    """Rows of the rule-independent hand-data tables for the hands of one batch (the verdict
-    tables come from :func:`_verdict_tables`).
-
-    Rows are gathered as tuples and transposed once at the end; placements, discards and board
-    texts (most of the data) are gathered as card-code bytes and expanded with numpy and Arrow,
-    not card by card in Python.
-    """
-
-    def __init__(self) -> None:
-        self.rows: dict[str, list[tuple]] = {
-            name: [] for name in ("hands", "seats")
-        }
-        self._board_keys: list[int] = []
-        self._board_players: list[str] = []
-        self._board_cards = bytearray()
-        self._street_keys: list[int] = []
-        self._street_players: list[str] = []
-        self._street_numbers: list[int] = []
-        self._placed_counts: list[int] = []
-        self._discard_counts: list[int] = []
-        self._placed = bytearray()
-        self._discarded = bytearray()
-
-    def add_hand(self, key: int, digest: str, hand: HandRecord, path: str, line: int) -> None:
-        """Rows of the rule-independent tables: hands, seats, placements, discards, boards."""
-        players = hand.players
-        self.rows["hands"].append((
-            key, hand.site, hand.hand_id, hand.table, _utc_timestamp(hand.started_at),
-            hand.variant.value, hand.rules, hand.button, len(players),
-            all(player.streets is not None for player in players),
-            any(player.fantasyland for player in players), digest, path, line,
-            _json_or_none(hand.extra),
-        ))
-        position = {player.name: index for index, player in enumerate(hand.action_order())}
-        seats = self.rows["seats"]
-        button = hand.button
-        pair_code = _PAIR_CODE.__getitem__
-        board_cards = self._board_cards
-        placed_counts = self._placed_counts
-        discard_counts = self._discard_counts
-        placed_codes = self._placed
-        discarded_codes = self._discarded
-        for player in players:
-            name = player.name
-            extra = player.extra
-            streets = player.streets
-            seats.append((
-                key, name, player.seat, position[name], name == button, player.fantasyland,
-                None if streets is None else sum([len(street.dealt) for street in streets]),
-                player.reported_points, _json_or_none(extra) if extra else None,
-            ))
-            self._board_keys.append(key)
-            self._board_players.append(name)
-            board = player.board
-            board_cards.extend(board.top)
-            board_cards.extend(board.middle)
-            board_cards.extend(board.bottom)
-            if streets is None:
-                continue
-            count = len(streets)
-            self._street_keys += [key] * count
-            self._street_players += [name] * count
-            self._street_numbers += range(1, count + 1)
-            for street in streets:
-                placed = street.placed
-                discarded = street.discarded
-                placed_counts.append(len(placed))
-                placed_codes.extend(map(pair_code, placed))
-                discard_counts.append(len(discarded))
-                discarded_codes.extend(discarded)
-
-    def _street_table(self, name: str) -> pa.Table:
-        """Placements or discards, expanded from the per-street card bytes."""
-        counts = np.asarray(
-            self._placed_counts if name == "placements" else self._discard_counts, np.int64
-        )
-        streets = np.repeat(np.arange(len(counts)), counts)
-        columns: dict[str, Any] = {
-            "hand_key": pa.array(np.asarray(self._street_keys, np.int64)[streets]),
-            "player": pa.array(self._street_players, pa.string()).take(pa.array(streets)),
-            "street": pa.array(np.asarray(self._street_numbers, np.int8)[streets]),
-        }
-        if name == "placements":
-            codes = np.frombuffer(bytes(self._placed), np.uint8).astype(np.int64)
-            starts = np.cumsum(counts) - counts
-            columns["card_order"] = pa.array(
-                (np.arange(len(streets)) - np.repeat(starts, counts)).astype(np.int8)
-            )
-            columns["card"] = _CARD_ARRAY.take(pa.array(codes // 3))
-            columns["row_name"] = _ROW_ARRAY.take(pa.array(codes % 3))
-        else:
-            columns["card"] = _CARD_ARRAY.take(
-                pa.array(np.frombuffer(bytes(self._discarded), np.uint8).astype(np.int64))
-            )
-        return pa.Table.from_pydict(columns, schema=_TABLE_SCHEMAS[name])
-
-    def _boards_table(self) -> pa.Table:
-        """Final boards: row texts joined from the 13 card codes of each board."""
-        codes = np.frombuffer(bytes(self._board_cards), np.uint8).astype(np.int64).reshape(-1, 13)
-        texts = [_CARD_ARRAY.take(pa.array(codes[:, column])) for column in range(13)]
-
-        def joined(first: int, last: int) -> pa.Array:
-            return pc.binary_join_element_wise(*texts[first:last], " ")
-
-        return pa.Table.from_pydict({
-            "hand_key": pa.array(self._board_keys, pa.int64()),
-            "player": pa.array(self._board_players, pa.string()),
-            "top": joined(0, 3), "middle": joined(3, 8), "bottom": joined(8, 13),
-        }, schema=_TABLE_SCHEMAS["boards"])
-
-    def arrow(self) -> dict[str, pa.Table]:
-        """Every table as Arrow."""
-        tables = {name: _rows_table(name, rows) for name, rows in self.rows.items()}
-        tables["boards"] = self._boards_table()
-        for name in _STREET_TABLES:
-            tables[name] = self._street_table(name)
-        return tables
 
 
 # --- the ingest engine --------------------------------------------------------------------------
@@ -799,7 +302,8 @@ class _Reject:
 
 @dataclass(slots=True)
 class _Candidate:
-    """A valid record of a batch: its identity and where it came from."""
+    """A valid record of a batch: its identity and where it came from. ``raw`` is None for a
+    record of the columnar canonical path: the process that read the line has its text."""
 
     key: int
     digest: str
@@ -808,7 +312,7 @@ class _Candidate:
     table: str | None
     path: str
     line: int
-    raw: str
+    raw: str | None
 
     def __reduce__(self) -> tuple[type, tuple]:
         # Workers send a batch's candidates back pickled: as constructor arguments this takes
@@ -826,6 +330,16 @@ class _Prepared:
     candidates: list[_Candidate]  # the first record of each key in the batch
     later: list[_Candidate]  # records of a key seen earlier in the batch
     frames: dict[str, pa.Table]  # rows of every candidate, for every hand table
+    lines: list[RawLine | SourceLine] | None = None  # the batch's lines, set by the reader
+
+    def raw_text(self, candidate: _Candidate) -> str:
+        """The original text of a candidate's record."""
+        if candidate.raw is not None:
+            return candidate.raw
+        for item in self.lines or ():
+            if item[0] == candidate.line:
+                return clip_raw(decode_line(item).raw) if type(item) is tuple else item.raw
+        return ""  # pragma: no cover - every candidate's line is in its batch
 
 
 def _rules_argument(rules: RuleSet | str | None) -> RuleSet | None:
@@ -844,11 +358,9 @@ class _BatchBuilder:
         self.rejects: list[_Reject] = []
         self.candidates: list[_Candidate] = []
         self.hands: list[HandRecord] = []
-        self.later: list[_Candidate] = []
-        self.keys: set[int] = set()
 
     def add(self, source: SourceRecord) -> None:
-        """Validate one record: a reject, a candidate, or a later copy of a batch key."""
+        """Validate one record: a reject or a candidate."""
         self.records += 1
         if source.record is None:
             self.rejects.append(_Reject(source.path, source.line, source.hand_id,
@@ -866,38 +378,107 @@ class _BatchBuilder:
             self.rejects.append(_Reject(source.path, source.line, hand.hand_id, str(error),
                                         source.raw, "rules"))
             return
-        candidate = _Candidate(store.hand_key(hand.site, hand.hand_id), content_hash(hand),
-                               hand.site, hand.hand_id, hand.table, source.path, source.line,
-                               source.raw)
-        if candidate.key in self.keys:
-            self.later.append(candidate)
-            return
-        self.keys.add(candidate.key)
-        self.candidates.append(candidate)
+        self.candidates.append(_Candidate(
+            store.hand_key(hand.site, hand.hand_id), content_hash(hand), hand.site, hand.hand_id,
+            hand.table, source.path, source.line, source.raw,
+        ))
         self.hands.append(hand)
 
-    def finish(self) -> _Prepared:
-        """Score the batch's hands together and build the columns of every table."""
-        tables = _BatchTables()
-        for candidate, hand in zip(self.candidates, self.hands, strict=True):
-            tables.add_hand(candidate.key, candidate.digest, hand, candidate.path, candidate.line)
-        rule_independent = tables.arrow()
-        verdicts = _verdict_tables([candidate.key for candidate in self.candidates], self.hands,
-                                   self.resolver)
-        frames = {name: rule_independent.get(name, verdicts.get(name)) for name in _FRAME_ORDER}
-        return _Prepared(self.records, self.rejects, self.candidates, self.later, frames)
+    def finish(
+        self, fast: HandColumns | None = None, fast_candidates: Sequence[_Candidate] = ()
+    ) -> _Prepared:
+        """Score the batch's hands together and build the columns of every table.
+
+        ``fast`` holds hands the columnar canonical path validated (``fast_candidates`` their
+        identities); they join the records added here. Of the records of one key, the first
+        in line order is the batch's candidate; the others are compared with it when written.
+        """
+        candidates = self.candidates
+        columns = columns_from_records(
+            [candidate.key for candidate in candidates],
+            [candidate.digest for candidate in candidates], self.hands,
+            [candidate.path for candidate in candidates],
+            [candidate.line for candidate in candidates],
+        )
+        if fast is not None and fast.hand_count:
+            columns = concat_columns([fast, columns])
+            candidates = [*fast_candidates, *candidates]
+        keep = np.ones(len(candidates), bool)
+        later: list[_Candidate] = []
+        seen: set[int] = set()
+        for index in sorted(range(len(candidates)), key=lambda index: candidates[index].line):
+            candidate = candidates[index]
+            if candidate.key in seen:
+                keep[index] = False
+                later.append(candidate)
+            else:
+                seen.add(candidate.key)
+        if later:
+            columns = columns.select(keep)
+            candidates = [candidate for candidate, kept in zip(candidates, keep, strict=True)
+                          if kept]
+        frames = hand_tables(columns, self.resolver)
+        return _Prepared(self.records, self.rejects, candidates, later, frames)
 
 
-def _prepare_canonical_lines(
-    file_name: str, lines: list[SourceLine], rules: RuleSet | None
+def _prepare_canonical(
+    file_name: str, lines: list[RawLine | SourceLine], rules: RuleSet | None, fast: bool = True
 ) -> _Prepared:
-    """Worker side of the parallel path: parse canonical lines exactly as the canonical reader
-    does, validate, score and build columns."""
-    builder = _BatchBuilder(RulesResolver(override=rules))
+    """Parse, validate, score and build the columns of a batch of canonical JSON Lines lines
+    (in a worker process, or in this one for a small file).
+
+    Plainly valid records take the columnar path (:mod:`pipeline.fast_canonical`); every other
+    line goes through the canonical reader and :func:`pipeline.validate.parse_hand`, exactly as
+    a record of any other format would, so its reason is the precise one. ``fast=False`` sends
+    every line that way (tests compare the two).
+    """
+    resolver = RulesResolver(override=rules)
+    builder = _BatchBuilder(resolver)
+    raw_positions = [position for position, item in enumerate(lines) if type(item) is tuple]
+    columns: HandColumns | None = None
+    fast_candidates: list[_Candidate] = []
+    slow_positions: list[int]
+    if fast and raw_positions:
+        columns, accepted, rest = parse_canonical_batch(
+            [(lines[position][0], lines[position][1]) for position in raw_positions], file_name
+        )
+        rejected_rules = _unusable_rules(columns.rules, resolver)
+        if rejected_rules:
+            usable = np.asarray([name not in rejected_rules for name in columns.rules], bool)
+            rest = rest + accepted[~usable].tolist()
+            columns = columns.select(usable)
+        fast_candidates = [
+            _Candidate(key, digest, site, hand_id, table, file_name, line, None)
+            for key, digest, site, hand_id, table, line in zip(
+                columns.keys.tolist(), columns.digests, columns.sites, columns.hand_ids,
+                columns.tables, columns.lines, strict=True)
+        ]
+        builder.records += len(fast_candidates)
+        slow_positions = sorted(
+            [raw_positions[index] for index in rest]
+            + [position for position, item in enumerate(lines) if type(item) is not tuple]
+        )
+    else:
+        slow_positions = list(range(len(lines)))
     parse_line = canonical_reader.parse_canonical_line
-    for line in lines:
+    for position in slow_positions:
+        item = lines[position]
+        line = decode_line(item) if type(item) is tuple else item
+        if line.text is not None and not line.text.strip():
+            continue  # blank lines are not records
         builder.add(parse_line(file_name, line))
-    return builder.finish()
+    return builder.finish(columns, fast_candidates)
+
+
+def _unusable_rules(names: Sequence[str], resolver: RulesResolver) -> set[str]:
+    """The rules names among ``names`` the resolver cannot resolve."""
+    unusable = set()
+    for name in set(names):
+        try:
+            resolver(name)
+        except RulesError:
+            unusable.add(name)
+    return unusable
 
 
 def _worker_start() -> None:
@@ -941,6 +522,7 @@ class _Ingestor:
         self.on_records = on_records
         self.tables_touched: set[tuple[str, str | None]] = set()
         self.batches = 0
+        self.read_error: FormatError | None = None
 
     def run(self, records: Iterator[SourceRecord], summary: FileSummary) -> None:
         """Read every record, writing batch by batch. FormatError propagates to the caller.
@@ -975,32 +557,68 @@ class _Ingestor:
             if pending_progress and self.on_records is not None:
                 self.on_records(pending_progress)
 
-    def run_canonical_parallel(self, path: Path, summary: FileSummary, workers: int) -> None:
-        """The canonical reader's work split over worker processes: this process reads lines
-        and writes batches, in order (so the result is the sequential one); the workers parse,
-        validate, score and build columns. At most ``workers + 1`` batches are in flight."""
+    def run_canonical(self, path: Path, summary: FileSummary, workers: int) -> None:
+        """Canonical JSON Lines, batch by batch: this process reads lines (as bytes) and writes
+        batches in order; :func:`_prepare_canonical` parses, validates, scores and builds the
+        columns, in ``workers`` worker processes when there are 2 or more (at most
+        ``workers + 1`` batches in flight), else here. The database is the same either way."""
         file_name = str(path)
+        self.read_error = None
+        batches = self._line_batches(read_raw_lines(path))
+        with _collector_paused():
+            if workers <= 1:
+                for batch in batches:
+                    prepared = _prepare_canonical(file_name, batch, self.rules)
+                    prepared.lines = batch
+                    self._write_counted(prepared, summary)
+                    gc.collect(0)
+            else:
+                self._run_pool(file_name, batches, summary, workers)
+        if self.read_error is not None:
+            raise self.read_error
+
+    def _run_pool(
+        self, file_name: str, batches: Iterator[list[RawLine | SourceLine]],
+        summary: FileSummary, workers: int,
+    ) -> None:
+        """The batches prepared by a pool of worker processes, written here in order."""
         context = multiprocessing.get_context("forkserver")
-        with _collector_paused(), ProcessPoolExecutor(
-            workers, mp_context=context, initializer=_worker_start
-        ) as pool:
-            pending: deque[Future[_Prepared]] = deque()
-            batch: list[SourceLine] = []
-            for line in read_lines(path):
-                if line.text is not None and not line.text.strip():
-                    continue
+        with ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start) as pool:
+            pending: deque[tuple[Future[_Prepared], list]] = deque()
+            for batch in batches:
+                pending.append(
+                    (pool.submit(_prepare_canonical, file_name, batch, self.rules), batch)
+                )
+                while len(pending) > workers:
+                    self._write_pending(pending.popleft(), summary)
+            while pending:
+                self._write_pending(pending.popleft(), summary)
+
+    def _line_batches(
+        self, lines: Iterator[RawLine | SourceLine]
+    ) -> Iterator[list[RawLine | SourceLine]]:
+        """Lines in batches of ``batch_size``. A FormatError (a reader giving up on the file)
+        ends the batches after the lines read so far; run_canonical raises it once they are
+        written."""
+        batch: list[RawLine | SourceLine] = []
+        try:
+            for line in lines:
                 batch.append(line)
                 if len(batch) >= self.batch_size:
-                    pending.append(pool.submit(_prepare_canonical_lines, file_name, batch,
-                                               self.rules))
+                    yield batch
                     batch = []
-                    while len(pending) > workers:
-                        self._write_counted(pending.popleft().result(), summary)
-            if batch:
-                pending.append(pool.submit(_prepare_canonical_lines, file_name, batch,
-                                           self.rules))
-            while pending:
-                self._write_counted(pending.popleft().result(), summary)
+        except FormatError as error:
+            self.read_error = error
+        if batch:
+            yield batch
+
+    def _write_pending(
+        self, pending: tuple[Future[_Prepared], list[RawLine | SourceLine]], summary: FileSummary
+    ) -> None:
+        future, batch = pending
+        prepared = future.result()
+        prepared.lines = batch
+        self._write_counted(prepared, summary)
 
     def _write_counted(self, prepared: _Prepared, summary: FileSummary) -> None:
         self._write(prepared, summary)
@@ -1031,12 +649,12 @@ class _Ingestor:
             duplicates = 0
             for candidate in candidates:
                 if candidate.key in stored:
-                    duplicates += self._compare(candidate, stored[candidate.key], rejects)
+                    duplicates += self._compare(candidate, stored[candidate.key], rejects, prepared)
                 else:
                     new_keys.append(candidate.key)
                     reference[candidate.key] = (candidate.digest, candidate.path, candidate.line)
             for candidate in prepared.later:
-                duplicates += self._compare(candidate, reference[candidate.key], rejects)
+                duplicates += self._compare(candidate, reference[candidate.key], rejects, prepared)
             if new_keys and len(new_keys) == len(candidates):  # all new: nothing to filter
                 for name, frame in prepared.frames.items():
                     store.insert_frame(connection, name, frame)
@@ -1070,7 +688,8 @@ class _Ingestor:
 
     @staticmethod
     def _compare(
-        candidate: _Candidate, reference: tuple[str, str, int], rejects: list[_Reject]
+        candidate: _Candidate, reference: tuple[str, str, int], rejects: list[_Reject],
+        prepared: _Prepared,
     ) -> int:
         """1 when the candidate duplicates the reference; else add a conflict reject, 0."""
         digest, path, line = reference
@@ -1082,7 +701,7 @@ class _Ingestor:
             f"conflict: hand {candidate.hand_id!r} of site {candidate.site!r} is already stored "
             f"from {where} with different content (this record: "
             f"{candidate.path}:{candidate.line})",
-            candidate.raw, "conflict", where,
+            prepared.raw_text(candidate), "conflict", where,
         ))
         return 0
 
@@ -1331,8 +950,8 @@ def _ingest_file(
         if summary.format is None:
             summary.format = _detected_format(path)
         parallel = _parallel_workers(workers, summary.format, size)
-        if parallel > 1:
-            ingestor.run_canonical_parallel(path, summary, parallel)
+        if summary.format == "canonical":
+            ingestor.run_canonical(path, summary, parallel)
         else:
             ingestor.run(records, summary)
     except FormatError as error:
@@ -1551,7 +1170,7 @@ def _score_stored(boards: pa.Table, rules_for: Callable[[str], RuleSet]) -> dict
         "fantasyland_next": fantasyland_cards > 0, "fantasyland_cards": fantasyland_cards,
         "raw_royalty_top": raw[:, 0], "raw_royalty_middle": raw[:, 1],
         "raw_royalty_bottom": raw[:, 2],
-    }, schema=_TABLE_SCHEMAS["evaluations"])
+    }, schema=TABLE_SCHEMAS["evaluations"])
 
     if pair_parts:
         first, second, pair_rows, scoop, royalty_points, pair_points, settled = (
@@ -1574,7 +1193,7 @@ def _score_stored(boards: pa.Table, rules_for: Callable[[str], RuleSet]) -> dict
         "royalty_points": both([royalty_points, -royalty_points]).astype(np.int32),
         "points": both([pair_points, -pair_points]).astype(np.int32),
         "settled": both([settled, -settled]).astype(np.int32),
-    }, schema=_TABLE_SCHEMAS["matchups"])
+    }, schema=TABLE_SCHEMAS["matchups"])
 
     reported = boards.column("reported_points").to_pylist()
     extras = boards.column("extra").to_pylist()
@@ -1592,13 +1211,13 @@ def _score_stored(boards: pa.Table, rules_for: Callable[[str], RuleSet]) -> dict
                 by_hand.setdefault(int(keys[index]), []).append(index)
         for indexes in by_hand.values():
             hand_verdicts = [
-                _Verdict(names[index], reported[index],
+                VerdictFacts(names[index], reported[index],
                          json.loads(extras[index]) if extras[index] else {}, bool(foul[index]),
                          tuple(int(value) for value in raw[index]),
                          int(fantasyland_cards[index]), int(points[index]))
                 for index in indexes
             ]
-            for index, text in zip(indexes, _disagreement_texts(hand_verdicts), strict=True):
+            for index, text in zip(indexes, disagreement_texts(hand_verdicts), strict=True):
                 texts[index] = text
     results = pa.Table.from_pydict({
         "hand_key": pa.array(keys, pa.int64()), "player": player_array,
@@ -1606,7 +1225,7 @@ def _score_stored(boards: pa.Table, rules_for: Callable[[str], RuleSet]) -> dict
         "reported_points": boards.column("reported_points").combine_chunks(),
         "disagrees": pa.array([text is not None for text in texts], pa.bool_()),
         "disagreement": pa.array(texts, pa.string()),
-    }, schema=_TABLE_SCHEMAS["results"])
+    }, schema=TABLE_SCHEMAS["results"])
     return {"evaluations": evaluations, "matchups": matchups, "results": results}
 
 

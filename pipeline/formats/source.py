@@ -127,6 +127,29 @@ def read_lines(
 
     Raises :class:`FormatError` when the file cannot be opened.
     """
+    for item in read_raw_lines(path, max_line_bytes):
+        yield decode_line(item) if type(item) is tuple else item
+
+
+RawLine = tuple[int, bytes, bool]
+"""A line as bytes, not decoded yet: (number, bytes without the line ending, terminated)."""
+
+
+def read_stream_lines(
+    stream: IO[bytes], max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[SourceLine]:
+    """Yield the lines of an already open binary stream (stdin, say) as :class:`SourceLine` values."""
+    for item in read_stream_raw(stream, max_line_bytes):
+        yield decode_line(item) if type(item) is tuple else item
+
+
+def read_raw_lines(
+    path: str | os.PathLike[str], max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[RawLine | SourceLine]:
+    """:func:`read_lines` without the decoding: each line as a :data:`RawLine` (decode it with
+    :func:`decode_line`), or a :class:`SourceLine` with an ``error`` for a line that cannot be
+    read (binary file, over-long line, damaged data), exactly where :func:`read_lines` gives one.
+    """
     stream = open_binary(path)
     try:
         head = _probe_head(path)
@@ -134,27 +157,30 @@ def read_lines(
             preview = head[:_PREVIEW_BYTES].decode("utf-8", "replace")
             yield SourceLine(1, None, BINARY_FILE_ERROR, preview)
             return
-        yield from read_stream_lines(stream, max_line_bytes)
+        yield from read_stream_raw(stream, max_line_bytes)
     finally:
         stream.close()
 
 
-def read_stream_lines(
+def read_stream_raw(
     stream: IO[bytes], max_line_bytes: int = MAX_LINE_BYTES
-) -> Iterator[SourceLine]:
-    """Yield the lines of an already open binary stream (stdin, say) as :class:`SourceLine` values."""
+) -> Iterator[RawLine | SourceLine]:
+    """The lines of an open binary stream as :data:`RawLine` tuples, or error lines."""
     number = 0
+    readline = stream.readline
     while True:
         number += 1
         try:
-            data = stream.readline(max_line_bytes + 1)
+            data = readline(max_line_bytes + 1)
         except (OSError, EOFError, zlib.error) as exc:
             yield SourceLine(number, None, _damage_reason(number, exc), "", False)
             return
         if not data:
             return
-        terminated = data.endswith(b"\n")
-        if not terminated and len(data) > max_line_bytes:
+        if data[-1:] == b"\n":
+            yield (number, data[:-2] if data[-2:] == b"\r\n" else data[:-1], True)
+            continue
+        if len(data) > max_line_bytes:
             preview = data[:_PREVIEW_BYTES].decode("utf-8", "replace") + "…"
             try:
                 terminated = _skip_rest_of_line(stream)
@@ -164,17 +190,21 @@ def read_stream_lines(
             reason = f"line {number} is longer than {_limit_text(max_line_bytes)}"
             yield SourceLine(number, None, reason, preview, terminated)
             continue
-        if terminated:
-            data = data[:-2] if data.endswith(b"\r\n") else data[:-1]
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            preview = data[:_PREVIEW_BYTES].decode("utf-8", "replace")
-            yield SourceLine(number, None, _describe_decode_error(number, exc), preview, terminated)
-            continue
-        if number == 1 and text.startswith(_BYTE_ORDER_MARK):
-            text = text[1:]
-        yield SourceLine(number, text, None, text, terminated)
+        yield (number, data, False)
+
+
+def decode_line(line: RawLine) -> SourceLine:
+    """A :data:`RawLine` as a :class:`SourceLine`: UTF-8 text (a byte-order mark dropped on
+    line 1), or an error naming the first byte that is not UTF-8."""
+    number, data, terminated = line
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        preview = data[:_PREVIEW_BYTES].decode("utf-8", "replace")
+        return SourceLine(number, None, _describe_decode_error(number, exc), preview, terminated)
+    if number == 1 and text.startswith(_BYTE_ORDER_MARK):
+        text = text[1:]
+    return SourceLine(number, text, None, text, terminated)
 
 
 def _skip_rest_of_line(stream: IO[bytes]) -> bool:

@@ -135,7 +135,21 @@ def test_records_before_a_reader_gives_up_still_land(
     import pipeline.ingest as ingest_module
     from pipeline.formats import FormatError
 
-    source = write_jsonl(tmp_path / "a.jsonl", [deal_hand(seed) for seed in range(5)])
+    source = tmp_path / "live.csv"
+    rows = ["hand_id,started_at,table,variant,player,seat,top,middle,bottom,fantasyland,points"]
+    for seed in range(5):
+        hand = deal_hand(seed)
+        for player in hand["players"]:
+            board = {"top": [], "middle": [], "bottom": []}
+            for street in player["streets"]:
+                for row, cards in street["placed"].items():
+                    board[row] += cards
+            rows.append(",".join([
+                hand["hand_id"], hand["started_at"], hand["table"], "pineapple",
+                player["name"], str(player["seat"]), " ".join(board["top"]),
+                " ".join(board["middle"]), " ".join(board["bottom"]), "no", "",
+            ]))
+    source.write_text("\n".join(rows) + "\n", encoding="utf-8")
     real_read_source = ingest_module.read_source
 
     def failing_reader(path, format=None, game=None):
@@ -145,6 +159,32 @@ def test_records_before_a_reader_gives_up_still_land(
             yield record
 
     monkeypatch.setattr(ingest_module, "read_source", failing_reader)
+
+    summary = ingest_paths([source], database, batch_size=2)
+
+    assert summary.files[0].status == "failed"
+    assert summary.files[0].message == "cannot read past line 3: damaged data"
+    assert summary.stored == 3 and count(database, "hands") == 3
+    assert count(database, "rejects", "kind = 'file' AND line IS NULL") == 1
+
+
+def test_canonical_lines_before_a_read_error_still_land(
+    tmp_path: Path, database: Path, monkeypatch
+) -> None:
+    """The canonical path writes every batch read before the line reader gave up."""
+    import pipeline.ingest as ingest_module
+    from pipeline.formats import FormatError
+
+    source = write_jsonl(tmp_path / "a.jsonl", [deal_hand(seed) for seed in range(5)])
+    real_read_raw_lines = ingest_module.read_raw_lines
+
+    def failing_lines(path):
+        for number, line in enumerate(real_read_raw_lines(path)):
+            if number == 3:
+                raise FormatError(path, "cannot read past line 3: damaged data")
+            yield line
+
+    monkeypatch.setattr(ingest_module, "read_raw_lines", failing_lines)
 
     summary = ingest_paths([source], database, batch_size=2)
 

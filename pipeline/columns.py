@@ -1,0 +1,730 @@
+"""Validated hands of one batch as columns, and the database tables built from them.
+
+:class:`HandColumns` holds a batch of validated hands as flat arrays: one entry per hand, per
+player, per street and per card placed or discarded. Two feeders fill it: :func:`from_records`
+(any :class:`~pipeline.record.HandRecord`, whatever format it came from) and the columnar
+canonical parser (:mod:`pipeline.fast_canonical`), which never builds records at all. Both give
+the same columns for the same hand, and :func:`hand_tables` turns columns into the Arrow tables
+of schemas/database.md: the rule-independent ones (hands, seats, boards, placements, discards)
+and the verdicts of the batch rules core (evaluations, matchups, results), scored in one go.
+
+Pure: no files, no database.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline.record import HandRecord
+from pipeline.rules.batch import evaluate_boards, settle_pairs
+from pipeline.rules.cards import card_text
+from pipeline.rules.game import ROWS, Variant
+from pipeline.rules.ruleset import RuleSet
+from pipeline.rules.values import HIGH_CLASS_LABELS, LOW_CLASS_LABELS
+
+__all__ = [
+    "TABLE_SCHEMAS",
+    "HandColumns",
+    "VerdictFacts",
+    "concat_columns",
+    "content_hash",
+    "disagreement_texts",
+    "from_records",
+    "hand_tables",
+    "utc_timestamp",
+]
+
+TABLE_SCHEMAS: dict[str, pa.Schema] = {
+    "hands": pa.schema([
+        ("hand_key", pa.int64()), ("site", pa.string()), ("hand_id", pa.string()),
+        ("table_name", pa.string()), ("started_at", pa.timestamp("us")),
+        ("variant", pa.string()), ("rules", pa.string()), ("button", pa.string()),
+        ("player_count", pa.int8()), ("has_streets", pa.bool_()),
+        ("any_fantasyland", pa.bool_()), ("content_hash", pa.string()),
+        ("source_path", pa.string()), ("source_line", pa.int32()), ("extra", pa.string()),
+    ]),
+    "seats": pa.schema([
+        ("hand_key", pa.int64()), ("player", pa.string()), ("seat", pa.int16()),
+        ("position", pa.int8()), ("is_button", pa.bool_()), ("fantasyland", pa.bool_()),
+        ("cards_dealt", pa.int8()), ("reported_points", pa.float64()), ("extra", pa.string()),
+    ]),
+    "placements": pa.schema([
+        ("hand_key", pa.int64()), ("player", pa.string()), ("street", pa.int8()),
+        ("card_order", pa.int8()), ("card", pa.string()), ("row_name", pa.string()),
+    ]),
+    "discards": pa.schema([
+        ("hand_key", pa.int64()), ("player", pa.string()), ("street", pa.int8()),
+        ("card", pa.string()),
+    ]),
+    "boards": pa.schema([
+        ("hand_key", pa.int64()), ("player", pa.string()), ("top", pa.string()),
+        ("middle", pa.string()), ("bottom", pa.string()),
+    ]),
+    "evaluations": pa.schema([
+        ("hand_key", pa.int64()), ("player", pa.string()), ("ruleset", pa.string()),
+        ("top_class", pa.string()), ("middle_class", pa.string()), ("bottom_class", pa.string()),
+        ("top_value", pa.int32()), ("middle_value", pa.int32()), ("bottom_value", pa.int32()),
+        ("foul", pa.bool_()), ("royalty_top", pa.int16()), ("royalty_middle", pa.int16()),
+        ("royalty_bottom", pa.int16()), ("royalties", pa.int16()),
+        ("fantasyland_next", pa.bool_()), ("fantasyland_cards", pa.int8()),
+        ("raw_royalty_top", pa.int16()), ("raw_royalty_middle", pa.int16()),
+        ("raw_royalty_bottom", pa.int16()),
+    ]),
+    "matchups": pa.schema([
+        ("hand_key", pa.int64()), ("player", pa.string()), ("opponent", pa.string()),
+        ("rows_won", pa.int8()), ("rows_lost", pa.int8()), ("scoop", pa.int8()),
+        ("royalty_points", pa.int32()), ("points", pa.int32()), ("settled", pa.int32()),
+    ]),
+    "results": pa.schema([
+        ("hand_key", pa.int64()), ("player", pa.string()), ("points", pa.int32()),
+        ("reported_points", pa.float64()), ("disagrees", pa.bool_()),
+        ("disagreement", pa.string()),
+    ]),
+    "rejects": pa.schema([
+        ("path", pa.string()), ("line", pa.int32()), ("hand_id", pa.string()),
+        ("reason", pa.string()), ("raw", pa.string()), ("rejected_at", pa.timestamp("us")),
+        ("kind", pa.string()), ("conflict_with", pa.string()), ("reject_key", pa.string()),
+    ]),
+}
+"""The Arrow schema of every table a batch writes (column order as in the database)."""
+
+FRAME_ORDER = ("hands", "seats", "evaluations", "matchups", "results", "boards", "placements",
+               "discards")
+"""The tables :func:`hand_tables` builds, in the order a batch inserts them."""
+
+CARD_TEXT: tuple[str, ...] = tuple(card_text(code) for code in range(52))
+_CARD_ARRAY = pa.array(CARD_TEXT, pa.string())
+_ROW_ARRAY = pa.array([row.value for row in ROWS], pa.string())
+_ROW_CODE = {row: index for index, row in enumerate(ROWS)}
+_PAIR_CODE: dict[tuple[int, Any], int] = {
+    (card, row): card * 3 + index for card in range(52) for index, row in enumerate(ROWS)
+}
+"""(card, row) placement → one byte: card * 3 + row index."""
+
+STREET_MARKER, PLACED_MARKER, DISCARD_MARKER = 0xFF, 0xFE, 0xFD
+"""Bytes framing a street in a player's card bytes (no card or placement code uses them)."""
+
+_dumps = json.dumps
+_blake2b = hashlib.blake2b
+
+
+def utc_timestamp(text: str | None) -> datetime | None:
+    """A validated ``started_at`` text as a naive UTC datetime (None stays None)."""
+    if text is None:
+        return None
+    moment = datetime.fromisoformat(text.replace(",", "."))
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
+    return moment
+
+
+def json_or_none(value: dict[str, Any] | None) -> str | None:
+    """Extras as JSON text, or None when there are none."""
+    if not value:
+        return None
+    return _dumps(value, ensure_ascii=False, default=str)
+
+
+def header_bytes(
+    hand_id: str, site: str, table: str | None, started_at: str | None, variant: str,
+    rules: str, button: str | None, extra: dict[str, Any] | None,
+) -> bytes:
+    """The hand-level part of the bytes :func:`content_hash` hashes."""
+    return "\x1f".join((
+        hand_id, site, table or "", started_at or "", variant, rules, button or "",
+        _dumps(extra, sort_keys=True, ensure_ascii=False, default=str) if extra else "",
+    )).encode("utf-8", "surrogatepass")
+
+
+def player_bytes(
+    name: str, seat: int, fantasyland: bool, reported: float | None,
+    extra: dict[str, Any] | None,
+) -> bytes:
+    """The per-player text part of the bytes :func:`content_hash` hashes (cards follow it)."""
+    return (
+        f"\x1e{len(name)}:{name}\x1f{seat}\x1f{int(fantasyland)}"
+        f"\x1f{'' if reported is None else float(reported)!r}\x1f"
+        f"{_dumps(extra, sort_keys=True, ensure_ascii=False, default=str) if extra else ''}"
+    ).encode("utf-8", "surrogatepass")
+
+
+def content_hash(hand: HandRecord) -> str:
+    """A hash of everything a validated record says (formatting and card spelling aside).
+
+    Hand fields as text; per player its name (length-prefixed), seat, Fantasyland flag,
+    reported points and extras, then the cards as bytes: the board, and per street the cards
+    dealt, the placements (card * 3 + row) and the discards, each street framed by marker bytes
+    no card code uses. The columnar canonical parser builds the same bytes with numpy.
+    """
+    parts = [header_bytes(hand.hand_id, hand.site, hand.table, hand.started_at,
+                          hand.variant.value, hand.rules, hand.button, hand.extra)]
+    pair_code = _PAIR_CODE.__getitem__
+    for player in hand.players:
+        parts.append(player_bytes(player.name, player.seat, player.fantasyland,
+                                  player.reported_points, player.extra))
+        board = player.board
+        codes = [*board.top, *board.middle, *board.bottom]
+        streets = player.streets
+        if streets is not None:
+            append = codes.append
+            for street in streets:
+                append(STREET_MARKER)
+                codes += street.dealt
+                append(PLACED_MARKER)
+                codes += map(pair_code, street.placed)
+                append(DISCARD_MARKER)
+                codes += street.discarded
+        parts.append(bytes(codes))
+    return _blake2b(b"".join(parts), digest_size=16).hexdigest()
+
+
+@dataclass(slots=True)
+class HandColumns:
+    """A batch of validated hands as columns.
+
+    Per hand: identity, header fields and ``player_counts``. Per player (hands in order,
+    players in record order): name, seat, settlement ``position``, Fantasyland, cards dealt
+    (-1 when streets are unknown), reported points, extras and the 13 ``boards`` codes (top,
+    middle, bottom). Per street (players in order, streets in order): its player and number and
+    how many cards it placed and discarded. ``placed`` holds placement codes (card * 3 + row
+    index) and ``discarded`` card codes, street after street.
+    """
+
+    keys: np.ndarray
+    digests: list[str]
+    sites: list[str]
+    hand_ids: list[str]
+    tables: list[str | None]
+    started: list[datetime | None]
+    variants: list[Variant]
+    rules: list[str]
+    buttons: list[str | None]
+    paths: list[str]
+    lines: list[int]
+    hand_extras: list[str | None]
+    player_counts: np.ndarray
+    has_streets: np.ndarray
+    names: list[str]
+    seats: np.ndarray
+    positions: np.ndarray
+    fantasyland: np.ndarray
+    cards_dealt: np.ndarray
+    reported: list[float | None]
+    player_extras: list[dict[str, Any] | None]
+    boards: np.ndarray
+    street_players: np.ndarray
+    street_numbers: np.ndarray
+    placed_counts: np.ndarray
+    discard_counts: np.ndarray
+    placed: np.ndarray
+    discarded: np.ndarray
+
+    @property
+    def hand_count(self) -> int:
+        """Hands in the batch."""
+        return len(self.digests)
+
+    def select(self, keep: np.ndarray) -> HandColumns:
+        """The hands where ``keep`` (one bool per hand) is true, in order."""
+        keep = np.asarray(keep, bool)
+        hands = np.flatnonzero(keep)
+        player_keep = np.repeat(keep, self.player_counts)
+        players = np.flatnonzero(player_keep)
+        street_keep = player_keep[self.street_players]
+        new_player_index = np.cumsum(player_keep) - 1
+
+        def pick(values: list) -> list:
+            return [values[index] for index in hands]
+
+        def pick_players(values: list) -> list:
+            return [values[index] for index in players]
+
+        return HandColumns(
+            keys=self.keys[hands], digests=pick(self.digests), sites=pick(self.sites),
+            hand_ids=pick(self.hand_ids), tables=pick(self.tables), started=pick(self.started),
+            variants=pick(self.variants), rules=pick(self.rules), buttons=pick(self.buttons),
+            paths=pick(self.paths), lines=pick(self.lines), hand_extras=pick(self.hand_extras),
+            player_counts=self.player_counts[hands], has_streets=self.has_streets[hands],
+            names=pick_players(self.names), seats=self.seats[players],
+            positions=self.positions[players], fantasyland=self.fantasyland[players],
+            cards_dealt=self.cards_dealt[players], reported=pick_players(self.reported),
+            player_extras=pick_players(self.player_extras), boards=self.boards[players],
+            street_players=new_player_index[self.street_players[street_keep]],
+            street_numbers=self.street_numbers[street_keep],
+            placed_counts=self.placed_counts[street_keep],
+            discard_counts=self.discard_counts[street_keep],
+            placed=self.placed[np.repeat(street_keep, self.placed_counts)],
+            discarded=self.discarded[np.repeat(street_keep, self.discard_counts)],
+        )
+
+
+def empty_columns() -> HandColumns:
+    """A batch with no hands."""
+    return concat_columns([])
+
+
+def concat_columns(parts: Sequence[HandColumns]) -> HandColumns:
+    """The hands of several batches, in order, as one."""
+    parts = list(parts)
+    player_offsets = np.cumsum([0] + [len(part.names) for part in parts])
+
+    def lists(name: str) -> list:
+        return [value for part in parts for value in getattr(part, name)]
+
+    def arrays(name: str, dtype: Any, shape: tuple[int, ...] = ()) -> np.ndarray:
+        if not parts:
+            return np.zeros((0, *shape), dtype)
+        return np.concatenate([np.asarray(getattr(part, name), dtype) for part in parts])
+
+    street_players = (
+        np.concatenate([part.street_players + offset
+                        for part, offset in zip(parts, player_offsets, strict=False)])
+        if parts else np.zeros(0, np.int64)
+    )
+    return HandColumns(
+        keys=arrays("keys", np.int64), digests=lists("digests"), sites=lists("sites"),
+        hand_ids=lists("hand_ids"), tables=lists("tables"), started=lists("started"),
+        variants=lists("variants"), rules=lists("rules"), buttons=lists("buttons"),
+        paths=lists("paths"), lines=lists("lines"), hand_extras=lists("hand_extras"),
+        player_counts=arrays("player_counts", np.int64),
+        has_streets=arrays("has_streets", bool), names=lists("names"),
+        seats=arrays("seats", np.int64), positions=arrays("positions", np.int64),
+        fantasyland=arrays("fantasyland", bool), cards_dealt=arrays("cards_dealt", np.int64),
+        reported=lists("reported"), player_extras=lists("player_extras"),
+        boards=arrays("boards", np.uint8, (13,)), street_players=street_players.astype(np.int64),
+        street_numbers=arrays("street_numbers", np.int64),
+        placed_counts=arrays("placed_counts", np.int64),
+        discard_counts=arrays("discard_counts", np.int64),
+        placed=arrays("placed", np.uint8), discarded=arrays("discarded", np.uint8),
+    )
+
+
+def from_records(
+    keys: Sequence[int], digests: Sequence[str], hands: Sequence[HandRecord],
+    paths: Sequence[str], lines: Sequence[int],
+) -> HandColumns:
+    """Columns of validated records (any format), one per hand, in order."""
+    sites: list[str] = []
+    hand_ids: list[str] = []
+    tables: list[str | None] = []
+    started: list[datetime | None] = []
+    variants: list[Variant] = []
+    rules: list[str] = []
+    buttons: list[str | None] = []
+    hand_extras: list[str | None] = []
+    player_counts: list[int] = []
+    has_streets: list[bool] = []
+    names: list[str] = []
+    seats: list[int] = []
+    positions: list[int] = []
+    fantasyland: list[bool] = []
+    cards_dealt: list[int] = []
+    reported: list[float | None] = []
+    player_extras: list[dict[str, Any] | None] = []
+    board_codes = bytearray()
+    street_players: list[int] = []
+    street_numbers: list[int] = []
+    placed_counts: list[int] = []
+    discard_counts: list[int] = []
+    placed = bytearray()
+    discarded = bytearray()
+    pair_code = _PAIR_CODE.__getitem__
+    for hand in hands:
+        players = hand.players
+        sites.append(hand.site)
+        hand_ids.append(hand.hand_id)
+        tables.append(hand.table)
+        started.append(utc_timestamp(hand.started_at))
+        variants.append(hand.variant)
+        rules.append(hand.rules)
+        buttons.append(hand.button)
+        hand_extras.append(json_or_none(hand.extra))
+        player_counts.append(len(players))
+        has_streets.append(all(player.streets is not None for player in players))
+        position = {id(player): index for index, player in enumerate(hand.action_order())}
+        for player in players:
+            player_index = len(names)
+            names.append(player.name)
+            seats.append(player.seat)
+            positions.append(position[id(player)])
+            fantasyland.append(player.fantasyland)
+            reported.append(player.reported_points)
+            player_extras.append(player.extra or None)
+            board = player.board
+            board_codes.extend(board.top)
+            board_codes.extend(board.middle)
+            board_codes.extend(board.bottom)
+            streets = player.streets
+            if streets is None:
+                cards_dealt.append(-1)
+                continue
+            cards_dealt.append(sum(len(street.dealt) for street in streets))
+            for number, street in enumerate(streets, 1):
+                street_players.append(player_index)
+                street_numbers.append(number)
+                placed_counts.append(len(street.placed))
+                placed.extend(map(pair_code, street.placed))
+                discard_counts.append(len(street.discarded))
+                discarded.extend(street.discarded)
+    return HandColumns(
+        keys=np.asarray(keys, np.int64).reshape(-1), digests=list(digests), sites=sites,
+        hand_ids=hand_ids, tables=tables, started=started, variants=variants, rules=rules,
+        buttons=buttons, paths=list(paths), lines=list(lines), hand_extras=hand_extras,
+        player_counts=np.asarray(player_counts, np.int64), has_streets=np.asarray(has_streets, bool),
+        names=names, seats=np.asarray(seats, np.int64), positions=np.asarray(positions, np.int64),
+        fantasyland=np.asarray(fantasyland, bool), cards_dealt=np.asarray(cards_dealt, np.int64),
+        reported=reported, player_extras=player_extras,
+        boards=np.frombuffer(bytes(board_codes), np.uint8).reshape(-1, 13).copy(),
+        street_players=np.asarray(street_players, np.int64),
+        street_numbers=np.asarray(street_numbers, np.int64),
+        placed_counts=np.asarray(placed_counts, np.int64),
+        discard_counts=np.asarray(discard_counts, np.int64),
+        placed=np.frombuffer(bytes(placed), np.uint8).copy(),
+        discarded=np.frombuffer(bytes(discarded), np.uint8).copy(),
+    )
+
+
+# --- tables -------------------------------------------------------------------------------------
+
+
+def _optional_strings(values: Sequence[str | None]) -> pa.Array:
+    return pa.array(values, pa.string())
+
+
+def hand_tables(
+    columns: HandColumns, rules_for: Callable[[str], RuleSet]
+) -> dict[str, pa.Table]:
+    """Every hand table of the batch as Arrow, in :data:`FRAME_ORDER`.
+
+    ``rules_for`` maps a record's rules name to the RuleSet that scores it.
+    """
+    tables = _rule_independent_tables(columns)
+    tables.update(verdict_tables(columns, rules_for))
+    return {name: tables[name] for name in FRAME_ORDER}
+
+
+def _rule_independent_tables(columns: HandColumns) -> dict[str, pa.Table]:
+    player_counts = columns.player_counts
+    hand_count = columns.hand_count
+    player_count = len(columns.names)
+    player_hand = np.repeat(np.arange(hand_count), player_counts)
+    player_keys = columns.keys[player_hand]
+    names = pa.array(columns.names, pa.string())
+    fantasyland = columns.fantasyland
+    any_fantasyland = (
+        np.bitwise_or.reduceat(fantasyland, np.cumsum(player_counts) - player_counts)
+        if player_count else np.zeros(0, bool)
+    )
+    hands = pa.Table.from_pydict({
+        "hand_key": pa.array(columns.keys, pa.int64()),
+        "site": pa.array(columns.sites, pa.string()),
+        "hand_id": pa.array(columns.hand_ids, pa.string()),
+        "table_name": _optional_strings(columns.tables),
+        "started_at": pa.array(columns.started, pa.timestamp("us")),
+        "variant": pa.array([variant.value for variant in columns.variants], pa.string()),
+        "rules": pa.array(columns.rules, pa.string()),
+        "button": _optional_strings(columns.buttons),
+        "player_count": pa.array(player_counts.astype(np.int8)),
+        "has_streets": pa.array(columns.has_streets, pa.bool_()),
+        "any_fantasyland": pa.array(any_fantasyland.astype(bool), pa.bool_()),
+        "content_hash": pa.array(columns.digests, pa.string()),
+        "source_path": pa.array(columns.paths, pa.string()),
+        "source_line": pa.array(columns.lines, pa.int32()),
+        "extra": _optional_strings(columns.hand_extras),
+    }, schema=TABLE_SCHEMAS["hands"])
+
+    buttons = columns.buttons
+    is_button = [
+        buttons[hand] is not None and buttons[hand] == name
+        for hand, name in zip(player_hand.tolist(), columns.names, strict=True)
+    ]
+    dealt = columns.cards_dealt
+    seats = pa.Table.from_pydict({
+        "hand_key": pa.array(player_keys, pa.int64()), "player": names,
+        "seat": pa.array(columns.seats.astype(np.int16)),
+        "position": pa.array(columns.positions.astype(np.int8)),
+        "is_button": pa.array(is_button, pa.bool_()),
+        "fantasyland": pa.array(fantasyland, pa.bool_()),
+        "cards_dealt": pa.array(dealt.astype(np.int8), mask=dealt < 0),
+        "reported_points": pa.array(columns.reported, pa.float64()),
+        "extra": _optional_strings([json_or_none(extra) for extra in columns.player_extras]),
+    }, schema=TABLE_SCHEMAS["seats"])
+
+    codes = columns.boards.astype(np.int64)
+    texts = [_CARD_ARRAY.take(pa.array(codes[:, column])) for column in range(13)]
+
+    def joined(first: int, last: int) -> pa.Array:
+        if not player_count:
+            return pa.array([], pa.string())
+        return pc.binary_join_element_wise(*texts[first:last], " ")
+
+    boards = pa.Table.from_pydict({
+        "hand_key": pa.array(player_keys, pa.int64()), "player": names,
+        "top": joined(0, 3), "middle": joined(3, 8), "bottom": joined(8, 13),
+    }, schema=TABLE_SCHEMAS["boards"])
+
+    street_keys = player_keys[columns.street_players]
+    street_names = names.take(pa.array(columns.street_players))
+
+    def street_columns(counts: np.ndarray) -> dict[str, Any]:
+        streets = np.repeat(np.arange(len(counts)), counts)
+        return {
+            "hand_key": pa.array(street_keys[streets], pa.int64()),
+            "player": street_names.take(pa.array(streets)),
+            "street": pa.array(columns.street_numbers[streets].astype(np.int8)),
+        }
+
+    placed_counts = columns.placed_counts
+    placement_columns = street_columns(placed_counts)
+    starts = np.cumsum(placed_counts) - placed_counts
+    placed = columns.placed.astype(np.int64)
+    placement_columns["card_order"] = pa.array(
+        (np.arange(len(placed)) - np.repeat(starts, placed_counts)).astype(np.int8)
+    )
+    placement_columns["card"] = _CARD_ARRAY.take(pa.array(placed // 3))
+    placement_columns["row_name"] = _ROW_ARRAY.take(pa.array(placed % 3))
+    placements = pa.Table.from_pydict(placement_columns, schema=TABLE_SCHEMAS["placements"])
+
+    discard_columns = street_columns(columns.discard_counts)
+    discard_columns["card"] = _CARD_ARRAY.take(pa.array(columns.discarded.astype(np.int64)))
+    discards = pa.Table.from_pydict(discard_columns, schema=TABLE_SCHEMAS["discards"])
+    return {"hands": hands, "seats": seats, "boards": boards, "placements": placements,
+            "discards": discards}
+
+
+@dataclass(frozen=True, slots=True)
+class VerdictFacts:
+    """What the disagreement check needs of one player's re-score."""
+
+    name: str
+    reported_points: float | None
+    extra: dict[str, Any]
+    foul: bool
+    raw_royalties: tuple[int, ...]
+    fantasyland_cards: int
+    points: int
+
+
+def _source_causes(verdict: VerdictFacts) -> list[str]:
+    """How the source's own verdict (poker-arena ``source_showdown``) differs from the re-score."""
+    showdown = verdict.extra.get("source_showdown")
+    if not isinstance(showdown, dict):
+        return []
+    causes = []
+    fouled = showdown.get("fouled")
+    if isinstance(fouled, bool) and fouled != verdict.foul:
+        causes.append(
+            f"foul: the source says {'fouled' if fouled else 'not fouled'}, "
+            f"the re-score says {'fouled' if verdict.foul else 'not fouled'}"
+        )
+    royalties = showdown.get("royalties")
+    if isinstance(royalties, dict):
+        source = tuple(royalties.get(row.value) for row in ROWS)
+        if all(isinstance(value, int | float) for value in source) and tuple(
+            source
+        ) != tuple(verdict.raw_royalties):
+            causes.append(
+                "royalty: the source says "
+                + "/".join(str(value) for value in source)
+                + " (top/middle/bottom), the re-score says "
+                + "/".join(str(value) for value in verdict.raw_royalties)
+            )
+    if "next_fantasyland" in showdown:
+        next_cards = showdown.get("next_fantasyland")
+        source_cards = next_cards if isinstance(next_cards, int) else 0
+        if source_cards != verdict.fantasyland_cards:
+            causes.append(
+                "fantasyland: the source says "
+                + (f"{source_cards} cards next hand" if source_cards else "no Fantasyland")
+                + ", the re-score says "
+                + (f"{verdict.fantasyland_cards} cards" if verdict.fantasyland_cards
+                   else "no Fantasyland")
+            )
+    return causes
+
+
+def _format_points(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def disagreement_texts(verdicts: Sequence[VerdictFacts]) -> list[str | None]:
+    """Per player of one hand: why the source disagrees with the re-score, or None."""
+    causes = [_source_causes(verdict) for verdict in verdicts]
+    culprits = [
+        f"{verdict.name}: {', '.join(cause.split(':', 1)[0] for cause in player_causes)}"
+        for verdict, player_causes in zip(verdicts, causes, strict=True)
+        if player_causes
+    ]
+    texts: list[str | None] = []
+    for verdict, player_causes in zip(verdicts, causes, strict=True):
+        parts = list(player_causes)
+        reported = verdict.reported_points
+        if reported is not None and reported != verdict.points:
+            text = f"points: reported {_format_points(reported)}, re-scored {verdict.points}"
+            if not player_causes and culprits:
+                text += f" (because of {'; '.join(culprits)})"
+            parts.append(text)
+        texts.append("; ".join(parts) if parts else None)
+    return texts
+
+
+def verdict_tables(
+    columns: HandColumns, rules_for: Callable[[str], RuleSet]
+) -> dict[str, pa.Table]:
+    """Evaluations, matchups and results of the batch, built as columns straight from the batch
+    evaluator's arrays (the rows :func:`pipeline.evaluate.score_records` gives, in the same
+    order: hands in batch order, players in record order, pairs in settlement order each
+    followed by its mirror)."""
+    player_counts = columns.player_counts
+    hand_count = columns.hand_count
+    board_count = len(columns.names)
+    first_boards = np.cumsum(player_counts) - player_counts
+    pair_counts = player_counts * (player_counts - 1) // 2
+    pair_bases = np.cumsum(pair_counts) - pair_counts
+    pair_count = int(pair_counts.sum())
+    player_hand = np.repeat(np.arange(hand_count), player_counts)
+
+    rule_sets: dict[str, RuleSet] = {}
+    groups: dict[tuple[Variant, RuleSet], list[int]] = {}
+    rule_names: list[str] = []
+    for index, (variant, name) in enumerate(zip(columns.variants, columns.rules, strict=True)):
+        rules = rule_sets.get(name)
+        if rules is None:
+            rules = rule_sets[name] = rules_for(name)
+        groups.setdefault((variant, rules), []).append(index)
+        rule_names.append(rules.name)
+
+    card_array = columns.boards.astype(np.int8)
+    fantasyland_array = columns.fantasyland
+    values = np.zeros((board_count, 3), np.int32)
+    class_codes = np.zeros((board_count, 3), np.int64)
+    foul = np.zeros(board_count, bool)
+    raw = np.zeros((board_count, 3), np.int16)
+    royalties = np.zeros((board_count, 3), np.int16)
+    fantasyland_cards = np.zeros(board_count, np.int8)
+    points = np.zeros(board_count, np.int64)
+    pair_first = np.zeros(pair_count, np.int64)
+    pair_second = np.zeros(pair_count, np.int64)
+    pair_rows = np.zeros((pair_count, 3), np.int8)
+    pair_scoop = np.zeros(pair_count, np.int64)
+    pair_royalty = np.zeros(pair_count, np.int64)
+    pair_points = np.zeros(pair_count, np.int64)
+    pair_settled = np.zeros(pair_count, np.int64)
+    high_count = len(HIGH_CLASS_LABELS)
+    for (variant, rules), member_list in groups.items():
+        members = np.asarray(member_list, np.int64)
+        counts = player_counts[members]
+        width = int(counts.max())
+        # The group's boards (local index) and, per hand, its boards in settlement order.
+        rows = np.flatnonzero(np.isin(player_hand, members)) if len(groups) > 1 else np.arange(
+            board_count)
+        local_hand = np.repeat(np.arange(len(members)), counts)
+        seats = np.full((len(members), width), -1, np.int64)
+        seats[local_hand, columns.positions[rows]] = np.arange(len(rows))
+        bases = pair_bases[members]
+        group = evaluate_boards(card_array[rows], variant, rules, fantasyland_array[rows])
+        values[rows] = group.values
+        codes = group.classes.astype(np.int64)
+        if variant.lowball_middle:
+            codes[:, 1] += high_count
+        class_codes[rows] = codes
+        foul[rows] = group.foul
+        raw[rows] = group.raw_royalties
+        royalties[rows] = group.royalties
+        fantasyland_cards[rows] = group.fantasyland_cards
+        totals, settled_pairs = settle_pairs(group, seats, rules)
+        for pair in settled_pairs:
+            present = pair.hands
+            first_position, second_position = pair.first_position, pair.second_position
+            players = counts[present]
+            # Where this pair sits in its hand's settlement order (settlement_pairs).
+            slots = bases[present] + (
+                first_position * (2 * players - first_position - 1) // 2
+                + second_position - first_position - 1
+            )
+            pair_first[slots] = rows[pair.first]
+            pair_second[slots] = rows[pair.second]
+            pair_rows[slots] = pair.outcome.rows
+            pair_scoop[slots] = pair.outcome.scoop
+            pair_royalty[slots] = pair.outcome.royalty_points
+            pair_points[slots] = pair.outcome.points
+            pair_settled[slots] = pair.settled
+        present_rows, present_positions = np.nonzero(seats >= 0)
+        points[rows[seats[present_rows, present_positions]]] = totals[present_rows,
+                                                                      present_positions]
+
+    key_array = columns.keys[player_hand]
+    player_array = pa.array(columns.names, pa.string())
+    labels = pa.array(list(HIGH_CLASS_LABELS) + list(LOW_CLASS_LABELS), pa.string())
+    ruleset = pa.array(rule_names, pa.string()).take(pa.array(player_hand))
+    evaluations = pa.Table.from_pydict({
+        "hand_key": pa.array(key_array, pa.int64()), "player": player_array, "ruleset": ruleset,
+        "top_class": labels.take(pa.array(class_codes[:, 0])),
+        "middle_class": labels.take(pa.array(class_codes[:, 1])),
+        "bottom_class": labels.take(pa.array(class_codes[:, 2])),
+        "top_value": values[:, 0], "middle_value": values[:, 1], "bottom_value": values[:, 2],
+        "foul": foul, "royalty_top": royalties[:, 0], "royalty_middle": royalties[:, 1],
+        "royalty_bottom": royalties[:, 2],
+        "royalties": royalties.astype(np.int64).sum(axis=1).astype(np.int16),
+        "fantasyland_next": fantasyland_cards > 0, "fantasyland_cards": fantasyland_cards,
+        "raw_royalty_top": raw[:, 0], "raw_royalty_middle": raw[:, 1],
+        "raw_royalty_bottom": raw[:, 2],
+    }, schema=TABLE_SCHEMAS["evaluations"])
+
+    won = (pair_rows == 1).sum(axis=1)
+    lost = (pair_rows == -1).sum(axis=1)
+
+    def interleaved(forward: np.ndarray, mirror: np.ndarray, dtype: Any) -> np.ndarray:
+        both = np.empty(2 * pair_count, dtype)
+        both[0::2] = forward
+        both[1::2] = mirror
+        return both
+
+    pair_hands = np.repeat(columns.keys, pair_counts)
+    matchups = pa.Table.from_pydict({
+        "hand_key": pa.array(np.repeat(pair_hands, 2), pa.int64()),
+        "player": player_array.take(pa.array(interleaved(pair_first, pair_second, np.int64))),
+        "opponent": player_array.take(pa.array(interleaved(pair_second, pair_first, np.int64))),
+        "rows_won": interleaved(won, lost, np.int8),
+        "rows_lost": interleaved(lost, won, np.int8),
+        "scoop": interleaved(pair_scoop, -pair_scoop, np.int8),
+        "royalty_points": interleaved(pair_royalty, -pair_royalty, np.int32),
+        "points": interleaved(pair_points, -pair_points, np.int32),
+        "settled": interleaved(pair_settled, -pair_settled, np.int32),
+    }, schema=TABLE_SCHEMAS["matchups"])
+
+    texts: list[str | None] = [None] * board_count
+    reported = columns.reported
+    extras = columns.player_extras
+    names = columns.names
+    checked = [
+        index for index in range(board_count)
+        if reported[index] is not None or extras[index]
+    ]
+    for hand in sorted({int(player_hand[index]) for index in checked}):
+        first = int(first_boards[hand])
+        last = first + int(player_counts[hand])
+        hand_verdicts = [
+            VerdictFacts(names[index], reported[index], extras[index] or {}, bool(foul[index]),
+                     tuple(int(value) for value in raw[index]),
+                     int(fantasyland_cards[index]), int(points[index]))
+            for index in range(first, last)
+        ]
+        texts[first:last] = disagreement_texts(hand_verdicts)
+    results = pa.Table.from_pydict({
+        "hand_key": pa.array(key_array, pa.int64()), "player": player_array,
+        "points": points.astype(np.int32),
+        "reported_points": pa.array(reported, pa.float64()),
+        "disagrees": pa.array([text is not None for text in texts], pa.bool_()),
+        "disagreement": pa.array(texts, pa.string()),
+    }, schema=TABLE_SCHEMAS["results"])
+    return {"evaluations": evaluations, "matchups": matchups, "results": results}

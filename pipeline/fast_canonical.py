@@ -1,0 +1,523 @@
+"""Columnar validation of canonical JSON Lines: plainly valid records straight into columns.
+
+Ingesting a million hands is mostly validating a million ordinary records. This module takes a
+batch of raw lines and, for every line that is a plainly valid canonical record, produces its
+:class:`~pipeline.columns.HandColumns` without building a :class:`~pipeline.record.HandRecord`:
+
+* msgspec decodes each line into typed structs, checking the JSON types as it parses (no
+  coercion: a seat of ``"3"`` or ``3.0`` is not plainly valid);
+* scalar checks per hand (names, seats, button, started_at, street counts) run in Python;
+* the card checks run over the whole batch with numpy: every token a canonical card (``Ah``),
+  the cards of each street dealt exactly once as placed + discarded (64-bit card masks and
+  popcounts), the street shapes of the variant, rows of 3/5/5, no card twice in a hand, and a
+  board given beside the streets holding the same cards;
+* the content hash is built from the same bytes :func:`pipeline.columns.content_hash` hashes.
+
+Anything this path does not accept outright (extra fields, another card spelling, a bad
+record...) is handed back by position, for the per-record path (:func:`pipeline.validate.
+parse_hand`), which accepts or rejects it with its precise reason. So the fast path may only
+ever accept a record the per-record path accepts, with the same columns and hash;
+tests/ingest/test_fast_canonical.py checks that on generated and mutated records.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+import msgspec
+import numpy as np
+import pyarrow as pa
+
+from pipeline.columns import (
+    CARD_TEXT,
+    DISCARD_MARKER,
+    PLACED_MARKER,
+    STREET_MARKER,
+    HandColumns,
+    header_bytes,
+    player_bytes,
+    utc_timestamp,
+)
+from pipeline.rules.game import Variant
+from pipeline.store import hand_key
+from pipeline.validate import MAX_SEAT
+
+__all__ = ["parse_canonical_batch"]
+
+
+class _Placed(msgspec.Struct, forbid_unknown_fields=True):
+    top: list[str] = []
+    middle: list[str] = []
+    bottom: list[str] = []
+
+
+class _Street(msgspec.Struct, forbid_unknown_fields=True):
+    dealt: list[str]
+    placed: _Placed
+    discarded: list[str] = []
+
+
+class _Board(msgspec.Struct, forbid_unknown_fields=True):
+    top: list[str]
+    middle: list[str]
+    bottom: list[str]
+
+
+class _Player(msgspec.Struct, forbid_unknown_fields=True):
+    name: str
+    seat: int
+    fantasyland: bool = False
+    streets: list[_Street] | None = None
+    board: _Board | None = None
+    reported_points: int | float | None = None
+
+
+class _Hand(msgspec.Struct, forbid_unknown_fields=True):
+    hand_id: str | int
+    variant: str
+    players: list[_Player]
+    site: str = "local"
+    rules: str = "standard"
+    table: str | None = None
+    started_at: str | None = None
+    button: str | None = None
+
+
+_DECODER = msgspec.json.Decoder(_Hand)
+
+_VARIANTS: dict[str, Variant] = {variant.value: variant for variant in Variant}
+_VARIANT_CODE: dict[Variant, int] = {variant: index for index, variant in enumerate(Variant)}
+_STARTED_AT_PATTERN = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]+)?)?"
+    r"(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)?"
+)
+_STREET_COUNTS: dict[Variant, int] = {variant: len(variant.streets) for variant in Variant}
+_MOST_STREETS = max(_STREET_COUNTS.values())
+_MOST_DEALT = 64
+
+# Expected (dealt, discarded) of street i of a normal hand, per variant code; -1 past the end.
+_SHAPE_DEALT = np.full((len(Variant), _MOST_STREETS), -1, np.int64)
+_SHAPE_DISCARDED = np.full((len(Variant), _MOST_STREETS), -1, np.int64)
+_FANTASYLAND_DEALT = np.zeros((len(Variant), _MOST_DEALT), bool)
+for _variant, _code in _VARIANT_CODE.items():
+    for _index, _shape in enumerate(_variant.streets):
+        _SHAPE_DEALT[_code, _index] = _shape.dealt
+        _SHAPE_DISCARDED[_code, _index] = _shape.discarded
+    for _size in _variant.fantasyland_deal_sizes:
+        _FANTASYLAND_DEALT[_code, _size] = True
+
+# Canonical two-character card text → code, as byte lookups (rank byte, suit byte).
+_RANK_OF_BYTE = np.full(256, -1, np.int64)
+_SUIT_OF_BYTE = np.full(256, -1, np.int64)
+for _card, _text in enumerate(CARD_TEXT):
+    _RANK_OF_BYTE[ord(_text[0])] = _card // 4
+    _SUIT_OF_BYTE[ord(_text[1])] = _card % 4
+    if _card != _RANK_OF_BYTE[ord(_text[0])] * 4 + _SUIT_OF_BYTE[ord(_text[1])]:
+        raise RuntimeError("card codes are not rank * 4 + suit")  # pragma: no cover
+_CARD_CODES = {text: code for code, text in enumerate(CARD_TEXT)}
+
+_ROW_SIZES = (3, 5, 5)
+_BOARD_SLOT_START = np.array([0, 0, 3, 8, 0], np.int64)  # by token kind: top 0, middle 3, bottom 8
+_blake2b = hashlib.blake2b
+
+
+_SEGMENTS_TYPE = pa.list_(pa.dictionary(pa.int32(), pa.string()))
+_CHUNK_LINES = 48
+"""Lines decoded and gathered at a time: their structs stay in the CPU caches."""
+
+
+def _segment_codes(segments: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
+    """(length of each token list, card code of each token: -1 where the token is not a
+    canonical card text), converted by Arrow in one pass over the lists."""
+    if not segments:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    array = pa.array(segments, _SEGMENTS_TYPE)
+    offsets = array.offsets.to_numpy()
+    values = array.values
+    if offsets[0] != 0 or len(values) != offsets[-1]:  # pragma: no cover - a fresh array
+        values = values.slice(offsets[0], offsets[-1] - offsets[0])
+    get = _CARD_CODES.get
+    lookup = np.fromiter((get(token, -1) for token in values.dictionary.to_pylist()), np.int64)
+    lookup = np.append(lookup, -1)
+    indices = values.indices.to_numpy(zero_copy_only=False)
+    return np.diff(offsets).astype(np.int64), lookup[indices]
+
+
+def _exclusive_cumsum(values: np.ndarray) -> np.ndarray:
+    return np.cumsum(values) - values
+
+
+def _or_segments(bits: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Bitwise OR of ``bits`` over each segment [start, start + length); 0 for empty ones."""
+    if not len(starts):
+        return np.zeros(0, np.uint64)
+    padded = np.concatenate([bits, np.zeros(1, np.uint64)])
+    bounds = np.empty(2 * len(starts), np.int64)  # reduceat runs from each index to the next
+    bounds[0::2] = starts
+    bounds[1::2] = starts + lengths
+    result = np.bitwise_or.reduceat(padded, np.minimum(bounds, len(bits)))[0::2]
+    return np.where(lengths > 0, result, np.uint64(0))
+
+
+def _sum_segments(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Sum of ``values`` over each segment [start, start + length); 0 for empty ones."""
+    totals = np.concatenate([[0], np.cumsum(values)])
+    return totals[starts + lengths] - totals[starts]
+
+
+def parse_canonical_batch(
+    lines: Sequence[tuple[int, bytes]], path: str
+) -> tuple[HandColumns, np.ndarray, list[int]]:
+    """Validate the plainly valid canonical records of a batch of lines as columns.
+
+    ``lines`` holds (line number, line bytes without the line ending). Returns the columns of
+    the accepted records (in line order), the position in ``lines`` of each accepted record,
+    and the positions of every other line: those go through the per-record path.
+    """
+    decode = _DECODER.decode
+    rest: list[int] = []
+    accepted: list[int] = []
+    # per hand
+    hand_ids: list[str] = []
+    sites: list[str] = []
+    tables: list[str | None] = []
+    started_texts: list[str | None] = []
+    started: list[datetime | None] = []
+    variants: list[Variant] = []
+    rules: list[str] = []
+    buttons: list[str | None] = []
+    numbers: list[int] = []
+    player_counts: list[int] = []
+    # per player
+    names: list[str] = []
+    seats: list[int] = []
+    positions: list[int] = []
+    fantasyland: list[bool] = []
+    reported: list[float | None] = []
+    street_counts: list[int] = []
+    given_players: list[int] = []
+    # per street: its five token lists; per given board: its three rows
+    segments: list[list[str]] = []
+    given_segments: list[list[str]] = []
+    segment_parts: list[tuple[np.ndarray, np.ndarray]] = []
+    given_parts: list[tuple[np.ndarray, np.ndarray]] = []
+    isfinite = math.isfinite
+    fromisoformat = datetime.fromisoformat
+    match_started = _STARTED_AT_PATTERN.fullmatch
+
+    for position, (number, data) in enumerate(lines):
+        if position % _CHUNK_LINES == 0 and segments:
+            # Convert the token lists gathered so far while their structs are still cached.
+            segment_parts.append(_segment_codes(segments))
+            given_parts.append(_segment_codes(given_segments))
+            segments = []
+            given_segments = []
+        try:
+            hand = decode(data)
+        except msgspec.MsgspecError:
+            rest.append(position)
+            continue
+        hand_id = hand.hand_id
+        if type(hand_id) is int:
+            hand_id = str(hand_id)
+        variant = _VARIANTS.get(hand.variant)
+        players = hand.players
+        site = hand.site
+        rule_name = hand.rules
+        table = hand.table
+        button = hand.button
+        text = hand.started_at
+        if (
+            not hand_id or variant is None or not site or not rule_name
+            or table == "" or button == ""
+            or not variant.min_players <= len(players) <= variant.max_players
+        ):
+            rest.append(position)
+            continue
+        moment = None
+        if text is not None:
+            if match_started(text) is None:
+                rest.append(position)
+                continue
+            try:
+                fromisoformat(text)
+                moment = utc_timestamp(text)
+            except ValueError:
+                rest.append(position)
+                continue
+        player_names = [player.name for player in players]
+        player_seats = [player.seat for player in players]
+        normal_streets = _STREET_COUNTS[variant]
+        plain = (
+            len(set(player_names)) == len(players)
+            and len(set(player_seats)) == len(players)
+            and (button is None or button in player_names)
+        )
+        if plain:
+            for player in players:
+                streets = player.streets
+                points = player.reported_points
+                if (
+                    not player.name.strip() or not 0 <= player.seat <= MAX_SEAT
+                    or (type(points) is float and not isfinite(points))
+                    or (streets is None and player.board is None)
+                    or (streets is not None
+                        and len(streets) != (1 if player.fantasyland else normal_streets))
+                ):
+                    plain = False
+                    break
+        if not plain:
+            rest.append(position)
+            continue
+
+        # Settlement order: by seat, starting left of the button (lowest seat without one).
+        order = sorted(range(len(players)), key=player_seats.__getitem__)
+        if button is not None:
+            start = order.index(player_names.index(button)) + 1
+            order = order[start:] + order[:start]
+        player_positions = [0] * len(players)
+        for place, index in enumerate(order):
+            player_positions[index] = place
+
+        accepted.append(position)
+        hand_ids.append(hand_id)
+        sites.append(site)
+        tables.append(table)
+        started_texts.append(text)
+        started.append(moment)
+        variants.append(variant)
+        rules.append(rule_name)
+        buttons.append(button)
+        numbers.append(number)
+        player_counts.append(len(players))
+        names += player_names
+        seats += player_seats
+        positions += player_positions
+        for player in players:
+            fantasyland.append(player.fantasyland)
+            reported.append(player.reported_points)
+            streets = player.streets
+            board = player.board
+            if board is not None:
+                given_players.append(len(fantasyland) - 1)
+                given_segments += (board.top, board.middle, board.bottom)
+            if streets is None:
+                street_counts.append(0)
+                continue
+            street_counts.append(len(streets))
+            for street in streets:
+                placed = street.placed
+                segments += (street.dealt, placed.top, placed.middle, placed.bottom,
+                             street.discarded)
+
+    segment_parts.append(_segment_codes(segments))
+    given_parts.append(_segment_codes(given_segments))
+    return _finish(
+        path, rest, accepted, hand_ids, sites, tables, started_texts, started, variants, rules,
+        buttons, numbers, player_counts, names, seats, positions, fantasyland, reported,
+        street_counts, given_players, _joined(segment_parts), _joined(given_parts),
+    )
+
+
+def _joined(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    return (np.concatenate([lengths for lengths, _ in parts]),
+            np.concatenate([codes for _, codes in parts]))
+
+
+def _finish(
+    path: str, rest: list[int], accepted: list[int], hand_ids: list[str], sites: list[str],
+    tables: list[str | None], started_texts: list[str | None], started: list[datetime | None],
+    variants: list[Variant], rules: list[str], buttons: list[str | None], numbers: list[int],
+    player_count_list: list[int], names: list[str], seat_list: list[int],
+    position_list: list[int], fantasyland_list: list[bool], reported: list[float | None],
+    street_count_list: list[int], given_player_list: list[int],
+    segments: tuple[np.ndarray, np.ndarray], given_segments: tuple[np.ndarray, np.ndarray],
+) -> tuple[HandColumns, np.ndarray, list[int]]:
+    """The batch-wide card checks, the hashes and the columns of the hands that pass."""
+    hand_count = len(accepted)
+    player_counts = np.asarray(player_count_list, np.int64)
+    player_hand = np.repeat(np.arange(hand_count), player_counts)
+    player_total = len(names)
+    fantasyland = np.asarray(fantasyland_list, bool)
+    variant_codes = np.asarray([_VARIANT_CODE[variant] for variant in variants], np.int64)
+    street_counts = np.asarray(street_count_list, np.int64)
+    street_total = int(street_counts.sum())
+    player_bad = np.zeros(player_total, bool)
+
+    # --- streets: tokens laid out per street as dealt, top, middle, bottom, discarded
+    lengths, codes = segments
+    lengths = lengths.reshape(street_total, 5)
+    kinds = np.repeat(np.tile(np.arange(5), street_total), lengths.reshape(-1))
+    street_sizes = lengths.sum(axis=1)
+    street_starts = _exclusive_cumsum(street_sizes)
+    token_street = np.repeat(np.arange(street_total), street_sizes)
+    street_player = np.repeat(np.arange(player_total), street_counts)
+    first_street = _exclusive_cumsum(street_counts)
+    street_number = np.arange(street_total) - np.repeat(first_street, street_counts) + 1
+    dealt, top, middle, bottom, discarded = (lengths[:, column] for column in range(5))
+    placed_counts = top + middle + bottom
+    bits = np.where(codes >= 0, np.left_shift(np.uint64(1), np.maximum(codes, 0).astype(
+        np.uint64)), np.uint64(0))
+    dealt_masks = _or_segments(bits, street_starts, dealt)
+    rest_masks = _or_segments(bits, street_starts + dealt, placed_counts + discarded)
+    bad_tokens = np.bincount(token_street[codes < 0], minlength=street_total) > 0
+    street_variant = variant_codes[player_hand[street_player]]
+    street_fantasyland = fantasyland[street_player]
+    index = np.minimum(street_number - 1, _MOST_STREETS - 1)
+    shape_ok = np.where(
+        street_fantasyland,
+        _FANTASYLAND_DEALT[street_variant, np.minimum(dealt, _MOST_DEALT - 1)],
+        (_SHAPE_DEALT[street_variant, index] == dealt)
+        & (_SHAPE_DISCARDED[street_variant, index] == discarded),
+    )
+    street_ok = (
+        shape_ok & ~bad_tokens & (dealt > 0) & (placed_counts + discarded == dealt)
+        & (np.bitwise_count(dealt_masks) == dealt) & (np.bitwise_count(rest_masks) == dealt)
+        & (dealt_masks == rest_masks)
+    )
+    player_bad[street_player[~street_ok]] = True
+
+    # --- rows of players with streets: 3/5/5, and the board codes in placement order
+    with_streets = street_counts > 0
+    row_counts = np.zeros((player_total, 3), np.int64)
+    for column, counts in enumerate((top, middle, bottom)):
+        row_counts[with_streets, column] = _sum_segments(
+            counts, first_street[with_streets], street_counts[with_streets])
+    rows_ok = (row_counts == _ROW_SIZES).all(axis=1)
+    player_bad |= with_streets & ~rows_ok
+    token_player = street_player[token_street]
+    boards = np.zeros((player_total, 14), np.int64)
+    for kind in (1, 2, 3):
+        selected = kinds == kind
+        running = np.cumsum(selected) - 1
+        before = _exclusive_cumsum(row_counts[:, kind - 1])
+        slots = _BOARD_SLOT_START[kind] + running[selected] - before[token_player[selected]]
+        owners = token_player[selected]
+        slots = np.where(rows_ok[owners] & (slots >= 0) & (slots < 13), slots, 13)
+        boards[owners, slots] = np.maximum(codes[selected], 0)
+    board_bits = np.left_shift(np.uint64(1), boards[:, :13].astype(np.uint64))
+    built_row_masks = np.stack([
+        np.bitwise_or.reduce(board_bits[:, 0:3], axis=1),
+        np.bitwise_or.reduce(board_bits[:, 3:8], axis=1),
+        np.bitwise_or.reduce(board_bits[:, 8:13], axis=1),
+    ], axis=1)
+
+    # --- given boards: 3/5/5 canonical cards; the board of a player without streets, else
+    # the same cards per row as the streets placed
+    given_players = np.asarray(given_player_list, np.int64)
+    given_lengths, given_codes = given_segments
+    given_lengths = given_lengths.reshape(len(given_players), 3)
+    given_ok = (given_lengths == _ROW_SIZES).all(axis=1)
+    player_bad[given_players[~given_ok]] = True
+    good_given = given_players[given_ok]
+    if len(good_given):
+        board_codes = given_codes[np.repeat(given_ok, given_lengths.sum(axis=1))].reshape(-1, 13)
+        bad_given = (board_codes < 0).any(axis=1)
+        player_bad[good_given[bad_given]] = True
+        given_bits = np.where(board_codes >= 0, np.left_shift(
+            np.uint64(1), np.maximum(board_codes, 0).astype(np.uint64)), np.uint64(0))
+        given_row_masks = np.stack([
+            np.bitwise_or.reduce(given_bits[:, 0:3], axis=1),
+            np.bitwise_or.reduce(given_bits[:, 3:8], axis=1),
+            np.bitwise_or.reduce(given_bits[:, 8:13], axis=1),
+        ], axis=1)
+        only_board = ~with_streets[good_given]
+        boards[good_given[only_board], :13] = np.maximum(board_codes[only_board], 0)
+        disagrees = (given_row_masks != built_row_masks[good_given]).any(axis=1)
+        player_bad[good_given[~only_board & disagrees]] = True
+        only_board_masks = np.bitwise_or.reduce(given_bits[only_board], axis=1)
+    else:
+        only_board_masks = np.zeros(0, np.uint64)
+
+    # --- no card twice in a hand: the cards each player was dealt (or holds, without streets)
+    player_masks = np.zeros(player_total, np.uint64)
+    player_cards = np.zeros(player_total, np.int64)
+    player_masks[with_streets] = _or_segments(
+        dealt_masks, first_street[with_streets], street_counts[with_streets])
+    player_cards[with_streets] = _sum_segments(
+        dealt, first_street[with_streets], street_counts[with_streets])
+    if len(good_given):
+        board_only_players = good_given[~with_streets[good_given]]
+        player_masks[board_only_players] = only_board_masks
+        player_cards[board_only_players] = 13
+    first_player = _exclusive_cumsum(player_counts)
+    hand_masks = _or_segments(player_masks, first_player, player_counts)
+    hand_cards = _sum_segments(player_cards, first_player, player_counts)
+    hand_ok = (np.bitwise_count(hand_masks) == hand_cards) & (
+        np.bincount(player_hand[player_bad], minlength=hand_count) == 0)
+    # A player without streets and without a usable board never gets here (board required).
+
+    # --- the content hash: per player the text part, then the card bytes (see content_hash)
+    values = np.where((kinds >= 1) & (kinds <= 3), codes * 3 + kinds - 1, codes)
+    player_token_start = np.zeros(player_total, np.int64)
+    player_tokens = np.zeros(player_total, np.int64)
+    player_token_start[with_streets] = street_starts[first_street[with_streets]]
+    player_tokens[with_streets] = _sum_segments(
+        street_sizes, first_street[with_streets], street_counts[with_streets])
+    byte_counts = 13 + player_tokens + 3 * street_counts
+    byte_starts = _exclusive_cumsum(byte_counts)
+    card_bytes = np.zeros(int(byte_counts.sum()), np.uint8)
+    board_positions = byte_starts[:, None] + np.arange(13)
+    card_bytes[board_positions] = boards[:, :13]
+    street_base = (byte_starts[street_player] + 13 + street_starts
+                   - player_token_start[street_player] + 3 * (street_number - 1))
+    card_bytes[street_base] = STREET_MARKER
+    card_bytes[street_base + 1 + dealt] = PLACED_MARKER
+    card_bytes[street_base + 2 + dealt + placed_counts] = DISCARD_MARKER
+    token_positions = (street_base[token_street] + np.arange(len(codes))
+                       - street_starts[token_street] + 1 + (kinds >= 1) + (kinds == 4))
+    card_bytes[token_positions] = np.where(hand_ok[player_hand[token_player]],
+                                           values, 0).astype(np.uint8)
+    flat = card_bytes.tobytes()
+    byte_ends = (byte_starts + byte_counts).tolist()
+    byte_starts_list = byte_starts.tolist()
+
+    keys: list[int] = []
+    digests: list[str] = []
+    ok_list = hand_ok.tolist()
+    player = 0
+    for hand in range(hand_count):
+        count = player_count_list[hand]
+        if not ok_list[hand]:
+            keys.append(0)
+            digests.append("")
+            player += count
+            continue
+        variant = variants[hand]
+        parts = [header_bytes(hand_ids[hand], sites[hand], tables[hand], started_texts[hand],
+                              variant.value, rules[hand], buttons[hand], None)]
+        for index in range(player, player + count):
+            parts.append(player_bytes(names[index], seat_list[index], fantasyland_list[index],
+                                      reported[index], None))
+            parts.append(flat[byte_starts_list[index]:byte_ends[index]])
+        player += count
+        digests.append(_blake2b(b"".join(parts), digest_size=16).hexdigest())
+        keys.append(hand_key(sites[hand], hand_ids[hand]))
+
+    placed_tokens = (kinds >= 1) & (kinds <= 3)
+    columns = HandColumns(
+        keys=np.asarray(keys, np.int64), digests=digests, sites=sites, hand_ids=hand_ids,
+        tables=tables, started=started, variants=variants, rules=rules, buttons=buttons,
+        paths=[path] * hand_count, lines=numbers, hand_extras=[None] * hand_count,
+        player_counts=player_counts,
+        has_streets=np.asarray(
+            [count == 0 for count in np.bincount(player_hand[~with_streets],
+                                                 minlength=hand_count)], bool),
+        names=names, seats=np.asarray(seat_list, np.int64),
+        positions=np.asarray(position_list, np.int64), fantasyland=fantasyland,
+        cards_dealt=np.where(with_streets, player_cards, -1), reported=reported,
+        player_extras=[None] * player_total, boards=boards[:, :13].astype(np.uint8),
+        street_players=street_player, street_numbers=street_number,
+        placed_counts=placed_counts, discard_counts=discarded,
+        placed=values[placed_tokens].astype(np.uint8),
+        discarded=np.maximum(codes[kinds == 4], 0).astype(np.uint8),
+    )
+    accepted_array = np.asarray(accepted, np.int64)
+    if hand_ok.all():
+        return columns, accepted_array, rest
+    rest = sorted(rest + accepted_array[~hand_ok].tolist())
+    return columns.select(hand_ok), accepted_array[hand_ok], rest
