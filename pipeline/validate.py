@@ -29,7 +29,7 @@ from pipeline.record import FinalBoard, HandRecord, PlayerRecord, Street
 from pipeline.rules.cards import Card, CardError, card_text, parse_card
 from pipeline.rules.game import ROW_SIZES, ROWS, Row, Variant
 
-__all__ = ["InvalidHand", "hand_to_mapping", "parse_hand"]
+__all__ = ["MAX_SEAT", "InvalidHand", "hand_to_mapping", "parse_hand"]
 
 
 class InvalidHand(ValueError):
@@ -56,6 +56,9 @@ _HAND_FIELDS = frozenset(
 _PLAYER_FIELDS = frozenset(
     ("name", "seat", "fantasyland", "streets", "board", "reported_points")
 )
+
+MAX_SEAT = 999
+"""Highest seat number a record may use (seats are small numbers; the database stores SMALLINT)."""
 
 _TOP_SIZE = ROW_SIZES[Row.TOP]
 _MIDDLE_SIZE = ROW_SIZES[Row.MIDDLE]
@@ -350,9 +353,9 @@ def _parse_player(
     if "seat" not in raw:
         raise InvalidHand(f"{where}: missing field 'seat'")
     seat = _as_integer(raw["seat"])
-    if seat is None or seat < 0:
+    if seat is None or not 0 <= seat <= MAX_SEAT:
         raise InvalidHand(
-            f"{where}: seat must be a non-negative integer, got {_show(raw['seat'])}"
+            f"{where}: seat must be an integer from 0 to {MAX_SEAT}, got {_show(raw['seat'])}"
         )
 
     fantasyland = raw.get("fantasyland", False)
@@ -658,7 +661,7 @@ def _parse_player_fast(raw: Any, variant: Variant, all_cards: list[Card]) -> Pla
         return None
     name = raw["name"]
     seat = raw["seat"]
-    if type(name) is not str or not name.strip() or type(seat) is not int or seat < 0:
+    if type(name) is not str or not name.strip() or type(seat) is not int or not 0 <= seat <= MAX_SEAT:
         return None
     fantasyland = raw.get("fantasyland", False)
     if fantasyland is not False and fantasyland is not True:

@@ -182,6 +182,7 @@ TYPE_ERRORS: list[tuple[str, Callable[[dict], None]]] = [
     ("seat string", _set(("players", 0, "seat"), "1")),
     ("seat boolean", _set(("players", 0, "seat"), True)),
     ("seat negative", _set(("players", 0, "seat"), -1)),
+    ("seat too large", _set(("players", 0, "seat"), 1000)),
     ("fantasyland string", _set(("players", 0, "fantasyland"), "yes")),
     ("reported_points string", _set(("players", 0, "reported_points"), "7")),
     ("reported_points boolean", _set(("players", 0, "reported_points"), True)),

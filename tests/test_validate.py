@@ -590,9 +590,10 @@ def test_player_needs_streets_or_board() -> None:
     [
         ("name", "", "players[0]: name must be a non-empty string, got ''"),
         ("name", 7, "players[0]: name must be a non-empty string, got 7"),
-        ("seat", "1", "players[0] ('mara'): seat must be a non-negative integer, got '1'"),
-        ("seat", True, "players[0] ('mara'): seat must be a non-negative integer, got True"),
-        ("seat", -1, "players[0] ('mara'): seat must be a non-negative integer, got -1"),
+        ("seat", "1", "players[0] ('mara'): seat must be an integer from 0 to 999, got '1'"),
+        ("seat", True, "players[0] ('mara'): seat must be an integer from 0 to 999, got True"),
+        ("seat", -1, "players[0] ('mara'): seat must be an integer from 0 to 999, got -1"),
+        ("seat", 1000, "players[0] ('mara'): seat must be an integer from 0 to 999, got 1000"),
         ("fantasyland", "yes", "players[0] ('mara'): fantasyland must be true or false, got 'yes'"),
         ("fantasyland", 1, "players[0] ('mara'): fantasyland must be true or false, got 1"),
         ("reported_points", "7",
