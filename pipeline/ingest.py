@@ -101,6 +101,16 @@ PARALLEL_MIN_BYTES = 64 << 20
 WRITE_WAIT_SECONDS = 120.0
 """How long a batch waits for another process (a reader) to let go of the database."""
 
+WORKER_NICENESS = 5
+"""How much lower the worker processes' CPU priority is than the writer's."""
+
+HOLD_SECONDS = 1.5
+"""How long the writer keeps the database between batches before letting readers in."""
+
+CHECKPOINT_THRESHOLD = "2GB"
+"""Write-ahead log size that forces a checkpoint while the writer holds the database (so in
+practice it checkpoints when it lets go)."""
+
 EMPTY_FILE_REASON = "empty file: no hand history in it"
 
 
@@ -482,17 +492,31 @@ def _unusable_rules(names: Sequence[str], resolver: RulesResolver) -> set[str]:
 
 
 def _worker_start() -> None:
+    """Worker processes: no cyclic garbage collection (see _Ingestor.run), and a lower CPU
+    priority than the writer, which is the one serial step: when the cores are busy it should
+    not wait for them."""
     gc.disable()
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
 
 
 class _Writer:
-    """Writes batches: one short write connection and one transaction per batch."""
+    """Writes batches: one transaction each, on a write connection held for at most
+    :data:`HOLD_SECONDS` at a time and then closed, so the dashboard's short read-only
+    connections get in between batches. While it is held, committed batches wait in DuckDB's
+    write-ahead log and are checkpointed together when it closes (one checkpoint per batch
+    costs about 40 % more)."""
 
-    def __init__(self, database: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, database: str | os.PathLike[str], hold_seconds: float = HOLD_SECONDS
+    ) -> None:
         self.database = Path(database)
+        self.hold_seconds = hold_seconds
+        self._connection: duckdb.DuckDBPyConnection | None = None
+        self._opened = 0.0
 
     def connect(self) -> duckdb.DuckDBPyConnection:
-        """Open the database for writing (waiting for readers), or raise DatabaseError."""
+        """Open a new connection for writing (waiting for readers), or raise DatabaseError."""
         try:
             return store.connect(self.database, wait_seconds=WRITE_WAIT_SECONDS)
         except duckdb.Error as error:
@@ -501,6 +525,39 @@ class _Writer:
             raise DatabaseError(
                 f"cannot use database {self.database}: {error.strerror or error}"
             ) from error
+
+    @contextlib.contextmanager
+    def transaction(self, release: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One transaction on the held connection (opened when needed): committed when the
+        block ends, rolled back (and the connection closed) when it raises. The connection is
+        closed after the commit once held ``hold_seconds``, or at once with ``release``."""
+        if self._connection is None:
+            connection = self.connect()
+            try:
+                connection.execute(f"SET checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
+            except BaseException:
+                connection.close()
+                raise
+            self._connection = connection
+            self._opened = time.monotonic()
+        connection = self._connection
+        try:
+            connection.execute("BEGIN TRANSACTION")
+            yield connection
+            connection.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(duckdb.Error):
+                connection.execute("ROLLBACK")
+            self.close()
+            raise
+        if release or time.monotonic() - self._opened >= self.hold_seconds:
+            self.close()
+
+    def close(self) -> None:
+        """Close the held connection (checkpointing what it wrote), if any."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.close()
 
 
 class _Ingestor:
@@ -630,9 +687,7 @@ class _Ingestor:
         before = (summary.stored, summary.duplicates, summary.rejected)
         candidates = prepared.candidates
         rejects = prepared.rejects
-        connection = self.writer.connect()
-        try:
-            connection.execute("BEGIN TRANSACTION")
+        with self.writer.transaction() as connection:
             stored: dict[int, tuple[str, str, int]] = {}
             if candidates:
                 keys = pa.table({"hand_key": pa.array([c.key for c in candidates], pa.int64())})
@@ -667,13 +722,6 @@ class _Ingestor:
                 connection.unregister("_new_keys")
             self.tables_touched.update((c.site, c.table) for c in candidates)
             _insert_rejects(connection, rejects)
-            connection.execute("COMMIT")
-        except BaseException:
-            with contextlib.suppress(duckdb.Error):
-                connection.execute("ROLLBACK")
-            raise
-        finally:
-            connection.close()
         summary.records += prepared.records
         summary.stored += len(new_keys)
         summary.duplicates += duplicates
@@ -763,10 +811,9 @@ def _finish_source(
     session_gap: float,
     file_rejects: Sequence[_Reject] = (),
 ) -> None:
-    """Close a source: its file-level rejects, affected sessions and its ingested_files row."""
-    connection = writer.connect()
-    try:
-        connection.execute("BEGIN TRANSACTION")
+    """Close a source: its file-level rejects, affected sessions and its ingested_files row.
+    The writer lets go of the database after it (checkpointing the source's batches)."""
+    with writer.transaction(release=True) as connection:
         _insert_rejects(connection, file_rejects)
         stored_gap = store.get_meta(connection, SESSION_GAP_META_KEY)
         if stored_gap is not None and float(stored_gap) != session_gap:
@@ -775,25 +822,15 @@ def _finish_source(
             update_sessions(connection, touched, session_gap)
         store.set_meta(connection, SESSION_GAP_META_KEY, repr(float(session_gap)))
         _record_file(connection, summary, size)
-        connection.execute("COMMIT")
-    except BaseException:
-        with contextlib.suppress(duckdb.Error):
-            connection.execute("ROLLBACK")
-        raise
-    finally:
-        connection.close()
 
 
 def _already_ingested(writer: _Writer, digest: str) -> tuple[str, datetime] | None:
-    connection = writer.connect()
-    try:
+    with writer.transaction() as connection:
         rows = connection.execute(
             "SELECT path, ingested_at FROM ingested_files "
             "WHERE content_hash = ? AND status = 'complete' ORDER BY ingested_at LIMIT 1",
             [digest],
         ).fetchall()
-    finally:
-        connection.close()
     return (rows[0][0], rows[0][1]) if rows else None
 
 
@@ -904,6 +941,7 @@ def ingest_paths(
             )
             summary.files.append(file_summary)
     finally:
+        writer.close()
         display.stop()
     summary.seconds = time.perf_counter() - started
     return summary
@@ -1024,17 +1062,21 @@ def ingest_mappings(
     """
     started = time.perf_counter()
     rule_set = _rules_argument(rules)
-    writer = _Writer(database)
+    # Mappings come from this process (the dashboard), which may read between batches.
+    writer = _Writer(database, hold_seconds=0.0)
     _open_check(writer)
     summary = FileSummary(source_name, format="mappings")
     hasher = hashlib.sha256()
     ingestor = _Ingestor(writer, rule_set, batch_size, None, None)
-    ingestor.run(_mapping_records(mappings, source_name, hasher), summary)
-    summary.content_hash = hasher.hexdigest()
-    if summary.records == 0:
-        summary.status = "empty"
-        summary.message = "no hands given"
-    _finish_source(writer, summary, None, ingestor.tables_touched, session_gap)
+    try:
+        ingestor.run(_mapping_records(mappings, source_name, hasher), summary)
+        summary.content_hash = hasher.hexdigest()
+        if summary.records == 0:
+            summary.status = "empty"
+            summary.message = "no hands given"
+        _finish_source(writer, summary, None, ingestor.tables_touched, session_gap)
+    finally:
+        writer.close()
     return IngestSummary(str(database), [summary], time.perf_counter() - started)
 
 
@@ -1263,38 +1305,25 @@ def rescore(
         for start in range(0, len(keys), max(1, batch_size)):
             chunk = keys[start:start + batch_size]
             low, high = int(chunk[0]), int(chunk[-1])
-            connection = writer.connect()
-            try:
-                connection.execute("BEGIN TRANSACTION")
+            with writer.transaction() as connection:
                 boards = _stored_boards(connection, low, high)
                 tables = _score_stored(boards, resolver)
                 for name, key_columns in store.VERDICT_TABLES.items():
                     store.update_frame(connection, name, tables[name], key_columns)
-                connection.execute("COMMIT")
-            except BaseException:
-                with contextlib.suppress(duckdb.Error):
-                    connection.execute("ROLLBACK")
-                raise
-            finally:
-                connection.close()
             names.update(tables["evaluations"].column("ruleset").unique().to_pylist())
             disagreeing += tables["results"].column("disagrees").to_numpy(
                 zero_copy_only=False).sum()
             hands_done += len(chunk)
             players_done += boards.num_rows
             display.advance(len(chunk))
-        connection = writer.connect()
-        try:
-            connection.execute("BEGIN TRANSACTION")
+        with writer.transaction(release=True) as connection:
             gap = store.get_meta(connection, SESSION_GAP_META_KEY)
             update_sessions(connection, None,
                             float(gap) if gap is not None else DEFAULT_SESSION_GAP_MINUTES)
             label = ", ".join(sorted(names)) if names else (rule_set.name if rule_set else "")
             store.set_meta(connection, "rescored_with", label)
-            connection.execute("COMMIT")
-        finally:
-            connection.close()
     finally:
+        writer.close()
         display.stop()
     label = rule_set.name if rule_set is not None else ", ".join(sorted(names)) or "record rules"
     return RescoreSummary(label, hands_done, players_done, int(disagreeing),

@@ -190,7 +190,7 @@ _WRITER = textwrap.dedent(
     from pipeline.ingest import ingest_paths
 
     summary = ingest_paths([sys.argv[1]], sys.argv[2], batch_size=20,
-                           on_batch=lambda batch: time.sleep(0.1))
+                           on_batch=lambda batch: time.sleep(0.5))
     assert summary.stored == 200, summary
     """
 )
@@ -212,8 +212,8 @@ def test_ingest_succeeds_while_another_process_reads(tmp_path: Path) -> None:
         while not (counts_file.exists() and counts_file.read_text().strip()):
             assert time.monotonic() < deadline, "the reader never read"
             time.sleep(0.02)
-        # The writer spends time between batches without the database (as a real batch does
-        # while it parses and scores), which is when the reader can get in.
+        # The writer spends time between batches (as a real batch does while it parses and
+        # scores) and lets go of the database every HOLD_SECONDS, when the reader gets in.
         writer = subprocess.run(
             [sys.executable, "-c", _WRITER.format(repo=str(REPO)), str(source), str(database)],
             capture_output=True, text=True, timeout=120, cwd=REPO,
