@@ -191,7 +191,8 @@ def content_hash(hand: HandRecord) -> str:
 class HandColumns:
     """A batch of validated hands as columns.
 
-    Per hand: identity, header fields and ``player_counts``. Per player (hands in order,
+    Per hand: identity, header fields (``started`` as naive UTC datetime64[us], NaT when
+    unknown) and ``player_counts``. Per player (hands in order,
     players in record order): name, seat, settlement ``position``, Fantasyland, cards dealt
     (-1 when streets are unknown), reported points, extras and the 13 ``boards`` codes (top,
     middle, bottom). Per street (players in order, streets in order): its player and number and
@@ -204,7 +205,7 @@ class HandColumns:
     sites: list[str]
     hand_ids: list[str]
     tables: list[str | None]
-    started: list[datetime | None]
+    started: np.ndarray
     variants: list[Variant]
     rules: list[str]
     buttons: list[str | None]
@@ -250,7 +251,7 @@ class HandColumns:
 
         return HandColumns(
             keys=self.keys[hands], digests=pick(self.digests), sites=pick(self.sites),
-            hand_ids=pick(self.hand_ids), tables=pick(self.tables), started=pick(self.started),
+            hand_ids=pick(self.hand_ids), tables=pick(self.tables), started=self.started[hands],
             variants=pick(self.variants), rules=pick(self.rules), buttons=pick(self.buttons),
             paths=pick(self.paths), lines=pick(self.lines), hand_extras=pick(self.hand_extras),
             player_counts=self.player_counts[hands], has_streets=self.has_streets[hands],
@@ -292,7 +293,8 @@ def concat_columns(parts: Sequence[HandColumns]) -> HandColumns:
     )
     return HandColumns(
         keys=arrays("keys", np.int64), digests=lists("digests"), sites=lists("sites"),
-        hand_ids=lists("hand_ids"), tables=lists("tables"), started=lists("started"),
+        hand_ids=lists("hand_ids"), tables=lists("tables"),
+        started=arrays("started", "datetime64[us]"),
         variants=lists("variants"), rules=lists("rules"), buttons=lists("buttons"),
         paths=lists("paths"), lines=lists("lines"), hand_extras=lists("hand_extras"),
         player_counts=arrays("player_counts", np.int64),
@@ -377,7 +379,8 @@ def from_records(
                 discarded.extend(street.discarded)
     return HandColumns(
         keys=np.asarray(keys, np.int64).reshape(-1), digests=list(digests), sites=sites,
-        hand_ids=hand_ids, tables=tables, started=started, variants=variants, rules=rules,
+        hand_ids=hand_ids, tables=tables, started=np.array(started, "datetime64[us]"),
+        variants=variants, rules=rules,
         buttons=buttons, paths=list(paths), lines=list(lines), hand_extras=hand_extras,
         player_counts=np.asarray(player_counts, np.int64), has_streets=np.asarray(has_streets, bool),
         names=names, seats=np.asarray(seats, np.int64), positions=np.asarray(positions, np.int64),
@@ -429,7 +432,8 @@ def _rule_independent_tables(columns: HandColumns) -> dict[str, pa.Table]:
         "site": pa.array(columns.sites, pa.string()),
         "hand_id": pa.array(columns.hand_ids, pa.string()),
         "table_name": _optional_strings(columns.tables),
-        "started_at": pa.array(columns.started, pa.timestamp("us")),
+        "started_at": pa.array(columns.started, pa.timestamp("us"),
+                               mask=np.isnat(columns.started)),
         "variant": pa.array([variant.value for variant in columns.variants], pa.string()),
         "rules": pa.array(columns.rules, pa.string()),
         "button": _optional_strings(columns.buttons),
@@ -593,15 +597,18 @@ def verdict_tables(
     pair_count = int(pair_counts.sum())
     player_hand = np.repeat(np.arange(hand_count), player_counts)
 
-    rule_sets: dict[str, RuleSet] = {}
+    # Hands grouped by (variant, rule set): first by the names (cheap to hash), then merged
+    # where two rules names resolve to the same rule set.
+    named: dict[tuple[Variant, str], list[int]] = {}
+    for index, key in enumerate(zip(columns.variants, columns.rules, strict=True)):
+        named.setdefault(key, []).append(index)
+    rule_sets = {name: rules_for(name) for name in {name for _, name in named}}
     groups: dict[tuple[Variant, RuleSet], list[int]] = {}
-    rule_names: list[str] = []
-    for index, (variant, name) in enumerate(zip(columns.variants, columns.rules, strict=True)):
-        rules = rule_sets.get(name)
-        if rules is None:
-            rules = rule_sets[name] = rules_for(name)
-        groups.setdefault((variant, rules), []).append(index)
-        rule_names.append(rules.name)
+    for (variant, name), members in named.items():
+        groups.setdefault((variant, rule_sets[name]), []).extend(members)
+    for members in groups.values():
+        members.sort()
+    rule_names = [rule_sets[name].name for name in columns.rules]
 
     card_array = columns.boards.astype(np.int8)
     fantasyland_array = columns.fantasyland

@@ -30,7 +30,6 @@ from datetime import datetime
 
 import msgspec
 import numpy as np
-import pyarrow as pa
 
 from pipeline.columns import (
     CARD_TEXT,
@@ -49,22 +48,28 @@ from pipeline.validate import MAX_SEAT
 __all__ = ["parse_canonical_batch"]
 
 
+_NO_CARDS = msgspec.Raw(b"[]")
+
+# Card lists stay raw JSON text: they are checked and turned into card codes for the whole
+# batch at once (_segment_codes), without a Python string per card.
+
+
 class _Placed(msgspec.Struct, forbid_unknown_fields=True):
-    top: list[str] = []
-    middle: list[str] = []
-    bottom: list[str] = []
+    top: msgspec.Raw = _NO_CARDS
+    middle: msgspec.Raw = _NO_CARDS
+    bottom: msgspec.Raw = _NO_CARDS
 
 
 class _Street(msgspec.Struct, forbid_unknown_fields=True):
-    dealt: list[str]
+    dealt: msgspec.Raw
     placed: _Placed
-    discarded: list[str] = []
+    discarded: msgspec.Raw = _NO_CARDS
 
 
 class _Board(msgspec.Struct, forbid_unknown_fields=True):
-    top: list[str]
-    middle: list[str]
-    bottom: list[str]
+    top: msgspec.Raw
+    middle: msgspec.Raw
+    bottom: msgspec.Raw
 
 
 class _Player(msgspec.Struct, forbid_unknown_fields=True):
@@ -125,26 +130,89 @@ _BOARD_SLOT_START = np.array([0, 0, 3, 8, 0], np.int64)  # by token kind: top 0,
 _blake2b = hashlib.blake2b
 
 
-_SEGMENTS_TYPE = pa.list_(pa.dictionary(pa.int32(), pa.string()))
 _CHUNK_LINES = 48
 """Lines decoded and gathered at a time: their structs stay in the CPU caches."""
 
+_JSON_SPACE = np.zeros(256, bool)
+_JSON_SPACE[list(b" \t\n\r")] = True
+_QUOTE, _COMMA, _OPEN, _CLOSE = (ord(character) for character in '",[]')
 
-def _segment_codes(segments: list[list[str]]) -> tuple[np.ndarray, np.ndarray]:
-    """(length of each token list, card code of each token: -1 where the token is not a
-    canonical card text), converted by Arrow in one pass over the lists."""
-    if not segments:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    array = pa.array(segments, _SEGMENTS_TYPE)
-    offsets = array.offsets.to_numpy()
-    values = array.values
-    if offsets[0] != 0 or len(values) != offsets[-1]:  # pragma: no cover - a fresh array
-        values = values.slice(offsets[0], offsets[-1] - offsets[0])
-    get = _CARD_CODES.get
-    lookup = np.fromiter((get(token, -1) for token in values.dictionary.to_pylist()), np.int64)
-    lookup = np.append(lookup, -1)
-    indices = values.indices.to_numpy(zero_copy_only=False)
-    return np.diff(offsets).astype(np.int64), lookup[indices]
+
+def _joined_segments(segments: list[msgspec.Raw]) -> tuple[bytes, np.ndarray]:
+    """The raw JSON texts of some card lists, end to end, and the length of each."""
+    return b"".join(segments), np.fromiter(map(len, segments), np.int64, len(segments))
+
+
+def _segment_codes(
+    data: bytes, lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Card lists as raw JSON texts (``data``, ``lengths`` bytes each) → (cards in each list,
+    card code of each card: -1 where it is not a canonical card text, and whether each list is
+    plainly ``["Ah","Kd",...]``). Whitespace between the cards is fine; anything else (other
+    values, whitespace inside a card's quotes) makes the list not plain."""
+    count = len(lengths)
+    plain = lengths > 0
+    if any(space in data for space in (b" ", b"\t", b"\n", b"\r")):
+        data, lengths = _without_spaces(data, lengths, plain)
+    text = np.frombuffer(data + b"\0" * 8, np.uint8)
+    starts = np.cumsum(lengths) - lengths
+    # A plain list of n cards is '[' + n * ('"' rank suit '"' separator) with ']' as the
+    # last separator: 1 + 5n bytes; no cards is "[]".
+    cards = np.where(lengths == 2, 0, (lengths - 1) // 5)
+    plain &= (lengths == 2) | ((lengths >= 6) & ((lengths - 1) % 5 == 0))
+    plain &= text[starts] == _OPEN
+    plain &= (lengths != 2) | (text[starts + 1] == _CLOSE)
+    segment_of = np.repeat(np.arange(count), cards)
+    first_card = np.cumsum(cards) - cards
+    card_starts = (starts[segment_of] + 1
+                   + 5 * (np.arange(len(segment_of)) - first_card[segment_of]))
+    separators = np.where(np.arange(len(segment_of)) == (first_card + cards - 1)[segment_of],
+                          _CLOSE, _COMMA)
+    shape_ok = ((text[card_starts] == _QUOTE) & (text[card_starts + 3] == _QUOTE)
+                & (text[card_starts + 4] == separators))
+    plain[segment_of[~shape_ok]] = False
+    ranks = _RANK_OF_BYTE[text[card_starts + 1]]
+    suits = _SUIT_OF_BYTE[text[card_starts + 2]]
+    codes = np.where((ranks >= 0) & (suits >= 0), ranks * 4 + suits, -1)
+    return cards, codes, plain
+
+
+def _without_spaces(
+    data: bytes, lengths: np.ndarray, plain: np.ndarray
+) -> tuple[bytes, np.ndarray]:
+    """The texts with JSON whitespace outside quotes removed; a list with whitespace inside
+    quotes is marked not plain (a card token never holds any)."""
+    text = np.frombuffer(data, np.uint8)
+    count = len(lengths)
+    segment_of = np.repeat(np.arange(count), lengths)
+    spaces = _JSON_SPACE[text]
+    quotes = (text == _QUOTE).astype(np.int64)
+    before = np.cumsum(quotes) - quotes
+    starts = np.cumsum(lengths) - lengths
+    at_start = before[np.minimum(starts, max(len(text) - 1, 0))]
+    inside = ((before - at_start[segment_of]) & 1).astype(bool)
+    plain[segment_of[spaces & inside]] = False
+    return text[~spaces].tobytes(), np.bincount(segment_of[~spaces], minlength=count)
+
+
+def _started_column(
+    started: list[datetime | None], utc_texts: list[str], utc_hands: list[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The hands' start times as datetime64[us] (NaT when unknown), with the batch's plain UTC
+    stamps parsed at once, and which hands' stamps are real dates (not February 30th)."""
+    column = np.array(started, "datetime64[us]")
+    ok = np.ones(len(started), bool)
+    if utc_texts:
+        positions = np.asarray(utc_hands, np.int64)
+        try:
+            column[positions] = np.array(utc_texts, "datetime64[s]")
+        except ValueError:
+            for position, text in zip(utc_hands, utc_texts, strict=True):
+                try:
+                    column[position] = np.datetime64(text, "s")
+                except ValueError:
+                    ok[position] = False
+    return column, ok
 
 
 def _exclusive_cumsum(values: np.ndarray) -> np.ndarray:
@@ -187,6 +255,8 @@ def parse_canonical_batch(
     tables: list[str | None] = []
     started_texts: list[str | None] = []
     started: list[datetime | None] = []
+    utc_texts: list[str] = []  # "YYYY-MM-DDTHH:MM:SS" of hands stamped "...Z", parsed later
+    utc_hands: list[int] = []
     variants: list[Variant] = []
     rules: list[str] = []
     buttons: list[str | None] = []
@@ -203,8 +273,8 @@ def parse_canonical_batch(
     # per street: its five token lists; per given board: its three rows
     segments: list[list[str]] = []
     given_segments: list[list[str]] = []
-    segment_parts: list[tuple[np.ndarray, np.ndarray]] = []
-    given_parts: list[tuple[np.ndarray, np.ndarray]] = []
+    segment_parts: list[tuple[bytes, np.ndarray]] = []
+    given_parts: list[tuple[bytes, np.ndarray]] = []
     isfinite = math.isfinite
     fromisoformat = datetime.fromisoformat
     match_started = _STARTED_AT_PATTERN.fullmatch
@@ -212,8 +282,8 @@ def parse_canonical_batch(
     for position, (number, data) in enumerate(lines):
         if position % _CHUNK_LINES == 0 and segments:
             # Convert the token lists gathered so far while their structs are still cached.
-            segment_parts.append(_segment_codes(segments))
-            given_parts.append(_segment_codes(given_segments))
+            segment_parts.append(_joined_segments(segments))
+            given_parts.append(_joined_segments(given_segments))
             segments = []
             given_segments = []
         try:
@@ -239,16 +309,20 @@ def parse_canonical_batch(
             rest.append(position)
             continue
         moment = None
+        utc_text = None
         if text is not None:
             if match_started(text) is None:
                 rest.append(position)
                 continue
-            try:
-                fromisoformat(text)
-                moment = utc_timestamp(text)
-            except ValueError:
-                rest.append(position)
-                continue
+            if len(text) == 20 and text[19] == "Z" and text[10] == "T" and text[:4] != "0000":
+                utc_text = text[:19]  # the usual UTC form: parsed for the whole batch at once
+            else:
+                try:
+                    fromisoformat(text)
+                    moment = utc_timestamp(text)
+                except ValueError:
+                    rest.append(position)
+                    continue
         player_names = [player.name for player in players]
         player_seats = [player.seat for player in players]
         normal_streets = _STREET_COUNTS[variant]
@@ -283,6 +357,9 @@ def parse_canonical_batch(
         for place, index in enumerate(order):
             player_positions[index] = place
 
+        if utc_text is not None:
+            utc_texts.append(utc_text)
+            utc_hands.append(len(accepted))
         accepted.append(position)
         hand_ids.append(hand_id)
         sites.append(site)
@@ -314,18 +391,20 @@ def parse_canonical_batch(
                 segments += (street.dealt, placed.top, placed.middle, placed.bottom,
                              street.discarded)
 
-    segment_parts.append(_segment_codes(segments))
-    given_parts.append(_segment_codes(given_segments))
+    segment_parts.append(_joined_segments(segments))
+    given_parts.append(_joined_segments(given_segments))
     return _finish(
         path, rest, accepted, hand_ids, sites, tables, started_texts, started, variants, rules,
         buttons, numbers, player_counts, names, seats, positions, fantasyland, reported,
         street_counts, given_players, _joined(segment_parts), _joined(given_parts),
+        utc_texts, utc_hands,
     )
 
 
-def _joined(parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    return (np.concatenate([lengths for lengths, _ in parts]),
-            np.concatenate([codes for _, codes in parts]))
+def _joined(parts: list[tuple[bytes, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The card lists of every chunk as (cards per list, card codes, list is plain)."""
+    return _segment_codes(b"".join(data for data, _ in parts),
+                          np.concatenate([lengths for _, lengths in parts]))
 
 
 def _finish(
@@ -335,10 +414,13 @@ def _finish(
     player_count_list: list[int], names: list[str], seat_list: list[int],
     position_list: list[int], fantasyland_list: list[bool], reported: list[float | None],
     street_count_list: list[int], given_player_list: list[int],
-    segments: tuple[np.ndarray, np.ndarray], given_segments: tuple[np.ndarray, np.ndarray],
+    segments: tuple[np.ndarray, np.ndarray, np.ndarray],
+    given_segments: tuple[np.ndarray, np.ndarray, np.ndarray],
+    utc_texts: list[str], utc_hands: list[int],
 ) -> tuple[HandColumns, np.ndarray, list[int]]:
     """The batch-wide card checks, the hashes and the columns of the hands that pass."""
     hand_count = len(accepted)
+    started_at, time_ok = _started_column(started, utc_texts, utc_hands)
     player_counts = np.asarray(player_count_list, np.int64)
     player_hand = np.repeat(np.arange(hand_count), player_counts)
     player_total = len(names)
@@ -349,9 +431,10 @@ def _finish(
     player_bad = np.zeros(player_total, bool)
 
     # --- streets: tokens laid out per street as dealt, top, middle, bottom, discarded
-    lengths, codes = segments
+    lengths, codes, plain = segments
     lengths = lengths.reshape(street_total, 5)
-    kinds = np.repeat(np.tile(np.arange(5), street_total), lengths.reshape(-1))
+    plain_streets = plain.reshape(street_total, 5).all(axis=1)
+    kinds = np.repeat(np.tile(np.arange(5, dtype=np.int8), street_total), lengths.reshape(-1))
     street_sizes = lengths.sum(axis=1)
     street_starts = _exclusive_cumsum(street_sizes)
     token_street = np.repeat(np.arange(street_total), street_sizes)
@@ -375,7 +458,7 @@ def _finish(
         & (_SHAPE_DISCARDED[street_variant, index] == discarded),
     )
     street_ok = (
-        shape_ok & ~bad_tokens & (dealt > 0) & (placed_counts + discarded == dealt)
+        plain_streets & shape_ok & ~bad_tokens & (dealt > 0) & (placed_counts + discarded == dealt)
         & (np.bitwise_count(dealt_masks) == dealt) & (np.bitwise_count(rest_masks) == dealt)
         & (dealt_masks == rest_masks)
     )
@@ -390,15 +473,19 @@ def _finish(
     rows_ok = (row_counts == _ROW_SIZES).all(axis=1)
     player_bad |= with_streets & ~rows_ok
     token_player = street_player[token_street]
+    placed_tokens = (kinds >= 1) & (kinds <= 3)
+    placed_kinds = kinds[placed_tokens]
+    placed_players = token_player[placed_tokens]
+    placed_codes = np.maximum(codes[placed_tokens], 0)
     boards = np.zeros((player_total, 14), np.int64)
     for kind in (1, 2, 3):
-        selected = kinds == kind
+        selected = placed_kinds == kind
         running = np.cumsum(selected) - 1
         before = _exclusive_cumsum(row_counts[:, kind - 1])
-        slots = _BOARD_SLOT_START[kind] + running[selected] - before[token_player[selected]]
-        owners = token_player[selected]
+        owners = placed_players[selected]
+        slots = _BOARD_SLOT_START[kind] + running[selected] - before[owners]
         slots = np.where(rows_ok[owners] & (slots >= 0) & (slots < 13), slots, 13)
-        boards[owners, slots] = np.maximum(codes[selected], 0)
+        boards[owners, slots] = placed_codes[selected]
     board_bits = np.left_shift(np.uint64(1), boards[:, :13].astype(np.uint64))
     built_row_masks = np.stack([
         np.bitwise_or.reduce(board_bits[:, 0:3], axis=1),
@@ -409,9 +496,10 @@ def _finish(
     # --- given boards: 3/5/5 canonical cards; the board of a player without streets, else
     # the same cards per row as the streets placed
     given_players = np.asarray(given_player_list, np.int64)
-    given_lengths, given_codes = given_segments
+    given_lengths, given_codes, given_plain = given_segments
     given_lengths = given_lengths.reshape(len(given_players), 3)
     given_ok = (given_lengths == _ROW_SIZES).all(axis=1)
+    player_bad[given_players[~given_plain.reshape(-1, 3).all(axis=1)]] = True
     player_bad[given_players[~given_ok]] = True
     good_given = given_players[given_ok]
     if len(good_given):
@@ -447,7 +535,7 @@ def _finish(
     first_player = _exclusive_cumsum(player_counts)
     hand_masks = _or_segments(player_masks, first_player, player_counts)
     hand_cards = _sum_segments(player_cards, first_player, player_counts)
-    hand_ok = (np.bitwise_count(hand_masks) == hand_cards) & (
+    hand_ok = time_ok & (np.bitwise_count(hand_masks) == hand_cards) & (
         np.bincount(player_hand[player_bad], minlength=hand_count) == 0)
     # A player without streets and without a usable board never gets here (board required).
 
@@ -468,8 +556,8 @@ def _finish(
     card_bytes[street_base] = STREET_MARKER
     card_bytes[street_base + 1 + dealt] = PLACED_MARKER
     card_bytes[street_base + 2 + dealt + placed_counts] = DISCARD_MARKER
-    token_positions = (street_base[token_street] + np.arange(len(codes))
-                       - street_starts[token_street] + 1 + (kinds >= 1) + (kinds == 4))
+    token_positions = (np.arange(len(codes)) + (street_base - street_starts + 1)[token_street]
+                       + (kinds >= 1) + (kinds == 4))
     card_bytes[token_positions] = np.where(hand_ok[player_hand[token_player]],
                                            values, 0).astype(np.uint8)
     flat = card_bytes.tobytes()
@@ -498,10 +586,9 @@ def _finish(
         digests.append(_blake2b(b"".join(parts), digest_size=16).hexdigest())
         keys.append(hand_key(sites[hand], hand_ids[hand]))
 
-    placed_tokens = (kinds >= 1) & (kinds <= 3)
     columns = HandColumns(
         keys=np.asarray(keys, np.int64), digests=digests, sites=sites, hand_ids=hand_ids,
-        tables=tables, started=started, variants=variants, rules=rules, buttons=buttons,
+        tables=tables, started=started_at, variants=variants, rules=rules, buttons=buttons,
         paths=[path] * hand_count, lines=numbers, hand_extras=[None] * hand_count,
         player_counts=player_counts,
         has_streets=np.asarray(

@@ -32,6 +32,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import tempfile
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -44,9 +45,11 @@ from typing import Any
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from pipeline import store
 from pipeline.columns import (
+    FRAME_ORDER,
     TABLE_SCHEMAS,
     HandColumns,
     VerdictFacts,
@@ -333,23 +336,57 @@ class _Candidate:
 
 @dataclass(slots=True)
 class _Prepared:
-    """A batch validated, scored and turned into columns, ready to be written."""
+    """A batch validated, scored and turned into columns, ready to be written.
+
+    Its hands are the rows of ``frames["hands"]`` (the first record of each key in the batch);
+    a worker process leaves the frames in Arrow files under ``spill`` instead, which the writer
+    maps into memory without copying them (sending them through a pipe cost the writer more
+    CPU than inserting them)."""
 
     records: int
     rejects: list[_Reject]
-    candidates: list[_Candidate]  # the first record of each key in the batch
     later: list[_Candidate]  # records of a key seen earlier in the batch
-    frames: dict[str, pa.Table]  # rows of every candidate, for every hand table
+    frames: dict[str, pa.Table] | None  # rows of every hand, for every hand table
+    raws: dict[int, str]  # line → original text, for records that did not come as lines
+    spill: str | None = None  # path prefix of the frames' Arrow files
     lines: list[RawLine | SourceLine] | None = None  # the batch's lines, set by the reader
 
-    def raw_text(self, candidate: _Candidate) -> str:
-        """The original text of a candidate's record."""
-        if candidate.raw is not None:
-            return candidate.raw
+    def tables(self) -> dict[str, pa.Table]:
+        """The frames, mapped from their files when a worker left them there."""
+        if self.frames is None and self.spill is not None:
+            self.frames = {
+                name: pa.ipc.open_file(pa.memory_map(f"{self.spill}-{name}.arrow")).read_all()
+                for name in FRAME_ORDER
+            }
+        return self.frames or {}
+
+    def discard_spill(self) -> None:
+        """Delete the frames' files (the tables mapped from them stay readable until dropped)."""
+        if self.spill is not None:
+            for name in FRAME_ORDER:
+                with contextlib.suppress(OSError):
+                    os.unlink(f"{self.spill}-{name}.arrow")
+
+    def raw_text(self, line: int) -> str:
+        """The original text of the record at ``line``."""
+        if line in self.raws:
+            return self.raws[line]
         for item in self.lines or ():
-            if item[0] == candidate.line:
+            if item[0] == line:
                 return clip_raw(decode_line(item).raw) if type(item) is tuple else item.raw
-        return ""  # pragma: no cover - every candidate's line is in its batch
+        return ""  # pragma: no cover - every record's line is in its batch
+
+
+def _spill_frames(prepared: _Prepared, prefix: str) -> _Prepared:
+    """Write the frames to Arrow files at ``prefix`` (worker side) and drop them."""
+    for name, frame in (prepared.frames or {}).items():
+        with pa.OSFile(f"{prefix}-{name}.arrow", "wb") as sink, pa.ipc.new_file(
+            sink, frame.schema
+        ) as writer:
+            writer.write_table(frame)
+    prepared.frames = None
+    prepared.spill = prefix
+    return prepared
 
 
 def _rules_argument(rules: RuleSet | str | None) -> RuleSet | None:
@@ -425,14 +462,15 @@ class _BatchBuilder:
                 seen.add(candidate.key)
         if later:
             columns = columns.select(keep)
-            candidates = [candidate for candidate, kept in zip(candidates, keep, strict=True)
-                          if kept]
-        frames = hand_tables(columns, self.resolver)
-        return _Prepared(self.records, self.rejects, candidates, later, frames)
+        raws = {candidate.line: candidate.raw for candidate in self.candidates
+                if candidate.raw is not None}
+        return _Prepared(self.records, self.rejects, later, hand_tables(columns, self.resolver),
+                         raws)
 
 
 def _prepare_canonical(
-    file_name: str, lines: list[RawLine | SourceLine], rules: RuleSet | None, fast: bool = True
+    file_name: str, lines: list[RawLine | SourceLine], rules: RuleSet | None, fast: bool = True,
+    spill: str | None = None,
 ) -> _Prepared:
     """Parse, validate, score and build the columns of a batch of canonical JSON Lines lines
     (in a worker process, or in this one for a small file).
@@ -440,7 +478,8 @@ def _prepare_canonical(
     Plainly valid records take the columnar path (:mod:`pipeline.fast_canonical`); every other
     line goes through the canonical reader and :func:`pipeline.validate.parse_hand`, exactly as
     a record of any other format would, so its reason is the precise one. ``fast=False`` sends
-    every line that way (tests compare the two).
+    every line that way (tests compare the two). With ``spill`` (a path prefix) the frames are
+    left in Arrow files there (see :class:`_Prepared`).
     """
     resolver = RulesResolver(override=rules)
     builder = _BatchBuilder(resolver)
@@ -477,7 +516,8 @@ def _prepare_canonical(
         if line.text is not None and not line.text.strip():
             continue  # blank lines are not records
         builder.add(parse_line(file_name, line))
-    return builder.finish(columns, fast_candidates)
+    prepared = builder.finish(columns, fast_candidates)
+    return prepared if spill is None else _spill_frames(prepared, spill)
 
 
 def _unusable_rules(names: Sequence[str], resolver: RulesResolver) -> set[str]:
@@ -640,12 +680,14 @@ class _Ingestor:
     ) -> None:
         """The batches prepared by a pool of worker processes, written here in order."""
         context = multiprocessing.get_context("forkserver")
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start) as pool:
+        with tempfile.TemporaryDirectory(prefix="ofc-ingest-") as spill_folder, \
+                ProcessPoolExecutor(workers, mp_context=context,
+                                    initializer=_worker_start) as pool:
             pending: deque[tuple[Future[_Prepared], list]] = deque()
-            for batch in batches:
-                pending.append(
-                    (pool.submit(_prepare_canonical, file_name, batch, self.rules), batch)
-                )
+            for number, batch in enumerate(batches):
+                spill = os.path.join(spill_folder, f"batch{number}")
+                pending.append((pool.submit(_prepare_canonical, file_name, batch, self.rules,
+                                            True, spill), batch))
                 while len(pending) > workers:
                     self._write_pending(pending.popleft(), summary)
             while pending:
@@ -685,45 +727,53 @@ class _Ingestor:
     def _write(self, prepared: _Prepared, summary: FileSummary) -> None:
         """One transaction: classify against stored hands, insert new ones and the rejects."""
         before = (summary.stored, summary.duplicates, summary.rejected)
-        candidates = prepared.candidates
         rejects = prepared.rejects
+        frames = prepared.tables()
+        hands = frames.get("hands")
+        batch_hands = 0 if hands is None else hands.num_rows
         with self.writer.transaction() as connection:
+            # Stored hands with a key of this batch: duplicates, or conflicts.
             stored: dict[int, tuple[str, str, int]] = {}
-            if candidates:
-                keys = pa.table({"hand_key": pa.array([c.key for c in candidates], pa.int64())})
-                connection.register("_batch_keys", keys)
-                for key, digest, path, line in connection.execute(
-                    "SELECT h.hand_key, h.content_hash, h.source_path, h.source_line "
-                    "FROM hands h SEMI JOIN _batch_keys k ON h.hand_key = k.hand_key"
-                ).fetchall():
-                    stored[key] = (digest, path, line)
-                connection.unregister("_batch_keys")
-            # Each key's reference: what is stored, else the batch's first record of the key.
-            new_keys: list[int] = []
-            reference: dict[int, tuple[str, str, int]] = dict(stored)
             duplicates = 0
-            for candidate in candidates:
-                if candidate.key in stored:
-                    duplicates += self._compare(candidate, stored[candidate.key], rejects, prepared)
-                else:
-                    new_keys.append(candidate.key)
-                    reference[candidate.key] = (candidate.digest, candidate.path, candidate.line)
-            for candidate in prepared.later:
-                duplicates += self._compare(candidate, reference[candidate.key], rejects, prepared)
-            if new_keys and len(new_keys) == len(candidates):  # all new: nothing to filter
-                for name, frame in prepared.frames.items():
+            if batch_hands:
+                connection.register("_batch_hands", hands)
+                matches = connection.execute(
+                    "SELECT b.hand_key, b.content_hash, b.site, b.hand_id, b.source_path, "
+                    "b.source_line, h.content_hash, h.source_path, h.source_line "
+                    "FROM _batch_hands b JOIN hands h ON h.hand_key = b.hand_key"
+                ).fetchall()
+                self.tables_touched.update(connection.execute(
+                    "SELECT DISTINCT site, table_name FROM _batch_hands"
+                ).fetchall())
+                connection.unregister("_batch_hands")
+                for key, digest, site, hand_id, path, line, *reference in matches:
+                    stored[key] = (reference[0], reference[1], reference[2])
+                    candidate = _Candidate(key, digest, site, hand_id, None, path, line, None)
+                    duplicates += self._compare(candidate, stored[key], rejects, prepared)
+            if prepared.later:
+                # A later record of a key is compared with what is stored, else with the
+                # batch's first record of the key.
+                firsts = _first_records(hands, {candidate.key for candidate in prepared.later})
+                for candidate in prepared.later:
+                    reference = stored.get(candidate.key) or firsts[candidate.key]
+                    duplicates += self._compare(candidate, reference, rejects, prepared)
+            new_hands = batch_hands - len(stored)
+            if new_hands and not stored:  # all new: nothing to filter
+                for name, frame in frames.items():
                     store.insert_frame(connection, name, frame)
-            elif new_keys:
-                connection.register(
-                    "_new_keys", pa.table({"hand_key": pa.array(new_keys, pa.int64())})
-                )
-                for name, frame in prepared.frames.items():
+            elif new_hands:
+                keys = hands.column("hand_key")
+                new_keys = pc.filter(keys, pc.invert(pc.is_in(
+                    keys, value_set=pa.array(list(stored), pa.int64()))))
+                connection.register("_new_keys", pa.table({"hand_key": new_keys}))
+                for name, frame in frames.items():
                     store.insert_frame(connection, name, frame, only_keys="_new_keys")
                 connection.unregister("_new_keys")
-            self.tables_touched.update((c.site, c.table) for c in candidates)
             _insert_rejects(connection, rejects)
+        prepared.frames = None
+        prepared.discard_spill()
         summary.records += prepared.records
-        summary.stored += len(new_keys)
+        summary.stored += new_hands
         summary.duplicates += duplicates
         for reject in rejects:
             summary.note_reject(reject.line, reject.reason)
@@ -749,9 +799,22 @@ class _Ingestor:
             f"conflict: hand {candidate.hand_id!r} of site {candidate.site!r} is already stored "
             f"from {where} with different content (this record: "
             f"{candidate.path}:{candidate.line})",
-            prepared.raw_text(candidate), "conflict", where,
+            prepared.raw_text(candidate.line), "conflict", where,
         ))
         return 0
+
+
+def _first_records(hands: pa.Table, keys: set[int]) -> dict[int, tuple[str, str, int]]:
+    """(content hash, path, line) of the batch's hands with one of ``keys``."""
+    selected = hands.filter(pc.is_in(hands.column("hand_key"),
+                                     value_set=pa.array(list(keys), pa.int64())))
+    return {
+        key: (digest, path, line)
+        for key, digest, path, line in zip(
+            selected.column("hand_key").to_pylist(), selected.column("content_hash").to_pylist(),
+            selected.column("source_path").to_pylist(), selected.column("source_line").to_pylist(),
+            strict=True)
+    }
 
 
 @contextlib.contextmanager
