@@ -32,6 +32,9 @@ from pipeline.rules.ruleset import RuleSet
 from pipeline.rules.values import HIGH_CLASS_LABELS, LOW_CLASS_LABELS
 
 __all__ = [
+    "CARD_TEXT",
+    "RANK_OF_BYTE",
+    "SUIT_OF_BYTE",
     "TABLE_SCHEMAS",
     "HandColumns",
     "VerdictFacts",
@@ -39,6 +42,7 @@ __all__ = [
     "content_hash",
     "disagreement_texts",
     "from_records",
+    "scoring_columns",
     "hand_tables",
     "utc_timestamp",
 ]
@@ -102,6 +106,16 @@ FRAME_ORDER = ("hands", "seats", "evaluations", "matchups", "results", "boards",
 """The tables :func:`hand_tables` builds, in the order a batch inserts them."""
 
 CARD_TEXT: tuple[str, ...] = tuple(card_text(code) for code in range(52))
+RANK_OF_BYTE = np.full(256, -1, np.int64)
+"""Rank index (0 = deuce … 12 = ace) of the first byte of a canonical card text, else -1."""
+SUIT_OF_BYTE = np.full(256, -1, np.int64)
+"""Suit index (c d h s) of the second byte of a canonical card text, else -1."""
+for _code, _text in enumerate(CARD_TEXT):
+    RANK_OF_BYTE[ord(_text[0])] = _code // 4
+    SUIT_OF_BYTE[ord(_text[1])] = _code % 4
+    if _code != RANK_OF_BYTE[ord(_text[0])] * 4 + SUIT_OF_BYTE[ord(_text[1])]:
+        raise RuntimeError("card codes are not rank * 4 + suit")  # pragma: no cover
+
 _CARD_ARRAY = pa.array(CARD_TEXT, pa.string())
 _ROW_ARRAY = pa.array([row.value for row in ROWS], pa.string())
 _ROW_CODE = {row: index for index, row in enumerate(ROWS)}
@@ -396,6 +410,34 @@ def from_records(
     )
 
 
+def scoring_columns(
+    keys: np.ndarray, variants: list[Variant], rules: list[str], player_counts: np.ndarray,
+    names: list[str], positions: np.ndarray, fantasyland: np.ndarray,
+    reported: list[float | None], player_extras: list[dict[str, Any] | None],
+    boards: np.ndarray,
+) -> HandColumns:
+    """Columns holding only what :func:`verdict_tables` reads (a re-score of stored boards);
+    the other fields are empty placeholders."""
+    hand_count = len(keys)
+    player_count = len(names)
+    nothing: list[Any] = [None] * hand_count
+    no_streets = np.zeros(0, np.int64)
+    return HandColumns(
+        keys=np.asarray(keys, np.int64), digests=[""] * hand_count, sites=nothing,
+        hand_ids=nothing, tables=nothing, started=np.full(hand_count, "NaT", "datetime64[us]"),
+        variants=variants, rules=rules, buttons=nothing, paths=nothing, lines=nothing,
+        hand_extras=nothing, player_counts=np.asarray(player_counts, np.int64),
+        has_streets=np.zeros(hand_count, bool), names=names,
+        seats=np.zeros(player_count, np.int64), positions=np.asarray(positions, np.int64),
+        fantasyland=np.asarray(fantasyland, bool), cards_dealt=np.full(player_count, -1),
+        reported=reported, player_extras=player_extras,
+        boards=np.asarray(boards, np.uint8).reshape(player_count, 13),
+        street_players=no_streets, street_numbers=no_streets, placed_counts=no_streets,
+        discard_counts=no_streets, placed=np.zeros(0, np.uint8),
+        discarded=np.zeros(0, np.uint8),
+    )
+
+
 # --- tables -------------------------------------------------------------------------------------
 
 
@@ -599,16 +641,23 @@ def verdict_tables(
 
     # Hands grouped by (variant, rule set): first by the names (cheap to hash), then merged
     # where two rules names resolve to the same rule set.
+    combinations = set(zip(columns.variants, columns.rules, strict=True))
     named: dict[tuple[Variant, str], list[int]] = {}
-    for index, key in enumerate(zip(columns.variants, columns.rules, strict=True)):
-        named.setdefault(key, []).append(index)
+    if len(combinations) == 1:  # the usual batch: one game under one rule set
+        named[combinations.pop()] = list(range(hand_count))
+    else:
+        for index, key in enumerate(zip(columns.variants, columns.rules, strict=True)):
+            named.setdefault(key, []).append(index)
     rule_sets = {name: rules_for(name) for name in {name for _, name in named}}
     groups: dict[tuple[Variant, RuleSet], list[int]] = {}
     for (variant, name), members in named.items():
         groups.setdefault((variant, rule_sets[name]), []).extend(members)
     for members in groups.values():
         members.sort()
-    rule_names = [rule_sets[name].name for name in columns.rules]
+    rule_names = (
+        [rule_sets[columns.rules[0]].name] * hand_count if len(rule_sets) == 1
+        else [rule_sets[name].name for name in columns.rules]
+    )
 
     card_array = columns.boards.astype(np.int8)
     fantasyland_array = columns.fantasyland
@@ -714,8 +763,8 @@ def verdict_tables(
     extras = columns.player_extras
     names = columns.names
     checked = [
-        index for index in range(board_count)
-        if reported[index] is not None or extras[index]
+        index for index, (points, extra) in enumerate(zip(reported, extras, strict=True))
+        if points is not None or extra
     ]
     for hand in sorted({int(player_hand[index]) for index in checked}):
         first = int(first_boards[hand])

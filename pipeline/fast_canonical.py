@@ -32,10 +32,11 @@ import msgspec
 import numpy as np
 
 from pipeline.columns import (
-    CARD_TEXT,
     DISCARD_MARKER,
     PLACED_MARKER,
+    RANK_OF_BYTE,
     STREET_MARKER,
+    SUIT_OF_BYTE,
     HandColumns,
     header_bytes,
     player_bytes,
@@ -115,15 +116,6 @@ for _variant, _code in _VARIANT_CODE.items():
     for _size in _variant.fantasyland_deal_sizes:
         _FANTASYLAND_DEALT[_code, _size] = True
 
-# Canonical two-character card text → code, as byte lookups (rank byte, suit byte).
-_RANK_OF_BYTE = np.full(256, -1, np.int64)
-_SUIT_OF_BYTE = np.full(256, -1, np.int64)
-for _card, _text in enumerate(CARD_TEXT):
-    _RANK_OF_BYTE[ord(_text[0])] = _card // 4
-    _SUIT_OF_BYTE[ord(_text[1])] = _card % 4
-    if _card != _RANK_OF_BYTE[ord(_text[0])] * 4 + _SUIT_OF_BYTE[ord(_text[1])]:
-        raise RuntimeError("card codes are not rank * 4 + suit")  # pragma: no cover
-_CARD_CODES = {text: code for code, text in enumerate(CARD_TEXT)}
 
 _ROW_SIZES = (3, 5, 5)
 _BOARD_SLOT_START = np.array([0, 0, 3, 8, 0], np.int64)  # by token kind: top 0, middle 3, bottom 8
@@ -171,8 +163,8 @@ def _segment_codes(
     shape_ok = ((text[card_starts] == _QUOTE) & (text[card_starts + 3] == _QUOTE)
                 & (text[card_starts + 4] == separators))
     plain[segment_of[~shape_ok]] = False
-    ranks = _RANK_OF_BYTE[text[card_starts + 1]]
-    suits = _SUIT_OF_BYTE[text[card_starts + 2]]
+    ranks = RANK_OF_BYTE[text[card_starts + 1]]
+    suits = SUIT_OF_BYTE[text[card_starts + 2]]
     codes = np.where((ranks >= 0) & (suits >= 0), ranks * 4 + suits, -1)
     return cards, codes, plain
 

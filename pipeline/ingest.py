@@ -50,13 +50,15 @@ import pyarrow.compute as pc
 from pipeline import store
 from pipeline.columns import (
     FRAME_ORDER,
+    RANK_OF_BYTE,
+    SUIT_OF_BYTE,
     TABLE_SCHEMAS,
     HandColumns,
-    VerdictFacts,
     concat_columns,
     content_hash,
-    disagreement_texts,
     hand_tables,
+    scoring_columns,
+    verdict_tables,
 )
 from pipeline.columns import from_records as columns_from_records
 from pipeline.fast_canonical import parse_canonical_batch
@@ -65,12 +67,16 @@ from pipeline.formats import canonical as canonical_reader
 from pipeline.formats.base import clip_raw
 from pipeline.formats.source import RawLine, SourceLine, decode_line, read_raw_lines
 from pipeline.record import HandRecord
-from pipeline.rules.batch import evaluate_boards, settle_pairs
+from pipeline.rules.cards import parse_cards
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RulesError, RuleSet
-from pipeline.rules.values import HIGH_CLASS_LABELS, LOW_CLASS_LABELS
 from pipeline.rules_file import RulesResolver, resolve_rules
-from pipeline.sessions import DEFAULT_SESSION_GAP_MINUTES, SESSION_GAP_META_KEY, update_sessions
+from pipeline.sessions import (
+    DEFAULT_SESSION_GAP_MINUTES,
+    SESSION_GAP_META_KEY,
+    update_session_points,
+    update_sessions,
+)
 from pipeline.validate import InvalidHand, parse_hand
 
 __all__ = [
@@ -1178,160 +1184,86 @@ def delete_hand(database: str | os.PathLike[str], site: str, hand_id: str) -> bo
 
 # --- re-scoring --------------------------------------------------------------------------------
 
-_BOARD_CODES_SQL = (
-    "list_transform(string_split(b.top || ' ' || b.middle || ' ' || b.bottom, ' '), "
-    "lambda c: ((instr('23456789TJQKA', c[1]) - 1) * 4 + instr('cdhs', c[2]) - 1)::TINYINT)"
-)
-_CLASS_ARRAYS = {
-    False: pa.array(HIGH_CLASS_LABELS, pa.string()),
-    True: pa.array(LOW_CLASS_LABELS, pa.string()),
-}
+_VARIANT_OF_NAME = {variant.value: variant for variant in Variant}
 
+_STAGING_PREFIX = "_rescore_"
+"""Name prefix of the tables a re-score fills before they replace the verdict tables."""
 
-def _stored_boards(connection: duckdb.DuckDBPyConnection, low: int, high: int) -> pa.Table:
-    """Every seat of the hands with keys in [low, high], in hand then settlement order, with
-    the board as 13 card codes (top, middle, bottom)."""
+def _stored_boards(
+    connection: duckdb.DuckDBPyConnection, condition: str, parameters: list[Any]
+) -> pa.Table:
+    """Every seat of the hands matching ``condition`` (on ``s.hand_key``), in hand then
+    settlement order, with its board's rows as stored text."""
     return connection.sql(
-        f"SELECT s.hand_key, h.variant, h.rules, s.player, s.position, s.fantasyland, "
-        f"s.reported_points, s.extra, {_BOARD_CODES_SQL} AS cards "
+        "SELECT s.hand_key, h.variant, h.rules, s.player, s.position, s.fantasyland, "
+        "s.reported_points, s.extra, b.top, b.middle, b.bottom "
         "FROM seats s JOIN boards b ON b.hand_key = s.hand_key AND b.player = s.player "
-        "JOIN hands h ON h.hand_key = s.hand_key "
-        "WHERE s.hand_key BETWEEN ? AND ? ORDER BY s.hand_key, s.position",
-        params=[low, high],
+        f"JOIN hands h ON h.hand_key = s.hand_key WHERE {condition} "
+        "ORDER BY s.hand_key, s.position",
+        params=parameters,
     ).to_arrow_table()
 
 
-def _score_stored(boards: pa.Table, rules_for: Callable[[str], RuleSet]) -> dict[str, pa.Table]:
-    """Evaluations, matchups and results for stored boards, computed as columns with the batch
-    rules core (the same verdicts :func:`pipeline.evaluate.score_records` gives)."""
+def _board_codes(boards: pa.Table) -> np.ndarray:
+    """The 13 card codes (top, middle, bottom) of each stored board.
+
+    Stored rows are canonical card texts joined by single spaces ("Ah Kd Qs"), so a row of n
+    cards is 3n - 1 bytes and its cards sit at fixed offsets: parsed for all boards at once.
+    A row that is not in that form (edited by hand, say) is parsed card by card."""
     count = boards.num_rows
+    codes = np.zeros((count, 13), np.int64)
+    column = 0
+    for name, size in (("top", 3), ("middle", 5), ("bottom", 5)):
+        texts = boards.column(name).combine_chunks().cast(pa.large_string())
+        width = 3 * size - 1
+        offsets = np.frombuffer(texts.buffers()[1], np.int64)[texts.offset:texts.offset + count + 1]
+        data = np.frombuffer(texts.buffers()[2], np.uint8)
+        fixed = np.diff(offsets) == width
+        starts = offsets[:-1, None] + 3 * np.arange(size)
+        starts = np.where(fixed[:, None], starts, 0)
+        ranks = RANK_OF_BYTE[data[starts]] if len(data) else np.full(starts.shape, -1)
+        suits = SUIT_OF_BYTE[data[starts + 1]] if len(data) else np.full(starts.shape, -1)
+        row_codes = ranks * 4 + suits
+        odd = np.flatnonzero(~fixed | (ranks < 0).any(axis=1) | (suits < 0).any(axis=1))
+        for index in odd.tolist():
+            row_codes[index] = parse_cards(texts[index].as_py())
+        codes[:, column:column + size] = row_codes
+        column += size
+    return codes
+
+
+def _hand_keys(connection: duckdb.DuckDBPyConnection) -> np.ndarray:
+    """Every stored hand's key, in order."""
+    return connection.sql(
+        "SELECT hand_key FROM hands ORDER BY hand_key"
+    ).to_arrow_table().column(0).to_numpy()
+
+
+def _score_stored(boards: pa.Table, rules_for: Callable[[str], RuleSet]) -> dict[str, pa.Table]:
+    """Evaluations, matchups and results for stored boards: the batch's columns scored by
+    :func:`pipeline.columns.verdict_tables`, as at ingest."""
     keys = boards.column("hand_key").to_numpy()
-    positions = boards.column("position").to_numpy().astype(np.int64)
-    cards = boards.column("cards").combine_chunks().flatten().to_numpy().reshape(count, 13)
-    fantasyland = boards.column("fantasyland").to_numpy(zero_copy_only=False).astype(bool)
-    names = boards.column("player").to_pylist()
-    variants = boards.column("variant").to_pylist()
-    rule_names = boards.column("rules").to_pylist()
-    group_of: dict[tuple[str, str], list[int]] = {}
-    rule_sets: dict[str, RuleSet] = {}
-    for index, (variant, name) in enumerate(zip(variants, rule_names, strict=True)):
-        if name not in rule_sets:
-            rule_sets[name] = rules_for(name)
-        group_of.setdefault((variant, name), []).append(index)
-
-    ruleset = np.empty(count, dtype=object)
-    values = np.zeros((count, 3), np.int32)
-    foul = np.zeros(count, bool)
-    raw = np.zeros((count, 3), np.int16)
-    royalties = np.zeros((count, 3), np.int16)
-    fantasyland_cards = np.zeros(count, np.int8)
-    class_text: list[pa.Array] = [pa.nulls(count, pa.string())] * 3
-    class_parts: list[list[tuple[np.ndarray, pa.Array]]] = [[], [], []]
-    points = np.zeros(count, np.int64)
-    pair_parts: list[tuple[np.ndarray, ...]] = []
-    for (variant_name, rules_name), members in group_of.items():
-        rows = np.asarray(members, np.int64)
-        rules = rule_sets[rules_name]
-        variant = Variant(variant_name)
-        columns = evaluate_boards(cards[rows], variant, rules, fantasyland[rows])
-        ruleset[rows] = rules.name
-        values[rows] = columns.values
-        foul[rows] = columns.foul
-        raw[rows] = columns.raw_royalties
-        royalties[rows] = columns.royalties
-        fantasyland_cards[rows] = columns.fantasyland_cards
-        for row_index in range(3):
-            labels = _CLASS_ARRAYS[row_index == 1 and variant.lowball_middle]
-            class_parts[row_index].append(
-                (rows, labels.take(pa.array(columns.classes[:, row_index].astype(np.int64))))
-            )
-        # Hands of the group: (H, P) board indexes (local to the group) in settlement order.
-        group_keys = keys[rows]
-        starts = np.flatnonzero(np.r_[True, group_keys[1:] != group_keys[:-1]])
-        hand_of_row = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(rows)]))
-        width = int(positions[rows].max()) + 1
-        seats = np.full((len(starts), width), -1, np.int64)
-        seats[hand_of_row, positions[rows]] = np.arange(len(rows))
-        totals, settled_pairs = settle_pairs(columns, seats, rules)
-        for pair in settled_pairs:
-            first, second, pairs, amount = pair.first, pair.second, pair.outcome, pair.settled
-            pair_parts.append((rows[first], rows[second], pairs.rows, pairs.scoop,
-                               pairs.royalty_points, pairs.points, amount))
-        points[rows] = totals[hand_of_row, positions[rows]]
-    for row_index in range(3):
-        if class_parts[row_index]:
-            order = np.concatenate([rows for rows, _ in class_parts[row_index]])
-            labels = pa.concat_arrays([labels for _, labels in class_parts[row_index]])
-            class_text[row_index] = labels.take(pa.array(np.argsort(order, kind="stable")))
-
-    player_array = boards.column("player").combine_chunks()
-    evaluations = pa.Table.from_pydict({
-        "hand_key": pa.array(keys, pa.int64()), "player": player_array,
-        "ruleset": pa.array(ruleset.tolist(), pa.string()),
-        "top_class": class_text[0], "middle_class": class_text[1], "bottom_class": class_text[2],
-        "top_value": values[:, 0], "middle_value": values[:, 1], "bottom_value": values[:, 2],
-        "foul": foul, "royalty_top": royalties[:, 0], "royalty_middle": royalties[:, 1],
-        "royalty_bottom": royalties[:, 2], "royalties": royalties.sum(axis=1).astype(np.int16),
-        "fantasyland_next": fantasyland_cards > 0, "fantasyland_cards": fantasyland_cards,
-        "raw_royalty_top": raw[:, 0], "raw_royalty_middle": raw[:, 1],
-        "raw_royalty_bottom": raw[:, 2],
-    }, schema=TABLE_SCHEMAS["evaluations"])
-
-    if pair_parts:
-        first, second, pair_rows, scoop, royalty_points, pair_points, settled = (
-            np.concatenate(part) for part in zip(*pair_parts, strict=True)
-        )
-    else:
-        first = second = np.zeros(0, np.int64)
-        pair_rows = np.zeros((0, 3), np.int8)
-        scoop = royalty_points = pair_points = settled = np.zeros(0, np.int64)
-    won = (pair_rows > 0).sum(axis=1)
-    lost = (pair_rows < 0).sum(axis=1)
-    both = np.concatenate
-    matchups = pa.Table.from_pydict({
-        "hand_key": pa.array(both([keys[first], keys[first]]), pa.int64()),
-        "player": player_array.take(pa.array(both([first, second]))),
-        "opponent": player_array.take(pa.array(both([second, first]))),
-        "rows_won": both([won, lost]).astype(np.int8),
-        "rows_lost": both([lost, won]).astype(np.int8),
-        "scoop": both([scoop, -scoop]).astype(np.int8),
-        "royalty_points": both([royalty_points, -royalty_points]).astype(np.int32),
-        "points": both([pair_points, -pair_points]).astype(np.int32),
-        "settled": both([settled, -settled]).astype(np.int32),
-    }, schema=TABLE_SCHEMAS["matchups"])
-
-    reported = boards.column("reported_points").to_pylist()
-    extras = boards.column("extra").to_pylist()
-    texts: list[str | None] = [None] * count
-    flagged = sorted({
-        int(keys[index]) for index in range(count)
-        if extras[index] is not None
-        or (reported[index] is not None and reported[index] != points[index])
-    })
-    if flagged:
-        flagged_set = set(flagged)
-        by_hand: dict[int, list[int]] = {}
-        for index in range(count):
-            if int(keys[index]) in flagged_set:
-                by_hand.setdefault(int(keys[index]), []).append(index)
-        for indexes in by_hand.values():
-            hand_verdicts = [
-                VerdictFacts(names[index], reported[index],
-                         json.loads(extras[index]) if extras[index] else {}, bool(foul[index]),
-                         tuple(int(value) for value in raw[index]),
-                         int(fantasyland_cards[index]), int(points[index]))
-                for index in indexes
-            ]
-            for index, text in zip(indexes, disagreement_texts(hand_verdicts), strict=True):
-                texts[index] = text
-    results = pa.Table.from_pydict({
-        "hand_key": pa.array(keys, pa.int64()), "player": player_array,
-        "points": points.astype(np.int32),
-        "reported_points": boards.column("reported_points").combine_chunks(),
-        "disagrees": pa.array([text is not None for text in texts], pa.bool_()),
-        "disagreement": pa.array(texts, pa.string()),
-    }, schema=TABLE_SCHEMAS["results"])
-    return {"evaluations": evaluations, "matchups": matchups, "results": results}
+    count = len(keys)
+    starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if count else np.zeros(0, int)
+    player_counts = np.diff(np.r_[starts, count]).astype(np.int64)
+    variants = boards.column("variant").take(pa.array(starts)).to_pylist()
+    extra_column = boards.column("extra")
+    extras: list[dict[str, Any] | None] = [None] * count
+    if extra_column.null_count < count:
+        for index, text in enumerate(extra_column.to_pylist()):
+            if text:
+                extras[index] = json.loads(text)
+    columns = scoring_columns(
+        keys=keys[starts], variants=[_VARIANT_OF_NAME[name] for name in variants],
+        rules=boards.column("rules").take(pa.array(starts)).to_pylist(),
+        player_counts=player_counts, names=boards.column("player").to_pylist(),
+        positions=boards.column("position").to_numpy().astype(np.int64),
+        fantasyland=boards.column("fantasyland").to_numpy(zero_copy_only=False).astype(bool),
+        reported=boards.column("reported_points").to_pylist(),
+        player_extras=extras,
+        boards=_board_codes(boards),
+    )
+    return verdict_tables(columns, rules_for)
 
 
 def rescore(
@@ -1345,7 +1277,10 @@ def rescore(
     ``rules`` (a RuleSet, a preset name or a rules file) applies to every hand; None scores
     each hand under the rules its record named. No file is read: the boards come from the
     database and are scored as columns by the batch rules core, ``batch_size`` hands per
-    transaction (short write connections, as in ingest); sessions' points follow.
+    transaction, into staging tables that replace the verdict tables in the last transaction
+    (inserting is several times faster than updating every row in place; readers see the old
+    verdicts until then). Hands another process stores or deletes meanwhile are accounted
+    for in that last transaction. Sessions' points follow.
     Raises :class:`DatabaseError` when the database cannot be used, RulesError for unknown
     rules.
     """
@@ -1355,34 +1290,48 @@ def rescore(
     writer = _Writer(database)
     connection = writer.connect()
     try:
-        keys = connection.sql(
-            "SELECT hand_key FROM hands ORDER BY hand_key"
-        ).to_arrow_table().column(0).to_numpy()
+        keys = _hand_keys(connection)
     finally:
         connection.close()
     display = _Progress(progress)
     display.describe("rescore")
     hands_done = players_done = disagreeing = 0
     names: set[str] = set()
+
+    def stage(connection: duckdb.DuckDBPyConnection, boards: pa.Table) -> None:
+        nonlocal hands_done, players_done, disagreeing
+        tables = _score_stored(boards, resolver)
+        for name in store.VERDICT_TABLES:
+            store.insert_frame(connection, _STAGING_PREFIX + name, tables[name])
+        names.update(tables["evaluations"].column("ruleset").unique().to_pylist())
+        disagreeing += tables["results"].column("disagrees").to_numpy(
+            zero_copy_only=False).sum()
+        hands_done += len(np.unique(boards.column("hand_key").to_numpy()))
+        players_done += boards.num_rows
+
     try:
+        with writer.transaction() as connection:
+            for name in store.VERDICT_TABLES:
+                store.create_staging_table(connection, name, _STAGING_PREFIX + name)
         for start in range(0, len(keys), max(1, batch_size)):
             chunk = keys[start:start + batch_size]
-            low, high = int(chunk[0]), int(chunk[-1])
             with writer.transaction() as connection:
-                boards = _stored_boards(connection, low, high)
-                tables = _score_stored(boards, resolver)
-                for name, key_columns in store.VERDICT_TABLES.items():
-                    store.update_frame(connection, name, tables[name], key_columns)
-            names.update(tables["evaluations"].column("ruleset").unique().to_pylist())
-            disagreeing += tables["results"].column("disagrees").to_numpy(
-                zero_copy_only=False).sum()
-            hands_done += len(chunk)
-            players_done += boards.num_rows
+                stage(connection, _stored_boards(
+                    connection, "s.hand_key BETWEEN ? AND ?", [int(chunk[0]), int(chunk[-1])]))
             display.advance(len(chunk))
         with writer.transaction(release=True) as connection:
-            gap = store.get_meta(connection, SESSION_GAP_META_KEY)
-            update_sessions(connection, None,
-                            float(gap) if gap is not None else DEFAULT_SESSION_GAP_MINUTES)
+            # Hands stored or deleted by another process since the keys were read.
+            staged = f"{_STAGING_PREFIX}evaluations"
+            stage(connection, _stored_boards(
+                connection, f"s.hand_key IN (SELECT hand_key FROM hands "
+                f"ANTI JOIN {staged} USING (hand_key))", []))
+            for name in store.VERDICT_TABLES:
+                connection.execute(
+                    f"DELETE FROM {_STAGING_PREFIX}{name} "
+                    "WHERE hand_key NOT IN (SELECT hand_key FROM hands)"
+                )
+                store.replace_table(connection, _STAGING_PREFIX + name, name)
+            update_session_points(connection)
             label = ", ".join(sorted(names)) if names else (rule_set.name if rule_set else "")
             store.set_meta(connection, "rescored_with", label)
     finally:

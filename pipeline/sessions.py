@@ -130,3 +130,18 @@ def update_sessions(
         if scoped:
             connection.unregister(_SCOPE)
     return int(rows[0][0]) if rows else 0
+
+
+def update_session_points(connection: duckdb.DuckDBPyConnection) -> None:
+    """Recompute every session's points from ``results`` (after a re-score: which hands form a
+    session depends on times only, not on the rules). Runs in the caller's transaction."""
+    connection.execute(
+        """UPDATE sessions SET points = t.points FROM (
+               SELECT se.session_id, sum(coalesce(r.points, 0)) AS points
+               FROM seats se
+               LEFT JOIN results r ON r.hand_key = se.hand_key AND r.player = se.player
+               WHERE se.session_id IS NOT NULL
+               GROUP BY se.session_id
+           ) t
+           WHERE sessions.session_id = t.session_id AND sessions.points IS DISTINCT FROM t.points"""
+    )

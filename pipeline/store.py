@@ -387,6 +387,24 @@ def open_database(
         connection.close()
 
 
+def create_staging_table(
+    connection: duckdb.DuckDBPyConnection, table: str, staging: str
+) -> None:
+    """Create (or empty) ``staging`` with exactly the columns and constraints of ``table``."""
+    marker = f"CREATE TABLE IF NOT EXISTS {table} ("
+    for statement in SCHEMA_STATEMENTS:
+        if statement.startswith(marker):
+            connection.execute(statement.replace(marker, f"CREATE OR REPLACE TABLE {staging} (", 1))
+            return
+    raise KeyError(f"no table {table} in the schema")
+
+
+def replace_table(connection: duckdb.DuckDBPyConnection, staging: str, table: str) -> None:
+    """Drop ``table`` and give ``staging`` its name (in the caller's transaction)."""
+    connection.execute(f"DROP TABLE {table}")
+    connection.execute(f"ALTER TABLE {staging} RENAME TO {table}")
+
+
 def update_frame(
     connection: duckdb.DuckDBPyConnection, table: str, frame: Any, keys: Sequence[str]
 ) -> None:

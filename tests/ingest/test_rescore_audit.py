@@ -140,3 +140,38 @@ def test_rescore_columns_equal_the_ingest_verdicts(
             assert table_rows(database, name) == rows, (rules, name)
     # The cap was binding somewhere: settled differs from points.
     assert count(database, "matchups", "settled <> points") > 0
+
+
+def test_rescore_accounts_for_hands_stored_or_deleted_meanwhile(
+    tmp_path: Path, database: Path, monkeypatch
+) -> None:
+    """Between reading the keys and its last transaction a re-score lets other writers in:
+    hands they store are scored in the last transaction, hands they delete leave no rows."""
+    import pipeline.ingest as ingest_module
+
+    records = [deal_hand(seed) for seed in range(30)]
+    ingest_paths([write_jsonl(tmp_path / "a.jsonl", records)], database)
+    all_keys = [row[0] for row in query(database, "SELECT hand_key FROM hands ORDER BY 1")]
+    late, gone = all_keys[-2:], all_keys[0]
+    real_hand_keys = ingest_module._hand_keys
+    real_stored_boards = ingest_module._stored_boards
+    monkeypatch.setattr(  # as if the last two hands were stored after the keys were read
+        ingest_module, "_hand_keys", lambda connection: real_hand_keys(connection)[:-2])
+
+    def boards_then_delete(connection, condition, parameters):
+        boards = real_stored_boards(connection, condition, parameters)
+        connection.execute("DELETE FROM hands WHERE hand_key = ?", [gone])
+        return boards
+
+    monkeypatch.setattr(ingest_module, "_stored_boards", boards_then_delete)
+    summary = rescore(database, "flat-trips", batch_size=10)
+
+    assert summary.hands == 30  # 28 in batches and the 2 late ones at the end
+    for table, per_hand in (("evaluations", 3), ("results", 3), ("matchups", 6)):
+        assert count(database, table, f"hand_key = {gone}") == 0, table
+        for key in late:
+            assert count(database, table, f"hand_key = {key}") == per_hand, table
+        assert count(database, table) == 29 * per_hand, table
+    assert count(database, "evaluations", "ruleset <> 'flat-trips'") == 0
+    tables = {row[0] for row in query(database, "SELECT table_name FROM duckdb_tables()")}
+    assert not any(name.startswith("_rescore_") for name in tables)
