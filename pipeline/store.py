@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -404,21 +404,3 @@ def replace_table(connection: duckdb.DuckDBPyConnection, staging: str, table: st
     connection.execute(f"DROP TABLE {table}")
     connection.execute(f"ALTER TABLE {staging} RENAME TO {table}")
 
-
-def update_frame(
-    connection: duckdb.DuckDBPyConnection, table: str, frame: Any, keys: Sequence[str]
-) -> None:
-    """Overwrite the non-key columns of ``table`` rows from a frame, matching on ``keys``.
-
-    Used instead of delete + insert: DuckDB commits a delete and re-insert of the same primary
-    keys in one transaction very slowly, an update of non-key columns quickly.
-    """
-    name = f"_frame_{table}"
-    connection.register(name, frame)
-    try:
-        columns = [column for column in frame.column_names if column not in keys]
-        assignments = ", ".join(f"{column} = f.{column}" for column in columns)
-        match = " AND ".join(f"{table}.{key} = f.{key}" for key in keys)
-        connection.execute(f"UPDATE {table} SET {assignments} FROM {name} f WHERE {match}")
-    finally:
-        connection.unregister(name)
