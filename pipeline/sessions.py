@@ -60,16 +60,19 @@ def _session_rows_sql(gap_minutes: float, scoped: bool) -> str:
             ) AS session_number
         FROM g
     ),
-    f AS (
-        SELECT *,
-            min(started_at) OVER (PARTITION BY player, site, table_name, session_number)
-                AS session_start
+    k AS (
+        -- one id per session (hashing per seat cost most of the query)
+        SELECT player, site, table_name, session_number,
+            'S' || substr(md5(player || chr(31) || site || chr(31) || coalesce(table_name, '')
+                || chr(31) || strftime(min(started_at), '%Y-%m-%dT%H:%M:%S.%f')), 1, 15)
+                AS session_id
         FROM n
+        GROUP BY player, site, table_name, session_number
     )
-    SELECT hand_key, player, site, table_name, started_at, points,
-        'S' || substr(md5(player || chr(31) || site || chr(31) || coalesce(table_name, '')
-            || chr(31) || strftime(session_start, '%Y-%m-%dT%H:%M:%S.%f')), 1, 15) AS session_id
-    FROM f
+    SELECT n.hand_key, n.player, n.site, n.table_name, n.started_at, n.points, k.session_id
+    FROM n JOIN k ON n.player = k.player AND n.site = k.site
+        AND n.table_name IS NOT DISTINCT FROM k.table_name
+        AND n.session_number = k.session_number
     """
 
 
