@@ -116,6 +116,10 @@ WORKER_NICENESS = 5
 HOLD_SECONDS = 1.5
 """How long the writer keeps the database between batches before letting readers in."""
 
+WRITER_MEMORY_LIMIT = "600MB"
+"""DuckDB's memory limit for the writer (its default, 80 % of the machine, lets its buffer cache
+grow past what an ingest needs)."""
+
 CHECKPOINT_THRESHOLD = "2GB"
 """Write-ahead log size that forces a checkpoint while the writer holds the database (so in
 practice it checkpoints when it lets go)."""
@@ -537,6 +541,21 @@ def _unusable_rules(names: Sequence[str], resolver: RulesResolver) -> set[str]:
     return unusable
 
 
+def _worker_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes, started now (forked from a server that has imported
+    this module, so each starts in milliseconds)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["pipeline.ingest"])
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start)
+    for _ in range(workers):
+        pool.submit(_worker_ready)
+    return pool
+
+
+def _worker_ready() -> None:
+    """Nothing: submitted once per worker so the processes start at once."""
+
+
 def _worker_start() -> None:
     """Worker processes: no cyclic garbage collection (see _Ingestor.run), and a lower CPU
     priority than the writer, which is the one serial step: when the cores are busy it should
@@ -581,6 +600,7 @@ class _Writer:
             connection = self.connect()
             try:
                 connection.execute(f"SET checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
+                connection.execute(f"SET memory_limit = '{WRITER_MEMORY_LIMIT}'")
             except BaseException:
                 connection.close()
                 raise
@@ -660,35 +680,36 @@ class _Ingestor:
             if pending_progress and self.on_records is not None:
                 self.on_records(pending_progress)
 
-    def run_canonical(self, path: Path, summary: FileSummary, workers: int) -> None:
+    def run_canonical(
+        self, path: Path, summary: FileSummary, workers: int,
+        pool: ProcessPoolExecutor | None = None,
+    ) -> None:
         """Canonical JSON Lines, batch by batch: this process reads lines (as bytes) and writes
         batches in order; :func:`_prepare_canonical` parses, validates, scores and builds the
         columns, in ``workers`` worker processes when there are 2 or more (at most
         ``workers + 1`` batches in flight), else here. The database is the same either way."""
         file_name = str(path)
         self.read_error = None
-        batches = self._line_batches(read_raw_lines(path))
         with _collector_paused():
-            if workers <= 1:
+            if pool is None or workers <= 1:
+                batches = self._line_batches(read_raw_lines(path))
                 for batch in batches:
                     prepared = _prepare_canonical(file_name, batch, self.rules)
                     prepared.lines = batch
                     self._write_counted(prepared, summary)
                     gc.collect(0)
             else:
-                self._run_pool(file_name, batches, summary, workers)
+                batches = self._line_batches(read_raw_lines(path), ramp=True)
+                self._run_pool(pool, file_name, batches, summary, workers)
         if self.read_error is not None:
             raise self.read_error
 
     def _run_pool(
-        self, file_name: str, batches: Iterator[list[RawLine | SourceLine]],
-        summary: FileSummary, workers: int,
+        self, pool: ProcessPoolExecutor, file_name: str,
+        batches: Iterator[list[RawLine | SourceLine]], summary: FileSummary, workers: int,
     ) -> None:
-        """The batches prepared by a pool of worker processes, written here in order."""
-        context = multiprocessing.get_context("forkserver")
-        with tempfile.TemporaryDirectory(prefix="ofc-ingest-") as spill_folder, \
-                ProcessPoolExecutor(workers, mp_context=context,
-                                    initializer=_worker_start) as pool:
+        """The batches prepared by the pool's worker processes, written here in order."""
+        with tempfile.TemporaryDirectory(prefix="ofc-ingest-") as spill_folder:
             pending: deque[tuple[Future[_Prepared], list]] = deque()
             for number, batch in enumerate(batches):
                 spill = os.path.join(spill_folder, f"batch{number}")
@@ -700,18 +721,22 @@ class _Ingestor:
                 self._write_pending(pending.popleft(), summary)
 
     def _line_batches(
-        self, lines: Iterator[RawLine | SourceLine]
+        self, lines: Iterator[RawLine | SourceLine], ramp: bool = False
     ) -> Iterator[list[RawLine | SourceLine]]:
-        """Lines in batches of ``batch_size``. A FormatError (a reader giving up on the file)
-        ends the batches after the lines read so far; run_canonical raises it once they are
-        written."""
+        """Lines in batches of ``batch_size``; with ``ramp`` the first three are an eighth, a
+        quarter and a half of that, so the writer starts sooner. A FormatError (a reader giving
+        up on the file) ends the batches after the lines read so far; run_canonical raises it
+        once they are written."""
+        sizes = [max(1, self.batch_size // part) for part in ((8, 4, 2) if ramp else ())]
+        size = sizes.pop(0) if sizes else self.batch_size
         batch: list[RawLine | SourceLine] = []
         try:
             for line in lines:
                 batch.append(line)
-                if len(batch) >= self.batch_size:
+                if len(batch) >= size:
                     yield batch
                     batch = []
+                    size = sizes.pop(0) if sizes else self.batch_size
         except FormatError as error:
             self.read_error = error
         if batch:
@@ -781,7 +806,8 @@ class _Ingestor:
         summary.records += prepared.records
         summary.stored += new_hands
         summary.duplicates += duplicates
-        for reject in rejects:
+        # In line order, so a file's first reasons do not depend on where batches split it.
+        for reject in sorted(rejects, key=lambda reject: reject.line or 0):
             summary.note_reject(reject.line, reject.reason)
         self.batches += 1
         if self.on_batch is not None:
@@ -1030,9 +1056,44 @@ def _ingest_file(
 ) -> FileSummary:
     summary = FileSummary(str(path), format=format)
     display.describe(path.name)
+    pool: ProcessPoolExecutor | None = None
+
+    def start_pool(workers: int) -> ProcessPoolExecutor:
+        nonlocal pool
+        if pool is None:
+            pool = _worker_pool(workers)
+        return pool
+
     try:
-        summary.content_hash = _file_hash(path)
+        return _ingest_source_file(
+            writer, path, summary, rules, game, batch_size, session_gap, on_batch, display,
+            workers, start_pool,
+        )
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def _ingest_source_file(
+    writer: _Writer,
+    path: Path,
+    summary: FileSummary,
+    rules: RuleSet | None,
+    game: str | None,
+    batch_size: int,
+    session_gap: float,
+    on_batch: Callable[[BatchReport], None] | None,
+    display: _Progress,
+    workers: int | None,
+    start_pool: Callable[[int], ProcessPoolExecutor],
+) -> FileSummary:
+    format = summary.format
+    try:
         size = path.stat().st_size
+        parallel = _parallel_workers(workers, format or _detected_format(path), size)
+        if parallel > 1:
+            start_pool(parallel)  # the workers start up while the file is hashed
+        summary.content_hash = _file_hash(path)
     except OSError as error:
         summary.status = "failed"
         summary.message = f"cannot read: {error.strerror or error}"
@@ -1056,9 +1117,9 @@ def _ingest_file(
         records = read_source(path, format=format, game=game)
         if summary.format is None:
             summary.format = _detected_format(path)
-        parallel = _parallel_workers(workers, summary.format, size)
         if summary.format == "canonical":
-            ingestor.run_canonical(path, summary, parallel)
+            ingestor.run_canonical(path, summary, parallel,
+                                   start_pool(parallel) if parallel > 1 else None)
         else:
             ingestor.run(records, summary)
     except FormatError as error:
