@@ -6,7 +6,8 @@ hands, then, in a fresh child process per size, times ``ingest_paths`` into a ne
 
     .venv/bin/python tests/benchmarks/bench_ingest.py [--sizes 100000 1000000] [--cache DIR]
 
-Targets (issue 3): 1M hands in <= 60 s on the 2-core machine, peak RSS <= 2 GB.
+Targets (issue 3): 1M hands in <= 60 s on the 2-core machine, peak RSS <= 2 GB. It first
+prints the worker stage of one batch, columnar path against the per-record baseline (ratio).
 The hands come from a small dealer here (random legal hands: every street dealt from one
 shuffled deck, cards placed into random rows with room, one discard per Pineapple street,
 5% of players in Fantasyland with 14 cards), spread over 20 tables and a month of timestamps.
@@ -112,12 +113,15 @@ def _peak_rss_mb() -> float:
 
 
 class TreeSampler:
-    """Samples the resident memory of this process and all its descendants (the ingest's
-    worker processes) every 0.2 s; ``peak_mb`` is the largest sum seen, ``cpu_seconds`` the
-    CPU time of the tree (descendants as last sampled)."""
+    """Samples the memory of this process and all its descendants (the ingest's worker
+    processes) every 0.2 s; ``peak_mb`` is the largest sum of resident sizes seen (pages the
+    workers share with their fork server count once per process), ``peak_pss_mb`` the largest
+    sum of proportional set sizes (shared pages split between the processes: the memory the
+    job really holds), ``cpu_seconds`` the CPU time of the tree (descendants as last sampled)."""
 
     def __init__(self) -> None:
         self.peak_mb = 0.0
+        self.peak_pss_mb = 0.0
         self.child_cpu: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -152,12 +156,15 @@ class TreeSampler:
         ticks = os.sysconf("SC_CLK_TCK")
         while not self._stop.wait(0.2):
             total_kb = 0
+            pss_kb = 0
             for pid in [os.getpid(), *self._descendants()]:
                 try:
-                    with open(f"/proc/{pid}/status") as stream:
+                    with open(f"/proc/{pid}/smaps_rollup") as stream:
                         for line in stream:
-                            if line.startswith("VmRSS:"):
+                            if line.startswith("Rss:"):
                                 total_kb += int(line.split()[1])
+                            elif line.startswith("Pss:"):
+                                pss_kb += int(line.split()[1])
                     if pid != os.getpid():
                         with open(f"/proc/{pid}/stat") as stream:
                             fields = stream.read().rsplit(")", 1)[1].split()
@@ -165,6 +172,7 @@ class TreeSampler:
                 except (OSError, IndexError, ValueError):
                     continue
             self.peak_mb = max(self.peak_mb, total_kb / 1024)
+            self.peak_pss_mb = max(self.peak_pss_mb, pss_kb / 1024)
 
     @property
     def cpu_seconds(self) -> float:
@@ -182,12 +190,14 @@ def run_child(path: Path, database: Path) -> dict:
         ingest_seconds = time.perf_counter() - started
     ingest_cpu = sampler.cpu_seconds
     ingest_rss = max(sampler.peak_mb, _peak_rss_mb())
+    ingest_pss = sampler.peak_pss_mb
     started = time.perf_counter()
     rescored = rescore(database, "progressive")
     rescore_seconds = time.perf_counter() - started
     return {
         "hands": summary.records, "stored": summary.stored, "rejected": summary.rejected,
         "ingest_seconds": ingest_seconds, "ingest_rss_mb": ingest_rss,
+        "ingest_pss_mb": ingest_pss,
         "ingest_cpu_seconds": ingest_cpu,
         "rescore_seconds": rescore_seconds, "rescored": rescored.hands,
         "rescore_cpu_seconds": sampler.cpu_seconds - ingest_cpu,
@@ -195,6 +205,32 @@ def run_child(path: Path, database: Path) -> dict:
         "database_mb": database.stat().st_size / 1e6,
         "load_average": os.getloadavg()[0],
     }
+
+
+def stage_ratio(path: Path, count: int = 20_000, rounds: int = 3) -> None:
+    """The worker stage (parse, validate, score, build columns) of one batch, in this process:
+    the columnar canonical path against the baseline that sends every line through the
+    canonical reader and parse_hand, alternated in one run (best of ``rounds`` each)."""
+    import gc
+    from itertools import islice
+
+    from pipeline.formats.source import read_raw_lines
+    from pipeline.ingest import _prepare_canonical
+
+    lines = list(islice(read_raw_lines(path), count))
+    best = {True: float("inf"), False: float("inf")}
+    gc.disable()
+    try:
+        for _ in range(rounds):
+            for fast in (True, False):
+                started = time.perf_counter()
+                _prepare_canonical(str(path), lines, None, fast=fast)
+                best[fast] = min(best[fast], time.perf_counter() - started)
+    finally:
+        gc.enable()
+    print(f"worker stage, {count:,} hands: columnar path {best[True] / count * 1e6:.0f} µs/hand, "
+          f"per-record baseline {best[False] / count * 1e6:.0f} µs/hand "
+          f"({best[False] / best[True]:.2f}× faster)", flush=True)
 
 
 def main() -> None:
@@ -208,6 +244,7 @@ def main() -> None:
     if arguments.child:
         print(json.dumps(run_child(Path(arguments.child[0]), Path(arguments.child[1]))))
         return
+    stage_ratio(hands_file(min(arguments.sizes), arguments.cache))
     rows = []
     for size in arguments.sizes:
         path = hands_file(size, arguments.cache)
@@ -227,7 +264,8 @@ def main() -> None:
             f"{size:>9,} hands: ingest {figures['ingest_seconds']:6.1f} s "
             f"({figures['hands'] / figures['ingest_seconds']:,.0f} hands/s, CPU "
             f"{figures['ingest_cpu_seconds']:,.0f} s, peak RSS of all processes "
-            f"{figures['ingest_rss_mb']:,.0f} MB) | rescore {figures['rescore_seconds']:6.1f} s "
+            f"{figures['ingest_rss_mb']:,.0f} MB, PSS {figures['ingest_pss_mb']:,.0f} MB) | "
+            f"rescore {figures['rescore_seconds']:6.1f} s "
             f"({figures['rescored'] / figures['rescore_seconds']:,.0f} hands/s) | "
             f"ingest+rescore {figures['ingest_seconds'] + figures['rescore_seconds']:6.1f} s | "
             f"peak RSS {figures['peak_rss_mb']:,.0f} MB | database {figures['database_mb']:,.0f} MB"
