@@ -5,9 +5,11 @@ batch of raw lines and, for every line that is a plainly valid canonical record,
 :class:`~pipeline.columns.HandColumns` without building a :class:`~pipeline.record.HandRecord`:
 
 * msgspec decodes each line into typed structs, checking the JSON types as it parses (no
-  coercion: a seat of ``"3"`` or ``3.0`` is not plainly valid);
+  coercion: a seat of ``"3"`` or ``3.0`` is not plainly valid); card lists stay raw JSON text,
+  so no Python object is made per card;
 * scalar checks per hand (names, seats, button, started_at, street counts) run in Python;
-* the card checks run over the whole batch with numpy: every token a canonical card (``Ah``),
+* the card checks run over the whole batch with numpy: every card list plainly
+  ``["Ah","Kd"]`` (whitespace between cards allowed), every token a canonical card (``Ah``),
   the cards of each street dealt exactly once as placed + discarded (64-bit card masks and
   popcounts), the street shapes of the variant, rows of 3/5/5, no card twice in a hand, and a
   board given beside the streets holding the same cards;
@@ -262,9 +264,9 @@ def parse_canonical_batch(
     reported: list[float | None] = []
     street_counts: list[int] = []
     given_players: list[int] = []
-    # per street: its five token lists; per given board: its three rows
-    segments: list[list[str]] = []
-    given_segments: list[list[str]] = []
+    # per street: its five card lists (raw JSON); per given board: its three rows
+    segments: list[msgspec.Raw] = []
+    given_segments: list[msgspec.Raw] = []
     segment_parts: list[tuple[bytes, np.ndarray]] = []
     given_parts: list[tuple[bytes, np.ndarray]] = []
     isfinite = math.isfinite

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from pipeline.ingest import ingest_paths
 from tests.ingest.conftest import count, deal_hand, query, write_jsonl
 
@@ -128,14 +130,7 @@ def test_rejects_are_not_doubled_when_a_file_grows(tmp_path: Path, database: Pat
     assert count(database, "rejects") == 1
 
 
-def test_records_before_a_reader_gives_up_still_land(
-    tmp_path: Path, database: Path, monkeypatch
-) -> None:
-    """A reader that fails on the whole file midway (FormatError) keeps what it read so far."""
-    import pipeline.ingest as ingest_module
-    from pipeline.formats import FormatError
-
-    source = tmp_path / "live.csv"
+def _boards_csv(path: Path) -> Path:
     rows = ["hand_id,started_at,table,variant,player,seat,top,middle,bottom,fantasyland,points"]
     for seed in range(5):
         hand = deal_hand(seed)
@@ -149,42 +144,35 @@ def test_records_before_a_reader_gives_up_still_land(
                 player["name"], str(player["seat"]), " ".join(board["top"]),
                 " ".join(board["middle"]), " ".join(board["bottom"]), "no", "",
             ]))
-    source.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    real_read_source = ingest_module.read_source
-
-    def failing_reader(path, format=None, game=None):
-        for number, record in enumerate(real_read_source(path, format=format, game=game)):
-            if number == 3:
-                raise FormatError(path, "cannot read past line 3: damaged data")
-            yield record
-
-    monkeypatch.setattr(ingest_module, "read_source", failing_reader)
-
-    summary = ingest_paths([source], database, batch_size=2)
-
-    assert summary.files[0].status == "failed"
-    assert summary.files[0].message == "cannot read past line 3: damaged data"
-    assert summary.stored == 3 and count(database, "hands") == 3
-    assert count(database, "rejects", "kind = 'file' AND line IS NULL") == 1
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return path
 
 
-def test_canonical_lines_before_a_read_error_still_land(
-    tmp_path: Path, database: Path, monkeypatch
+@pytest.mark.parametrize(
+    ("name", "reader"),
+    [("live.csv", "read_source"),  # a format reader giving up (records)
+     ("a.jsonl", "read_raw_lines")],  # the canonical path's line reader giving up
+)
+def test_records_before_a_reader_gives_up_still_land(
+    tmp_path: Path, database: Path, monkeypatch, name: str, reader: str
 ) -> None:
-    """The canonical path writes every batch read before the line reader gave up."""
+    """A reader that fails on the whole file midway (FormatError) keeps what it read so far."""
     import pipeline.ingest as ingest_module
     from pipeline.formats import FormatError
 
-    source = write_jsonl(tmp_path / "a.jsonl", [deal_hand(seed) for seed in range(5)])
-    real_read_raw_lines = ingest_module.read_raw_lines
+    if name.endswith(".csv"):
+        source = _boards_csv(tmp_path / name)
+    else:
+        source = write_jsonl(tmp_path / name, [deal_hand(seed) for seed in range(5)])
+    real_reader = getattr(ingest_module, reader)
 
-    def failing_lines(path):
-        for number, line in enumerate(real_read_raw_lines(path)):
+    def failing_reader(path, *arguments, **options):
+        for number, item in enumerate(real_reader(path, *arguments, **options)):
             if number == 3:
                 raise FormatError(path, "cannot read past line 3: damaged data")
-            yield line
+            yield item
 
-    monkeypatch.setattr(ingest_module, "read_raw_lines", failing_lines)
+    monkeypatch.setattr(ingest_module, reader, failing_reader)
 
     summary = ingest_paths([source], database, batch_size=2)
 
