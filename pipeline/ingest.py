@@ -1211,7 +1211,8 @@ def ingest_mappings(
 
 
 def delete_hand(database: str | os.PathLike[str], site: str, hand_id: str) -> bool:
-    """Remove one stored hand (every hand-data table) and recompute its table's sessions.
+    """Remove one stored hand (every hand-data table and its decision grades) and recompute its
+    table's sessions.
 
     For taking back or correcting a hand entered live: delete it, then ingest the corrected
     record. One transaction. Returns False when no such hand is stored.
@@ -1227,7 +1228,7 @@ def delete_hand(database: str | os.PathLike[str], site: str, hand_id: str) -> bo
         if row is None:
             connection.execute("ROLLBACK")
             return False
-        for name in store.HAND_DATA_TABLES:
+        for name in (*store.HAND_DATA_TABLES, *store.GRADE_TABLES):
             if name != "sessions":
                 connection.execute(f"DELETE FROM {name} WHERE hand_key = ?", [key])
         gap = store.get_meta(connection, SESSION_GAP_META_KEY)

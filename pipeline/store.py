@@ -258,6 +258,9 @@ HAND_DATA_TABLES: tuple[str, ...] = (
 )
 """Tables derived from hand records (everything except meta, ingested_files and rejects)."""
 
+GRADE_TABLES: tuple[str, ...] = ("decision_grades", "decision_alternatives", "fantasyland_grades")
+"""Tables of decision grades (written by pipeline.analysis, keyed by hand_key like the above)."""
+
 VERDICT_TABLES: dict[str, tuple[str, ...]] = {
     "evaluations": ("hand_key", "player"),
     "matchups": ("hand_key", "player", "opponent"),

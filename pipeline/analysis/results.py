@@ -21,7 +21,7 @@ from pipeline import store
 from pipeline.analysis.grade import DecisionGrade, Tally
 from pipeline.rules.cards import card_text
 
-ANALYSIS_TABLES = ("decision_grades", "decision_alternatives", "fantasyland_grades")
+ANALYSIS_TABLES = store.GRADE_TABLES
 
 
 def ensure_tables(connection: duckdb.DuckDBPyConnection) -> None:

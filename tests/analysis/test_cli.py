@@ -149,3 +149,24 @@ def test_fantasyland_only_compares_every_fantasyland_hand(
     assert "graded 0 decisions" in capsys.readouterr().out
     assert _rows(database, "SELECT count(*) FROM decision_grades") == [(0,)]
     assert _rows(database, "SELECT player, cards_dealt FROM fantasyland_grades") == [("ann", 14)]
+
+
+def test_deleting_a_hand_removes_its_grades(
+    simulated_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pipeline.ingest import delete_hand
+
+    player = _rows(simulated_db, "SELECT player FROM seats ORDER BY player LIMIT 1")[0][0]
+    assert main(["analyze", "--db", str(simulated_db), "--player", player, "--hands", "2",
+                 "--rollouts", "4", "--jobs", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    graded = _rows(simulated_db, "SELECT DISTINCT g.hand_key, h.site, h.hand_id "
+                                 "FROM decision_grades g JOIN hands h USING (hand_key) ORDER BY 1")
+    assert len(graded) == 2
+    key, site, hand_id = graded[0]
+
+    assert delete_hand(simulated_db, site, hand_id)
+
+    for table in ("decision_grades", "decision_alternatives", "fantasyland_grades"):
+        assert _rows(simulated_db, f"SELECT count(*) FROM {table} WHERE hand_key = {key}") == [(0,)]
+    assert _rows(simulated_db, "SELECT DISTINCT hand_key FROM decision_grades") == [(graded[1][0],)]
