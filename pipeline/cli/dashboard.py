@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -78,15 +79,39 @@ def serve(database: str | Path, port: int, host: str | None, no_browser: bool) -
     where = host or "localhost"
     print(f"ofc dashboard: serving {database} on http://{where}:{port} (Ctrl-C to stop)", flush=True)
     process = subprocess.Popen(streamlit_command(database, port, host, no_browser), env=environment)
+    installed, previous = _on_terminate(_raise_terminated)
     try:
         return process.wait()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, _Terminated) as stop:
+        # Streamlit runs as a child process: stopping ofc must stop it too, not orphan it.
         process.terminate()
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+        if isinstance(stop, _Terminated):
+            return 128 + signal.SIGTERM
         raise
+    finally:
+        if installed:
+            _on_terminate(previous if previous is not None else signal.SIG_DFL)
+
+
+class _Terminated(Exception):
+    """SIGTERM arrived while the dashboard was being served."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
+def _on_terminate(handler: object) -> tuple[bool, object]:
+    """Install a SIGTERM handler: (installed, the previous handler). Off the main thread
+    nothing is installed (signals are not ours to handle there)."""
+    try:
+        return True, signal.signal(signal.SIGTERM, handler)  # type: ignore[arg-type]
+    except ValueError:
+        return False, None
 
 
 def run(arguments: argparse.Namespace) -> int:

@@ -61,3 +61,53 @@ def test_demo_builds_and_serves_headless(tmp_path) -> None:  # noqa: ANN001
     database = Path(tmp_path / "data" / "demo.duckdb")
     status = queries.database_status(database)
     assert status.hands > 0
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stream:
+                    if int(stream.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stream:
+            return stream.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_terminating_ofc_dashboard_stops_its_streamlit_server(tmp_path) -> None:  # noqa: ANN001
+    """A supervisor's SIGTERM to ``ofc dashboard`` stops the Streamlit child too (it used to
+    keep serving, orphaned)."""
+    import signal
+    import time
+
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "dashboard", "--db", str(tmp_path / "a.duckdb"),
+         "--port", str(port), "--host", "127.0.0.1", "--no-browser"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    try:
+        wait_for_server(f"http://127.0.0.1:{port}", process)
+        children = _children(process.pid)
+        assert children  # streamlit runs as a child process
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 128 + signal.SIGTERM
+        deadline = time.monotonic() + 15
+        while any(_alive(child) for child in children):
+            assert time.monotonic() < deadline, "the streamlit server outlived ofc dashboard"
+            time.sleep(0.1)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        for child in _children(process.pid):
+            os.kill(child, signal.SIGKILL)
