@@ -561,7 +561,7 @@ def _worker_start() -> None:
     priority than the writer, which is the one serial step: when the cores are busy it should
     not wait for them."""
     gc.disable()
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, AttributeError):  # os.nice is Unix only
         os.nice(WORKER_NICENESS)
 
 
