@@ -268,3 +268,28 @@ def test_mutations_the_record_path_accepts_are_not_all_sent_back() -> None:
             continue
     assert 0 < len(accepted) <= valid
     assert len(accepted) > valid // 2
+
+
+def test_byte_level_damage_gets_the_same_verdict_on_both_paths() -> None:
+    """Lines damaged as bytes (a changed byte, a cut, a stray quote, bracket or escape, a bad
+    card spelling): no crash, and both paths agree line by line."""
+    rng = random.Random(7)
+    bases = [json.dumps(record, separators=(",", ":")).encode() for record in demo_records(100)]
+    texts = []
+    for _ in range(800):
+        damaged = bytearray(rng.choice(bases))
+        for _ in range(rng.randint(1, 3)):
+            position = rng.randrange(len(damaged))
+            kind = rng.randrange(4)
+            if kind == 0:
+                damaged[position] = rng.randrange(128)
+            elif kind == 1:
+                del damaged[position:position + rng.randint(1, 20)]
+            elif kind == 2:
+                damaged[position:position] = rng.choice(
+                    [b" ", b'"', b"[", b"]", b",", b"{", b"}", b"\\u00e9", b" \t"])
+            else:
+                damaged[position:position + 2] = rng.choice([b"10", b"Ah", b"xx", b"[]"])
+        texts.append(damaged.decode("utf-8", "replace"))
+    candidates, rejects = assert_paths_agree(texts)
+    assert candidates > 10 and rejects > 400
