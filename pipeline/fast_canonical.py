@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import math
-import re
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -44,9 +43,9 @@ from pipeline.columns import (
     player_bytes,
     utc_timestamp,
 )
-from pipeline.rules.game import Variant
+from pipeline.rules.game import VARIANTS_BY_NAME, Variant
 from pipeline.store import hand_key
-from pipeline.validate import MAX_SEAT
+from pipeline.validate import MAX_SEAT, STARTED_AT_PATTERN
 
 __all__ = ["parse_canonical_batch"]
 
@@ -97,12 +96,7 @@ class _Hand(msgspec.Struct, forbid_unknown_fields=True):
 
 _DECODER = msgspec.json.Decoder(_Hand)
 
-_VARIANTS: dict[str, Variant] = {variant.value: variant for variant in Variant}
 _VARIANT_CODE: dict[Variant, int] = {variant: index for index, variant in enumerate(Variant)}
-_STARTED_AT_PATTERN = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]+)?)?"
-    r"(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)?"
-)
 _STREET_COUNTS: dict[Variant, int] = {variant: len(variant.streets) for variant in Variant}
 _MOST_STREETS = max(_STREET_COUNTS.values())
 _MOST_DEALT = 64
@@ -271,7 +265,7 @@ def parse_canonical_batch(
     given_parts: list[tuple[bytes, np.ndarray]] = []
     isfinite = math.isfinite
     fromisoformat = datetime.fromisoformat
-    match_started = _STARTED_AT_PATTERN.fullmatch
+    match_started = STARTED_AT_PATTERN.fullmatch
 
     for position, (number, data) in enumerate(lines):
         if position % _CHUNK_LINES == 0 and segments:
@@ -288,7 +282,7 @@ def parse_canonical_batch(
         hand_id = hand.hand_id
         if type(hand_id) is int:
             hand_id = str(hand_id)
-        variant = _VARIANTS.get(hand.variant)
+        variant = VARIANTS_BY_NAME.get(hand.variant)
         players = hand.players
         site = hand.site
         rule_name = hand.rules

@@ -68,7 +68,7 @@ from pipeline.formats.base import clip_raw
 from pipeline.formats.source import RawLine, SourceLine, decode_line, read_raw_lines
 from pipeline.record import HandRecord
 from pipeline.rules.cards import parse_cards
-from pipeline.rules.game import Variant
+from pipeline.rules.game import VARIANTS_BY_NAME
 from pipeline.rules.ruleset import RulesError, RuleSet
 from pipeline.rules_file import RulesResolver, resolve_rules
 from pipeline.sessions import (
@@ -332,7 +332,6 @@ class _Candidate:
     digest: str
     site: str
     hand_id: str
-    table: str | None
     path: str
     line: int
     raw: str | None
@@ -340,8 +339,8 @@ class _Candidate:
     def __reduce__(self) -> tuple[type, tuple]:
         # Workers send a batch's candidates back pickled: as constructor arguments this takes
         # about half the CPU of the slotted dataclass's __getstate__/__setstate__ pair.
-        return (_Candidate, (self.key, self.digest, self.site, self.hand_id, self.table,
-                             self.path, self.line, self.raw))
+        return (_Candidate, (self.key, self.digest, self.site, self.hand_id, self.path,
+                             self.line, self.raw))
 
 
 @dataclass(slots=True)
@@ -437,7 +436,7 @@ class _BatchBuilder:
             return
         self.candidates.append(_Candidate(
             store.hand_key(hand.site, hand.hand_id), content_hash(hand), hand.site, hand.hand_id,
-            hand.table, source.path, source.line, source.raw,
+            source.path, source.line, source.raw,
         ))
         self.hands.append(hand)
 
@@ -507,10 +506,10 @@ def _prepare_canonical(
             rest = rest + accepted[~usable].tolist()
             columns = columns.select(usable)
         fast_candidates = [
-            _Candidate(key, digest, site, hand_id, table, file_name, line, None)
-            for key, digest, site, hand_id, table, line in zip(
+            _Candidate(key, digest, site, hand_id, file_name, line, None)
+            for key, digest, site, hand_id, line in zip(
                 columns.keys.tolist(), columns.digests, columns.sites, columns.hand_ids,
-                columns.tables, columns.lines, strict=True)
+                columns.lines, strict=True)
         ]
         builder.records += len(fast_candidates)
         slow_positions = sorted(
@@ -779,7 +778,7 @@ class _Ingestor:
                 connection.unregister("_batch_hands")
                 for key, digest, site, hand_id, path, line, *reference in matches:
                     stored[key] = (reference[0], reference[1], reference[2])
-                    candidate = _Candidate(key, digest, site, hand_id, None, path, line, None)
+                    candidate = _Candidate(key, digest, site, hand_id, path, line, None)
                     duplicates += self._compare(candidate, stored[key], rejects, prepared)
             if prepared.later:
                 # A later record of a key is compared with what is stored, else with the
@@ -1246,8 +1245,6 @@ def delete_hand(database: str | os.PathLike[str], site: str, hand_id: str) -> bo
 
 # --- re-scoring --------------------------------------------------------------------------------
 
-_VARIANT_OF_NAME = {variant.value: variant for variant in Variant}
-
 _STAGING_PREFIX = "_rescore_"
 """Name prefix of the tables a re-score fills before they replace the verdict tables."""
 
@@ -1316,7 +1313,7 @@ def _score_stored(boards: pa.Table, rules_for: Callable[[str], RuleSet]) -> dict
             if text:
                 extras[index] = json.loads(text)
     columns = scoring_columns(
-        keys=keys[starts], variants=[_VARIANT_OF_NAME[name] for name in variants],
+        keys=keys[starts], variants=[VARIANTS_BY_NAME[name] for name in variants],
         rules=boards.column("rules").take(pa.array(starts)).to_pylist(),
         player_counts=player_counts, names=boards.column("player").to_pylist(),
         positions=boards.column("position").to_numpy().astype(np.int64),

@@ -27,9 +27,9 @@ from typing import Any
 
 from pipeline.record import FinalBoard, HandRecord, PlayerRecord, Street
 from pipeline.rules.cards import Card, CardError, card_text, parse_card
-from pipeline.rules.game import ROW_SIZES, ROWS, Row, Variant
+from pipeline.rules.game import ROW_SIZES, ROWS, VARIANTS_BY_NAME, Row, Variant
 
-__all__ = ["MAX_SEAT", "InvalidHand", "hand_to_mapping", "parse_hand"]
+__all__ = ["MAX_SEAT", "STARTED_AT_PATTERN", "InvalidHand", "hand_to_mapping", "parse_hand"]
 
 
 class InvalidHand(ValueError):
@@ -47,7 +47,6 @@ class InvalidHand(ValueError):
 
 # --- constants ------------------------------------------------------------------------------
 
-_VARIANTS: dict[str, Variant] = {variant.value: variant for variant in Variant}
 _VARIANT_NAMES = ", ".join(variant.value for variant in Variant)
 
 _HAND_FIELDS = frozenset(
@@ -94,10 +93,11 @@ _FANTASYLAND_DESCRIPTIONS = {
     Variant.LOWBALL_PINEAPPLE: "14 or 15",
 }
 
-_STARTED_AT_PATTERN = re.compile(
+STARTED_AT_PATTERN = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:[.,][0-9]+)?)?"
     r"(?:Z|[+-][0-9]{2}(?::?[0-9]{2})?)?"
 )
+"""An ISO 8601 date-time as records may give ``started_at`` (date, time, optional zone)."""
 
 # Token -> card code for every spelling seen so far (filled through parse_card, so it holds
 # exactly what the card reader accepts), and token -> (card, row) pair for each row. Bounded:
@@ -254,7 +254,7 @@ def _parse_checked(mapping: dict, hand_id: str) -> HandRecord:
     if isinstance(variant_value, Variant):
         variant: Variant | None = variant_value
     else:
-        variant = _VARIANTS.get(variant_value) if isinstance(variant_value, str) else None
+        variant = VARIANTS_BY_NAME.get(variant_value) if isinstance(variant_value, str) else None
     if variant is None:
         raise InvalidHand(f"variant {_show(variant_value)} is not one of {_VARIANT_NAMES}")
 
@@ -325,7 +325,7 @@ def _check_started_at(value: Any) -> None:
     """Raise unless ``value`` is an ISO 8601 date-time string."""
     if type(value) is not str:
         raise InvalidHand(f"started_at must be an ISO 8601 date-time string, got {_show(value)}")
-    if _STARTED_AT_PATTERN.fullmatch(value) is not None:
+    if STARTED_AT_PATTERN.fullmatch(value) is not None:
         try:
             datetime.fromisoformat(value)
         except ValueError:
@@ -604,7 +604,7 @@ def _parse_fast(mapping: Any) -> HandRecord | None:
         if type(hand_id) is not int:
             return None
         hand_id = str(hand_id)
-    variant = _VARIANTS[mapping["variant"]]
+    variant = VARIANTS_BY_NAME[mapping["variant"]]
     site = mapping.get("site", "local")
     rules = mapping.get("rules", "standard")
     if type(site) is not str or not site or type(rules) is not str or not rules:
@@ -617,7 +617,7 @@ def _parse_fast(mapping: Any) -> HandRecord | None:
         return None
     started_at = mapping.get("started_at")
     if started_at is not None:
-        if type(started_at) is not str or _STARTED_AT_PATTERN.fullmatch(started_at) is None:
+        if type(started_at) is not str or STARTED_AT_PATTERN.fullmatch(started_at) is None:
             return None
         datetime.fromisoformat(started_at)
 

@@ -98,3 +98,7 @@ class Variant(StrEnum):
         if self is Variant.CLASSIC:
             return (StreetShape(5, 0),) + (StreetShape(1, 0),) * 8
         return (StreetShape(5, 0),) + (StreetShape(3, 1),) * 4
+
+
+VARIANTS_BY_NAME: dict[str, Variant] = {variant.value: variant for variant in Variant}
+"""Each variant by its name in records (``"2-7-pineapple"``), for lookups without the enum call."""
