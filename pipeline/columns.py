@@ -36,12 +36,15 @@ __all__ = [
     "RANK_OF_BYTE",
     "SUIT_OF_BYTE",
     "TABLE_SCHEMAS",
+    "CLASS_LABELS",
     "HandColumns",
+    "ScoredColumns",
     "VerdictFacts",
     "concat_columns",
     "content_hash",
     "disagreement_texts",
     "from_records",
+    "score_columns",
     "scoring_columns",
     "hand_tables",
     "utc_timestamp",
@@ -623,17 +626,40 @@ def disagreement_texts(verdicts: Sequence[VerdictFacts]) -> list[str | None]:
     return texts
 
 
-def verdict_tables(
-    columns: HandColumns, rules_for: Callable[[str], RuleSet]
-) -> dict[str, pa.Table]:
-    """Evaluations, matchups and results of the batch, built as columns straight from the batch
-    evaluator's arrays (the rows :func:`pipeline.evaluate.score_records` gives, in the same
-    order: hands in batch order, players in record order, pairs in settlement order each
-    followed by its mirror)."""
+@dataclass(frozen=True, slots=True)
+class ScoredColumns:
+    """The batch rules core's verdicts for a batch's boards (players in batch order) and pairs
+    (hands in batch order, each hand's pairs in settlement order)."""
+
+    rule_names: list[str]  # per hand: the name of the rule set that scored it
+    values: np.ndarray  # (boards, 3) row values
+    class_codes: np.ndarray  # (boards, 3) index into HIGH_CLASS_LABELS + LOW_CLASS_LABELS
+    foul: np.ndarray
+    raw_royalties: np.ndarray  # (boards, 3) before a foul voids them
+    royalties: np.ndarray  # (boards, 3) collected
+    fantasyland_cards: np.ndarray
+    points: np.ndarray  # per board: the player's settled total for the hand
+    pair_counts: np.ndarray  # per hand
+    pair_first: np.ndarray  # per pair: board index of the player settled first
+    pair_second: np.ndarray
+    pair_rows: np.ndarray  # (pairs, 3): +1 first wins the row, -1 loses, 0 tie
+    pair_scoop: np.ndarray
+    pair_royalty: np.ndarray
+    pair_points: np.ndarray  # before any cap
+    pair_settled: np.ndarray  # after the cap
+
+
+CLASS_LABELS: tuple[str, ...] = (*HIGH_CLASS_LABELS, *LOW_CLASS_LABELS)
+"""Row class names by ``ScoredColumns.class_codes`` (2-7 middles use the low labels)."""
+
+
+def score_columns(columns: HandColumns, rules_for: Callable[[str], RuleSet]) -> ScoredColumns:
+    """Score a batch: hands grouped by (variant, rule set), each group's boards evaluated and
+    its pairs settled as columns by the batch rules core. ``rules_for`` maps a record's rules
+    name to the RuleSet that scores it."""
     player_counts = columns.player_counts
     hand_count = columns.hand_count
     board_count = len(columns.names)
-    first_boards = np.cumsum(player_counts) - player_counts
     pair_counts = player_counts * (player_counts - 1) // 2
     pair_bases = np.cumsum(pair_counts) - pair_counts
     pair_count = int(pair_counts.sum())
@@ -717,10 +743,40 @@ def verdict_tables(
         present_rows, present_positions = np.nonzero(seats >= 0)
         points[rows[seats[present_rows, present_positions]]] = totals[present_rows,
                                                                       present_positions]
+    return ScoredColumns(
+        rule_names=rule_names, values=values, class_codes=class_codes, foul=foul,
+        raw_royalties=raw, royalties=royalties, fantasyland_cards=fantasyland_cards,
+        points=points, pair_counts=pair_counts, pair_first=pair_first, pair_second=pair_second,
+        pair_rows=pair_rows, pair_scoop=pair_scoop, pair_royalty=pair_royalty,
+        pair_points=pair_points, pair_settled=pair_settled,
+    )
+
+
+def verdict_tables(
+    columns: HandColumns, rules_for: Callable[[str], RuleSet]
+) -> dict[str, pa.Table]:
+    """Evaluations, matchups and results of the batch, built as columns straight from
+    :func:`score_columns` (the rows :func:`pipeline.evaluate.score_records` gives, in the same
+    order: hands in batch order, players in record order, pairs in settlement order each
+    followed by its mirror)."""
+    scored = score_columns(columns, rules_for)
+    player_counts = columns.player_counts
+    first_boards = np.cumsum(player_counts) - player_counts
+    board_count = len(columns.names)
+    player_hand = np.repeat(np.arange(columns.hand_count), player_counts)
+    pair_counts = scored.pair_counts
+    pair_count = len(scored.pair_first)
+    values, class_codes, foul = scored.values, scored.class_codes, scored.foul
+    raw, royalties = scored.raw_royalties, scored.royalties
+    fantasyland_cards, points = scored.fantasyland_cards, scored.points
+    pair_first, pair_second, pair_rows = scored.pair_first, scored.pair_second, scored.pair_rows
+    pair_scoop, pair_royalty = scored.pair_scoop, scored.pair_royalty
+    pair_points, pair_settled = scored.pair_points, scored.pair_settled
+    rule_names = scored.rule_names
 
     key_array = columns.keys[player_hand]
     player_array = pa.array(columns.names, pa.string())
-    labels = pa.array(list(HIGH_CLASS_LABELS) + list(LOW_CLASS_LABELS), pa.string())
+    labels = pa.array(CLASS_LABELS, pa.string())
     ruleset = pa.array(rule_names, pa.string()).take(pa.array(player_hand))
     evaluations = pa.Table.from_pydict({
         "hand_key": pa.array(key_array, pa.int64()), "player": player_array, "ruleset": ruleset,

@@ -1,8 +1,8 @@
 """Scoring canonical hand records with the rules core: one at a time or whole batches.
 
 :func:`score_record` is the scalar reference; :func:`score_records` does the same for many
-records through the vectorised evaluator (:mod:`pipeline.rules.batch`), grouping them by variant
-and rule set. Both return :class:`ScoredHand` values with identical content.
+records through the batch core ingest also uses (:func:`pipeline.columns.score_columns`).
+Both return :class:`ScoredHand` values with identical content.
 """
 
 from __future__ import annotations
@@ -12,13 +12,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pipeline.columns import CLASS_LABELS, score_columns, scoring_columns
 from pipeline.record import HandRecord
-from pipeline.rules.batch import BoardColumns, evaluate_boards, settle_pairs
 from pipeline.rules.board import BoardEvaluation, evaluate_board
-from pipeline.rules.game import ROWS, Variant
+from pipeline.rules.game import ROWS
 from pipeline.rules.ruleset import RuleSet
 from pipeline.rules.scoring import score_hand
-from pipeline.rules.values import HIGH_CLASS_LABELS, LOW_CLASS_LABELS
 
 
 @dataclass(slots=True)
@@ -106,104 +105,72 @@ def score_record(hand: HandRecord, rules: RuleSet) -> ScoredHand:
     return ScoredHand(hand.hand_id, hand.site, rules.name, players, pairs)
 
 
-def _class_labels(variant: Variant, classes: np.ndarray) -> list[tuple[str, str, str]]:
-    middle_labels = LOW_CLASS_LABELS if variant.lowball_middle else HIGH_CLASS_LABELS
-    return [
-        (HIGH_CLASS_LABELS[top], middle_labels[middle], HIGH_CLASS_LABELS[bottom])
-        for top, middle, bottom in classes.tolist()
-    ]
-
-
 def score_records(hands: Sequence[HandRecord], rules_for: RulesLookup) -> list[ScoredHand]:
     """Re-score many validated hands through the batch evaluator, in input order.
 
     ``rules_for`` maps a record's ``rules`` name to a RuleSet (it may ignore the name to apply an
-    override). Hands are grouped by (variant, rule set) and each group is evaluated as columns.
+    override). The hands are scored as one batch of columns by
+    :func:`pipeline.columns.score_columns`, the same core ingest uses.
     """
-    groups: dict[tuple[Variant, RuleSet], tuple[RuleSet, list[int]]] = {}
-    for position, hand in enumerate(hands):
-        rules = rules_for(hand.rules)
-        key = (hand.variant, rules)  # the whole rule set: two files may share a name
-        groups.setdefault(key, (rules, []))[1].append(position)
-    results: list[ScoredHand | None] = [None] * len(hands)
-    for (variant, _), (rules, positions) in groups.items():
-        for position, scored in zip(
-            positions, _score_group([hands[p] for p in positions], variant, rules), strict=True
-        ):
-            results[position] = scored
-    return results  # type: ignore[return-value]
-
-
-def _score_group(hands: Sequence[HandRecord], variant: Variant, rules: RuleSet) -> list[ScoredHand]:
-    board_count = sum(len(hand.players) for hand in hands)
-    cards = np.empty((board_count, 13), dtype=np.int8)
-    in_fantasyland = np.empty(board_count, dtype=bool)
-    max_players = max(len(hand.players) for hand in hands)
-    seats = np.full((len(hands), max_players), -1, dtype=np.int64)
-    first_board: list[int] = []
-    orders: list[list[int]] = []  # per hand: settlement order (record indexes), computed once
-    board_cards: list[tuple[int, ...]] = []
-    fantasyland_flags: list[bool] = []
-    board = 0
-    for hand_index, hand in enumerate(hands):
-        first_board.append(board)
-        for player in hand.players:
-            board_cards.append(player.board.cards)
-            fantasyland_flags.append(player.fantasyland)
+    if not hands:
+        return []
+    positions: list[int] = []
+    for hand in hands:
         order = _settlement_order(hand)
-        orders.append(order)
-        seats[hand_index, : len(order)] = [board + position for position in order]
-        board += len(hand.players)
-    cards[:] = board_cards
-    in_fantasyland[:] = fantasyland_flags
-    columns = evaluate_boards(cards, variant, rules, in_fantasyland)
-    totals, settled_pairs = settle_pairs(columns, seats, rules)
-    return _assemble(hands, orders, rules, _class_labels(variant, columns.classes), columns,
-                     totals, settled_pairs, first_board)
+        hand_positions = [0] * len(order)
+        for position, index in enumerate(order):
+            hand_positions[index] = position
+        positions += hand_positions
+    players = [player for hand in hands for player in hand.players]
+    scored = score_columns(scoring_columns(
+        keys=np.arange(len(hands)), variants=[hand.variant for hand in hands],
+        rules=[hand.rules for hand in hands],
+        player_counts=np.asarray([len(hand.players) for hand in hands], np.int64),
+        names=[player.name for player in players], positions=np.asarray(positions, np.int64),
+        fantasyland=np.asarray([player.fantasyland for player in players], bool),
+        reported=[player.reported_points for player in players],
+        player_extras=[None] * len(players),
+        boards=np.asarray([player.board.cards for player in players], np.uint8),
+    ), rules_for)
 
-
-def _assemble(hands, orders, rules, labels, columns: BoardColumns, totals, settled_pairs, first_board):  # noqa: ANN001
-    values = list(map(tuple, columns.values.tolist()))
-    foul = columns.foul.tolist()
-    raw = list(map(tuple, columns.raw_royalties.tolist()))
-    royalties = list(map(tuple, columns.royalties.tolist()))
-    fantasyland = columns.fantasyland_cards.tolist()
-    total_rows = totals.tolist()
-    # settle_pairs yields position pairs (i, j), i < j, in lexicographic order: appending them
-    # hand by hand gives each hand's pairs in strict settlement order (settlement_pairs).
-    pairs_of_hand: list[list[PairVerdict]] = [[] for _ in hands]
-    for pair in settled_pairs:
-        outcome = pair.outcome
-        for hand_index, rows, scoop, royalty, points, settled in zip(
-            pair.hands.tolist(), map(tuple, outcome.rows.tolist()), outcome.scoop.tolist(),
-            outcome.royalty_points.tolist(), outcome.points.tolist(), pair.settled.tolist(),
-            strict=True,
-        ):
-            order = orders[hand_index]
-            hand_players = hands[hand_index].players
-            pairs_of_hand[hand_index].append(PairVerdict(
-                first=hand_players[order[pair.first_position]].name,
-                second=hand_players[order[pair.second_position]].name,
-                rows=rows, scoop=scoop, royalty_points=royalty, points=points, settled=settled,
-            ))
+    classes = [tuple(CLASS_LABELS[code] for code in row) for row in scored.class_codes.tolist()]
+    values = list(map(tuple, scored.values.tolist()))
+    foul = scored.foul.tolist()
+    raw = list(map(tuple, scored.raw_royalties.tolist()))
+    royalties = list(map(tuple, scored.royalties.tolist()))
+    fantasyland = scored.fantasyland_cards.tolist()
+    points = scored.points.tolist()
+    pair_rows = list(map(tuple, scored.pair_rows.tolist()))
+    pair_first, pair_second = scored.pair_first.tolist(), scored.pair_second.tolist()
+    scoop, royalty = scored.pair_scoop.tolist(), scored.pair_royalty.tolist()
+    pair_points, settled = scored.pair_points.tolist(), scored.pair_settled.tolist()
     output: list[ScoredHand] = []
+    board = pair = 0
     for hand_index, hand in enumerate(hands):
-        base = first_board[hand_index]
-        points_of = [0] * len(hand.players)
-        for position, total in zip(orders[hand_index], total_rows[hand_index], strict=False):
-            points_of[position] = total
-        players = tuple(
+        player_verdicts = tuple(
             PlayerVerdict(
-                name=player.name, seat=player.seat, classes=labels[base + offset],
-                values=values[base + offset], foul=foul[base + offset],
-                raw_royalties=raw[base + offset], royalties=royalties[base + offset],
-                points=points_of[offset], fantasyland_cards=fantasyland[base + offset],
+                name=player.name, seat=player.seat,
+                classes=classes[board + offset],  # type: ignore[arg-type]
+                values=values[board + offset], foul=foul[board + offset],
+                raw_royalties=raw[board + offset], royalties=royalties[board + offset],
+                points=points[board + offset], fantasyland_cards=fantasyland[board + offset],
                 reported_points=player.reported_points,
             )
             for offset, player in enumerate(hand.players)
         )
-        output.append(ScoredHand(hand_id=hand.hand_id, site=hand.site, rules=rules.name,
-                                 players=players, pairs=tuple(pairs_of_hand[hand_index])))
+        pair_end = pair + int(scored.pair_counts[hand_index])
+        pair_verdicts = tuple(
+            PairVerdict(
+                first=players[pair_first[index]].name, second=players[pair_second[index]].name,
+                rows=pair_rows[index], scoop=scoop[index], royalty_points=royalty[index],
+                points=pair_points[index], settled=settled[index],
+            )
+            for index in range(pair, pair_end)
+        )
+        output.append(ScoredHand(hand.hand_id, hand.site, scored.rule_names[hand_index],
+                                 player_verdicts, pair_verdicts))
+        board += len(hand.players)
+        pair = pair_end
     return output
 
 
