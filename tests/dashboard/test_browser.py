@@ -8,16 +8,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from tests.dashboard.fixture_hands import OBRIEN, SCRIPT
+from tests.serving import served
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parents[1] / "artifacts"
@@ -37,48 +35,13 @@ pytestmark = [
 ]
 
 
-def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_for_server(url: str, process: subprocess.Popen, seconds: float = 60) -> None:
-    """Poll Streamlit's health endpoint until it answers."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"ofc dashboard exited with {process.returncode}")
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.3)
-    raise AssertionError("ofc dashboard did not start in time")
-
-
 @pytest.fixture(scope="module")
-def served(fixture_db):  # noqa: ANN001, ANN201
-    """``ofc dashboard`` on the fixture database, as a subprocess on a free port."""
-    port = free_port()
+def served_dashboard(fixture_db):  # noqa: ANN001, ANN201
+    """``ofc dashboard`` (the console script) on the fixture database, on a free port."""
     ofc = shutil.which("ofc", path=str(Path(sys.executable).parent)) or "ofc"
-    process = subprocess.Popen(
-        [ofc, "dashboard", "--db", str(fixture_db), "--port", str(port), "--host", "127.0.0.1",
-         "--no-browser"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=dict(os.environ),
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_server(url, process)
+    with served(["dashboard", "--db", str(fixture_db)], program=[ofc],
+                environment=os.environ) as (url, _):
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 @pytest.fixture(scope="module")
@@ -107,14 +70,14 @@ def wait_until_idle(page, timeout: float = 30.0) -> None:  # noqa: ANN001
                            timeout=timeout * 1000)
 
 
-def test_every_page_opens_without_an_exception(served, browser) -> None:  # noqa: ANN001
+def test_every_page_opens_without_an_exception(served_dashboard, browser) -> None:  # noqa: ANN001
     ARTIFACTS.mkdir(exist_ok=True)
     dialogs: list[str] = []
     # tall enough that a screenshot shows most of a page (Streamlit scrolls inside its own pane)
     page = browser.new_page(viewport={"width": 1400, "height": 2600})
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     for name, path, title in PAGES:
-        page.goto(f"{served}/{'' if path == 'home' else path}")
+        page.goto(f"{served_dashboard}/{'' if path == 'home' else path}")
         page.wait_for_selector(f"h1:has-text('{title}')", timeout=30_000)
         wait_until_idle(page)
         page.screenshot(path=str(ARTIFACTS / f"dashboard-{name}.png"), full_page=True)
@@ -125,11 +88,11 @@ def test_every_page_opens_without_an_exception(served, browser) -> None:  # noqa
     assert dialogs == []
 
 
-def test_hostile_names_render_as_text(served, browser) -> None:  # noqa: ANN001
+def test_hostile_names_render_as_text(served_dashboard, browser) -> None:  # noqa: ANN001
     dialogs: list[str] = []
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
-    page.goto(f"{served}/player_review")
+    page.goto(f"{served_dashboard}/player_review")
     wait_until_idle(page)
     page.wait_for_selector("h1:has-text('Player review')", timeout=30_000)
     page.locator('[data-testid="stSelectbox"]').filter(has_text="Hero").click()
@@ -144,7 +107,7 @@ def test_hostile_names_render_as_text(served, browser) -> None:  # noqa: ANN001
         "s => (s.textContent || '').includes('alert(1)')).length")
     assert injected == 0
     page.screenshot(path=str(ARTIFACTS / "dashboard-hostile-name.png"), full_page=True)
-    page.goto(f"{served}/compare_players")
+    page.goto(f"{served_dashboard}/compare_players")
     wait_until_idle(page)
     page.wait_for_selector("h1:has-text('Compare players')", timeout=30_000)
     wait_until_idle(page)
@@ -164,15 +127,7 @@ def test_terminal_ingest_while_the_dashboard_is_open(tmp_path, fixture_db, brows
     more = tmp_path / "more-hands.jsonl"
     more.write_text("\n".join(json.dumps(dict(record, site="second-site"))
                               for record in fixture_records()) + "\n", encoding="utf-8")
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pipeline.cli", "dashboard", "--db", str(database), "--port",
-         str(port), "--host", "127.0.0.1", "--no-browser"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_server(url, process)
+    with served(["dashboard", "--db", str(database)]) as (url, _):
         page = browser.new_page(viewport={"width": 1400, "height": 1200})
         # the first request of a fresh server is a deep link: it still goes through app.py
         page.goto(f"{url}/sessions")
@@ -195,24 +150,10 @@ def test_terminal_ingest_while_the_dashboard_is_open(tmp_path, fixture_db, brows
         page.wait_for_selector("h1:has-text('Overview')", timeout=30_000)
         hands = page.locator('[data-testid="stMetric"]').filter(has_text="Hands").first
         assert hands.locator('[data-testid="stMetricValue"]').inner_text() == "94"
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def test_start_page_on_a_missing_database(tmp_path, browser) -> None:  # noqa: ANN001
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pipeline.cli", "dashboard", "--db", str(tmp_path / "none.duckdb"),
-         "--port", str(port), "--host", "127.0.0.1", "--no-browser"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_server(url, process)
+    with served(["dashboard", "--db", str(tmp_path / "none.duckdb")]) as (url, _):
         page = browser.new_page(viewport={"width": 1400, "height": 1200})
         page.goto(url)
         page.wait_for_selector("h1:has-text('OFC analytics')", timeout=30_000)
@@ -222,9 +163,3 @@ def test_start_page_on_a_missing_database(tmp_path, browser) -> None:  # noqa: A
         assert page.locator('[data-testid="stException"]').count() == 0
         assert page.get_by_role("button", name="Load the demo data").count() == 1
         assert "no database" in page.locator('[data-testid="stMain"]').inner_text()
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()

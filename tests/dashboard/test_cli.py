@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import urllib.request
 from pathlib import Path
 
 from dashboard import demo, queries
 from pipeline.cli import build_parser
 from pipeline.cli.dashboard import headless, streamlit_command
-from tests.dashboard.test_browser import free_port, wait_for_server
+from tests.serving import OFC, served
 
 
 def test_dashboard_command_line(tmp_path) -> None:  # noqa: ANN001
@@ -27,8 +26,8 @@ def test_dashboard_command_line(tmp_path) -> None:  # noqa: ANN001
 
 def test_bad_port_is_a_clean_error(tmp_path) -> None:  # noqa: ANN001
     completed = subprocess.run(
-        [sys.executable, "-m", "pipeline.cli", "dashboard", "--db", str(tmp_path / "a.duckdb"),
-         "--port", "70000"], capture_output=True, text=True, timeout=60)
+        [*OFC, "dashboard", "--db", str(tmp_path / "a.duckdb"), "--port", "70000"],
+        capture_output=True, text=True, timeout=60)
     assert completed.returncode == 2
     assert "--port must be between 1 and 65535" in completed.stderr
     assert "Traceback" not in completed.stderr
@@ -43,21 +42,13 @@ def test_user_data_folder(monkeypatch, tmp_path) -> None:  # noqa: ANN001
 
 
 def test_demo_builds_and_serves_headless(tmp_path) -> None:  # noqa: ANN001
-    port = free_port()
     environment = dict(os.environ, OFC_DATA_DIR=str(tmp_path / "data"))
     environment.pop("DISPLAY", None)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pipeline.cli", "demo", "--hands", "200", "--port", str(port),
-         "--host", "127.0.0.1", "--no-browser"],
-        env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
-    try:
-        wait_for_server(f"http://127.0.0.1:{port}", process, seconds=180)
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
-            assert response.status == 200
-    finally:
-        process.terminate()
-        process.wait(timeout=20)
+    with (
+        served(["demo", "--hands", "200"], environment=environment, seconds=180) as (url, _),
+        urllib.request.urlopen(f"{url}/", timeout=10) as response,
+    ):
+        assert response.status == 200
     database = Path(tmp_path / "data" / "demo.duckdb")
     status = queries.database_status(database)
     assert status.hands > 0
@@ -90,24 +81,17 @@ def test_terminating_ofc_dashboard_stops_its_streamlit_server(tmp_path) -> None:
     import signal
     import time
 
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pipeline.cli", "dashboard", "--db", str(tmp_path / "a.duckdb"),
-         "--port", str(port), "--host", "127.0.0.1", "--no-browser"],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
-    try:
-        wait_for_server(f"http://127.0.0.1:{port}", process)
+    with served(["dashboard", "--db", str(tmp_path / "a.duckdb")]) as (_, process):
         children = _children(process.pid)
         assert children  # streamlit runs as a child process
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) == 128 + signal.SIGTERM
-        deadline = time.monotonic() + 15
-        while any(_alive(child) for child in children):
-            assert time.monotonic() < deadline, "the streamlit server outlived ofc dashboard"
-            time.sleep(0.1)
-    finally:
-        if process.poll() is None:
-            process.kill()
-        for child in _children(process.pid):
-            os.kill(child, signal.SIGKILL)
+        try:
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=30) == 128 + signal.SIGTERM
+            deadline = time.monotonic() + 15
+            while any(_alive(child) for child in children):
+                assert time.monotonic() < deadline, "the streamlit server outlived ofc dashboard"
+                time.sleep(0.1)
+        finally:
+            for child in children:
+                if _alive(child):
+                    os.kill(child, signal.SIGKILL)

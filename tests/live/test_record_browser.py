@@ -10,11 +10,6 @@ tests/artifacts/ (ignored by git).
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,56 +17,24 @@ import duckdb
 import pytest
 
 from tests.live import scenario as sc
+from tests.serving import served
 
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
-APP = REPO / "dashboard" / "app.py"
 ARTIFACTS = REPO / "tests" / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
 PHONE = {"width": 390, "height": 844}
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """A Streamlit server on an empty database: (base URL, database path)."""
+    """``ofc dashboard`` on an empty database: (base URL, database path)."""
     if not os.access(CHROMIUM, os.X_OK):
         pytest.skip(f"no Chromium at {CHROMIUM}")
     database = tmp_path / "live.duckdb"
-    port = _free_port()
-    environment = {**os.environ, "OFC_DASHBOARD_DB": str(database)}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--server.headless", "true",
-         "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
-        cwd=REPO, env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not start: {process.stderr.read().decode()[-2000:]}")
-            time.sleep(0.3)
+    with served(["dashboard", "--db", str(database)]) as (url, _):
         yield url, database
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def whole_page(page, path: Path) -> None:  # noqa: ANN001
