@@ -378,12 +378,17 @@ class _Prepared:
 
     def raw_text(self, line: int) -> str:
         """The original text of the record at ``line``."""
-        if line in self.raws:
-            return self.raws[line]
-        for item in self.lines or ():
-            if item[0] == line:
-                return clip_raw(decode_line(item).raw) if type(item) is tuple else item.raw
-        return ""  # pragma: no cover - every record's line is in its batch
+        if line not in self.raws and self.lines:
+            # First call for lines read as bytes: index the batch's texts once (a re-ingest of
+            # edited hands asks for every line of the batch).
+            for item in self.lines:
+                number = item[0]
+                if number not in self.raws:
+                    self.raws[number] = (
+                        clip_raw(decode_line(item).raw) if type(item) is tuple else item.raw
+                    )
+            self.lines = None
+        return self.raws.get(line, "")
 
 
 def _spill_frames(prepared: _Prepared, prefix: str) -> _Prepared:
