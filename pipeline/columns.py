@@ -230,7 +230,6 @@ class HandColumns:
     lines: list[int]
     hand_extras: list[str | None]
     player_counts: np.ndarray
-    has_streets: np.ndarray
     names: list[str]
     seats: np.ndarray
     positions: np.ndarray
@@ -271,7 +270,7 @@ class HandColumns:
             hand_ids=pick(self.hand_ids), tables=pick(self.tables), started=self.started[hands],
             variants=pick(self.variants), rules=pick(self.rules), buttons=pick(self.buttons),
             paths=pick(self.paths), lines=pick(self.lines), hand_extras=pick(self.hand_extras),
-            player_counts=self.player_counts[hands], has_streets=self.has_streets[hands],
+            player_counts=self.player_counts[hands],
             names=pick_players(self.names), seats=self.seats[players],
             positions=self.positions[players], fantasyland=self.fantasyland[players],
             cards_dealt=self.cards_dealt[players], reported=pick_players(self.reported),
@@ -315,7 +314,7 @@ def concat_columns(parts: Sequence[HandColumns]) -> HandColumns:
         variants=lists("variants"), rules=lists("rules"), buttons=lists("buttons"),
         paths=lists("paths"), lines=lists("lines"), hand_extras=lists("hand_extras"),
         player_counts=arrays("player_counts", np.int64),
-        has_streets=arrays("has_streets", bool), names=lists("names"),
+        names=lists("names"),
         seats=arrays("seats", np.int64), positions=arrays("positions", np.int64),
         fantasyland=arrays("fantasyland", bool), cards_dealt=arrays("cards_dealt", np.int64),
         reported=lists("reported"), player_extras=lists("player_extras"),
@@ -341,7 +340,6 @@ def from_records(
     buttons: list[str | None] = []
     hand_extras: list[str | None] = []
     player_counts: list[int] = []
-    has_streets: list[bool] = []
     names: list[str] = []
     seats: list[int] = []
     positions: list[int] = []
@@ -368,7 +366,6 @@ def from_records(
         buttons.append(hand.button)
         hand_extras.append(json_or_none(hand.extra))
         player_counts.append(len(players))
-        has_streets.append(all(player.streets is not None for player in players))
         position = {id(player): index for index, player in enumerate(hand.action_order())}
         for player in players:
             player_index = len(names)
@@ -399,7 +396,7 @@ def from_records(
         hand_ids=hand_ids, tables=tables, started=np.array(started, "datetime64[us]"),
         variants=variants, rules=rules,
         buttons=buttons, paths=list(paths), lines=list(lines), hand_extras=hand_extras,
-        player_counts=np.asarray(player_counts, np.int64), has_streets=np.asarray(has_streets, bool),
+        player_counts=np.asarray(player_counts, np.int64),
         names=names, seats=np.asarray(seats, np.int64), positions=np.asarray(positions, np.int64),
         fantasyland=np.asarray(fantasyland, bool), cards_dealt=np.asarray(cards_dealt, np.int64),
         reported=reported, player_extras=player_extras,
@@ -430,7 +427,7 @@ def scoring_columns(
         hand_ids=nothing, tables=nothing, started=np.full(hand_count, "NaT", "datetime64[us]"),
         variants=variants, rules=rules, buttons=nothing, paths=nothing, lines=nothing,
         hand_extras=nothing, player_counts=np.asarray(player_counts, np.int64),
-        has_streets=np.zeros(hand_count, bool), names=names,
+        names=names,
         seats=np.zeros(player_count, np.int64), positions=np.asarray(positions, np.int64),
         fantasyland=np.asarray(fantasyland, bool), cards_dealt=np.full(player_count, -1),
         reported=reported, player_extras=player_extras,
@@ -468,9 +465,13 @@ def _rule_independent_tables(columns: HandColumns) -> dict[str, pa.Table]:
     player_keys = columns.keys[player_hand]
     names = pa.array(columns.names, pa.string())
     fantasyland = columns.fantasyland
+    first_players = np.cumsum(player_counts) - player_counts
     any_fantasyland = (
-        np.bitwise_or.reduceat(fantasyland, np.cumsum(player_counts) - player_counts)
-        if player_count else np.zeros(0, bool)
+        np.bitwise_or.reduceat(fantasyland, first_players) if player_count else np.zeros(0, bool)
+    )
+    has_streets = (  # every player's streets known
+        np.bitwise_and.reduceat(columns.cards_dealt >= 0, first_players) if player_count
+        else np.zeros(0, bool)
     )
     hands = pa.Table.from_pydict({
         "hand_key": pa.array(columns.keys, pa.int64()),
@@ -483,7 +484,7 @@ def _rule_independent_tables(columns: HandColumns) -> dict[str, pa.Table]:
         "rules": pa.array(columns.rules, pa.string()),
         "button": _optional_strings(columns.buttons),
         "player_count": pa.array(player_counts.astype(np.int8)),
-        "has_streets": pa.array(columns.has_streets, pa.bool_()),
+        "has_streets": pa.array(has_streets, pa.bool_()),
         "any_fantasyland": pa.array(any_fantasyland.astype(bool), pa.bool_()),
         "content_hash": pa.array(columns.digests, pa.string()),
         "source_path": pa.array(columns.paths, pa.string()),

@@ -579,9 +579,6 @@ def _finish(
         tables=tables, started=started_at, variants=variants, rules=rules, buttons=buttons,
         paths=[path] * hand_count, lines=numbers, hand_extras=[None] * hand_count,
         player_counts=player_counts,
-        has_streets=np.asarray(
-            [count == 0 for count in np.bincount(player_hand[~with_streets],
-                                                 minlength=hand_count)], bool),
         names=names, seats=np.asarray(seat_list, np.int64),
         positions=np.asarray(position_list, np.int64), fantasyland=fantasyland,
         cards_dealt=np.where(with_streets, player_cards, -1), reported=reported,
