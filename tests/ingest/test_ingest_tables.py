@@ -7,6 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from pipeline.evaluate import score_record
 from pipeline.ingest import ingest_mappings, ingest_paths
 from pipeline.rules.ruleset import preset
@@ -219,3 +221,33 @@ def test_a_table_added_to_the_schema_reaches_existing_databases(database: Path) 
     connect(database).close()
 
     assert count(database, "sessions") == 0  # the table is back
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_canonical_files_are_streamed(
+    tmp_path: Path, database: Path, monkeypatch, workers: int
+) -> None:
+    """A canonical file's lines are read as batches are written, never all first: when the
+    first batch commits, at most the batches in flight have been read."""
+    import pipeline.ingest as ingest_module
+
+    source = write_jsonl(tmp_path / "a.jsonl", [deal_hand(seed) for seed in range(200)])
+    real_read_raw_lines = ingest_module.read_raw_lines
+    pulled = 0
+    pulled_at_first_commit: list[int] = []
+
+    def counting_lines(path):
+        nonlocal pulled
+        for line in real_read_raw_lines(path):
+            pulled += 1
+            yield line
+
+    monkeypatch.setattr(ingest_module, "read_raw_lines", counting_lines)
+    summary = ingest_paths(
+        [source], database, batch_size=10, workers=workers,
+        on_batch=lambda batch: pulled_at_first_commit.append(pulled),
+    )
+
+    assert summary.stored == 200 and pulled == 200
+    in_flight = 10 * (workers + 2)  # the batches handed to workers, and the one being read
+    assert pulled_at_first_commit[0] <= in_flight < 200
