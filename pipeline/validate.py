@@ -307,17 +307,18 @@ def _parse_checked(mapping: dict, hand_id: str) -> HandRecord:
             f"button {button!r} is not one of the players ({', '.join(names)})"
         )
 
-    extra = {key: value for key, value in mapping.items() if key not in _HAND_FIELDS}  # input order
+    return _hand_record(mapping, hand_id, site, variant, rules, players, table, started_at, button)
+
+
+def _hand_record(
+    mapping: dict, hand_id: str, site: str, variant: Variant, rules: str,
+    players: list[PlayerRecord], table: str | None, started_at: str | None, button: str | None,
+) -> HandRecord:
+    """The validated record, with the mapping's unknown fields kept as extras (input order)."""
     return HandRecord(
-        hand_id=hand_id,
-        site=site,
-        variant=variant,
-        rules=rules,
-        players=tuple(players),
-        table=table,
-        started_at=started_at,
-        button=button,
-        extra=extra,
+        hand_id=hand_id, site=site, variant=variant, rules=rules, players=tuple(players),
+        table=table, started_at=started_at, button=button,
+        extra={key: value for key, value in mapping.items() if key not in _HAND_FIELDS},
     )
 
 
@@ -641,18 +642,7 @@ def _parse_fast(mapping: Any) -> HandRecord | None:
         return None
     if button is not None and button not in names:
         return None
-    extra = {key: value for key, value in mapping.items() if key not in _HAND_FIELDS}  # input order
-    return HandRecord(
-        hand_id=hand_id,
-        site=site,
-        variant=variant,
-        rules=rules,
-        players=tuple(players),
-        table=table,
-        started_at=started_at,
-        button=button,
-        extra=extra,
-    )
+    return _hand_record(mapping, hand_id, site, variant, rules, players, table, started_at, button)
 
 
 def _parse_player_fast(raw: Any, variant: Variant, all_cards: list[Card]) -> PlayerRecord | None:
