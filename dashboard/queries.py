@@ -301,17 +301,21 @@ def _scope(filters: Filters, include_players: bool = True) -> _Scope:
     return _Scope(cte, tuple(params))
 
 
+def _in_list(column: str, values: Sequence[Any], negate: bool = False) -> tuple[str, list[Any]]:
+    """`` AND column [NOT] IN (?, ...)`` with its parameters; nothing for no values."""
+    if not values:
+        return "", []
+    return f" AND {column} {'NOT IN' if negate else 'IN'} ({_placeholders(values)})", list(values)
+
+
+def _both(first: tuple[str, list[Any]], second: tuple[str, list[Any]]) -> tuple[str, list[Any]]:
+    return first[0] + second[0], first[1] + second[1]
+
+
 def _players(filters: Filters, alias: str) -> tuple[str, list[Any]]:
     """Row conditions for player-level tables: the heroes' rows, never the opponents' own."""
-    sql = ""
-    params: list[Any] = []
-    if filters.players:
-        sql += f" AND {alias}.player IN ({_placeholders(filters.players)})"
-        params.extend(filters.players)
-    if filters.opponents:
-        sql += f" AND {alias}.player NOT IN ({_placeholders(filters.opponents)})"
-        params.extend(filters.opponents)
-    return sql, params
+    return _both(_in_list(f"{alias}.player", filters.players),
+                 _in_list(f"{alias}.player", filters.opponents, negate=True))
 
 
 def _run(db: Database, scope: _Scope, body: str, params: Sequence[Any] = ()) -> pl.DataFrame:
@@ -769,15 +773,8 @@ def session_hands(db: Database, session_id: str) -> pl.DataFrame:
 
 
 def _pair_conditions(filters: Filters) -> tuple[str, list[Any]]:
-    sql = ""
-    params: list[Any] = []
-    if filters.players:
-        sql += f" AND m.player IN ({_placeholders(filters.players)})"
-        params.extend(filters.players)
-    if filters.opponents:
-        sql += f" AND m.opponent IN ({_placeholders(filters.opponents)})"
-        params.extend(filters.opponents)
-    return sql, params
+    """Matchup conditions: the heroes against the chosen opponents."""
+    return _both(_in_list("m.player", filters.players), _in_list("m.opponent", filters.opponents))
 
 
 def pair_net_points(db: Database, filters: Filters) -> pl.DataFrame:
