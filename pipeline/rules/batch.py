@@ -322,11 +322,9 @@ def settle_pairs(
     -1 where a hand has fewer than P players. Returns the (H, P) int64 points per player and every
     pair's outcome and settled amount (a per-hand cap applied with the running totals).
     """
-    from pipeline.rules.ruleset import CapScope
-
     hands, players = seats.shape
     totals = np.zeros((hands, players), dtype=np.int64)
-    cap = rules.scoring.cap if rules.scoring.cap_scope is CapScope.HAND else 0
+    cap = rules.scoring.cap
     settled_pairs: list[SettledPair] = []
     for i in range(players):
         for j in range(i + 1, players):

@@ -35,13 +35,6 @@ class RoyaltyMode(StrEnum):
     WINNER_ONLY = "winner-only"
 
 
-class CapScope(StrEnum):
-    """What a cap limits: each hand's loss, or a player's total loss over a match."""
-
-    HAND = "hand"
-    MATCH = "match"
-
-
 @dataclass(frozen=True, slots=True)
 class ScoringRules:
     """How two boards settle."""
@@ -50,8 +43,6 @@ class ScoringRules:
     scoop_bonus: int = 3
     royalty_mode: RoyaltyMode = RoyaltyMode.NETTED
     cap: int = 0
-    cap_scope: CapScope = CapScope.HAND
-    match_hands: int = 0
     stake: float = 0.0
 
 
@@ -219,6 +210,21 @@ def _expect_choice(value: Any, path: str, choices: tuple[str, ...]) -> str:
     return str(value)
 
 
+def _reject_match_cap(scoring_table: Mapping[str, Any]) -> None:
+    """A cap over a whole match is refused aloud rather than accepted and ignored.
+
+    Hand records carry no match boundaries (which hands form a 10- or 20-hand match), so such a
+    cap cannot be applied; ``cap_scope = "hand"`` (the per-hand cap) is the one supported scope.
+    """
+    _expect_choice(scoring_table["cap_scope"], "scoring.cap_scope", ("hand", "match"))
+    if scoring_table["cap_scope"] == "match" or scoring_table["match_hands"] != 0:
+        raise RulesError(
+            'scoring.cap_scope = "match" (a cap on a player\'s total loss over a match) is not '
+            "supported: hand records carry no match boundaries to apply it to. Use "
+            'cap_scope = "hand" (each hand capped) and leave match_hands out'
+        )
+
+
 def _expect_rank(value: Any, path: str) -> int:
     if not isinstance(value, str) or value.upper() not in _RANK_KEYS:
         raise RulesError(f"{path}: expected a rank such as \"Q\", got {value!r}")
@@ -286,6 +292,7 @@ def _build(mapping: Mapping[str, Any]) -> RuleSet:
         raise RulesError(f"description: expected text, got {description!r}")
 
     scoring_table = _expect_table(mapping["scoring"], "scoring", _SCORING_KEYS)
+    _reject_match_cap(scoring_table)
     stake = scoring_table["stake"]
     if isinstance(stake, bool) or not isinstance(stake, int | float) or stake < 0:
         raise RulesError(f"scoring.stake: expected a number ≥ 0, got {stake!r}")
@@ -296,8 +303,6 @@ def _build(mapping: Mapping[str, Any]) -> RuleSet:
             _expect_choice(scoring_table["royalties"], "scoring.royalties", ("netted", "winner-only"))
         ),
         cap=_expect_int(scoring_table["cap"], "scoring.cap", 0, 1_000_000),
-        cap_scope=CapScope(_expect_choice(scoring_table["cap_scope"], "scoring.cap_scope", ("hand", "match"))),
-        match_hands=_expect_int(scoring_table["match_hands"], "scoring.match_hands", 0, 100_000),
         stake=float(stake),
     )
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.rules.board import BoardEvaluation
-from pipeline.rules.ruleset import CapScope, RoyaltyMode, RuleSet, ScoringMethod
+from pipeline.rules.ruleset import RoyaltyMode, RuleSet, ScoringMethod
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +112,7 @@ def score_hand(
     """Settle a hand between 2-4 boards: each pair separately, summed per player.
 
     ``order`` lists player indexes clockwise starting left of the button; it decides the strict
-    settlement order used by a per-hand cap. With a cap (``scoring.cap`` > 0, scope ``hand``) a
+    settlement order used by a per-hand cap. With a cap (``scoring.cap`` > 0) a
     player's running result for the hand can never go below ``-cap``: a loss is cut to what the
     loser can still pay (the winner gets only that), and a player who has reached ``-cap`` is
     done for the hand (no further pair involving them settles).
@@ -120,7 +120,7 @@ def score_hand(
     count = len(evaluations)
     if order is not None and sorted(order) != list(range(count)):
         raise ValueError(f"order {list(order)} is not a permutation of {count} players")
-    cap = rules.scoring.cap if rules.scoring.cap_scope is CapScope.HAND else 0
+    cap = rules.scoring.cap
     totals = [0] * count
     matchups: list[Matchup] = []
     for first, second in settlement_pairs(count, order):
@@ -130,55 +130,3 @@ def score_hand(
         totals[second] -= amount
         matchups.append(Matchup(first, second, outcome, amount))
     return HandScore(tuple(totals), tuple(matchups))
-
-
-def apply_match_cap(hand_points: Sequence[Sequence[int]], cap: int) -> list[list[int]]:
-    """Cap each player's total loss over a match (house rule ``cap_scope = "match"``).
-
-    ``hand_points`` holds, hand by hand, each player's points (same player order every hand, each
-    hand summing to zero). A hand that would take a player below ``-cap`` is scaled back: the
-    player pays only what is left, and the winners of that hand share the reduction in proportion
-    to their wins (rounded down, the remainder to the biggest winner). After a player reaches
-    ``-cap`` the match is over for everyone: later hands settle at 0.
-    """
-    if cap <= 0:
-        return [list(points) for points in hand_points]
-    totals = [0] * (len(hand_points[0]) if hand_points else 0)
-    settled: list[list[int]] = []
-    finished = False
-    for points in hand_points:
-        if finished:
-            settled.append([0] * len(points))
-            continue
-        result = list(points)
-        for player, value in enumerate(points):
-            room = cap + totals[player]
-            if value < 0 and -value > room:
-                result = _scale_loss(result, player, room)
-        for player, value in enumerate(result):
-            totals[player] += value
-        finished = any(total <= -cap for total in totals)
-        settled.append(result)
-    return settled
-
-
-def _scale_loss(points: list[int], loser: int, room: int) -> list[int]:
-    """Reduce ``loser``'s loss to ``room`` and take the difference from the winners pro rata.
-
-    Shares are apportioned by largest remainder, so no winner gives back more than it won.
-    """
-    reduction = -points[loser] - room
-    winners = [(player, value) for player, value in enumerate(points) if value > 0]
-    won = sum(value for _, value in winners)
-    result = list(points)
-    result[loser] = -room
-    if not winners or reduction <= 0:
-        return result
-    shares = {player: reduction * value // won for player, value in winners}
-    left = reduction - sum(shares.values())
-    by_remainder = sorted(winners, key=lambda item: (-(reduction * item[1] % won), item[0]))
-    for player, _ in by_remainder[:left]:
-        shares[player] += 1
-    for player, share in shares.items():
-        result[player] -= share
-    return result

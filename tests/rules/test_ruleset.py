@@ -156,8 +156,8 @@ method = "2-4"
 scoop_bonus = 6
 royalties = "winner-only"
 cap = 40
-cap_scope = "match"
-match_hands = 20
+cap_scope = "hand"
+match_hands = 0
 stake = 0.1
 
 [royalties.top.pairs]
@@ -225,7 +225,7 @@ def test_rules_file_with_every_key(tmp_path):
     assert rules.scoring.method is ScoringMethod.TWO_FOUR
     assert rules.scoring.scoop_bonus == 6
     assert rules.scoring.royalty_mode is RoyaltyMode.WINNER_ONLY
-    assert (rules.scoring.cap, rules.scoring.cap_scope.value, rules.scoring.match_hands) == (40, "match", 20)
+    assert rules.scoring.cap == 40
     assert rules.scoring.stake == pytest.approx(0.1)
     assert rules.royalties.top_pairs[RANKS.index("6")] == 2
     assert rules.royalties.top_pairs[RANKS.index("A")] == 10
@@ -296,3 +296,23 @@ def test_resolve_rules_by_preset_name_or_path(tmp_path):
     assert resolve_rules(str(path)).scoring.scoop_bonus == 6
     with pytest.raises(RulesError):
         resolve_rules("neither-a-preset-nor-a-file")
+
+
+@pytest.mark.parametrize("scoring", [
+    'cap = 30\ncap_scope = "match"',
+    'cap = 30\ncap_scope = "match"\nmatch_hands = 20',
+    'cap = 30\nmatch_hands = 10',
+])
+def test_a_match_cap_is_refused_not_ignored(tmp_path, scoring):
+    # a cap over a whole match cannot be applied (records carry no match boundaries): accepting
+    # it would leave every match uncapped while the rules file says otherwise
+    path = tmp_path / "match.toml"
+    path.write_text(f'extends = "standard"\n[scoring]\n{scoring}\n', encoding="utf-8")
+    with pytest.raises(RulesError, match=r'cap_scope = "match".*not supported'):
+        load_rules_file(path)
+
+
+def test_a_hand_cap_scope_is_still_accepted(tmp_path):
+    path = tmp_path / "hand.toml"
+    path.write_text('[scoring]\ncap = 30\ncap_scope = "hand"\n', encoding="utf-8")
+    assert load_rules_file(path).scoring.cap == 30
