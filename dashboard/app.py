@@ -10,7 +10,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from dashboard import components, queries
+from dashboard import components
+from pipeline.read import queries
 
 # Page scripts live in views/, not pages/: a pages/ folder beside the main script would make
 # Streamlit treat this as an old-style multipage app (deep links bypassing app.py).

@@ -20,9 +20,9 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from dashboard import queries
-from dashboard.queries import FilterOptions, Filters
 from pipeline import store
+from pipeline.read import queries
+from pipeline.read.queries import FilterOptions, Filters
 
 DATABASE_ENV = "OFC_DASHBOARD_DB"
 FILTERS_KEY = "ofc_filters"
@@ -102,7 +102,7 @@ def _ask(name: str, path: str, state: tuple[int, int, int, int], arguments: tupl
 
 
 def ask(name: str, *arguments: Any) -> Any:
-    """Answer one question of :mod:`dashboard.queries` on the current database.
+    """Answer one question of :mod:`pipeline.read.queries` on the current database.
 
     The answer is cached until the database file changes (a new ingest), so a refresh shows new
     hands while repeated page views cost nothing.
@@ -396,7 +396,7 @@ def ingest_uploads(files: Sequence[Any]) -> None:
     """Save uploaded files to a temporary folder and ingest them one by one, with progress."""
     import tempfile
 
-    from pipeline.ingest import IngestError, ingest_paths
+    from pipeline.ingest.driver import IngestError, ingest_paths
 
     database = database_path()
     bar = st.progress(0.0, text="Starting…")

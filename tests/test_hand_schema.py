@@ -1,5 +1,5 @@
 """schemas/hand.schema.json: a valid draft 2020-12 schema that accepts the canonical records,
-rejects type errors, keeps unknown fields, and agrees with pipeline.validate on those cases."""
+rejects type errors, keeps unknown fields, and agrees with pipeline.records.validate on those cases."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from pipeline.validate import InvalidHand, parse_hand
+from pipeline.records.validate import InvalidHand, parse_hand
 from tests.test_validate import (
     _mutate,
     deal_record,
@@ -32,7 +32,7 @@ def validator() -> Draft202012Validator:
 
 
 def validate_accepts(record: dict) -> bool:
-    """True when pipeline.validate accepts the record."""
+    """True when pipeline.records.validate accepts the record."""
     try:
         parse_hand(record)
     except InvalidHand:

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.evaluate import score_record, score_records
 from pipeline.formats.poker_arena import read_poker_arena
+from pipeline.ingest.evaluate import score_record, score_records
+from pipeline.records.rules_file import load_rules_file
+from pipeline.records.validate import parse_hand
 from pipeline.rules.ruleset import preset
-from pipeline.rules_file import load_rules_file
-from pipeline.validate import parse_hand
 
 DATA = Path(__file__).parent / "formats" / "data"
 LOGS = {
@@ -59,7 +59,7 @@ def test_rescore_reproduces_engine_verdicts(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(LOGS))
 def test_records_name_presets_that_match_the_engine(name: str) -> None:
     """Scoring each record under the rules it names (a poker-arena preset) agrees too, batch path."""
-    from pipeline.rules_file import RulesResolver
+    from pipeline.records.rules_file import RulesResolver
 
     hands = _hands(name)
     for hand, scored in zip(hands, score_records(hands, RulesResolver()), strict=True):

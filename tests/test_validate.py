@@ -1,4 +1,4 @@
-"""Tests for pipeline.validate: legal records pass, every rule has a failing case with a precise
+"""Tests for pipeline.records.validate: legal records pass, every rule has a failing case with a precise
 reason, extras are kept, spellings are normalised and records round-trip."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import validate
-from pipeline.record import FinalBoard, HandRecord
+from pipeline.records import validate
+from pipeline.records.record import FinalBoard, HandRecord
+from pipeline.records.validate import InvalidHand, hand_to_mapping, parse_hand
 from pipeline.rules.cards import RANKS, SUITS, parse_card, parse_cards
 from pipeline.rules.game import Row, Variant
-from pipeline.validate import InvalidHand, hand_to_mapping, parse_hand
 
 PLAYER_NAMES = ("mara", "jun", "lee", "ola")
 ROW_NAMES = ("top", "middle", "bottom")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, components
+from dashboard import components
+from pipeline.read import charts
 
 MAX_DEFAULT_PLAYERS = 6
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import polars as pl
 import streamlit as st
 
-from dashboard import charts, components
+from dashboard import components
 from dashboard.components import board_html, cards_html, kpi, md, percent, show_html
+from pipeline.read import charts
 
 ROWS = ("top", "middle", "bottom")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import components
-from dashboard.queries import HandFlags
+from pipeline.read.queries import HandFlags
 
 filters = components.current_filters()
 st.title("Hand browser")

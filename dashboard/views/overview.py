@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, components
+from dashboard import components
 from dashboard.components import kpi, percent
+from pipeline.read import charts
 
 filters = components.current_filters()
 st.title("Overview")

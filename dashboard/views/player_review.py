@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import charts, components
+from dashboard import components
 from dashboard.components import kpi, md, percent, signed
+from pipeline.read import charts
 from pipeline.report.stats import wilson_interval
 
 filters = components.current_filters()

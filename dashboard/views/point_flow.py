@@ -8,7 +8,8 @@ from datetime import timedelta
 import polars as pl
 import streamlit as st
 
-from dashboard import charts, components
+from dashboard import components
+from pipeline.read import charts
 
 filters = components.current_filters()
 st.title("Point flow")

@@ -4,7 +4,7 @@ Set up the players (clockwise), the variant, the rules preset and the money per 
 hand type each player's board or tap it in on the 52-card picker (used cards are greyed out),
 mark Fantasyland, and save. The hand is checked as it is entered (messages under each player's
 field), scored at once and saved through ingestion like any file, so every page includes it.
-The last hand can be edited (re-scored) or deleted. All game logic is :mod:`pipeline.live`;
+The last hand can be edited (re-scored) or deleted. All game logic is :mod:`pipeline.live.entry`;
 this page only lays it out. Player names are untrusted: they reach the page escaped
 (:func:`components.md`, ``html.escape``) or as plain table cells.
 """
@@ -16,9 +16,10 @@ from decimal import Decimal
 import polars as pl
 import streamlit as st
 
-from dashboard import components, queries
-from pipeline import live
-from pipeline.ingest import IngestError
+from dashboard import components
+from pipeline.ingest.driver import IngestError
+from pipeline.live import entry as live
+from pipeline.read import queries
 from pipeline.rules.cards import RANKS, SUITS, CardError, card_text, parse_card
 from pipeline.rules.game import ROW_SIZES, ROWS, Row, Variant
 from pipeline.rules.ruleset import PRESET_NAMES

@@ -8,8 +8,9 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
-from dashboard import components, queries
+from dashboard import components
 from dashboard.components import kpi, md
+from pipeline.read import queries
 from pipeline.report import NoHandsError, ReportRequest, ReportSettings, create_report, report_dict
 from pipeline.report.model import Report
 from pipeline.report.render import (

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import components, demo
+from dashboard import components
+from pipeline.ingest import demo
 
 st.title("OFC analytics")
 path = components.database_path()

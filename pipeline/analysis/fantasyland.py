@@ -1,7 +1,7 @@
 """Fantasyland hands against the exact setter: what the solver sets, and what a player gave up.
 
 The solver is the simulator's exact branch-and-bound setter
-(:func:`pipeline.simulate.fantasyland.solve_fantasyland`, checked against brute force). Its
+(:func:`pipeline.solver.fantasyland.solve_fantasyland`, checked against brute force). Its
 objective, and the value of a Fantasyland hand here, is
 
     value = royalties of the board + stay_value (when the board keeps the player in Fantasyland)
@@ -24,7 +24,7 @@ from pipeline.rules.board import evaluate_board
 from pipeline.rules.cards import Card, card_text
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet
-from pipeline.simulate.fantasyland import (
+from pipeline.solver.fantasyland import (
     DEFAULT_STAY_VALUE,
     MAX_CARDS,
     MIN_CARDS,

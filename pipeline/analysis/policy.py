@@ -43,7 +43,7 @@ class BoardBatch:
     @classmethod
     def from_rows(cls, rows_list: Sequence[Sequence[Sequence[int]]]) -> BoardBatch:
         """Boards from (top, middle, bottom) card lists."""
-        from pipeline.simulate.tables import RANK_KEY_OF_CARD
+        from pipeline.solver.tables import RANK_KEY_OF_CARD
 
         count = len(rows_list)
         cards = np.full((count, 13), -1, dtype=np.int64)

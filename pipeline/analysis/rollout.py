@@ -8,14 +8,14 @@
 * Every seat not in Fantasyland finishes its board with one simulator bot (default ``solid``:
   :mod:`pipeline.simulate.bots`), played through :class:`~pipeline.analysis.policy.ColumnPolicy`
   exactly as the simulator plays it. An opponent in Fantasyland sets its cards with the exact
-  setter (:func:`~pipeline.simulate.fantasyland.solve_fantasyland`), as the simulator does; as
+  setter (:func:`~pipeline.solver.fantasyland.solve_fantasyland`), as the simulator does; as
   that costs milliseconds, each group of :data:`FANTASYLAND_GROUP` consecutive samples shares
   one Fantasyland deal (the other unseen cards are shuffled per sample).
 * The finished boards are judged and settled in bulk by the batch rules core
   (:func:`~pipeline.rules.batch.evaluate_boards`, :func:`~pipeline.rules.batch.settle_hands`,
   caps included). A sample's value for the player is their settled points plus
   ``fantasyland_value`` when their board earns Fantasyland next hand (default 10 points, the
-  simulator's value of a Fantasyland hand: :data:`~pipeline.simulate.fantasyland.DEFAULT_STAY_VALUE`).
+  simulator's value of a Fantasyland hand: :data:`~pipeline.solver.fantasyland.DEFAULT_STAY_VALUE`).
 
 **Common random numbers:** sample ``j`` of a decision is the same shuffle for every alternative
 (and the bots decide from cards and boards only, so the opponents' boards of sample ``j`` are the
@@ -40,7 +40,7 @@ from pipeline.analysis.policy import BoardBatch, ColumnPolicy
 from pipeline.rules.batch import evaluate_boards, settle_hands
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet
-from pipeline.simulate.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
+from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
 
 DEFAULT_POLICY = "solid"
 DEFAULT_FANTASYLAND_VALUE = float(DEFAULT_STAY_VALUE)

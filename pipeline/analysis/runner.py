@@ -21,8 +21,8 @@ from pipeline.analysis import results
 from pipeline.analysis.decisions import HandView, decision_at, load_hands, select_hands
 from pipeline.analysis.fantasyland import grade_fantasyland
 from pipeline.analysis.grade import DecisionGrade, GradeSettings, Tally, grade_decision
+from pipeline.records.rules_file import RulesResolver
 from pipeline.rules.ruleset import RulesError, RuleSet
-from pipeline.rules_file import RulesResolver
 
 WRITE_EVERY = 500
 """Decisions per write transaction."""

@@ -133,8 +133,7 @@ def _print_summary(arguments: argparse.Namespace, summary) -> None:  # noqa: ANN
     from rich.console import Console
     from rich.table import Table
 
-    from dashboard import queries
-
+    from pipeline.read import queries
     console = Console(width=None if sys.stdout.isatty() else 140)
     rate = summary.decisions_per_second
     console.print(

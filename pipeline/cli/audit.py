@@ -10,7 +10,7 @@ from pipeline.cli.database import (
     print_rows,
     read_rows,
 )
-from pipeline.stats import AUDIT_COLUMNS, audit_rows
+from pipeline.read.stats import AUDIT_COLUMNS, audit_rows
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from pipeline.cli import CommandError
+from pipeline.records.rules_file import resolve_rules
 from pipeline.rules.ruleset import PRESET_NAMES, RulesError, RuleSet
-from pipeline.rules_file import resolve_rules
 
 RULES_HELP = (
     f"a rules preset ({', '.join(PRESET_NAMES)}) or a TOML rules file; "

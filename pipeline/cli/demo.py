@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dashboard.demo import (
+from pipeline.cli import CommandError
+from pipeline.cli.dashboard import add_server_options, serve
+from pipeline.ingest.demo import (
     DATA_DIR_ENV,
     DEFAULT_SIMULATED_HANDS,
     DemoError,
     build_demo_database,
     demo_database_path,
 )
-from pipeline.cli import CommandError
-from pipeline.cli.dashboard import add_server_options, serve
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from pipeline.cli.database import add_database_option, open_for_reading
-from pipeline.export import export_parquet
+from pipeline.store.export import export_parquet
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -10,7 +10,7 @@ from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option
 from pipeline.cli.database import add_database_option
 from pipeline.formats import FORMATS
-from pipeline.ingest import (
+from pipeline.ingest.driver import (
     DEFAULT_BATCH_SIZE,
     FOLDER_SUFFIXES,
     PARALLEL_MIN_BYTES,
@@ -19,7 +19,7 @@ from pipeline.ingest import (
     IngestSummary,
     ingest_paths,
 )
-from pipeline.sessions import DEFAULT_SESSION_GAP_MINUTES
+from pipeline.ingest.sessions import DEFAULT_SESSION_GAP_MINUTES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -10,7 +10,7 @@ from pipeline.cli.database import (
     print_rows,
     read_rows,
 )
-from pipeline.stats import PLAYER_COLUMNS, player_stats
+from pipeline.read.stats import PLAYER_COLUMNS, player_stats
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -16,9 +16,10 @@ from typing import TextIO
 
 import duckdb
 
-from pipeline import live, store
+from pipeline import store
 from pipeline.cli import CommandError
-from pipeline.ingest import IngestError
+from pipeline.ingest.driver import IngestError
+from pipeline.live import entry as live
 
 HELP = """\
 Type each board as "top / middle / bottom", e.g. Qs Qh 5d / Kc Kd 4h 3s 2c / Ac Ad Ah 9s 9c

@@ -10,11 +10,11 @@ from pathlib import Path
 
 from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option
-from pipeline.evaluate import score_output, score_record
 from pipeline.formats.source import FormatError, SourceLine, read_lines, read_stream_lines
+from pipeline.ingest.evaluate import score_output, score_record
+from pipeline.records.rules_file import RulesResolver
+from pipeline.records.validate import InvalidHand, parse_hand
 from pipeline.rules.ruleset import RulesError
-from pipeline.rules_file import RulesResolver
-from pipeline.validate import InvalidHand, parse_hand
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -1,6 +1,6 @@
 """Reader for the product's own format: canonical hand records, one JSON object per line.
 
-The records are passed on as parsed; checking them is :mod:`pipeline.validate`'s job. This
+The records are passed on as parsed; checking them is :mod:`pipeline.records.validate`'s job. This
 reader only reports lines that are not JSON objects at all.
 """
 

@@ -6,7 +6,7 @@ and turns the hand into one canonical record (spec/hand-format.md), streaming: o
 being read is held in memory.
 
 Each player gets ``streets`` built from the deal/place pairs of its seat and ``board`` from
-its showdown rows (so :mod:`pipeline.validate` checks that the two agree), plus two extras:
+its showdown rows (so :mod:`pipeline.records.validate` checks that the two agree), plus two extras:
 ``source_showdown`` (the engine's own verdict) and ``source_fantasyland_cards`` (when the
 player played Fantasyland). The record also carries the extra field ``game``.
 

@@ -1,4 +1,4 @@
-"""What the coaching report reads from the database: the report's questions of dashboard.queries.
+"""What the coaching report reads from the database: the report's questions of pipeline.read.queries.
 
 This is the report's only I/O. Everything it gathers is a polars frame; :mod:`pipeline.report.findings`
 turns the frames into a report without touching the database.
@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from dashboard import queries
-from dashboard.queries import Database
+from pipeline.read import queries
+from pipeline.read.queries import Database
 from pipeline.report.grading import gather_grading
 from pipeline.report.model import DEFAULT_SETTINGS, ReportRequest, ReportSettings
 

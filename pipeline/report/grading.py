@@ -1,6 +1,6 @@
 """The coaching report's decision-grading section (from ``ofc analyze``'s tables).
 
-Read with the grading questions of :mod:`dashboard.queries` for the player's names in the
+Read with the grading questions of :mod:`pipeline.read.queries` for the player's names in the
 report's scope; absent (None) when none of the player's decisions or Fantasyland hands has been
 graded. Several names (aliases) are pooled.
 """
@@ -13,8 +13,8 @@ from typing import Any
 
 import polars as pl
 
-from dashboard import queries
-from dashboard.queries import Database, Filters
+from pipeline.read import queries
+from pipeline.read.queries import Database, Filters
 
 WORST_SHOWN = 5
 

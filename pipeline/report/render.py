@@ -2,7 +2,7 @@
 
 All three start from :func:`~pipeline.report.model.report_dict`, so they carry the same numbers.
 Names and every other value from hand histories are untrusted: the HTML template is autoescaped,
-Plotly labels go through :func:`dashboard.charts.label`, the figure JSON inside ``<script>`` has
+Plotly labels go through :func:`pipeline.read.charts.label`, the figure JSON inside ``<script>`` has
 ``<``, ``>`` and ``&`` escaped, and Markdown text goes through :func:`markdown_text`.
 Nothing carries a timestamp of its own: the same inputs give byte-identical files.
 """
@@ -20,7 +20,7 @@ import plotly.graph_objects as go
 import polars as pl
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from dashboard import charts
+from pipeline.read import charts
 from pipeline.report.model import Report, report_dict
 from pipeline.report.stats import weighted_slope
 

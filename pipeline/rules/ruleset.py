@@ -1,7 +1,7 @@
 """House rules as one immutable value: :class:`RuleSet`, its presets, and building one from a mapping.
 
 Every house rule of spec/rules.md is a field here. A rules *file* (TOML) is read elsewhere
-(:mod:`pipeline.rules_file`); this module only turns an already-parsed mapping into a RuleSet,
+(:mod:`pipeline.records.rules_file`); this module only turns an already-parsed mapping into a RuleSet,
 with errors that name the offending key. A mapping may ``extends`` a preset.
 """
 

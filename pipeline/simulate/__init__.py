@@ -1,6 +1,7 @@
-"""The simulator: a dealer, bots with distinct styles and an exact Fantasyland setter.
+"""The simulator: a dealer and bots with distinct styles (the exact Fantasyland setter they use
+lives in :mod:`pipeline.solver`).
 
-* :func:`solve_fantasyland` — the best legal board from 13-17 Fantasyland cards (pure, exact);
+* :func:`solve_fantasyland` — re-exported from :mod:`pipeline.solver.fantasyland`;
 * :class:`SimulationConfig`, :func:`simulate`, :func:`write_simulation` — play planned sessions
   and write canonical JSON Lines (``ofc simulate``);
 * :data:`BOTS` — the bot registry (``solid``, ``chaser``, ``random``).
@@ -17,8 +18,9 @@ from typing import Any
 _HOMES = {
     "BOTS": "bots", "DEFAULT_BOTS": "bots", "Bot": "bots", "HeuristicBot": "bots",
     "RandomBot": "bots", "Style": "bots",
-    "DEFAULT_STAY_VALUE": "fantasyland", "Arrangement": "fantasyland",
-    "solve_fantasyland": "fantasyland",
+    "DEFAULT_STAY_VALUE": "pipeline.solver.fantasyland",
+    "Arrangement": "pipeline.solver.fantasyland",
+    "solve_fantasyland": "pipeline.solver.fantasyland",
     "BotStats": "simulation", "SessionOutput": "simulation", "SimulationConfig": "simulation",
     "SimulationError": "simulation", "simulate": "simulation",
     "RunSummary": "writer", "write_simulation": "writer",
@@ -31,4 +33,6 @@ def __getattr__(name: str) -> Any:
     """Load a public name from its module on first use."""
     if name not in _HOMES:
         raise AttributeError(f"module 'pipeline.simulate' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"pipeline.simulate.{_HOMES[name]}"), name)
+    home = _HOMES[name]
+    module = home if "." in home else f"pipeline.simulate.{home}"
+    return getattr(importlib.import_module(module), name)

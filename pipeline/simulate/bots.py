@@ -3,7 +3,7 @@
 The dealer plays many boards at once, so a bot decides for a whole column of boards in one call:
 it gets :class:`Options` (every way to place the street's cards, for every board) and returns
 the chosen option per board (:meth:`Bot.choose`). Fantasyland hands are not a bot's business:
-every bot sets them with the exact setter (:func:`~pipeline.simulate.fantasyland.solve_fantasyland`).
+every bot sets them with the exact setter (:func:`~pipeline.solver.fantasyland.solve_fantasyland`).
 Adding a bot is one class (or one :class:`Style`) and one line in :data:`BOTS`.
 
 The heuristic bots (``solid``, ``chaser``) score every option by the rows it leaves, using the

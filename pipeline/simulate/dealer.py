@@ -40,10 +40,10 @@ from pipeline.simulate.bots import (
     pattern_subsets,
     street_patterns,
 )
-from pipeline.simulate.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
 from pipeline.simulate.outlook import RowOutlooks, row_outlooks, state_space
 from pipeline.simulate.sessions import SessionPlan
-from pipeline.simulate.tables import KEY_LIMIT, RANK_KEY_OF_CARD
+from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
+from pipeline.solver.tables import KEY_LIMIT, RANK_KEY_OF_CARD
 
 QUOTED_CARD: tuple[str, ...] = tuple(f'"{card_text(card)}"' for card in range(52))
 """Each card's canonical text as a JSON string."""

@@ -18,7 +18,7 @@ States get compact ids (:func:`state_space`: the count is part of a state becaus
 rank key is 0) and the outlooks are numpy arrays indexed by id, so the bots can look up whole
 columns of candidate placements at once. Everything is computed with numpy over all states at
 once (a fraction of a second), exactly from the rules core's value tables
-(:mod:`pipeline.simulate.tables`).
+(:mod:`pipeline.solver.tables`).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ import numpy as np
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet
 from pipeline.rules.values import CATEGORY_SHIFT, RANK_KEYS, HandClass
-from pipeline.simulate.tables import (
+from pipeline.solver.tables import (
     FIVE_HIGH_ARRAY,
     FIVE_LOW_CLASS_ARRAY,
     FLUSH_HIGH_ARRAY,

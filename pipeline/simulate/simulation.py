@@ -17,9 +17,9 @@ from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import STANDARD, RuleSet
 from pipeline.simulate.bots import BOTS, DEFAULT_BOTS
 from pipeline.simulate.dealer import fantasyland_deal_sizes, play_sessions
-from pipeline.simulate.fantasyland import DEFAULT_STAY_VALUE
 from pipeline.simulate.players import default_pool_size, player_pool
 from pipeline.simulate.sessions import DEFAULT_START, SessionPlan, plan_sessions
+from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE
 
 
 class SimulationError(ValueError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.ingest import ingest_paths
+from pipeline.ingest.driver import ingest_paths
 from pipeline.rules.game import Variant
 from pipeline.simulate.simulation import SimulationConfig, simulate
 

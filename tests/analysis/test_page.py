@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dashboard import queries
 from pipeline.analysis.grade import GradeSettings
 from pipeline.analysis.runner import analyze_database
+from pipeline.read import queries
 
 APP = Path(__file__).parents[2] / "dashboard" / "app.py"
 PAGE = "views/decision_grading.py"

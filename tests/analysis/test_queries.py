@@ -1,4 +1,4 @@
-"""The grading questions of dashboard.queries, checked against the stored rows."""
+"""The grading questions of pipeline.read.queries, checked against the stored rows."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from dashboard import queries
 from pipeline.analysis.grade import GradeSettings
 from pipeline.analysis.runner import analyze_database
+from pipeline.read import queries
 
 
 def test_grading_questions_match_the_stored_grades(simulated_db: Path) -> None:

@@ -6,9 +6,9 @@ import json
 import shutil
 from pathlib import Path
 
-from dashboard import queries
 from pipeline.analysis.grade import GradeSettings
 from pipeline.analysis.runner import analyze_database
+from pipeline.read import queries
 from pipeline.report import ReportRequest, create_report
 from pipeline.report.render import render
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 
 from pipeline.analysis.grade import GradeSettings  # noqa: E402
 from pipeline.analysis.runner import analyze_database  # noqa: E402
-from pipeline.ingest import ingest_paths  # noqa: E402
+from pipeline.ingest.driver import ingest_paths  # noqa: E402
 from pipeline.rules.game import Variant  # noqa: E402
 from pipeline.simulate.simulation import SimulationConfig, simulate  # noqa: E402
 

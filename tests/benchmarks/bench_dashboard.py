@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from dashboard import queries  # noqa: E402
-from dashboard.queries import Filters, HandFlags  # noqa: E402
 from pipeline import store  # noqa: E402
+from pipeline.read import queries  # noqa: E402
+from pipeline.read.queries import Filters, HandFlags  # noqa: E402
 
 TARGET_MS = 200.0
 

@@ -182,7 +182,7 @@ class TreeSampler:
 
 def run_child(path: Path, database: Path) -> dict:
     """Ingest then re-score in this process; the measurements as a dict."""
-    from pipeline.ingest import ingest_paths, rescore
+    from pipeline.ingest.driver import ingest_paths, rescore
 
     with TreeSampler() as sampler:
         started = time.perf_counter()
@@ -215,7 +215,7 @@ def stage_ratio(path: Path, count: int = 20_000, rounds: int = 3) -> None:
     from itertools import islice
 
     from pipeline.formats.source import read_raw_lines
-    from pipeline.ingest import _prepare_canonical
+    from pipeline.ingest.driver import _prepare_canonical
 
     lines = list(islice(read_raw_lines(path), count))
     best = {True: float("inf"), False: float("inf")}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.ingest import ingest_paths
+from pipeline.ingest.driver import ingest_paths
 from tests.dashboard.fixture_hands import Expected, expected_totals, write_fixture
 
 APP = Path(__file__).parents[2] / "dashboard" / "app.py"

@@ -91,7 +91,6 @@ def test_missing_database_shows_the_start_page(tmp_path, monkeypatch) -> None:  
 
 def test_empty_database_start_page_then_upload(tmp_path, monkeypatch, fixture_source) -> None:  # noqa: ANN001
     from pipeline import store
-
     database = tmp_path / "empty.duckdb"
     store.connect(database).close()
     app = app_on(database, monkeypatch)

@@ -1,10 +1,10 @@
-"""dashboard.charts: figures from small frames, names escaped, empty frames handled."""
+"""pipeline.read.charts: figures from small frames, names escaped, empty frames handled."""
 
 from __future__ import annotations
 
 import polars as pl
 
-from dashboard import charts
+from pipeline.read import charts
 
 SCRIPT = "<script>alert(1)</script>"
 

@@ -7,9 +7,10 @@ import subprocess
 import urllib.request
 from pathlib import Path
 
-from dashboard import demo, queries
 from pipeline.cli import build_parser
 from pipeline.cli.dashboard import headless, streamlit_command
+from pipeline.ingest import demo
+from pipeline.read import queries
 from tests.serving import OFC, served
 
 

@@ -1,4 +1,4 @@
-"""dashboard.queries on the ingested fixture database, against numbers computed from the records."""
+"""pipeline.read.queries on the ingested fixture database, against numbers computed from the records."""
 
 from __future__ import annotations
 
@@ -8,14 +8,13 @@ from datetime import date
 import polars as pl
 import pytest
 
-from dashboard import queries
-from dashboard.queries import Filters, HandFlags
+from pipeline.read import queries
+from pipeline.read.queries import Filters, HandFlags
 from tests.dashboard.fixture_hands import JUN, MARA, OBRIEN, SCRIPT
 
 
 def test_status_of_missing_empty_and_full_databases(tmp_path, fixture_db) -> None:  # noqa: ANN001
     from pipeline import store
-
     missing = queries.database_status(tmp_path / "none.duckdb")
     assert (missing.exists, missing.empty) == (False, True)
     empty_path = tmp_path / "empty.duckdb"

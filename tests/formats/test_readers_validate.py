@@ -9,8 +9,8 @@ import pytest
 
 from pipeline.formats import read_source
 
-validate = pytest.importorskip("pipeline.validate")
-evaluate = pytest.importorskip("pipeline.evaluate")
+validate = pytest.importorskip("pipeline.records.validate")
+evaluate = pytest.importorskip("pipeline.ingest.evaluate")
 ruleset = pytest.importorskip("pipeline.rules.ruleset")
 
 

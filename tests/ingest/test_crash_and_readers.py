@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.ingest import ingest_paths
+from pipeline.ingest.driver import ingest_paths
 from tests.ingest.conftest import HAND_TABLES, REPO, count, deal_hand, table_rows, write_jsonl
 
 BATCH = 25
@@ -43,8 +43,8 @@ _CHILD = textwrap.dedent(
     """
     import os, signal, sys
     sys.path.insert(0, {repo!r})
-    from pipeline import ingest, store
-
+    from pipeline.ingest import driver as ingest
+    from pipeline import store
     mode, argument = sys.argv[1], int(sys.argv[2])
     calls = 0
 
@@ -187,7 +187,7 @@ _WRITER = textwrap.dedent(
     """
     import sys, time
     sys.path.insert(0, {repo!r})
-    from pipeline.ingest import ingest_paths
+    from pipeline.ingest.driver import ingest_paths
 
     summary = ingest_paths([sys.argv[1]], sys.argv[2], batch_size=20,
                            on_batch=lambda batch: time.sleep(0.5))

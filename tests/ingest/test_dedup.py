@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from pipeline.ingest import ingest_paths
+from pipeline.ingest.driver import ingest_paths
 from tests.ingest.conftest import HAND_TABLES, count, deal_hand, query, table_rows, write_jsonl
 
 

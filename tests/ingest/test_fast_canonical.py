@@ -1,7 +1,7 @@
 """The columnar canonical path accepts only what the per-record path accepts, with the same rows.
 
 Every line of a batch goes through ``_prepare_canonical`` twice: once with the columnar fast
-path (pipeline.fast_canonical) and once with every line forced through the canonical reader and
+path (pipeline.ingest.fast_canonical) and once with every line forced through the canonical reader and
 ``parse_hand``. The rejects (line, reason), the candidates (key, content hash, line) and every
 table's rows must be the same. The records are the demo sample's (three variants, Fantasyland
 hands), hand-made shapes the simulator never writes, and thousands of random mutations of both.
@@ -19,9 +19,9 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from pipeline.fast_canonical import parse_canonical_batch
-from pipeline.ingest import _prepare_canonical
-from pipeline.validate import parse_hand
+from pipeline.ingest.driver import _prepare_canonical
+from pipeline.ingest.fast_canonical import parse_canonical_batch
+from pipeline.records.validate import parse_hand
 from tests.ingest.conftest import deal_hand
 
 DEMO = Path(__file__).resolve().parents[2] / "sample_data" / "demo-hands.jsonl.gz"

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.evaluate import score_record
-from pipeline.ingest import ingest_mappings, ingest_paths
+from pipeline.ingest.driver import ingest_mappings, ingest_paths
+from pipeline.ingest.evaluate import score_record
+from pipeline.records.validate import parse_hand
 from pipeline.rules.ruleset import preset
 from pipeline.store import hand_key
-from pipeline.validate import parse_hand
 from tests.ingest.conftest import REPO, count, deal_hand, query, write_jsonl
 
 
@@ -229,7 +229,7 @@ def test_canonical_files_are_streamed(
 ) -> None:
     """A canonical file's lines are read as batches are written, never all first: when the
     first batch commits, at most the batches in flight have been read."""
-    import pipeline.ingest as ingest_module
+    import pipeline.ingest.driver as ingest_module
 
     source = write_jsonl(tmp_path / "a.jsonl", [deal_hand(seed) for seed in range(200)])
     real_read_raw_lines = ingest_module.read_raw_lines

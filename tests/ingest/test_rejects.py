@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.ingest import ingest_paths
+from pipeline.ingest.driver import ingest_paths
 from tests.ingest.conftest import count, deal_hand, query, write_jsonl
 
 
@@ -157,7 +157,7 @@ def test_records_before_a_reader_gives_up_still_land(
     tmp_path: Path, database: Path, monkeypatch, name: str, reader: str
 ) -> None:
     """A reader that fails on the whole file midway (FormatError) keeps what it read so far."""
-    import pipeline.ingest as ingest_module
+    import pipeline.ingest.driver as ingest_module
     from pipeline.formats import FormatError
 
     if name.endswith(".csv"):

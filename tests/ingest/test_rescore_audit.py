@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.evaluate import score_record
-from pipeline.ingest import ingest_paths, rescore
+from pipeline.ingest.driver import ingest_paths, rescore
+from pipeline.ingest.evaluate import score_record
+from pipeline.read.stats import audit_rows
+from pipeline.records.validate import parse_hand
 from pipeline.rules.ruleset import preset, ruleset_from_mapping
-from pipeline.stats import audit_rows
 from pipeline.store import connect, hand_key
-from pipeline.validate import parse_hand
 from tests.ingest.conftest import count, deal_hand, query, table_rows, write_jsonl
 
 
@@ -147,7 +147,7 @@ def test_rescore_accounts_for_hands_stored_or_deleted_meanwhile(
 ) -> None:
     """Between reading the keys and its last transaction a re-score lets other writers in:
     hands they store are scored in the last transaction, hands they delete leave no rows."""
-    import pipeline.ingest as ingest_module
+    import pipeline.ingest.driver as ingest_module
 
     records = [deal_hand(seed) for seed in range(30)]
     ingest_paths([write_jsonl(tmp_path / "a.jsonl", records)], database)

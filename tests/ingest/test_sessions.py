@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.ingest import ingest_mappings, ingest_paths
+from pipeline.ingest.driver import ingest_mappings, ingest_paths
 from tests.ingest.conftest import deal_hand, query, write_jsonl
 
 TIMES_T1 = ("20:00", "20:10", "20:35", "21:20", "21:40")  # 45-minute break before 21:20

@@ -1,4 +1,4 @@
-"""pipeline.live: entry checks, canonical live records, scoring, the button and Fantasyland,
+"""pipeline.live.entry: entry checks, canonical live records, scoring, the button and Fantasyland,
 edit and delete, and storing through ingestion — against hand-derived expectations."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from decimal import Decimal
 import duckdb
 import pytest
 
-from pipeline import live
-from pipeline.ingest import ingest_paths
+from pipeline.ingest.driver import ingest_paths
+from pipeline.live import entry as live
+from pipeline.records.validate import parse_hand
 from pipeline.rules.cards import parse_cards
 from pipeline.rules.game import Row, Variant
 from pipeline.rules.ruleset import preset
 from pipeline.store import hand_key
-from pipeline.validate import parse_hand
 from tests.live import scenario as sc
 
 START = datetime(2026, 11, 1, 20, 15, 3, tzinfo=UTC)

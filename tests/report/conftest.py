@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.ingest import ingest_mappings
+from pipeline.ingest.driver import ingest_mappings
 from pipeline.report import ReportSettings
 from tests.report.hands import Expected, expected_rows, records
 

@@ -1,6 +1,6 @@
 """The report's numbers (JSON form) against values computed here from the hand-made records.
 
-The database is built by pipeline.ingest; the expected values come from tests/report/hands.py
+The database is built by pipeline.ingest.driver; the expected values come from tests/report/hands.py
 (hand-checked boards, points settled by the rules core) and plain Python below - never from the
 database or from pipeline.report.
 """
@@ -386,7 +386,7 @@ def _wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]
 
 def test_undated_hands(tmp_path: Path, hand_records: list[dict]) -> None:
     """Hands without a start time: no sessions, no trend, said so; everything else still works."""
-    from pipeline.ingest import ingest_mappings
+    from pipeline.ingest.driver import ingest_mappings
 
     undated = [dict(record, started_at=None, site="undated") for record in hand_records
                if record["table"] == "C1"]

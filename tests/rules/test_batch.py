@@ -1,4 +1,4 @@
-"""The batch evaluator (pipeline/rules/batch.py) and the record scorer (pipeline/evaluate.py) on
+"""The batch evaluator (pipeline/rules/batch.py) and the record scorer (pipeline/ingest/evaluate.py) on
 hand-derived examples; the large random agreement checks live in test_properties.py.
 
 Boards P, Q, R, F are those of test_scoring.py (derivations there):
@@ -11,8 +11,8 @@ import random
 import numpy as np
 import pytest
 
-from pipeline.evaluate import score_output, score_record, score_records
-from pipeline.record import FinalBoard, HandRecord, PlayerRecord
+from pipeline.ingest.evaluate import score_output, score_record, score_records
+from pipeline.records.record import FinalBoard, HandRecord, PlayerRecord
 from pipeline.rules.batch import evaluate_boards, score_pairs, settle_hands
 from pipeline.rules.ruleset import preset, ruleset_from_mapping
 from pipeline.rules.values import HandClass, LowClass
@@ -114,7 +114,7 @@ def test_settle_hands_with_a_cap_follows_the_strict_order():
     assert settle_hands(columns, np.asarray([[0, 1, 2, 3]]), cap10).tolist() == [[-10, -10, 30, -10]]
 
 
-# --- pipeline.evaluate: score_record (scalar) == score_records (batch) -----------------------
+# --- pipeline.ingest.evaluate: score_record (scalar) == score_records (batch) -----------------------
 NAMES = ("mara", "jun", "lee", "ola")
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline.records.rules_file import load_rules_file
 from pipeline.rules.ruleset import preset
-from pipeline.rules_file import load_rules_file
 from tests.rules.helpers import CLASSIC, PINEAPPLE, board
 
 RANKS = "23456789TJQKA"

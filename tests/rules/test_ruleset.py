@@ -8,6 +8,7 @@ import dataclasses
 
 import pytest
 
+from pipeline.records.rules_file import load_rules_file, resolve_rules
 from pipeline.rules.ruleset import (
     PRESET_NAMES,
     RoyaltyMode,
@@ -17,7 +18,6 @@ from pipeline.rules.ruleset import (
     ruleset_from_mapping,
 )
 from pipeline.rules.values import HandClass, LowClass
-from pipeline.rules_file import load_rules_file, resolve_rules
 
 RANKS = "23456789TJQKA"
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import pytest
 
+from pipeline.records.rules_file import load_rules_file
 from pipeline.rules.ruleset import preset, ruleset_from_mapping
 from pipeline.rules.scoring import score_hand, score_pair, settlement_pairs
-from pipeline.rules_file import load_rules_file
 from tests.rules.helpers import board
 
 P_TEXT = "2c 3d 5h / Jc Jd 4c 6d 8h / Ac Ad 7c 7d 9h"

@@ -78,7 +78,7 @@ def test_patterns_place_or_discard_every_card() -> None:
 
 def options_for(dealt_text: str, rows_text: tuple[str, str, str], variant: Variant):
     """The options of one board holding ``rows_text`` when ``dealt_text`` is dealt."""
-    from pipeline.simulate.tables import RANK_KEY_OF_CARD
+    from pipeline.solver.tables import RANK_KEY_OF_CARD
 
     rows = [list(parse_cards(text)) if text else [] for text in rows_text]
     keys = np.asarray([[sum(RANK_KEY_OF_CARD[card] for card in row) for row in rows]])

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.cli import main
-from pipeline.validate import parse_hand
+from pipeline.records.validate import parse_hand
 
 
 def run(arguments: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

@@ -14,7 +14,7 @@ from pipeline.rules.board import evaluate_board
 from pipeline.rules.cards import parse_cards
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet, preset, ruleset_from_mapping
-from pipeline.simulate.fantasyland import DEFAULT_STAY_VALUE, Arrangement, solve_fantasyland
+from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE, Arrangement, solve_fantasyland
 
 STANDARD = preset("standard")
 REQUALIFY = ruleset_from_mapping({"name": "requalify", "fantasyland": {"stay_requalify": True}})

@@ -13,7 +13,7 @@ from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import preset
 from pipeline.rules.values import evaluate_five, evaluate_low, evaluate_three, low_class
 from pipeline.simulate.outlook import row_outlooks, state_space, strength_scale
-from pipeline.simulate.tables import KEY_LIMIT, RANK_KEY_OF_CARD
+from pipeline.solver.tables import KEY_LIMIT, RANK_KEY_OF_CARD
 
 STANDARD = preset("standard")
 

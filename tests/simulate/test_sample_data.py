@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from pipeline.cli import main
-from pipeline.evaluate import score_record
+from pipeline.ingest.evaluate import score_record
+from pipeline.records.validate import InvalidHand, parse_hand
 from pipeline.rules.ruleset import preset
-from pipeline.validate import InvalidHand, parse_hand
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
 DEMO_COMMAND = [

@@ -9,11 +9,11 @@ from datetime import timedelta
 
 import pytest
 
-from pipeline.evaluate import score_record
+from pipeline.ingest.evaluate import score_record
+from pipeline.records.validate import parse_hand
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import preset, ruleset_from_mapping
 from pipeline.simulate.simulation import SimulationConfig, SimulationError, simulate
-from pipeline.validate import parse_hand
 from tests.simulate.helpers import lines_of, records_of, sessions_of, when
 
 CASES = [

@@ -2,7 +2,7 @@
 
 Ingesting a million hands is mostly validating a million ordinary records. This module takes a
 batch of raw lines and, for every line that is a plainly valid canonical record, produces its
-:class:`~pipeline.columns.HandColumns` without building a :class:`~pipeline.record.HandRecord`:
+:class:`~pipeline.ingest.columns.HandColumns` without building a :class:`~pipeline.records.record.HandRecord`:
 
 * msgspec decodes each line into typed structs, checking the JSON types as it parses (no
   coercion: a seat of ``"3"`` or ``3.0`` is not plainly valid); card lists stay raw JSON text,
@@ -13,10 +13,10 @@ batch of raw lines and, for every line that is a plainly valid canonical record,
   the cards of each street dealt exactly once as placed + discarded (64-bit card masks and
   popcounts), the street shapes of the variant, rows of 3/5/5, no card twice in a hand, and a
   board given beside the streets holding the same cards;
-* the content hash is built from the same bytes :func:`pipeline.columns.content_hash` hashes.
+* the content hash is built from the same bytes :func:`pipeline.ingest.columns.content_hash` hashes.
 
 Anything this path does not accept outright (extra fields, another card spelling, a bad
-record...) is handed back by position, for the per-record path (:func:`pipeline.validate.
+record...) is handed back by position, for the per-record path (:func:`pipeline.records.validate.
 parse_hand`), which accepts or rejects it with its precise reason. So the fast path may only
 ever accept a record the per-record path accepts, with the same columns and hash;
 tests/ingest/test_fast_canonical.py checks that on generated and mutated records.
@@ -32,7 +32,7 @@ from datetime import datetime
 import msgspec
 import numpy as np
 
-from pipeline.columns import (
+from pipeline.ingest.columns import (
     DISCARD_MARKER,
     PLACED_MARKER,
     RANK_OF_BYTE,
@@ -43,9 +43,9 @@ from pipeline.columns import (
     player_bytes,
     utc_timestamp,
 )
+from pipeline.records.validate import MAX_SEAT, STARTED_AT_PATTERN
 from pipeline.rules.game import VARIANTS_BY_NAME, Variant
 from pipeline.store import hand_key
-from pipeline.validate import MAX_SEAT, STARTED_AT_PATTERN
 
 __all__ = ["parse_canonical_batch"]
 

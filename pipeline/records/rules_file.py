@@ -12,7 +12,7 @@ import jsonschema
 
 from pipeline.rules.ruleset import PRESET_NAMES, RulesError, RuleSet, preset, ruleset_from_mapping
 
-SCHEMA_DIRECTORY = Path(__file__).resolve().parent.parent / "schemas"
+SCHEMA_DIRECTORY = Path(__file__).resolve().parents[2] / "schemas"
 RULES_SCHEMA_PATH = SCHEMA_DIRECTORY / "rules.schema.json"
 
 

@@ -2,8 +2,8 @@
 
 The one way hand data gets into the database (schemas/database.md). A file is streamed through
 its format reader (:func:`pipeline.formats.read_source`) in batches of ``batch_size`` records;
-each batch is validated (:func:`pipeline.validate.parse_hand`), re-scored in one go as columns
-by the batch rules core (the verdicts :func:`pipeline.evaluate.score_records` gives), turned into
+each batch is validated (:func:`pipeline.records.validate.parse_hand`), re-scored in one go as columns
+by the batch rules core (the verdicts :func:`pipeline.ingest.evaluate.score_records` gives), turned into
 columns (Arrow) and written in **one transaction** covering every table, rejects included. The write connection is opened per batch
 and closed right after, so the dashboard's short read-only connections get in between batches.
 Large canonical JSON Lines files are parsed, validated and scored by worker processes while this
@@ -48,7 +48,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline import store
-from pipeline.columns import (
+from pipeline.formats import FormatError, SourceRecord, read_source
+from pipeline.formats import canonical as canonical_reader
+from pipeline.formats.base import clip_raw
+from pipeline.formats.source import RawLine, SourceLine, decode_line, read_raw_lines
+from pipeline.ingest.columns import (
     FRAME_ORDER,
     RANK_OF_BYTE,
     SUIT_OF_BYTE,
@@ -60,24 +64,20 @@ from pipeline.columns import (
     scoring_columns,
     verdict_tables,
 )
-from pipeline.columns import from_records as columns_from_records
-from pipeline.fast_canonical import parse_canonical_batch
-from pipeline.formats import FormatError, SourceRecord, read_source
-from pipeline.formats import canonical as canonical_reader
-from pipeline.formats.base import clip_raw
-from pipeline.formats.source import RawLine, SourceLine, decode_line, read_raw_lines
-from pipeline.record import HandRecord
-from pipeline.rules.cards import parse_cards
-from pipeline.rules.game import VARIANTS_BY_NAME
-from pipeline.rules.ruleset import RulesError, RuleSet
-from pipeline.rules_file import RulesResolver, resolve_rules
-from pipeline.sessions import (
+from pipeline.ingest.columns import from_records as columns_from_records
+from pipeline.ingest.fast_canonical import parse_canonical_batch
+from pipeline.ingest.sessions import (
     DEFAULT_SESSION_GAP_MINUTES,
     SESSION_GAP_META_KEY,
     update_session_points,
     update_sessions,
 )
-from pipeline.validate import InvalidHand, parse_hand
+from pipeline.records.record import HandRecord
+from pipeline.records.rules_file import RulesResolver, resolve_rules
+from pipeline.records.validate import InvalidHand, parse_hand
+from pipeline.rules.cards import parse_cards
+from pipeline.rules.game import VARIANTS_BY_NAME
+from pipeline.rules.ruleset import RulesError, RuleSet
 
 __all__ = [
     "DEFAULT_BATCH_SIZE",
@@ -489,8 +489,8 @@ def _prepare_canonical(
     """Parse, validate, score and build the columns of a batch of canonical JSON Lines lines
     (in a worker process, or in this one for a small file).
 
-    Plainly valid records take the columnar path (:mod:`pipeline.fast_canonical`); every other
-    line goes through the canonical reader and :func:`pipeline.validate.parse_hand`, exactly as
+    Plainly valid records take the columnar path (:mod:`pipeline.ingest.fast_canonical`); every other
+    line goes through the canonical reader and :func:`pipeline.records.validate.parse_hand`, exactly as
     a record of any other format would, so its reason is the precise one. ``fast=False`` sends
     every line that way (tests compare the two). With ``spill`` (a path prefix) the frames are
     left in Arrow files there (see :class:`_Prepared`).
@@ -549,7 +549,7 @@ def _worker_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes, started now (forked from a server that has imported
     this module, so each starts in milliseconds)."""
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["pipeline.ingest"])
+    context.set_forkserver_preload(["pipeline.ingest.driver"])
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start)
     for _ in range(workers):
         pool.submit(_worker_ready)
@@ -1305,7 +1305,7 @@ def _hand_keys(connection: duckdb.DuckDBPyConnection) -> np.ndarray:
 
 def _score_stored(boards: pa.Table, rules_for: Callable[[str], RuleSet]) -> dict[str, pa.Table]:
     """Evaluations, matchups and results for stored boards: the batch's columns scored by
-    :func:`pipeline.columns.verdict_tables`, as at ingest."""
+    :func:`pipeline.ingest.columns.verdict_tables`, as at ingest."""
     keys = boards.column("hand_key").to_numpy()
     count = len(keys)
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if count else np.zeros(0, int)

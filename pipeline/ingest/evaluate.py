@@ -1,7 +1,7 @@
 """Scoring canonical hand records with the rules core: one at a time or whole batches.
 
 :func:`score_record` is the scalar reference; :func:`score_records` does the same for many
-records through the batch core ingest also uses (:func:`pipeline.columns.score_columns`).
+records through the batch core ingest also uses (:func:`pipeline.ingest.columns.score_columns`).
 Both return :class:`ScoredHand` values with identical content.
 """
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.columns import CLASS_LABELS, score_columns, scoring_columns
-from pipeline.record import HandRecord
+from pipeline.ingest.columns import CLASS_LABELS, score_columns, scoring_columns
+from pipeline.records.record import HandRecord
 from pipeline.rules.board import BoardEvaluation, evaluate_board
 from pipeline.rules.game import ROWS
 from pipeline.rules.ruleset import RuleSet
@@ -110,7 +110,7 @@ def score_records(hands: Sequence[HandRecord], rules_for: RulesLookup) -> list[S
 
     ``rules_for`` maps a record's ``rules`` name to a RuleSet (it may ignore the name to apply an
     override). The hands are scored as one batch of columns by
-    :func:`pipeline.columns.score_columns`, the same core ingest uses.
+    :func:`pipeline.ingest.columns.score_columns`, the same core ingest uses.
     """
     if not hands:
         return []

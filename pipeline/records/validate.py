@@ -25,7 +25,7 @@ import re
 from datetime import datetime
 from typing import Any
 
-from pipeline.record import FinalBoard, HandRecord, PlayerRecord, Street
+from pipeline.records.record import FinalBoard, HandRecord, PlayerRecord, Street
 from pipeline.rules.cards import Card, CardError, card_text, parse_card
 from pipeline.rules.game import ROW_SIZES, ROWS, VARIANTS_BY_NAME, Row, Variant
 

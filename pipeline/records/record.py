@@ -1,6 +1,6 @@
 """The canonical hand record (spec/hand-format.md) as small typed values.
 
-Readers yield plain JSON-like mappings; :mod:`pipeline.validate` turns a mapping into a
+Readers yield plain JSON-like mappings; :mod:`pipeline.records.validate` turns a mapping into a
 :class:`HandRecord` or a precise reason. Everything here is pure data, no I/O.
 Unknown fields are kept in ``extra`` so nothing a source recorded is lost.
 """

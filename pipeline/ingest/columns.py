@@ -2,8 +2,8 @@
 
 :class:`HandColumns` holds a batch of validated hands as flat arrays: one entry per hand, per
 player, per street and per card placed or discarded. Two feeders fill it: :func:`from_records`
-(any :class:`~pipeline.record.HandRecord`, whatever format it came from) and the columnar
-canonical parser (:mod:`pipeline.fast_canonical`), which never builds records at all. Both give
+(any :class:`~pipeline.records.record.HandRecord`, whatever format it came from) and the columnar
+canonical parser (:mod:`pipeline.ingest.fast_canonical`), which never builds records at all. Both give
 the same columns for the same hand, and :func:`hand_tables` turns columns into the Arrow tables
 of schemas/database.md: the rule-independent ones (hands, seats, boards, placements, discards)
 and the verdicts of the batch rules core (evaluations, matchups, results), scored in one go.
@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from pipeline.record import HandRecord
+from pipeline.records.record import HandRecord
 from pipeline.rules.batch import evaluate_boards, settle_pairs
 from pipeline.rules.cards import card_text
 from pipeline.rules.game import ROWS, Variant
@@ -757,7 +757,7 @@ def verdict_tables(
     columns: HandColumns, rules_for: Callable[[str], RuleSet]
 ) -> dict[str, pa.Table]:
     """Evaluations, matchups and results of the batch, built as columns straight from
-    :func:`score_columns` (the rows :func:`pipeline.evaluate.score_records` gives, in the same
+    :func:`score_columns` (the rows :func:`pipeline.ingest.evaluate.score_records` gives, in the same
     order: hands in batch order, players in record order, pairs in settlement order each
     followed by its mirror)."""
     scored = score_columns(columns, rules_for)

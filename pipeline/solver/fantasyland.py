@@ -33,7 +33,7 @@ from pipeline.rules.cards import Card, card_text
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet
 from pipeline.rules.values import CATEGORY_SHIFT, HandClass, LowClass
-from pipeline.simulate.tables import (
+from pipeline.solver.tables import (
     FIVE_HIGH_ARRAY,
     FIVE_LOW_ARRAY,
     FIVE_LOW_CLASS_ARRAY,

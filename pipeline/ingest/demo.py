@@ -3,7 +3,7 @@
 The hands come from ``sample_data/demo-hands.jsonl.gz`` when the project ships it, else from the
 simulator (``ofc simulate``, run as a child process so the dashboard never imports the CLI), and
 as a last resort from the small real samples in ``sample_data/`` (poker-arena logs, live boards).
-All go through :func:`pipeline.ingest.ingest_paths`, the one way hand data gets into a database.
+All go through :func:`pipeline.ingest.driver.ingest_paths`, the one way hand data gets into a database.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-REPOSITORY = Path(__file__).resolve().parents[1]
+REPOSITORY = Path(__file__).resolve().parents[2]
 SAMPLE_DATA = REPOSITORY / "sample_data"
 SAMPLE_HANDS = SAMPLE_DATA / "demo-hands.jsonl.gz"
 DATA_DIR_ENV = "OFC_DATA_DIR"
@@ -70,9 +70,9 @@ def build_demo_database(database: str | os.PathLike[str], rebuild: bool = False,
                         hands: int = DEFAULT_SIMULATED_HANDS):  # noqa: ANN201
     """Ingest the demo hands into ``database`` (created, or replaced with ``rebuild``).
 
-    Returns the :class:`pipeline.ingest.IngestSummary`.
+    Returns the :class:`pipeline.ingest.driver.IngestSummary`.
     """
-    from pipeline.ingest import ingest_paths
+    from pipeline.ingest.driver import ingest_paths
 
     database = Path(database)
     database.parent.mkdir(parents=True, exist_ok=True)

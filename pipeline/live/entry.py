@@ -19,7 +19,7 @@ derived from them). Every step returns a new session:
   :func:`delete_last_hand` takes it back.
 
 The ``store_hand``/``replace_hand``/``remove_hand`` functions at the end write a hand to the
-database, always through :mod:`pipeline.ingest` (the same tables and keys as file ingestion).
+database, always through :mod:`pipeline.ingest.driver` (the same tables and keys as file ingestion).
 """
 
 from __future__ import annotations
@@ -35,15 +35,15 @@ from typing import Any
 import duckdb
 
 from pipeline import store
-from pipeline.evaluate import ScoredHand, score_record
-from pipeline.ingest import delete_hand, ingest_mappings
-from pipeline.record import FinalBoard
+from pipeline.ingest.driver import delete_hand, ingest_mappings
+from pipeline.ingest.evaluate import ScoredHand, score_record
+from pipeline.records.record import FinalBoard
+from pipeline.records.rules_file import resolve_rules
+from pipeline.records.validate import parse_hand
 from pipeline.rules.board import evaluate_board
 from pipeline.rules.cards import Card, CardError, card_text, parse_card
 from pipeline.rules.game import ROW_SIZES, ROWS, Row, Variant
 from pipeline.rules.ruleset import RulesError, RuleSet
-from pipeline.rules_file import resolve_rules
-from pipeline.validate import parse_hand
 
 __all__ = [
     "LIVE_SITE",
@@ -713,7 +713,7 @@ def format_money(amount: Decimal) -> str:
     return f"{amount:+.2f}" if amount else "0.00"
 
 
-# --- the database (always through pipeline.ingest) -----------------------------------------
+# --- the database (always through pipeline.ingest.driver) -----------------------------------------
 
 
 class LiveStoreError(RuntimeError):
@@ -725,7 +725,7 @@ def _source_name(hand: LiveHand) -> str:
 
 
 def store_hand(database: str | Path, hand: LiveHand, rules: RuleSet) -> None:
-    """Write a saved hand to the database through :func:`pipeline.ingest.ingest_mappings`.
+    """Write a saved hand to the database through :func:`pipeline.ingest.driver.ingest_mappings`.
 
     Storing the same hand twice is harmless (a duplicate); a different hand under the same id
     raises :class:`LiveStoreError` (use :func:`replace_hand` for an edit).
