@@ -11,7 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from dashboard import components
-from pipeline.read import queries
+from pipeline import read
 
 # Page scripts live in views/, not pages/: a pages/ folder beside the main script would make
 # Streamlit treat this as an old-style multipage app (deep links bypassing app.py).
@@ -29,7 +29,7 @@ def main() -> None:
     st.set_page_config(page_title="OFC analytics", page_icon="🃏", layout="wide")
     try:
         status = components.database_status()
-    except queries.DatabaseBusy as error:
+    except read.source.DatabaseBusy as error:
         st.warning(str(error))
         st.stop()
     if status.empty:
@@ -56,14 +56,14 @@ def main() -> None:
             "Data": [st.Page(PAGES / "data.py", title="Data", icon=":material/upload_file:"), record_page()],
         })
         try:
-            components.sidebar_filters(components.ask("filter_options"))
-        except queries.DatabaseBusy as error:
+            components.sidebar_filters(components.ask(read.overview.filter_options))
+        except read.source.DatabaseBusy as error:
             st.warning(str(error))
             st.stop()
         st.sidebar.caption(f"Database: {components.md(components.database_path())} · {status.hands:,} hands")
     try:
         page.run()
-    except queries.DatabaseBusy as error:
+    except read.source.DatabaseBusy as error:
         st.warning(str(error))
 
 

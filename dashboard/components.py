@@ -12,20 +12,24 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Sequence
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import polars as pl
 import streamlit as st
 
-from pipeline import store
-from pipeline.read import queries
-from pipeline.read.queries import FilterOptions, Filters
+from pipeline import read, store
+from pipeline.read.overview import FilterOptions
+from pipeline.read.scope import Filters
+from pipeline.read.source import Database
 
 DATABASE_ENV = "OFC_DASHBOARD_DB"
 FILTERS_KEY = "ofc_filters"
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 SUIT_SYMBOLS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 SUIT_COLOURS = {"s": "#1f2328", "h": "#c62828", "d": "#1565c0", "c": "#2e7d32"}
@@ -69,10 +73,10 @@ def run_connection(path: Path) -> Any:
     if current is not None and current[0] == path:
         return current[1]
     release_connection()
-    access = queries.read_access()
+    access = read.source.read_access()
     access.__enter__()
     try:
-        connection = queries.open_reader(path)
+        connection = read.source.open_reader(path)
     except BaseException:
         access.__exit__(None, None, None)
         raise
@@ -92,30 +96,37 @@ def release_connection() -> None:
         current[2].__exit__(None, None, None)
 
 
-queries.before_write(release_connection)
+read.source.before_write(release_connection)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def _ask(name: str, path: str, state: tuple[int, int, int, int], arguments: tuple,
-         _connect: Any = None) -> Any:
-    return getattr(queries, name)(_connect() if _connect else path, *arguments)
+def _answer(question_name: str, path: str, state: Hashable, arguments: tuple, keywords: tuple,
+            _question: Callable[..., Any], _connect: Callable[[], Any]) -> Any:
+    # question_name, path, state and the arguments are the cache key; _question and _connect
+    # (leading underscore: not hashed) do the work on a miss
+    return _question(_connect(), *arguments, **dict(keywords))
 
 
-def ask(name: str, *arguments: Any) -> Any:
-    """Answer one question of :mod:`pipeline.read.queries` on the current database.
+def ask(question: Callable[Concatenate[Database, P], R], *arguments: P.args,
+        **keywords: P.kwargs) -> R:
+    """Answer one question of the read model (:mod:`pipeline.read`) on the current database.
 
-    The answer is cached until the database file changes (a new ingest), so a refresh shows new
-    hands while repeated page views cost nothing.
+    ``question`` is the function itself (``ask(read.players.player_kpis, filters)``), so a rename or a
+    wrong argument shows in the editor and the type checker. The answer is cached until the
+    database file changes (a new ingest), so a refresh shows new hands while repeated page views
+    cost nothing.
     """
     path = database_path()
-    return _ask(name, str(path), queries.database_state(path), tuple(arguments),
-                lambda: run_connection(path))
+    name = f"{question.__module__}.{question.__qualname__}"
+    return _answer(name, str(path), read.source.database_state(path), tuple(arguments),
+                   tuple(sorted(keywords.items())), question, lambda: run_connection(path))
 
 
-def database_status() -> queries.DatabaseStatus:
+def database_status() -> read.overview.DatabaseStatus:
     """The status of the current database (missing, empty, or how many hands)."""
     path = database_path()
-    return _ask("database_status", str(path), queries.database_state(path), ())
+    return _answer("database_status", str(path), read.source.database_state(path), (), (),
+                   lambda _connection: read.overview.database_status(path), lambda: None)
 
 
 # --- text -------------------------------------------------------------------------------------
@@ -260,7 +271,7 @@ def current_filters() -> Filters:
 
 def choose_hero(filters: Filters, key: str = "hero") -> str | None:
     """The hero: chosen on the page among the sidebar's players (or everyone)."""
-    options: FilterOptions = ask("filter_options")
+    options: FilterOptions = ask(read.overview.filter_options)
     candidates = list(filters.players) or list(options.players)
     if not candidates:
         return None
@@ -292,14 +303,14 @@ def _final_board(player_row: dict[str, Any]) -> dict[str, list[str]]:
 
 def render_hand(hand_key: int, key: str = "replay") -> None:
     """Replay one hand: header, a street slider, each board as it grew, then the scoring."""
-    header = ask("hand_header", hand_key)
+    header = ask(read.hands.hand_header, hand_key)
     if header.is_empty():
         st.info("That hand is no longer in the database.")
         return
     hand = header.row(0, named=True)
-    players: pl.DataFrame = ask("hand_players", hand_key)
-    cards: pl.DataFrame = ask("hand_streets", hand_key)
-    matchups: pl.DataFrame = ask("hand_matchups", hand_key)
+    players: pl.DataFrame = ask(read.hands.hand_players, hand_key)
+    cards: pl.DataFrame = ask(read.hands.hand_streets, hand_key)
+    matchups: pl.DataFrame = ask(read.hands.hand_matchups, hand_key)
     when = hand["started_at"].strftime("%Y-%m-%d %H:%M:%S") if hand["started_at"] else "undated"
     st.markdown(
         f"**Hand {md(hand['hand_id'])}** · site {md(hand['site'])} · "
@@ -412,7 +423,7 @@ def ingest_uploads(files: Sequence[Any]) -> None:
                              text=f"Ingesting {name}: {report.records:,} records in batch {report.batch}")
 
             try:
-                with queries.database_lock():
+                with read.source.database_lock():
                     summary = ingest_paths([target], database, on_batch=on_batch)
             except IngestError as error:
                 lines.append({"file": upload.name, "status": "failed", "stored": 0,

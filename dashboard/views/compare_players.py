@@ -5,18 +5,19 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import components
+from pipeline import read
 from pipeline.read import charts
 
 MAX_DEFAULT_PLAYERS = 6
 
 filters = components.current_filters()
 st.title("Compare players")
-options = components.ask("filter_options")
+options = components.ask(read.overview.filter_options)
 players = list(filters.players) or list(options.players[:MAX_DEFAULT_PLAYERS])
 if not filters.players:
     st.caption(f"The {len(players)} most active players; choose players in the sidebar to change.")
 chosen = filters.with_players(players)
-kpis = components.ask("player_kpis", chosen)
+kpis = components.ask(read.players.player_kpis, chosen)
 if kpis.is_empty():
     st.info("No hands for these players with these filters.")
     st.stop()
@@ -37,9 +38,9 @@ st.dataframe(
     },
 )
 
-st.plotly_chart(charts.cumulative_points_chart(components.ask("cumulative_points", chosen)))
+st.plotly_chart(charts.cumulative_points_chart(components.ask(read.players.cumulative_points, chosen)))
 
-sessions = components.ask("session_results", chosen)
+sessions = components.ask(read.sessions.session_results, chosen)
 st.subheader("Session by session")
 if sessions.is_empty():
     st.caption("No sessions recorded for these players.")

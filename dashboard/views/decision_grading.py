@@ -8,13 +8,14 @@ import streamlit as st
 
 from dashboard import components
 from dashboard.components import board_html, cards_html, kpi, md, percent, show_html
+from pipeline import read
 from pipeline.read import charts
 
 ROWS = ("top", "middle", "bottom")
 
 filters = components.current_filters()
 st.title("Decision grading")
-summary = components.ask("grading_summary", filters)
+summary = components.ask(read.grading.grading_summary, filters)
 if summary.is_empty():
     st.info("No graded decisions for these filters yet. Grade stored hands (with streets) with "
             "`ofc analyze --db FILE [--player NAME] [--rollouts 100]`.")
@@ -52,10 +53,10 @@ else:
 
 left, right = st.columns(2)
 with left:
-    by_street = components.ask("grading_by_street", hero_filters)
+    by_street = components.ask(read.grading.grading_by_street, hero_filters)
     st.plotly_chart(charts.ev_loss_bars(by_street, "street", "EV loss by street"))
 with right:
-    by_situation = components.ask("grading_by_situation", hero_filters)
+    by_situation = components.ask(read.grading.grading_by_situation, hero_filters)
     st.plotly_chart(charts.ev_loss_bars(by_situation, "situation", "EV loss by situation"))
     st.caption("fantasyland_draw: the play made or the best one goes for Fantasyland; "
                "fantasyland_made: the top already qualifies.")
@@ -90,7 +91,7 @@ def _placement_html(title: str, placement: dict, estimate: str) -> str:
 
 st.subheader("Worst decisions")
 mistakes_only = st.checkbox("Mistakes only", key="grading_mistakes_only")
-worst = components.ask("worst_decisions", hero_filters, 50, mistakes_only)
+worst = components.ask(read.grading.worst_decisions, hero_filters, 50, mistakes_only)
 if worst.is_empty():
     st.info("No graded decision matches.")
 else:
@@ -107,10 +108,10 @@ else:
     }
     picked = st.selectbox("Replay", choices, format_func=labels.__getitem__, key="grading_pick")
     decision = worst.row(int(picked), named=True)
-    alternatives = components.ask("decision_alternatives", decision["hand_key"], hero,
+    alternatives = components.ask(read.grading.decision_alternatives, decision["hand_key"], hero,
                                   decision["street"])
-    cards = components.ask("hand_streets", decision["hand_key"])
-    players = components.ask("hand_players", decision["hand_key"])
+    cards = components.ask(read.hands.hand_streets, decision["hand_key"])
+    players = components.ask(read.hands.hand_players, decision["hand_key"])
     chosen = alternatives.filter(pl.col("is_chosen")).row(0, named=True)
     best = alternatives.filter(pl.col("is_best")).row(0, named=True)
     before = _board_before(cards, hero, decision["street"], include=False)
@@ -153,7 +154,7 @@ else:
                "play made on the same rollouts; equivalents: placements worth exactly the same.")
 
 st.subheader("Fantasyland hands against the solver")
-fantasyland = components.ask("fantasyland_comparisons", hero_filters, 200)
+fantasyland = components.ask(read.grading.fantasyland_comparisons, hero_filters, 200)
 if fantasyland.is_empty():
     st.info("No Fantasyland hand graded for this player.")
 else:

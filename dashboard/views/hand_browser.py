@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import components
-from pipeline.read.queries import HandFlags
+from pipeline import read
+from pipeline.read.scope import HandFlags
 
 filters = components.current_filters()
 st.title("Hand browser")
@@ -20,7 +21,7 @@ flags = HandFlags(fouls_only=fouls_only, min_royalties=int(minimum) if big else 
                   fantasyland=fantasyland, disagreements=disagreements)
 if len(filters.players) > 0:
     st.caption("Flags look at the chosen players' boards.")
-hands = components.ask("hand_list", filters, flags)
+hands = components.ask(read.hands.hand_list, filters, flags)
 total = int(hands["total"][0]) if not hands.is_empty() else 0
 st.caption(f"{total:,} hands match; showing the {hands.height:,} most recent.")
 if hands.is_empty():

@@ -6,11 +6,12 @@ import streamlit as st
 
 from dashboard import components
 from dashboard.components import kpi, percent
+from pipeline import read
 from pipeline.read import charts
 
 filters = components.current_filters()
 st.title("Overview")
-totals = components.ask("overview_totals", filters).row(0, named=True)
+totals = components.ask(read.overview.overview_totals, filters).row(0, named=True)
 
 columns = st.columns(5)
 kpi(columns[0], "Hands", f"{totals['hands']:,}")
@@ -33,12 +34,12 @@ kpi(columns[2], "Quarantined records", f"{totals['rejects']:,}",
     "Records ingestion refused, with reasons on the Data page")
 kpi(columns[3], "Files ingested", f"{totals['files']:,}")
 
-st.plotly_chart(charts.hands_per_day_chart(components.ask("hands_by_day", filters)))
+st.plotly_chart(charts.hands_per_day_chart(components.ask(read.overview.hands_by_day, filters)))
 
 left, right = st.columns([3, 2])
 with left:
     st.subheader("Players")
-    leaderboard = components.ask("player_leaderboard", filters)
+    leaderboard = components.ask(read.overview.player_leaderboard, filters)
     st.dataframe(
         leaderboard, hide_index=True, key="leaderboard",
         column_config={
@@ -49,7 +50,7 @@ with left:
     )
 with right:
     st.subheader("Quarantine reasons")
-    health = components.ask("data_health")
+    health = components.ask(read.data.data_health)
     if health.is_empty():
         st.caption("No record was quarantined.")
     else:

@@ -6,6 +6,7 @@ import streamlit as st
 
 from dashboard import components
 from dashboard.components import kpi, md, percent, signed
+from pipeline import read
 from pipeline.read import charts
 from pipeline.report.stats import wilson_interval
 
@@ -16,7 +17,7 @@ if hero is None:
     st.info("No player matches these filters.")
     st.stop()
 hero_filters = filters.with_players([hero])
-kpis = components.ask("player_kpis", hero_filters)
+kpis = components.ask(read.players.player_kpis, hero_filters)
 if kpis.is_empty():
     st.info("No hands for this player with these filters.")
     st.stop()
@@ -57,27 +58,27 @@ st.caption(
 left, right = st.columns(2)
 with left:
     st.plotly_chart(charts.cumulative_points_chart(
-        components.ask("cumulative_points", hero_filters)))
+        components.ask(read.players.cumulative_points, hero_filters)))
 with right:
     window = st.select_slider("Rolling window (hands)", [25, 50, 100, 250, 500, 1000], value=100)
     st.plotly_chart(charts.rolling_foul_rate_chart(
-        components.ask("rolling_foul_rate", hero_filters, window), window))
+        components.ask(read.players.rolling_foul_rate, hero_filters, window), window))
 
 left, right = st.columns(2)
 with left:
-    sources = components.ask("royalty_sources", hero_filters)
+    sources = components.ask(read.players.royalty_sources, hero_filters)
     st.plotly_chart(charts.royalty_sources_chart(sources))
 with right:
-    funnel = components.ask("fantasyland_funnel", hero_filters)
+    funnel = components.ask(read.players.fantasyland_funnel, hero_filters)
     st.plotly_chart(charts.fantasyland_funnel_chart(funnel))
 
 left, right = st.columns(2)
 with left:
-    by_variant = components.ask("points_by_variant", hero_filters)
+    by_variant = components.ask(read.players.points_by_variant, hero_filters)
     st.plotly_chart(charts.points_per_hand_bars(by_variant, "variant", "Points per hand by variant"))
     st.dataframe(by_variant, hide_index=True, key="by_variant")
 with right:
-    by_position = components.ask("points_by_position", hero_filters)
+    by_position = components.ask(read.players.points_by_position, hero_filters)
     st.plotly_chart(charts.points_per_hand_bars(
         by_position, "seat_label", "Points per hand by position (button acts last)"))
     st.dataframe(by_position.select("seat_label", "hands", "points", "points_per_hand",

@@ -9,11 +9,12 @@ import polars as pl
 import streamlit as st
 
 from dashboard import components
+from pipeline import read
 from pipeline.read import charts
 
 filters = components.current_filters()
 st.title("Point flow")
-options = components.ask("filter_options")
+options = components.ask(read.overview.filter_options)
 sessions = options.sessions
 if filters.players and not sessions.is_empty():
     sessions = sessions.filter(pl.col("player").is_in(filters.players))
@@ -24,7 +25,7 @@ scope = st.selectbox(
 )
 flow_filters = filters if scope == "all" else replace(filters, sessions=(scope,))
 
-pairs = components.ask("pair_net_points", flow_filters)
+pairs = components.ask(read.flow.pair_net_points, flow_filters)
 if pairs.is_empty():
     st.info("No hands between these players with these filters.")
     st.stop()
@@ -40,7 +41,7 @@ st.dataframe(net, hide_index=True, key="net_pairs")
 st.subheader("Cumulative points per player")
 span = (options.last_day - options.first_day) if options.first_day and options.last_day else None
 bucket = "hour" if span is not None and span <= timedelta(days=3) else "day"
-over_time = components.ask("cumulative_points_by_time", flow_filters, bucket)
+over_time = components.ask(read.players.cumulative_points_by_time, flow_filters, bucket)
 if over_time.is_empty():
     st.caption("No dated hands.")
 else:
@@ -50,5 +51,5 @@ else:
     st.plotly_chart(figure)
 
 st.subheader("Per session")
-by_session = components.ask("points_by_session_pair", flow_filters)
+by_session = components.ask(read.flow.points_by_session_pair, flow_filters)
 st.dataframe(by_session, hide_index=True, key="session_pairs")

@@ -17,9 +17,9 @@ import polars as pl
 import streamlit as st
 
 from dashboard import components
+from pipeline import read
 from pipeline.ingest.driver import IngestError
 from pipeline.live import entry as live
-from pipeline.read import queries
 from pipeline.rules.cards import RANKS, SUITS, CardError, card_text, parse_card
 from pipeline.rules.game import ROW_SIZES, ROWS, Row, Variant
 from pipeline.rules.ruleset import PRESET_NAMES
@@ -212,7 +212,7 @@ def _save() -> None:
                                         "to complete or correct (see the messages under the fields).")
         return
     try:
-        with queries.database_lock():
+        with read.source.database_lock():
             if editing:
                 live.replace_hand(components.database_path(), hand, new_session.rules)
             else:
@@ -280,7 +280,7 @@ def _delete_last() -> None:
         return
     new_session, hand = live.delete_last_hand(session)
     try:
-        with queries.database_lock():
+        with read.source.database_lock():
             live.remove_hand(components.database_path(), hand)
     except (IngestError, OSError) as error:
         state[NOTICE] = ("error", f"Not deleted: {error}")

@@ -10,7 +10,7 @@ import streamlit as st
 
 from dashboard import components
 from dashboard.components import kpi, md
-from pipeline.read import queries
+from pipeline import read
 from pipeline.report import NoHandsError, ReportRequest, ReportSettings, create_report, report_dict
 from pipeline.report.model import Report
 from pipeline.report.render import (
@@ -45,7 +45,7 @@ def rendered(path: str, state: tuple[int, int, int, int], request: ReportRequest
 
 
 filters = components.current_filters()
-options: queries.FilterOptions = components.ask("filter_options")
+options: read.overview.FilterOptions = components.ask(read.overview.filter_options)
 st.title("Coaching report")
 st.caption("One player's play explained with evidence: each finding compares the player with "
            "everyone else in scope and says how sure it is. The same report as `ofc report`; "
@@ -93,7 +93,7 @@ request = ReportRequest(player=player, aliases=tuple(aliases), since=since, unti
 settings = ReportSettings(min_sample=int(min_sample), min_sessions=int(min_sessions),
                           percentile_min_hands=int(rank_hands))
 path = components.database_path()
-state = queries.database_state(path)
+state = read.source.database_state(path)
 with st.spinner("Building the report…"):
     report = build(str(path), state, request, settings,
                    lambda: components.run_connection(path))

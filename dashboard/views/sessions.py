@@ -5,10 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import components
+from pipeline import read
 
 filters = components.current_filters()
 st.title("Sessions")
-sessions = components.ask("session_results", filters)
+sessions = components.ask(read.sessions.session_results, filters)
 if sessions.is_empty():
     st.info("No sessions match these filters.")
     st.stop()
@@ -24,7 +25,7 @@ st.dataframe(
 labels = components.session_labels(sessions)
 session_id = st.selectbox("Open session", list(labels), format_func=lambda v: labels[v],
                           key="open_session")
-hands = components.ask("session_hands", session_id)
+hands = components.ask(read.sessions.session_hands, session_id)
 row = sessions.filter(sessions["session_id"] == session_id).row(0, named=True)
 columns = st.columns(4)
 components.kpi(columns[0], "Hands", f"{row['hands']:,}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import components
+from pipeline import read
 from pipeline.ingest import demo
 
 st.title("OFC analytics")
@@ -25,7 +26,7 @@ with left:
     if st.button("Load the demo data", type="primary", key="load_demo"):
         with st.spinner("Building the demo database…"):
             try:
-                with components.queries.database_lock():
+                with read.source.database_lock():
                     summary = demo.build_demo_database(path)
             except Exception as error:  # shown, not raised: the start page never shows a traceback
                 st.error(f"Could not load the demo data: {error}")
@@ -40,4 +41,4 @@ with right:
     components.upload_section()
 if status.rejects:
     st.warning(f"{status.rejects:,} records were quarantined; none could be stored.")
-    st.dataframe(components.ask("rejected_records"), hide_index=True, key="start_rejects")
+    st.dataframe(components.ask(read.data.rejected_records), hide_index=True, key="start_rejects")

@@ -133,7 +133,7 @@ def _print_summary(arguments: argparse.Namespace, summary) -> None:  # noqa: ANN
     from rich.console import Console
     from rich.table import Table
 
-    from pipeline.read import queries
+    from pipeline import read
     console = Console(width=None if sys.stdout.isatty() else 140)
     rate = summary.decisions_per_second
     console.print(
@@ -162,7 +162,7 @@ def _print_summary(arguments: argparse.Namespace, summary) -> None:  # noqa: ANN
         )
     console.print(table)
     players = tuple(sorted(summary.players))
-    stored = queries.grading_summary(arguments.db, queries.Filters(players=players))
+    stored = read.grading.grading_summary(arguments.db, read.scope.Filters(players=players))
     if stored.is_empty():
         return
     table = Table(title="stored grades (every run)")

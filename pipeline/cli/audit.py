@@ -10,7 +10,6 @@ from pipeline.cli.database import (
     print_rows,
     read_rows,
 )
-from pipeline.read.stats import AUDIT_COLUMNS, audit_rows
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,11 +30,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """Print the disagreeing results (exit 0 either way)."""
-    rows = read_rows(arguments.db, audit_rows)
+    from pipeline.read.audit import audit_rows
+
+    audit = read_rows(arguments.db, audit_rows)
+    rows = audit.to_dicts()
     if not rows and arguments.format == "table":
         print("no disagreements: every reported result matches the re-score")
         return 0
     hands = len({(row["site"], row["hand_id"]) for row in rows})
-    print_rows(rows, AUDIT_COLUMNS, arguments.format,
+    print_rows(rows, tuple(audit.columns), arguments.format,
                title=f"{hands} hand(s) disagree with the re-score")
     return 0

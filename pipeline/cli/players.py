@@ -10,7 +10,6 @@ from pipeline.cli.database import (
     print_rows,
     read_rows,
 )
-from pipeline.read.stats import PLAYER_COLUMNS, player_stats
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,6 +30,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """Print the per-player table."""
-    rows = read_rows(arguments.db, player_stats)
-    print_rows(rows, PLAYER_COLUMNS, arguments.format, title="players")
+    from pipeline.read.players import PLAYER_SUMMARY_COLUMNS, player_summary
+
+    summary = read_rows(arguments.db, player_summary)
+    rows = summary.with_columns(
+        summary["points_per_hand"].round(3), summary["foul_rate"].round(4)
+    ).to_dicts()
+    print_rows(rows, tuple(PLAYER_SUMMARY_COLUMNS), arguments.format, title="players")
     return 0

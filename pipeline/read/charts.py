@@ -1,4 +1,4 @@
-"""Plotly figures built from the frames of :mod:`pipeline.read.queries`: pure functions, no I/O.
+"""Plotly figures built from the frames of :mod:`pipeline.read`: pure functions, no I/O.
 
 Player names are untrusted, and Plotly reads a small HTML subset in every label, so each name is
 HTML-escaped before it reaches a figure (Plotly turns the entities back into plain text).

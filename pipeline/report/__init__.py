@@ -1,6 +1,6 @@
 """The coaching report: one player's play, explained with evidence.
 
-:func:`create_report` asks the database (through :mod:`pipeline.read.queries`) and builds a
+:func:`create_report` asks the database (through :mod:`pipeline.read`) and builds a
 :class:`Report` with the pure findings engine; :mod:`pipeline.report.render` writes it as HTML
 (self-contained, works offline), Markdown or JSON, all from the same numbers.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pipeline.read.queries import Database
+from pipeline.read.source import Database
 from pipeline.report.data import NoHandsError, ReportData, gather_report_data
 from pipeline.report.findings import build_report
 from pipeline.report.grading import grading_section

@@ -1,4 +1,4 @@
-"""What the coaching report reads from the database: the report's questions of pipeline.read.queries.
+"""What the coaching report reads from the database: the report's questions of pipeline.read.
 
 This is the report's only I/O. Everything it gathers is a polars frame; :mod:`pipeline.report.findings`
 turns the frames into a report without touching the database.
@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from pipeline.read import queries
-from pipeline.read.queries import Database
+from pipeline import read
+from pipeline.read.source import Database
 from pipeline.report.grading import gather_grading
 from pipeline.report.model import DEFAULT_SETTINGS, ReportRequest, ReportSettings
 
@@ -70,17 +70,17 @@ def gather_report_data(db: Database, request: ReportRequest,
     Raises NoHandsError when none of the player's names has a hand in scope.
     """
     scope = request.scope_filters()
-    with queries.reading(db) as connection:
-        hands = queries.report_player_hands(connection, scope.with_players(request.names))
+    with read.source.reading(db) as connection:
+        hands = read.report.report_player_hands(connection, scope.with_players(request.names))
         if hands.is_empty():
             raise NoHandsError(_no_hands_message(request))
-        player_totals = queries.report_player_totals(connection, scope)
-        matchup_totals = queries.report_matchup_totals(connection, scope)
-        pair_totals = queries.report_pair_totals(connection, scope)
+        player_totals = read.report.report_player_totals(connection, scope)
+        matchup_totals = read.report.report_matchup_totals(connection, scope)
+        pair_totals = read.report.report_pair_totals(connection, scope)
         keys = sorted({key for picked in pick_notable(hands, settings.notable_hands).values()
                        for key in picked})
         details = {
-            key: (queries.hand_players(connection, key), queries.hand_matchups(connection, key))
+            key: (read.hands.hand_players(connection, key), read.hands.hand_matchups(connection, key))
             for key in keys
         }
         grading = gather_grading(connection, scope.with_players(request.names))

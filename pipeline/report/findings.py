@@ -27,7 +27,7 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.read.queries import position_label
+from pipeline.read.players import position_label
 from pipeline.report.data import ReportData, pick_notable
 from pipeline.report.model import (
     DEFAULT_SETTINGS,

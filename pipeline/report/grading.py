@@ -1,6 +1,6 @@
 """The coaching report's decision-grading section (from ``ofc analyze``'s tables).
 
-Read with the grading questions of :mod:`pipeline.read.queries` for the player's names in the
+Read with the grading questions of :mod:`pipeline.read` for the player's names in the
 report's scope; absent (None) when none of the player's decisions or Fantasyland hands has been
 graded. Several names (aliases) are pooled.
 """
@@ -13,8 +13,9 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.read import queries
-from pipeline.read.queries import Database, Filters
+from pipeline import read
+from pipeline.read.scope import Filters
+from pipeline.read.source import Database
 
 WORST_SHOWN = 5
 
@@ -67,10 +68,10 @@ class DecisionGrading:
 def gather_grading(db: Database, filters: Filters) -> dict[str, pl.DataFrame]:
     """The grading frames of the heroes in ``filters`` (empty frames before any grading)."""
     return {
-        "summary": queries.grading_summary(db, filters),
-        "by_street": queries.grading_by_street(db, filters),
-        "by_situation": queries.grading_by_situation(db, filters),
-        "worst": queries.worst_decisions(db, filters, WORST_SHOWN),
+        "summary": read.grading.grading_summary(db, filters),
+        "by_street": read.grading.grading_by_street(db, filters),
+        "by_situation": read.grading.grading_by_situation(db, filters),
+        "worst": read.grading.worst_decisions(db, filters, WORST_SHOWN),
     }
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from pipeline.read.queries import Filters
+from pipeline.read.scope import Filters
 
 if TYPE_CHECKING:
     from pipeline.report.grading import DecisionGrading

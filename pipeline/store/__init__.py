@@ -1,6 +1,6 @@
 """The DuckDB database: this module alone owns the schema (documented in schemas/database.md).
 
-Everything else reads through :mod:`pipeline.read.queries` or writes through :mod:`pipeline.ingest.driver`.
+Everything else reads through :mod:`pipeline.read` or writes through :mod:`pipeline.ingest.driver`.
 Connections are short-lived: DuckDB lets one process write at a time, so readers (the dashboard)
 open, query and close, and writers retry briefly while a reader holds the file.
 """

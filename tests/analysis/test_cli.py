@@ -9,9 +9,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipeline import read
 from pipeline.analysis.fantasyland import solve_deal
 from pipeline.cli import main
-from pipeline.read import queries
 from pipeline.rules.cards import parse_cards
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import STANDARD
@@ -95,7 +95,7 @@ def test_certain_positions_and_fantasyland_through_the_cli(
     last = dict(_rows(database, """SELECT h.hand_id, g.mistake FROM decision_grades g
                                    JOIN hands h USING (hand_key) WHERE g.street = 5"""))
     assert last == {"A": True, "B": False}
-    worst = queries.worst_decisions(database, queries.Filters(players=("ann",)), 1)
+    worst = read.grading.worst_decisions(database, read.scope.Filters(players=("ann",)), 1)
     assert worst.row(0, named=True)["hand_id"] == "A"
     assert worst.row(0, named=True)["street"] == 5
     fantasyland = _rows(database, "SELECT player, played_value, solver_value, points_given_up "
@@ -103,7 +103,7 @@ def test_certain_positions_and_fantasyland_through_the_cli(
     assert len(fantasyland) == 1
     name, played, solved, given_up = fantasyland[0]
     assert name == "ann" and played == 12 and given_up == solved - played > 0
-    summary = queries.grading_summary(database, queries.Filters(players=("ann",))).row(0, named=True)
+    summary = read.grading.grading_summary(database, read.scope.Filters(players=("ann",))).row(0, named=True)
     assert summary["fl_hands"] == 1 and summary["fl_given_up_per_hand"] == given_up
 
 

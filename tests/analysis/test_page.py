@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from pipeline import read
 from pipeline.analysis.grade import GradeSettings
 from pipeline.analysis.runner import analyze_database
-from pipeline.read import queries
 
 APP = Path(__file__).parents[2] / "dashboard" / "app.py"
 PAGE = "views/decision_grading.py"
@@ -41,7 +41,7 @@ def test_the_page_shows_the_grades_and_replays_the_worst_decision(
     shutil.copy(certain_db, database)
     analyze_database(database, player="ann", settings=GradeSettings(rollouts=20))
     app = _page(database, monkeypatch)
-    summary = queries.grading_summary(database, queries.Filters(players=("ann",))).row(0, named=True)
+    summary = read.grading.grading_summary(database, read.scope.Filters(players=("ann",))).row(0, named=True)
     shown = {metric.label: metric.value for metric in app.metric}
     assert shown["EV loss / decision"] == (
         f"{summary['ev_loss_per_decision']:.2f} ± {summary['ev_loss_se']:.2f}")

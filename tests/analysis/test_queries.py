@@ -1,4 +1,4 @@
-"""The grading questions of pipeline.read.queries, checked against the stored rows."""
+"""The grading questions of pipeline.read, checked against the stored rows."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipeline import read
 from pipeline.analysis.grade import GradeSettings
 from pipeline.analysis.runner import analyze_database
-from pipeline.read import queries
 
 
 def test_grading_questions_match_the_stored_grades(simulated_db: Path) -> None:
@@ -28,7 +28,7 @@ def test_grading_questions_match_the_stored_grades(simulated_db: Path) -> None:
     by_player: dict[str, list[tuple]] = defaultdict(list)
     for row in rows:
         by_player[row[0]].append(row)
-    frame = queries.grading_summary(simulated_db, queries.Filters())
+    frame = read.grading.grading_summary(simulated_db, read.scope.Filters())
     assert sorted(frame["player"].to_list()) == sorted(by_player)
     for shown in frame.iter_rows(named=True):
         mine = by_player[shown["player"]]
@@ -45,29 +45,29 @@ def test_grading_questions_match_the_stored_grades(simulated_db: Path) -> None:
         assert shown["ev_loss_se"] == pytest.approx(spread, abs=1e-9)
         assert shown["rollouts"] == pytest.approx(6)
     hero = frame["player"][0]
-    streets = queries.grading_by_street(simulated_db, queries.Filters(players=(hero,)))
+    streets = read.grading.grading_by_street(simulated_db, read.scope.Filters(players=(hero,)))
     assert set(streets["player"]) == {hero}
     assert streets["decisions"].sum() == len(by_player[hero])
     for shown in streets.iter_rows(named=True):
         mine = [row for row in by_player[hero] if row[2] == shown["street"]]
         assert shown["decisions"] == len(mine)
         assert shown["total_loss"] == pytest.approx(sum(row[4] for row in mine))
-    situations = queries.grading_by_situation(simulated_db, queries.Filters(players=(hero,)))
+    situations = read.grading.grading_by_situation(simulated_db, read.scope.Filters(players=(hero,)))
     assert situations["decisions"].sum() == len(by_player[hero])
     assert set(situations["situation"]) <= {"fantasyland_made", "fantasyland_draw", "standard"}
-    worst = queries.worst_decisions(simulated_db, queries.Filters(), limit=5)
+    worst = read.grading.worst_decisions(simulated_db, read.scope.Filters(), limit=5)
     assert worst["ev_loss"].to_list() == sorted((row[4] for row in rows), reverse=True)[:5]
     top = worst.row(0, named=True)
-    alternatives = queries.decision_alternatives(simulated_db, top["hand_key"], top["player"],
+    alternatives = read.grading.decision_alternatives(simulated_db, top["hand_key"], top["player"],
                                                  top["street"])
     assert alternatives.height == top["alternatives"]
     assert alternatives.filter(alternatives["is_best"])["placement"].to_list() == [top["best_placement"]]
     # a date filter that keeps nothing
-    empty = queries.grading_summary(simulated_db, queries.Filters(variants=("classic",)))
+    empty = read.grading.grading_summary(simulated_db, read.scope.Filters(variants=("classic",)))
     assert empty.is_empty()
 
 
 def test_before_any_grading_the_questions_answer_empty(certain_db: Path) -> None:
-    assert queries.grading_summary(certain_db, queries.Filters()).is_empty()
-    assert queries.worst_decisions(certain_db, queries.Filters()).is_empty()
-    assert queries.fantasyland_comparisons(certain_db, queries.Filters()).is_empty()
+    assert read.grading.grading_summary(certain_db, read.scope.Filters()).is_empty()
+    assert read.grading.worst_decisions(certain_db, read.scope.Filters()).is_empty()
+    assert read.grading.fantasyland_comparisons(certain_db, read.scope.Filters()).is_empty()

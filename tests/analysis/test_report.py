@@ -6,9 +6,9 @@ import json
 import shutil
 from pathlib import Path
 
+from pipeline import read
 from pipeline.analysis.grade import GradeSettings
 from pipeline.analysis.runner import analyze_database
-from pipeline.read import queries
 from pipeline.report import ReportRequest, create_report
 from pipeline.report.render import render
 
@@ -20,7 +20,7 @@ def test_the_report_carries_the_grades(certain_db: Path, tmp_path: Path) -> None
     report = create_report(database, ReportRequest("ann"))
     grading = report.grading
     assert grading is not None
-    summary = queries.grading_summary(database, queries.Filters(players=("ann",))).row(0, named=True)
+    summary = read.grading.grading_summary(database, read.scope.Filters(players=("ann",))).row(0, named=True)
     assert grading.decisions == summary["decisions"] and grading.mistakes == summary["mistakes"]
     assert grading.ev_loss_per_decision == summary["ev_loss_per_decision"]
     assert abs(grading.ev_loss_se - summary["ev_loss_se"]) < 1e-12

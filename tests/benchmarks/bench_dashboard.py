@@ -23,9 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from pipeline import store  # noqa: E402
-from pipeline.read import queries  # noqa: E402
-from pipeline.read.queries import Filters, HandFlags  # noqa: E402
+from pipeline import read, store  # noqa: E402
+from pipeline.read.scope import Filters, HandFlags  # noqa: E402
 
 TARGET_MS = 200.0
 
@@ -156,65 +155,65 @@ def page_queries(db: Path | object) -> dict[str, list[tuple[str, Callable[[], ob
     six = Filters(players=tuple(f"p{i}" for i in range(6)))
     filtered = Filters(players=("p0",), variants=("pineapple",),
                        date_from=date(2026, 2, 1), date_to=date(2026, 6, 30))
-    sessions = queries.session_results(db, hero)
+    sessions = read.sessions.session_results(db, hero)
     session_id = sessions["session_id"][0] if sessions.height else "none"
-    hand_key = int(queries.hand_list(db, hero, limit=1)["hand_key"][0])
+    hand_key = int(read.hands.hand_list(db, hero, limit=1)["hand_key"][0])
     return {
         "every page": [
-            ("filter_options", lambda: queries.filter_options(db)),
+            ("filter_options", lambda: read.overview.filter_options(db)),
         ],
         "overview": [
-            ("overview_totals", lambda: queries.overview_totals(db, everyone)),
-            ("hands_by_day", lambda: queries.hands_by_day(db, everyone)),
-            ("player_leaderboard", lambda: queries.player_leaderboard(db, everyone)),
-            ("data_health", lambda: queries.data_health(db)),
+            ("overview_totals", lambda: read.overview.overview_totals(db, everyone)),
+            ("hands_by_day", lambda: read.overview.hands_by_day(db, everyone)),
+            ("player_leaderboard", lambda: read.overview.player_leaderboard(db, everyone)),
+            ("data_health", lambda: read.data.data_health(db)),
         ],
         "player review": [
-            ("player_kpis", lambda: queries.player_kpis(db, hero)),
-            ("player_kpis (filtered)", lambda: queries.player_kpis(db, filtered)),
-            ("cumulative_points", lambda: queries.cumulative_points(db, hero)),
-            ("rolling_foul_rate", lambda: queries.rolling_foul_rate(db, hero)),
-            ("royalty_sources", lambda: queries.royalty_sources(db, hero)),
-            ("fantasyland_funnel", lambda: queries.fantasyland_funnel(db, hero)),
-            ("points_by_variant", lambda: queries.points_by_variant(db, hero)),
-            ("points_by_position", lambda: queries.points_by_position(db, hero)),
+            ("player_kpis", lambda: read.players.player_kpis(db, hero)),
+            ("player_kpis (filtered)", lambda: read.players.player_kpis(db, filtered)),
+            ("cumulative_points", lambda: read.players.cumulative_points(db, hero)),
+            ("rolling_foul_rate", lambda: read.players.rolling_foul_rate(db, hero)),
+            ("royalty_sources", lambda: read.players.royalty_sources(db, hero)),
+            ("fantasyland_funnel", lambda: read.players.fantasyland_funnel(db, hero)),
+            ("points_by_variant", lambda: read.players.points_by_variant(db, hero)),
+            ("points_by_position", lambda: read.players.points_by_position(db, hero)),
         ],
         "compare players": [
-            ("player_kpis (all)", lambda: queries.player_kpis(db, everyone)),
-            ("player_kpis (6 players)", lambda: queries.player_kpis(db, six)),
+            ("player_kpis (all)", lambda: read.players.player_kpis(db, everyone)),
+            ("player_kpis (6 players)", lambda: read.players.player_kpis(db, six)),
             ("session_results (3 players)",
-             lambda: queries.session_results(db, everyone.with_players(("p0", "p1", "p2")))),
+             lambda: read.sessions.session_results(db, everyone.with_players(("p0", "p1", "p2")))),
             ("cumulative_points (3 players)",
-             lambda: queries.cumulative_points(db, everyone.with_players(("p0", "p1", "p2")))),
+             lambda: read.players.cumulative_points(db, everyone.with_players(("p0", "p1", "p2")))),
         ],
         "point flow": [
-            ("pair_net_points", lambda: queries.pair_net_points(db, everyone)),
-            ("points_by_session_pair (hero)", lambda: queries.points_by_session_pair(db, hero)),
+            ("pair_net_points", lambda: read.flow.pair_net_points(db, everyone)),
+            ("points_by_session_pair (hero)", lambda: read.flow.points_by_session_pair(db, hero)),
             ("cumulative_points_by_time (all, day)",
-             lambda: queries.cumulative_points_by_time(db, everyone, "day")),
+             lambda: read.players.cumulative_points_by_time(db, everyone, "day")),
         ],
         "sessions": [
-            ("session_results (all)", lambda: queries.session_results(db, everyone)),
-            ("session_hands", lambda: queries.session_hands(db, session_id)),
+            ("session_results (all)", lambda: read.sessions.session_results(db, everyone)),
+            ("session_hands", lambda: read.sessions.session_hands(db, session_id)),
         ],
         "hand browser": [
-            ("hand_list", lambda: queries.hand_list(db, everyone)),
+            ("hand_list", lambda: read.hands.hand_list(db, everyone)),
             ("hand_list (hero, fouls)",
-             lambda: queries.hand_list(db, hero, HandFlags(fouls_only=True))),
+             lambda: read.hands.hand_list(db, hero, HandFlags(fouls_only=True))),
             ("hand_list (royalties>=10, FL)",
-             lambda: queries.hand_list(db, everyone, HandFlags(min_royalties=10, fantasyland=True))),
+             lambda: read.hands.hand_list(db, everyone, HandFlags(min_royalties=10, fantasyland=True))),
             ("hand_list (disagreements)",
-             lambda: queries.hand_list(db, everyone, HandFlags(disagreements=True))),
-            ("hand_header", lambda: queries.hand_header(db, hand_key)),
-            ("hand_players", lambda: queries.hand_players(db, hand_key)),
-            ("hand_streets", lambda: queries.hand_streets(db, hand_key)),
-            ("hand_matchups", lambda: queries.hand_matchups(db, hand_key)),
+             lambda: read.hands.hand_list(db, everyone, HandFlags(disagreements=True))),
+            ("hand_header", lambda: read.hands.hand_header(db, hand_key)),
+            ("hand_players", lambda: read.hands.hand_players(db, hand_key)),
+            ("hand_streets", lambda: read.hands.hand_streets(db, hand_key)),
+            ("hand_matchups", lambda: read.hands.hand_matchups(db, hand_key)),
         ],
         "data": [
-            ("ingested_files", lambda: queries.ingested_files(db)),
-            ("rejected_records", lambda: queries.rejected_records(db)),
-            ("audit_disagreements", lambda: queries.audit_disagreements(db, everyone)),
-            ("disagreement_reasons", lambda: queries.disagreement_reasons(db, everyone)),
+            ("ingested_files", lambda: read.data.ingested_files(db)),
+            ("rejected_records", lambda: read.data.rejected_records(db)),
+            ("audit_disagreements", lambda: read.audit.audit_disagreements(db, everyone)),
+            ("disagreement_reasons", lambda: read.audit.disagreement_reasons(db, everyone)),
         ],
     }
 
@@ -228,7 +227,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per query (median)")
     parser.add_argument("--rebuild", action="store_true", help="rebuild even if the file exists")
     arguments = parser.parse_args()
-    existing = queries.database_status(arguments.db)
+    existing = read.overview.database_status(arguments.db)
     if arguments.rebuild or existing.hands != arguments.hands:
         started = time.perf_counter()
         build_database(arguments.db, arguments.hands)
@@ -239,11 +238,11 @@ def main() -> None:
     opening = []
     for _ in range(arguments.repeat):
         started = time.perf_counter()
-        queries.database_status(arguments.db)
+        read.overview.database_status(arguments.db)
         opening.append((time.perf_counter() - started) * 1000)
     print(f"{'(once per view)':<16} {'open + database_status':<38} "
           f"{statistics.median(opening):>10.1f} {max(opening):>8.1f} {'':>8}")
-    connection = queries.open_reader(arguments.db)
+    connection = read.source.open_reader(arguments.db)
     pages = page_queries(connection)
     for page, calls in pages.items():
         for name, call in calls:

@@ -7,10 +7,10 @@ import subprocess
 import urllib.request
 from pathlib import Path
 
+from pipeline import read
 from pipeline.cli import build_parser
 from pipeline.cli.dashboard import headless, streamlit_command
 from pipeline.ingest import demo
-from pipeline.read import queries
 from tests.serving import OFC, served
 
 
@@ -51,7 +51,7 @@ def test_demo_builds_and_serves_headless(tmp_path) -> None:  # noqa: ANN001
     ):
         assert response.status == 200
     database = Path(tmp_path / "data" / "demo.duckdb")
-    status = queries.database_status(database)
+    status = read.overview.database_status(database)
     assert status.hands > 0
 
 

@@ -1,4 +1,4 @@
-"""pipeline.read.queries on the ingested fixture database, against numbers computed from the records."""
+"""pipeline.read on the ingested fixture database, against numbers computed from the records."""
 
 from __future__ import annotations
 
@@ -8,25 +8,25 @@ from datetime import date
 import polars as pl
 import pytest
 
-from pipeline.read import queries
-from pipeline.read.queries import Filters, HandFlags
+from pipeline import read
+from pipeline.read.scope import Filters, HandFlags
 from tests.dashboard.fixture_hands import JUN, MARA, OBRIEN, SCRIPT
 
 
 def test_status_of_missing_empty_and_full_databases(tmp_path, fixture_db) -> None:  # noqa: ANN001
     from pipeline import store
-    missing = queries.database_status(tmp_path / "none.duckdb")
+    missing = read.overview.database_status(tmp_path / "none.duckdb")
     assert (missing.exists, missing.empty) == (False, True)
     empty_path = tmp_path / "empty.duckdb"
     store.connect(empty_path).close()
-    empty = queries.database_status(empty_path)
+    empty = read.overview.database_status(empty_path)
     assert (empty.exists, empty.has_schema, empty.hands, empty.empty) == (True, True, 0, True)
-    full = queries.database_status(fixture_db)
+    full = read.overview.database_status(fixture_db)
     assert (full.hands, full.rejects, full.empty) == (47, 2, False)
 
 
 def test_player_kpis_match_the_records(fixture_db, expected) -> None:  # noqa: ANN001
-    kpis = {row["player"]: row for row in queries.player_kpis(fixture_db, Filters()).iter_rows(named=True)}
+    kpis = {row["player"]: row for row in read.players.player_kpis(fixture_db, Filters()).iter_rows(named=True)}
     assert set(kpis) == {MARA, JUN, SCRIPT, OBRIEN}
     for name, totals in expected.players.items():
         row = kpis[name]
@@ -49,34 +49,34 @@ def test_player_kpis_match_the_records(fixture_db, expected) -> None:  # noqa: A
 
 
 def test_results_sum_to_zero_and_pairs_match(fixture_db, expected) -> None:  # noqa: ANN001
-    pairs = queries.pair_net_points(fixture_db, Filters())
+    pairs = read.flow.pair_net_points(fixture_db, Filters())
     got = {(p, o): v for p, o, v in pairs.select("player", "opponent", "points").rows()}
     assert got == {key: value for key, value in expected.net.items()}
     assert sum(got.values()) == 0
 
 
 def test_filters_narrow_the_hands(fixture_db, expected) -> None:  # noqa: ANN001
-    classic = queries.overview_totals(fixture_db, Filters(variants=("classic",))).row(0, named=True)
+    classic = read.overview.overview_totals(fixture_db, Filters(variants=("classic",))).row(0, named=True)
     assert classic["hands"] == 12
     assert classic["players"] == 2
-    first_day = queries.overview_totals(
+    first_day = read.overview.overview_totals(
         fixture_db, Filters(date_from=date(2026, 3, 1), date_to=date(2026, 3, 1))).row(0, named=True)
     assert first_day["hands"] == 35
-    with_obrien = queries.player_kpis(fixture_db, Filters(players=(MARA,), opponents=(OBRIEN,)))
+    with_obrien = read.players.player_kpis(fixture_db, Filters(players=(MARA,), opponents=(OBRIEN,)))
     assert with_obrien["hands"].to_list() == [12]
     # a name with quotes is a parameter like any other
-    obrien = queries.player_kpis(fixture_db, Filters(players=(OBRIEN,))).row(0, named=True)
+    obrien = read.players.player_kpis(fixture_db, Filters(players=(OBRIEN,))).row(0, named=True)
     assert obrien["points"] == expected.players[OBRIEN].points
-    sessions = queries.session_results(fixture_db, Filters(players=(JUN,)))
+    sessions = read.sessions.session_results(fixture_db, Filters(players=(JUN,)))
     assert sessions.height == 2
     assert sessions["hands"].sum() == 35
     one = sessions["session_id"][0]
-    only = queries.overview_totals(fixture_db, Filters(sessions=(one,))).row(0, named=True)
+    only = read.overview.overview_totals(fixture_db, Filters(sessions=(one,))).row(0, named=True)
     assert only["hands"] == sessions["hands"][0]
 
 
 def test_session_points_add_up(fixture_db, expected) -> None:  # noqa: ANN001
-    sessions = queries.session_results(fixture_db, Filters())
+    sessions = read.sessions.session_results(fixture_db, Filters())
     assert sessions.height == 8
     per_player = sessions.group_by("player").agg(pl.col("points").sum(), pl.col("hands").sum())
     for player, points, hands in per_player.rows():
@@ -85,53 +85,53 @@ def test_session_points_add_up(fixture_db, expected) -> None:  # noqa: ANN001
 
 
 def test_hand_list_flags(fixture_db, fixture_source) -> None:  # noqa: ANN001
-    everything = queries.hand_list(fixture_db, Filters())
+    everything = read.hands.hand_list(fixture_db, Filters())
     assert everything["total"][0] == 47
-    disagreements = queries.hand_list(fixture_db, Filters(), HandFlags(disagreements=True))
+    disagreements = read.hands.hand_list(fixture_db, Filters(), HandFlags(disagreements=True))
     assert disagreements["hand_id"].to_list() == ["T1-010"]
-    fantasyland = queries.hand_list(fixture_db, Filters(players=(MARA,)), HandFlags(fantasyland=True))
+    fantasyland = read.hands.hand_list(fixture_db, Filters(players=(MARA,)), HandFlags(fantasyland=True))
     assert sorted(fantasyland["hand_id"].to_list()) == ["T1-005", "T1-006", "T1-007"]
-    big = queries.hand_list(fixture_db, Filters(players=(MARA,)), HandFlags(min_royalties=15))
+    big = read.hands.hand_list(fixture_db, Filters(players=(MARA,)), HandFlags(min_royalties=15))
     assert "T1-006" in big["hand_id"].to_list()  # trips on top 11 + straight 4 + flush 4
 
 
 def test_royalty_sources_and_funnel(fixture_db, expected) -> None:  # noqa: ANN001
     mara = Filters(players=(MARA,))
-    sources = queries.royalty_sources(fixture_db, mara)
+    sources = read.players.royalty_sources(fixture_db, mara)
     by_row = sources.group_by("row_name").agg(pl.col("royalty_points").sum())
     got = dict(by_row.rows())
     want = {row: value for row, value in expected.players[MARA].royalty_by_row.items() if value}
     assert got == want
-    funnel = queries.fantasyland_funnel(fixture_db, mara)
+    funnel = read.players.fantasyland_funnel(fixture_db, mara)
     assert funnel["count"].to_list() == [1, 2, 1]
     assert funnel["points"][1] == expected.players[MARA].fl_points
 
 
 def test_hand_replay_data(fixture_db) -> None:  # noqa: ANN001
-    hand_key = int(queries.hand_list(fixture_db, Filters(), HandFlags(disagreements=True))["hand_key"][0])
-    players = queries.hand_players(fixture_db, hand_key)
+    hand_key = int(read.hands.hand_list(fixture_db, Filters(), HandFlags(disagreements=True))["hand_key"][0])
+    players = read.hands.hand_players(fixture_db, hand_key)
     assert players["player"].to_list()[-1] in {MARA, JUN, SCRIPT}
-    cards = queries.hand_streets(fixture_db, hand_key)
+    cards = read.hands.hand_streets(fixture_db, hand_key)
     # pineapple: 13 placed + 4 discarded per player, over 5 streets
     assert cards.height == 3 * 17
     assert cards["street"].max() == 5
     assert cards.filter(pl.col("row_name") == "discard").height == 12
-    matchups = queries.hand_matchups(fixture_db, hand_key)
+    matchups = read.hands.hand_matchups(fixture_db, hand_key)
     assert matchups.height == 6
     assert matchups["settled"].sum() == 0
 
 
 def test_audit_lists_the_one_disagreement(fixture_db) -> None:  # noqa: ANN001
-    reasons = queries.disagreement_reasons(fixture_db, Filters())
+    reasons = read.audit.disagreement_reasons(fixture_db, Filters())
     assert reasons.rows() == [("points", 1)]
-    found = queries.audit_disagreements(fixture_db, Filters()).row(0, named=True)
+    found = read.audit.audit_disagreements(fixture_db, Filters()).row(0, named=True)
     assert (found["hand_id"], found["player"], found["total"]) == ("T1-010", JUN, 1)
     assert found["reported"] - found["rescored"] == 5
 
 
 def test_readers_writer_lock_times_out_instead_of_hanging() -> None:
-    lock = queries._ReadersWriter()
-    with lock.read(), lock.read(), pytest.raises(queries.DatabaseBusy), lock.write(timeout=0.05):
+    lock = read.source._ReadersWriter()
+    with lock.read(), lock.read(), pytest.raises(read.source.DatabaseBusy), lock.write(timeout=0.05):
         pass
     with lock.write(timeout=0.05):
         pass  # free again once the readers are gone

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pipeline.ingest.driver import ingest_paths, rescore
 from pipeline.ingest.evaluate import score_record
-from pipeline.read.stats import audit_rows
+from pipeline.read.audit import audit_rows
 from pipeline.records.validate import parse_hand
 from pipeline.rules.ruleset import preset, ruleset_from_mapping
 from pipeline.store import connect, hand_key
@@ -80,7 +80,7 @@ def test_audit_names_foul_royalty_fantasyland_and_points(
     ingest_paths([tampered], database)
     connection = connect(database, read_only=True)
     try:
-        rows = audit_rows(connection)
+        rows = audit_rows(connection).to_dicts()
     finally:
         connection.close()
 

@@ -1,0 +1,159 @@
+"""The hand browser: matching hands, and one hand's header, players, streets and matchups."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from pipeline.read.scope import (
+    NO_FLAGS,
+    Filters,
+    HandFlags,
+    hand_scope,
+    placeholders,
+    run_scoped,
+)
+from pipeline.read.source import Database, frame
+
+
+def hand_list(
+    db: Database, filters: Filters, flags: HandFlags = NO_FLAGS, limit: int = 500
+) -> pl.DataFrame:
+    """Hands matching the filters and flags, most recent first (at most ``limit``).
+
+    Flags look at the heroes' boards when heroes are chosen, else at every board of the hand.
+    Columns: hand_key, hand_id, started_at, table_name, variant, rules, players, fouls,
+    max_royalties, any_fantasyland, disagreements, hero_points (null without one hero),
+    total (hands matching, before the limit).
+    """
+    scope = hand_scope(filters)
+    conditions = [scope.keeps("h")]
+    params: list[Any] = []
+    hero_condition = ""
+    hero_params: list[Any] = []
+    if filters.players:
+        hero_condition = f" AND player IN ({placeholders(filters.players)})"
+        hero_params = list(filters.players)
+    if flags.fouls_only:
+        conditions.append(f"h.hand_key IN (SELECT hand_key FROM evaluations WHERE foul{hero_condition})")
+        params += hero_params
+    if flags.min_royalties > 0:
+        conditions.append(
+            f"h.hand_key IN (SELECT hand_key FROM evaluations WHERE royalties >= ?{hero_condition})"
+        )
+        params += [flags.min_royalties, *hero_params]
+    if flags.fantasyland:
+        if filters.players:
+            conditions.append(
+                "h.hand_key IN (SELECT hand_key FROM seats WHERE fantasyland"
+                f"{hero_condition} UNION ALL SELECT hand_key FROM evaluations "
+                f"WHERE fantasyland_next{hero_condition})"
+            )
+            params += [*hero_params, *hero_params]
+        else:
+            conditions.append(
+                "(h.any_fantasyland OR h.hand_key IN "
+                "(SELECT hand_key FROM evaluations WHERE fantasyland_next))"
+            )
+    if flags.disagreements:
+        conditions.append(
+            f"h.hand_key IN (SELECT hand_key FROM results WHERE disagrees{hero_condition})"
+        )
+        params += hero_params
+    where = " AND ".join(conditions)
+    hero = filters.players[0] if len(filters.players) == 1 else None
+    sql = f"""
+        WITH matched AS NOT MATERIALIZED (
+            SELECT h.hand_key, h.started_at FROM hands h WHERE {where}
+        ), top_keys AS (
+            SELECT hand_key FROM matched ORDER BY started_at DESC NULLS LAST, hand_key LIMIT ?
+        ), picked AS (
+            SELECT h.hand_key, h.hand_id, h.started_at, h.table_name, h.variant, h.rules,
+                   h.any_fantasyland
+            FROM hands h WHERE h.hand_key IN (SELECT hand_key FROM top_keys)
+        ), boards AS (
+            SELECT e.hand_key, count(*) FILTER (WHERE e.foul) AS fouls,
+                   max(e.royalties) AS max_royalties
+            FROM evaluations e WHERE e.hand_key IN (SELECT hand_key FROM picked)
+            GROUP BY e.hand_key
+        ), people AS (
+            SELECT r.hand_key,
+                   string_agg(r.player, ', ' ORDER BY s.position) AS players,
+                   count(*) FILTER (WHERE r.disagrees) AS disagreements,
+                   max(r.points) FILTER (WHERE r.player = ?) AS hero_points
+            FROM results r JOIN seats s USING (hand_key, player)
+            WHERE r.hand_key IN (SELECT hand_key FROM picked)
+              AND s.hand_key IN (SELECT hand_key FROM picked)
+            GROUP BY r.hand_key
+        )
+        SELECT p.hand_key, p.hand_id, p.started_at, p.table_name, p.variant, p.rules,
+               q.players, b.fouls, b.max_royalties, p.any_fantasyland, q.disagreements,
+               q.hero_points, (SELECT count(*) FROM matched) AS total
+        FROM picked p LEFT JOIN boards b USING (hand_key) LEFT JOIN people q USING (hand_key)
+        ORDER BY p.started_at DESC NULLS LAST, p.hand_key
+    """
+    return run_scoped(db, scope, sql, [*params, limit, hero])
+
+
+def hand_header(db: Database, hand_key: int) -> pl.DataFrame:
+    """One hand's own row (site, id, table, time, variant, rules, button, player count)."""
+    sql = """
+        SELECT hand_key, site, hand_id, table_name, started_at, variant, rules, button,
+               player_count, has_streets, any_fantasyland, source_path, source_line
+        FROM hands WHERE hand_key = ?
+    """
+    return frame(db, sql, [hand_key])
+
+
+def hand_players(db: Database, hand_key: int) -> pl.DataFrame:
+    """Each player of one hand in action order: seat, board, verdict and result."""
+    sql = """
+        WITH s AS (SELECT * FROM seats WHERE hand_key = ?),
+             b AS (SELECT * FROM boards WHERE hand_key = ?),
+             e AS (SELECT * FROM evaluations WHERE hand_key = ?),
+             r AS (SELECT * FROM results WHERE hand_key = ?)
+        SELECT s.player, s.seat, s.position, s.is_button, s.fantasyland, s.cards_dealt,
+               b.top, b.middle, b.bottom,
+               e.top_class, e.middle_class, e.bottom_class, e.foul,
+               e.royalty_top, e.royalty_middle, e.royalty_bottom, e.royalties,
+               e.fantasyland_next, e.fantasyland_cards,
+               r.points, r.reported_points, r.disagrees, r.disagreement
+        FROM s
+        LEFT JOIN b USING (player)
+        LEFT JOIN e USING (player)
+        LEFT JOIN r USING (player)
+        ORDER BY s.position
+    """
+    return frame(db, sql, [hand_key] * 4)
+
+
+def hand_streets(db: Database, hand_key: int) -> pl.DataFrame:
+    """Every card of one hand as it was played: player, street, placed row or discarded.
+
+    Columns: player, street, card_order, card, row_name (``discard`` for a discarded card).
+    """
+    sql = """
+        WITH placed AS (SELECT player, street, card_order, card, row_name
+                        FROM placements WHERE hand_key = ?),
+             thrown AS (SELECT player, street, card FROM discards WHERE hand_key = ?)
+        SELECT player, street, card_order, card, row_name FROM placed
+        UNION ALL
+        SELECT player, street, (100 + row_number() OVER (PARTITION BY player, street))::TINYINT,
+               card, 'discard' FROM thrown
+        ORDER BY player, street, card_order
+    """
+    return frame(db, sql, [hand_key, hand_key])
+
+
+def hand_matchups(db: Database, hand_key: int) -> pl.DataFrame:
+    """The scoring breakdown of one hand: every ordered pair's rows, scoop, royalties, points."""
+    sql = """
+        WITH m AS (SELECT * FROM matchups WHERE hand_key = ?),
+             s AS (SELECT player, position FROM seats WHERE hand_key = ?)
+        SELECT m.player, m.opponent, m.rows_won, m.rows_lost, m.scoop, m.royalty_points,
+               m.points, m.settled
+        FROM m JOIN s USING (player)
+        ORDER BY s.position, m.opponent
+    """
+    return frame(db, sql, [hand_key, hand_key])
