@@ -114,6 +114,11 @@ def fantasyland_cards_next(
     17
     >>> fantasyland_cards_next(top, middle, bottom, False, Variant.PINEAPPLE, progressive, True)
     14
+
+    The progressive tiers are a Pineapple rule: the same board enters with 13 cards in Classic.
+
+    >>> fantasyland_cards_next(top, middle, bottom, False, Variant.CLASSIC, progressive, False)
+    13
     """
     fl = rules.fantasyland
     if foul or not fl.enabled:
