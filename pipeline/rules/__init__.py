@@ -1,4 +1,17 @@
-"""The pure rules core: cards, row values, rule sets, board verdicts and scoring. No I/O."""
+"""The pure rules core: cards, row values, rule sets, board verdicts and scoring. No I/O.
+
+A two-player hand in a few lines: evaluate each board, then settle the hand.
+
+>>> from pipeline.rules import STANDARD, Variant, evaluate_board, parse_cards, score_hand
+>>> def board(text):
+...     return evaluate_board(*(parse_cards(row) for row in text.split("/")), Variant.CLASSIC)
+>>> mara = board("Qh Qd 2h / 5c 6c 7h 8c 9c / 2s 4s 6s Ts Ks")
+>>> jun = board("2c 3d 5h / Jc Jd 4c 6d 8h / Ac Ad 7c 7d 9h")
+>>> mara.royalties, mara.fantasyland_cards
+((7, 4, 4), 13)
+>>> score_hand([mara, jun], STANDARD).points
+(21, -21)
+"""
 
 from __future__ import annotations
 

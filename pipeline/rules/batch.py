@@ -122,6 +122,16 @@ def evaluate_boards(
     """Evaluate N complete boards given as an (N, 13) array of card codes (top 3, middle 5, bottom 5).
 
     Cards are assumed valid (0..51, no duplicates on a board); validation happens upstream.
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> from pipeline.rules.ruleset import STANDARD
+    >>> cards = np.array([parse_cards("Qh Qd 2h 5c 6c 7h 8c 9c 2s 4s 6s Ts Ks"),
+    ...                   parse_cards("As Ah 3s Qc Qs 4d 5s 7s 8d 9d Th Jh Js")])
+    >>> columns = evaluate_boards(cards, Variant.CLASSIC, STANDARD)
+    >>> columns.foul.tolist(), columns.royalties.tolist(), columns.fantasyland_cards.tolist()
+    ([False, True], [[7, 4, 4], [0, 0, 0]], [13, 0])
+    >>> columns.raw_royalties.tolist()[1]  # AA on top would have paid 9, but the board fouled
+    [9, 0, 0]
     """
     cards = np.ascontiguousarray(cards, dtype=np.intp)
     if cards.ndim != 2 or cards.shape[1] != 13:
@@ -271,7 +281,19 @@ class PairColumns:
 def score_pairs(
     boards: BoardColumns, first: np.ndarray, second: np.ndarray, rules: RuleSet
 ) -> PairColumns:
-    """Score board ``first[i]`` against board ``second[i]`` for every i (indexes into ``boards``)."""
+    """Score board ``first[i]`` against board ``second[i]`` for every i (indexes into ``boards``).
+
+    Board 0 (P) against board 1 (R, which scoops with 15 in royalties), both ways round:
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> from pipeline.rules.ruleset import STANDARD
+    >>> boards = evaluate_boards(np.array([parse_cards("2c 3d 5h Jc Jd 4c 6d 8h Ac Ad 7c 7d 9h"),
+    ...                                    parse_cards("Qh Qd 2h 5c 6c 7h 8c 9c 2s 4s 6s Ts Ks")]),
+    ...                          Variant.CLASSIC, STANDARD)
+    >>> pairs = score_pairs(boards, np.array([0, 1]), np.array([1, 0]), STANDARD)
+    >>> pairs.points.tolist(), pairs.scoop.tolist(), pairs.royalty_points.tolist()
+    ([-21, 21], [-1, 1], [-15, 15])
+    """
     first_values = boards.values[first]
     second_values = boards.values[second]
     first_foul = boards.foul[first]
@@ -321,6 +343,21 @@ def settle_pairs(
     ``seats`` is an (H, P) array of board indexes in settlement order (left of the button first),
     -1 where a hand has fewer than P players. Returns the (H, P) int64 points per player and every
     pair's outcome and settled amount (a per-hand cap applied with the running totals).
+
+    One hand of P, F (fouled) and R under a per-hand cap of 20, settled in the order P, F, R:
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> from pipeline.rules.ruleset import ruleset_from_mapping
+    >>> cap20 = ruleset_from_mapping({"scoring": {"cap": 20}})
+    >>> boards = evaluate_boards(np.array([parse_cards("2c 3d 5h Jc Jd 4c 6d 8h Ac Ad 7c 7d 9h"),
+    ...                                    parse_cards("As Ah 3s Qc Qs 4d 5s 7s 8d 9d Th Jh Js"),
+    ...                                    parse_cards("Qh Qd 2h 5c 6c 7h 8c 9c 2s 4s 6s Ts Ks")]),
+    ...                          Variant.CLASSIC, cap20)
+    >>> totals, pairs = settle_pairs(boards, np.array([[0, 1, 2]]), cap20)
+    >>> totals.tolist()
+    [[-15, -20, 35]]
+    >>> [(pair.first_position, pair.second_position, pair.settled.tolist()) for pair in pairs]
+    [(0, 1, [6]), (0, 2, [-21]), (1, 2, [-14])]
     """
     hands, players = seats.shape
     totals = np.zeros((hands, players), dtype=np.int64)
@@ -349,5 +386,17 @@ def settle_pairs(
 
 
 def settle_hands(boards: BoardColumns, seats: np.ndarray, rules: RuleSet) -> np.ndarray:
-    """Points per player for H hands at once: the totals of :func:`settle_pairs`, as int32."""
+    """Points per player for H hands at once: the totals of :func:`settle_pairs`, as int32.
+
+    Two hands at once: P, Q, R (three players) and R against P alone (-1 marks the empty seat):
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> from pipeline.rules.ruleset import STANDARD
+    >>> boards = evaluate_boards(np.array([parse_cards("2c 3d 5h Jc Jd 4c 6d 8h Ac Ad 7c 7d 9h"),
+    ...                                    parse_cards("4h 6h 8s Tc Td 3c 5d 9s Kc Kd Kh 2d 3h"),
+    ...                                    parse_cards("Qh Qd 2h 5c 6c 7h 8c 9c 2s 4s 6s Ts Ks")]),
+    ...                          Variant.CLASSIC, STANDARD)
+    >>> settle_hands(boards, np.array([[0, 1, 2], [2, 0, -1]]), STANDARD).tolist()
+    [[-22, -20, 42], [21, -21, 0]]
+    """
     return settle_pairs(boards, seats, rules)[0].astype(np.int32)

@@ -53,7 +53,15 @@ class BoardEvaluation:
 
 
 def top_royalty(value: int, rules: RuleSet) -> int:
-    """Royalty of a top row value: pairs and trips by rank."""
+    """Royalty of a top row value: pairs and trips by rank.
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> from pipeline.rules.ruleset import STANDARD
+    >>> from pipeline.rules.values import evaluate_three
+    >>> [top_royalty(evaluate_three(parse_cards(top)), STANDARD)
+    ...  for top in ("5c 5d Ah", "6c 6d 2h", "Qh Qd 2h", "Ac Ad 2h", "2c 2d 2h", "Ac Ad Ah")]
+    [0, 1, 7, 9, 10, 22]
+    """
     hand_class = value >> CATEGORY_SHIFT
     rank = value_ranks(value)[0]
     if hand_class == HandClass.TRIPS:
@@ -64,7 +72,15 @@ def top_royalty(value: int, rules: RuleSet) -> int:
 
 
 def five_card_royalty(value: int, table: Sequence[int]) -> int:
-    """Royalty of a middle or bottom high value from a per-class table."""
+    """Royalty of a middle or bottom high value from a per-class table.
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> from pipeline.rules.ruleset import STANDARD
+    >>> from pipeline.rules.values import evaluate_five
+    >>> flush = evaluate_five(parse_cards("2h 5h 8h Jh Kh"))
+    >>> five_card_royalty(flush, STANDARD.royalties.middle), five_card_royalty(flush, STANDARD.royalties.bottom)
+    (8, 4)
+    """
     return table[value >> CATEGORY_SHIFT]
 
 
@@ -84,6 +100,25 @@ def fantasyland_cards_next(
     7-5-4-3-2 middle 14, both 15). Stay (in Fantasyland now): trips on top, full house+ in the
     middle (not in 2-7, and a house rule), quads+ on the bottom; house rule: re-qualifying as for
     entry also stays. A stay deals the stay count (classic 13, pineapple and progressive 14, 2-7 14).
+
+    Trips on top in progressive Pineapple: 17 cards to enter, but a stay is 14:
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> from pipeline.rules.ruleset import preset
+    >>> from pipeline.rules.values import evaluate_five, evaluate_three
+    >>> top = evaluate_three(parse_cards("Ac Ad Ah"))
+    >>> middle = evaluate_five(parse_cards("2c 3d 4c 5d 6c"))
+    >>> bottom = evaluate_five(parse_cards("2s 4s 7s 9s Js"))
+    >>> progressive = preset("progressive")
+    >>> fantasyland_cards_next(top, middle, bottom, False, Variant.PINEAPPLE, progressive, False)
+    17
+    >>> fantasyland_cards_next(top, middle, bottom, False, Variant.PINEAPPLE, progressive, True)
+    14
+
+    The progressive tiers are a Pineapple rule: the same board enters with 13 cards in Classic.
+
+    >>> fantasyland_cards_next(top, middle, bottom, False, Variant.CLASSIC, progressive, False)
+    13
     """
     fl = rules.fantasyland
     if foul or not fl.enabled:
@@ -157,6 +192,33 @@ def evaluate_board(
     """Evaluate a complete board: values, classes, foul (with the reason), royalties, Fantasyland.
 
     Raises :class:`CardError` when rows are the wrong size or a card appears twice.
+
+    A legal Classic board: queens on top (7), a straight in the middle (4), a flush on the
+    bottom (4), and QQ on top enters Fantasyland with 13 cards:
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> verdict = evaluate_board(parse_cards("Qh Qd 2h"), parse_cards("5c 6c 7h 8c 9c"),
+    ...                          parse_cards("2s 4s 6s Ts Ks"), Variant.CLASSIC)
+    >>> verdict.classes
+    ('pair', 'straight', 'flush')
+    >>> verdict.foul, verdict.royalties, verdict.royalty_total, verdict.fantasyland_cards
+    (False, (7, 4, 4), 15, 13)
+
+    A foul: the top Q-Q-5 beats the middle Q-Q-4-3-2 on the kicker, so nothing is collected:
+
+    >>> fouled = evaluate_board(parse_cards("Qs Qh 5d"), parse_cards("Qc Qd 4h 3s 2c"),
+    ...                         parse_cards("Ac Ad Ah 9s 9c"))
+    >>> fouled.foul_reason
+    'top (pair of queens) beats middle (pair of queens) on kickers'
+    >>> fouled.raw_royalties, fouled.royalties, fouled.fantasyland_next
+    ((7, 0, 6), (0, 0, 0), False)
+
+    In 2-7 Pineapple the middle is a low; KK on top and 7-5-4-3-2 together deal 15 cards:
+
+    >>> low = evaluate_board(parse_cards("Kh Kd 3h"), parse_cards("7c 5d 4h 3s 2c"),
+    ...                      parse_cards("Ac Ad Ah 9s 6c"), Variant.LOWBALL_PINEAPPLE)
+    >>> low.classes, low.royalties, low.fantasyland_cards
+    (('pair', 'perfect_low', 'trips'), (8, 8, 0), 15)
     """
     from pipeline.rules.ruleset import STANDARD
 

@@ -2,6 +2,11 @@
 
 A card is an ``int`` from 0 to 51: ``rank * 4 + suit`` with ranks ``23456789TJQKA`` (0..12)
 and suits ``cdhs`` (0..3). The canonical text form is two characters, rank then suit (``Ah``).
+
+>>> parse_card("Ah")                 # ace (12) * 4 + hearts (2)
+50
+>>> card_text(parse_card("10♠"))     # any accepted spelling reads; the canonical form is written
+'Ts'
 """
 
 from __future__ import annotations
@@ -54,6 +59,15 @@ def parse_card(token: str) -> Card:
     """Parse one card token (``Ah``, ``10h``, ``ah``, ``A♥``) into its card code.
 
     Raises :class:`CardError` naming the token when it is not a card.
+
+    >>> parse_card("Ah"), parse_card("ah"), parse_card("A♥")
+    (50, 50, 50)
+    >>> parse_card("10h") == parse_card("Th")
+    True
+    >>> parse_card("1h")
+    Traceback (most recent call last):
+        ...
+    pipeline.rules.cards.CardError: not a card: '1h' (ranks 23456789TJQKA or 10, suits cdhs or ♣♦♥♠)
     """
     if not isinstance(token, str):
         raise CardError(f"not a card: {token!r} (expected text such as 'Ah')")
@@ -64,41 +78,73 @@ def parse_card(token: str) -> Card:
 
 
 def parse_cards(tokens: str | Iterable[str]) -> tuple[Card, ...]:
-    """Parse a space/comma separated string or an iterable of tokens into card codes."""
+    """Parse a space/comma separated string or an iterable of tokens into card codes.
+
+    >>> parse_cards("Ah Kd 10c")
+    (50, 45, 32)
+    >>> parse_cards("Ah, Kd,10c") == parse_cards(["Ah", "kd", "T♣"])
+    True
+    """
     if isinstance(tokens, str):
         tokens = tokens.replace(",", " ").split()
     return tuple(parse_card(token) for token in tokens)
 
 
 def card_text(card: Card) -> str:
-    """The canonical two-character form of a card code (``Ah``)."""
+    """The canonical two-character form of a card code (``Ah``).
+
+    >>> card_text(0), card_text(34), card_text(51)
+    ('2c', 'Th', 'As')
+    """
     if not 0 <= card < 52:
         raise CardError(f"not a card code: {card!r}")
     return _TEXT[card]
 
 
 def cards_text(cards: Iterable[Card]) -> list[str]:
-    """Canonical texts of several card codes, in order."""
+    """Canonical texts of several card codes, in order.
+
+    >>> cards_text(parse_cards("10h as 2♣ Kd"))
+    ['Th', 'As', '2c', 'Kd']
+    """
     return [card_text(card) for card in cards]
 
 
 def normalise_card(token: str) -> str:
-    """Parse any accepted spelling of a card and return its canonical text."""
+    """Parse any accepted spelling of a card and return its canonical text.
+
+    >>> normalise_card("10♥"), normalise_card("qd")
+    ('Th', 'Qd')
+    """
     return _TEXT[parse_card(token)]
 
 
 def rank_of(card: Card) -> int:
-    """Rank index of a card: 0 for a deuce up to 12 for an ace."""
+    """Rank index of a card: 0 for a deuce up to 12 for an ace.
+
+    >>> rank_of(parse_card("2c")), rank_of(parse_card("Ts")), rank_of(parse_card("Ah"))
+    (0, 8, 12)
+    """
     return card >> 2
 
 
 def suit_of(card: Card) -> int:
-    """Suit index of a card: 0 clubs, 1 diamonds, 2 hearts, 3 spades."""
+    """Suit index of a card: 0 clubs, 1 diamonds, 2 hearts, 3 spades.
+
+    >>> [suit_of(card) for card in parse_cards("Ac Ad Ah As")]
+    [0, 1, 2, 3]
+    """
     return card & 3
 
 
 def find_duplicate(cards: Iterable[Card]) -> Card | None:
-    """The first card that appears a second time, or ``None`` when all are distinct."""
+    """The first card that appears a second time, or ``None`` when all are distinct.
+
+    >>> card_text(find_duplicate(parse_cards("Ah Kd 7c Ah")))
+    'Ah'
+    >>> find_duplicate(parse_cards("Ah Kd 7c")) is None
+    True
+    """
     seen: set[Card] = set()
     for card in cards:
         if card in seen:

@@ -15,7 +15,11 @@ class Row(StrEnum):
 
     @property
     def size(self) -> int:
-        """Number of cards the full row holds (3, 5, 5)."""
+        """Number of cards the full row holds (3, 5, 5).
+
+        >>> [row.size for row in ROWS]
+        [3, 5, 5]
+        """
         return 3 if self is Row.TOP else 5
 
 
@@ -45,7 +49,13 @@ class Variant(StrEnum):
 
     @classmethod
     def parse(cls, text: str) -> Variant:
-        """Parse a variant name; accepts a few common spellings (``2-7``, ``ofc-27``...)."""
+        """Parse a variant name; accepts a few common spellings (``2-7``, ``ofc-27``...).
+
+        >>> Variant.parse("ofc-27"), Variant.parse("Pineapple")
+        (<Variant.LOWBALL_PINEAPPLE: '2-7-pineapple'>, <Variant.PINEAPPLE: 'pineapple'>)
+        >>> Variant.parse("progressive").value  # progressive is a rules setting, not a variant
+        'pineapple'
+        """
         key = str(text).strip().lower().replace("_", "-").replace(" ", "-")
         aliases = {
             "classic": cls.CLASSIC, "ofc": cls.CLASSIC, "regular": cls.CLASSIC,
@@ -69,7 +79,11 @@ class Variant(StrEnum):
 
     @property
     def max_players(self) -> int:
-        """Most players at a table of this variant (4 classic, 3 pineapple family)."""
+        """Most players at a table of this variant (4 classic, 3 pineapple family).
+
+        >>> Variant.CLASSIC.max_players, Variant.LOWBALL_PINEAPPLE.max_players
+        (4, 3)
+        """
         return 4 if self is Variant.CLASSIC else 3
 
     @property
@@ -85,7 +99,11 @@ class Variant(StrEnum):
     @property
     def fantasyland_deal_sizes(self) -> frozenset[int]:
         """Cards a Fantasyland player may be dealt (classic 13; pineapple 14, progressive up to
-        17; 2-7 pineapple 14 or 15), whatever the house rules within the spec."""
+        17; 2-7 pineapple 14 or 15), whatever the house rules within the spec.
+
+        >>> sorted(Variant.LOWBALL_PINEAPPLE.fantasyland_deal_sizes)
+        [14, 15]
+        """
         if self is Variant.CLASSIC:
             return frozenset((13,))
         if self is Variant.PINEAPPLE:
@@ -94,7 +112,13 @@ class Variant(StrEnum):
 
     @property
     def streets(self) -> tuple[StreetShape, ...]:
-        """The street structure of a normal (non-Fantasyland) hand."""
+        """The street structure of a normal (non-Fantasyland) hand.
+
+        >>> [(street.dealt, street.placed) for street in Variant.PINEAPPLE.streets]
+        [(5, 5), (3, 2), (3, 2), (3, 2), (3, 2)]
+        >>> sum(street.dealt for street in Variant.CLASSIC.streets)
+        13
+        """
         if self is Variant.CLASSIC:
             return (StreetShape(5, 0),) + (StreetShape(1, 0),) * 8
         return (StreetShape(5, 0),) + (StreetShape(3, 1),) * 4

@@ -156,7 +156,11 @@ PRESET_NAMES: tuple[str, ...] = tuple(_PRESET_OVERRIDES)
 
 
 def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """A new mapping: ``base`` with ``override`` laid over it, tables merged key by key."""
+    """A new mapping: ``base`` with ``override`` laid over it, tables merged key by key.
+
+    >>> deep_merge({"scoring": {"method": "1-6", "cap": 0}}, {"scoring": {"cap": 30}})
+    {'scoring': {'method': '1-6', 'cap': 30}}
+    """
     merged = copy.deepcopy(dict(base))
     for key, value in override.items():
         if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
@@ -167,7 +171,13 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
 
 
 def preset_mapping(name: str) -> dict[str, Any]:
-    """The full mapping of a preset (the shape a rules file has)."""
+    """The full mapping of a preset (the shape a rules file has).
+
+    >>> preset_mapping("flat-trips")["royalties"]["middle"]["trips"]
+    0
+    >>> preset_mapping("poker-arena-pineapple")["fantasyland"]["stay_middle_full_house"]
+    False
+    """
     if name not in _PRESET_OVERRIDES:
         raise RulesError(f"unknown rules preset {name!r} (presets: {', '.join(PRESET_NAMES)})")
     mapping = deep_merge(_STANDARD_MAPPING, _PRESET_OVERRIDES[name])
@@ -266,6 +276,22 @@ def ruleset_from_mapping(mapping: Mapping[str, Any], default_name: str = "custom
 
     ``extends`` names a preset to start from (default ``standard``); the mapping's keys are laid
     over it. Unknown keys and wrong types raise :class:`RulesError` naming the key.
+
+    >>> rules = ruleset_from_mapping(
+    ...     {"extends": "progressive", "scoring": {"scoop_bonus": 6, "cap": 30}}, "friday")
+    >>> rules.name, rules.scoring.scoop_bonus, rules.scoring.cap, rules.fantasyland.progressive
+    ('friday', 6, 30, True)
+    >>> ruleset_from_mapping({"scoring": {"scoop": 6}})
+    Traceback (most recent call last):
+        ...
+    pipeline.rules.ruleset.RulesError: scoring.scoop: unknown key (allowed: method, scoop_bonus, royalties, cap, cap_scope, match_hands, stake)
+
+    A cap over a whole match is refused (records carry no match boundaries):
+
+    >>> ruleset_from_mapping({"scoring": {"cap": 30, "cap_scope": "match"}})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    pipeline.rules.ruleset.RulesError: scoring.cap_scope = "match" (...) is not supported: ...
     """
     _expect_table(mapping, "rules", _TOP_KEYS)
     base_name = mapping.get("extends", "standard")
@@ -353,7 +379,16 @@ _PRESET_CACHE: dict[str, RuleSet] = {}
 
 
 def preset(name: str) -> RuleSet:
-    """A built-in rule set by name (``standard``, ``progressive``, ``flat-trips``, ``poker-arena-*``)."""
+    """A built-in rule set by name (``standard``, ``progressive``, ``flat-trips``, ``poker-arena-*``).
+
+    >>> standard = preset("standard")
+    >>> standard.scoring.method.value, standard.scoring.scoop_bonus, standard.scoring.royalty_mode.value
+    ('1-6', 3, 'netted')
+    >>> standard.royalties.top_pairs[-1], preset("flat-trips").royalties.top_trips[-1]  # AA, AAA
+    (9, 20)
+    >>> preset("progressive").fantasyland.progressive_cards  # QQ, KK, AA, trips
+    (14, 15, 16, 17)
+    """
     if name not in _PRESET_CACHE:
         _PRESET_CACHE[name] = _build(preset_mapping(name))
     return _PRESET_CACHE[name]

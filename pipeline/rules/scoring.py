@@ -47,7 +47,15 @@ class HandScore:
 
 
 def compare_rows(first: BoardEvaluation, second: BoardEvaluation) -> tuple[int, int, int]:
-    """Per-row result (+1/-1/0 from the first board's view), fouls included."""
+    """Per-row result (+1/-1/0 from the first board's view), fouls included.
+
+    >>> from pipeline.rules.board import evaluate_board
+    >>> from pipeline.rules.cards import parse_cards
+    >>> P = evaluate_board(*(parse_cards(row) for row in "2c 3d 5h / Jc Jd 4c 6d 8h / Ac Ad 7c 7d 9h".split("/")))
+    >>> Q = evaluate_board(*(parse_cards(row) for row in "4h 6h 8s / Tc Td 3c 5d 9s / Kc Kd Kh 2d 3h".split("/")))
+    >>> compare_rows(P, Q)  # Q's 8-6-4 top and trips bottom; P's jacks in the middle
+    (-1, 1, -1)
+    """
     if first.foul and second.foul:
         return (0, 0, 0)
     if first.foul:
@@ -60,7 +68,24 @@ def compare_rows(first: BoardEvaluation, second: BoardEvaluation) -> tuple[int, 
 
 
 def score_pair(first: BoardEvaluation, second: BoardEvaluation, rules: RuleSet) -> PairOutcome:
-    """Points between two boards under ``rules``, from the first player's point of view."""
+    """Points between two boards under ``rules``, from the first player's point of view.
+
+    R scoops P: 3 rows + the scoop bonus 3 + royalties 15 - 0 = 21 under 1-6; under 2-4 the
+    bonus for the majority is 1 instead: 3 + 1 + 15 = 19.
+
+    >>> from pipeline.rules.board import evaluate_board
+    >>> from pipeline.rules.cards import parse_cards
+    >>> from pipeline.rules.ruleset import STANDARD, ruleset_from_mapping
+    >>> P = evaluate_board(*(parse_cards(row) for row in "2c 3d 5h / Jc Jd 4c 6d 8h / Ac Ad 7c 7d 9h".split("/")))
+    >>> R = evaluate_board(*(parse_cards(row) for row in "Qh Qd 2h / 5c 6c 7h 8c 9c / 2s 4s 6s Ts Ks".split("/")))
+    >>> outcome = score_pair(R, P, STANDARD)
+    >>> outcome.rows, outcome.scoop, outcome.royalty_points, outcome.points
+    ((1, 1, 1), 1, 15, 21)
+    >>> score_pair(P, R, STANDARD).points
+    -21
+    >>> score_pair(R, P, ruleset_from_mapping({"scoring": {"method": "2-4"}})).points
+    19
+    """
     rows = compare_rows(first, second)
     won = rows.count(1)
     lost = rows.count(-1)
@@ -82,7 +107,13 @@ def score_pair(first: BoardEvaluation, second: BoardEvaluation, rules: RuleSet) 
 
 
 def settlement_pairs(player_count: int, order: Sequence[int] | None = None) -> list[tuple[int, int]]:
-    """Pairs in strict settlement order: the first in ``order`` against each other clockwise, then the next..."""
+    """Pairs in strict settlement order: the first in ``order`` against each other clockwise, then the next...
+
+    Four players with player 3 first (left of the button):
+
+    >>> settlement_pairs(4, [3, 0, 1, 2])
+    [(3, 0), (3, 1), (3, 2), (0, 1), (0, 2), (1, 2)]
+    """
     order = list(order) if order is not None else list(range(player_count))
     return [(order[i], order[j]) for i in range(len(order)) for j in range(i + 1, len(order))]
 
@@ -92,6 +123,16 @@ def capped_amount(points: int, first_total: int, second_total: int, cap: int) ->
 
     The loser pays at most what keeps their hand total at ``-cap``; a player already at ``-cap``
     is done (the pair settles 0). ``cap`` 0 means no cap.
+
+    With a cap of 20, a first player already at -6 who owes 21 can pay only 14; a player at -20
+    is done:
+
+    >>> capped_amount(-21, -6, 0, 20)
+    -14
+    >>> capped_amount(6, -20, 0, 20)
+    0
+    >>> capped_amount(-21, -6, 0, 0)
+    -21
     """
     if not cap:
         return points
@@ -116,6 +157,28 @@ def score_hand(
     player's running result for the hand can never go below ``-cap``: a loss is cut to what the
     loser can still pay (the winner gets only that), and a player who has reached ``-cap`` is
     done for the hand (no further pair involving them settles).
+
+    Three players (P, Q, R) settle pair by pair, and the hand sums to zero:
+
+    >>> from pipeline.rules.board import evaluate_board
+    >>> from pipeline.rules.cards import parse_cards
+    >>> from pipeline.rules.ruleset import STANDARD, ruleset_from_mapping
+    >>> def board(text):
+    ...     return evaluate_board(*(parse_cards(row) for row in text.split("/")))
+    >>> P = board("2c 3d 5h / Jc Jd 4c 6d 8h / Ac Ad 7c 7d 9h")
+    >>> Q = board("4h 6h 8s / Tc Td 3c 5d 9s / Kc Kd Kh 2d 3h")
+    >>> R = board("Qh Qd 2h / 5c 6c 7h 8c 9c / 2s 4s 6s Ts Ks")
+    >>> F = board("As Ah 3s / Qc Qs 4d 5s 7s / 8d 9d Th Jh Js")  # fouled: AA over QQ
+    >>> score_hand([P, Q, R], STANDARD, [0, 1, 2]).points
+    (-22, -20, 42)
+
+    With a per-hand cap of 10, settled in strict order P, Q, R, F, nobody loses more than 10:
+
+    >>> result = score_hand([P, Q, R, F], ruleset_from_mapping({"scoring": {"cap": 10}}), [0, 1, 2, 3])
+    >>> result.points
+    (-10, -10, 30, -10)
+    >>> [(m.first, m.second, m.outcome.points, m.settled) for m in result.matchups]
+    [(0, 1, -1, -1), (0, 2, -21, -9), (0, 3, 6, 0), (1, 2, -21, -11), (1, 3, 6, 0), (2, 3, 21, 10)]
     """
     count = len(evaluations)
     if order is not None and sorted(order) != list(range(count)):

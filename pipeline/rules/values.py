@@ -9,6 +9,15 @@ stored as ``rank index + 1`` (deuce 1 .. ace 13) so an empty slot (0) is below e
 makes the longer row win when the shorter one is exhausted. Slots hold the rank groups ordered
 by (count, rank) descending: a pair of queens with a five is ``[Q, 5]``, a full house ``[trips,
 pair]``, a straight its top card (five for the wheel).
+
+The rule's own examples: a top of Q-Q-5 beats a middle of Q-Q-4-3-2 (kicker 5 over 4, a foul),
+while A-K-Q on top is below A-K-Q-3-2 in the middle (every top card ties; the longer row wins):
+
+>>> from pipeline.rules.cards import parse_cards
+>>> evaluate_row(parse_cards("Qs Qh 5d")) > evaluate_row(parse_cards("Qc Qd 4h 3s 2c"))
+True
+>>> evaluate_row(parse_cards("As Kh Qd")) < evaluate_row(parse_cards("Ac Kd Qh 3s 2c"))
+True
 """
 
 from __future__ import annotations
@@ -68,7 +77,13 @@ PERFECT_LOW_RANKS = (5, 3, 2, 1, 0)  # 7-5-4-3-2
 
 
 def pack_value(category: int, ranks: Sequence[int]) -> int:
-    """Pack a category and up to five rank indexes (most significant first) into a row value."""
+    """Pack a category and up to five rank indexes (most significant first) into a row value.
+
+    A pair of queens (rank 10) with a five (rank 3): category 1, slots Q+1 = 11 and 5+1 = 4.
+
+    >>> hex(pack_value(HandClass.PAIR, [10, 3]))
+    '0x1b4000'
+    """
     value = category << CATEGORY_SHIFT
     for slot, rank in enumerate(ranks):
         value |= (rank + 1) << (4 * (4 - slot))
@@ -76,7 +91,12 @@ def pack_value(category: int, ranks: Sequence[int]) -> int:
 
 
 def value_class(value: int) -> HandClass:
-    """The hand class of a high row value."""
+    """The hand class of a high row value.
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> value_class(evaluate_five(parse_cards("Ac 2d 3h 4s 5c")))
+    <HandClass.STRAIGHT: 4>
+    """
     return HandClass(value >> CATEGORY_SHIFT)
 
 
@@ -98,7 +118,11 @@ def _straight_high(distinct_ranks: Sequence[int]) -> int | None:
 
 
 def evaluate_five_ranks(ranks: Sequence[int], flush: bool) -> int:
-    """Value of a five-card high hand given its rank indexes and whether it is a flush."""
+    """Value of a five-card high hand given its rank indexes and whether it is a flush.
+
+    >>> describe_value(evaluate_five_ranks([12, 12, 12, 7, 7], flush=False))
+    'full house, aces full of nines'
+    """
     groups = _grouped_ranks(ranks)
     counts = [count for count, _ in groups]
     ordered = [rank for _, rank in groups]
@@ -124,7 +148,11 @@ def evaluate_five_ranks(ranks: Sequence[int], flush: bool) -> int:
 
 
 def evaluate_three_ranks(ranks: Sequence[int]) -> int:
-    """Value of a three-card top: trips, pair or high card only."""
+    """Value of a three-card top: trips, pair or high card only.
+
+    >>> describe_value(evaluate_three_ranks([0, 0, 0]))
+    'three twos'
+    """
     groups = _grouped_ranks(ranks)
     ordered = [rank for _, rank in groups]
     category = {3: HandClass.TRIPS, 2: HandClass.PAIR, 1: HandClass.HIGH_CARD}[groups[0][0]]
@@ -132,7 +160,15 @@ def evaluate_three_ranks(ranks: Sequence[int]) -> int:
 
 
 def evaluate_five(cards: Sequence[Card]) -> int:
-    """Value of a five-card middle or bottom row (standard high poker, wheel lowest straight)."""
+    """Value of a five-card middle or bottom row (standard high poker, wheel lowest straight).
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> wheel = evaluate_five(parse_cards("Ac 2d 3h 4s 5c"))
+    >>> describe_value(wheel)
+    'five-high straight'
+    >>> wheel < evaluate_five(parse_cards("2c 3d 4h 5s 6c"))
+    True
+    """
     if len(cards) != 5:
         raise ValueError(f"a five-card row needs 5 cards, got {len(cards)}")
     suits = {suit_of(card) for card in cards}
@@ -140,14 +176,28 @@ def evaluate_five(cards: Sequence[Card]) -> int:
 
 
 def evaluate_three(cards: Sequence[Card]) -> int:
-    """Value of a three-card top row (straights and flushes do not count)."""
+    """Value of a three-card top row (straights and flushes do not count).
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> describe_value(evaluate_three(parse_cards("Qh Jh Th")))
+    'queen high'
+    >>> value_class(evaluate_three(parse_cards("6h 6d 3h")))
+    <HandClass.PAIR: 1>
+    """
     if len(cards) != 3:
         raise ValueError(f"a top row needs 3 cards, got {len(cards)}")
     return evaluate_three_ranks([rank_of(card) for card in cards])
 
 
 def evaluate_row(cards: Sequence[Card]) -> int:
-    """Value of a full row of 3 or 5 cards."""
+    """Value of a full row of 3 or 5 cards.
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> describe_value(evaluate_row(parse_cards("Kc Kd 4h")))
+    'pair of kings'
+    >>> describe_value(evaluate_row(parse_cards("9c 9d 9h 5s 5c")))
+    'full house, nines full of fives'
+    """
     return evaluate_three(cards) if len(cards) == 3 else evaluate_five(cards)
 
 
@@ -160,6 +210,11 @@ def evaluate_low_ranks(ranks: Sequence[int], flush: bool) -> int:
     """Value of a 2-7 lowball middle: 0 when it does not qualify, else larger is a better low.
 
     Qualifying means ten-high or better with no pair, straight or flush (the ace is always high).
+
+    >>> evaluate_low_ranks([5, 3, 2, 1, 0], flush=False) > evaluate_low_ranks([6, 3, 2, 1, 0], flush=False)
+    True
+    >>> evaluate_low_ranks([5, 3, 2, 1, 0], flush=True)  # a flush never qualifies
+    0
     """
     distinct = sorted(set(ranks), reverse=True)
     if flush or len(distinct) != 5 or distinct[0] - distinct[4] == 4 or distinct[0] > 8:
@@ -171,7 +226,14 @@ def evaluate_low_ranks(ranks: Sequence[int], flush: bool) -> int:
 
 
 def evaluate_low(cards: Sequence[Card]) -> int:
-    """Value of a five-card 2-7 lowball middle (0 = does not qualify: the board fouls)."""
+    """Value of a five-card 2-7 lowball middle (0 = does not qualify: the board fouls).
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> evaluate_low(parse_cards("7c 5d 4h 3s 2c")) > evaluate_low(parse_cards("8c 6d 4h 3s 2c"))
+    True
+    >>> evaluate_low(parse_cards("Ac 2d 3h 4s 5c"))  # the ace is high: ace-high, no low
+    0
+    """
     if len(cards) != 5:
         raise ValueError(f"a five-card row needs 5 cards, got {len(cards)}")
     suits = {suit_of(card) for card in cards}
@@ -179,7 +241,16 @@ def evaluate_low(cards: Sequence[Card]) -> int:
 
 
 def low_class(value: int) -> LowClass:
-    """The class of a lowball middle value (by its high card; 7-5-4-3-2 is ``PERFECT_LOW``)."""
+    """The class of a lowball middle value (by its high card; 7-5-4-3-2 is ``PERFECT_LOW``).
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> low_class(evaluate_low(parse_cards("7c 5d 4h 3s 2c")))
+    <LowClass.PERFECT_LOW: 5>
+    >>> low_class(evaluate_low(parse_cards("7c 6d 4h 3s 2c"))).label
+    'seven_low'
+    >>> low_class(0).label
+    'no_low'
+    """
     if value == 0:
         return LowClass.NO_LOW
     code = _LOW_CODE_MAX - (value & _LOW_CODE_MAX)
@@ -194,13 +265,25 @@ def low_class(value: int) -> LowClass:
 
 # --- descriptions --------------------------------------------------------------------------
 def value_ranks(value: int) -> list[int]:
-    """The rank indexes stored in a high value's slots, most significant first."""
+    """The rank indexes stored in a high value's slots, most significant first.
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> value_ranks(evaluate_three(parse_cards("Qs Qh 5d")))  # queen (10), then the five (3)
+    [10, 3]
+    """
     slots = [(value >> (4 * (4 - slot))) & 0xF for slot in range(5)]
     return [slot - 1 for slot in slots if slot]
 
 
 def describe_value(value: int) -> str:
-    """A readable name of a high row value: ``pair of queens``, ``ace-high straight``."""
+    """A readable name of a high row value: ``pair of queens``, ``ace-high straight``.
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> describe_value(evaluate_five(parse_cards("Th Jh Qh Kh Ah")))
+    'royal flush'
+    >>> describe_value(evaluate_five(parse_cards("Kc Kd 8h 8s Ac")))
+    'two pair, kings and eights'
+    """
     hand_class = value_class(value)
     ranks = value_ranks(value)
     top = ranks[0]
@@ -229,7 +312,14 @@ def describe_value(value: int) -> str:
 
 
 def describe_low(value: int) -> str:
-    """A readable name of a lowball middle value: ``7-5-4-3-2 (perfect low)``, ``no low``."""
+    """A readable name of a lowball middle value: ``7-5-4-3-2 (perfect low)``, ``no low``.
+
+    >>> from pipeline.rules.cards import parse_cards
+    >>> describe_low(evaluate_low(parse_cards("Tc 9d 8h 7s 5c")))
+    'T-9-8-7-5 low'
+    >>> describe_low(0)
+    'no qualifying low'
+    """
     if value == 0:
         return "no qualifying low"
     code = _LOW_CODE_MAX - (value & _LOW_CODE_MAX)
