@@ -24,6 +24,8 @@ from pipeline import read, store
 from pipeline.read.overview import FilterOptions
 from pipeline.read.scope import Filters
 from pipeline.read.source import Database
+from pipeline.rules.cards import SUIT_SYMBOLS
+from pipeline.rules.game import ROW_SIZES
 
 DATABASE_ENV = "OFC_DASHBOARD_DB"
 FILTERS_KEY = "ofc_filters"
@@ -31,7 +33,6 @@ FILTERS_KEY = "ofc_filters"
 P = ParamSpec("P")
 R = TypeVar("R")
 
-SUIT_SYMBOLS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 SUIT_COLOURS = {"s": "#1f2328", "h": "#c62828", "d": "#1565c0", "c": "#2e7d32"}
 CARD_CSS = (
     "display:inline-block;min-width:2.1em;padding:0.15em 0.3em;margin:0.1em;"
@@ -174,7 +175,7 @@ def cards_html(cards: Sequence[str | None]) -> str:
 def board_html(rows: dict[str, Sequence[str]], caption: str | None = None) -> str:
     """A board as three lines of cards (top 3, middle 5, bottom 5), empty slots dashed."""
     lines = []
-    for row, size in (("top", 3), ("middle", 5), ("bottom", 5)):
+    for row, size in ROW_SIZES.items():
         cards: list[str | None] = list(rows.get(row, ()))[:size]
         cards += [None] * (size - len(cards))
         lines.append(

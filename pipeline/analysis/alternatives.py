@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from functools import cache
 
 from pipeline.rules.cards import Card, card_text
+from pipeline.rules.game import ROW_LENGTHS
 
 ROW_NAMES = ("top", "middle", "bottom")
-ROW_SIZES = (3, 5, 5)
 DISCARD = -1
 MIXED = 4
 """Suit state of a row holding two or more suits (-1: empty row, 0-3: all of that suit)."""
@@ -53,7 +53,7 @@ def street_patterns(dealt: int, discards: int) -> tuple[Pattern, ...]:
 
 def fits(rows: Rows, pattern: Pattern) -> bool:
     """True when every row has room for the cards the pattern sends to it."""
-    return all(len(rows[row]) + pattern.count(row) <= ROW_SIZES[row] for row in range(3))
+    return all(len(rows[row]) + pattern.count(row) <= ROW_LENGTHS[row] for row in range(3))
 
 
 def apply_pattern(rows: Rows, dealt: Sequence[Card], pattern: Pattern) -> tuple[Rows, tuple[Card, ...]]:

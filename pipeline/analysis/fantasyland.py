@@ -22,7 +22,7 @@ from typing import Any
 from pipeline.analysis.decisions import HandView
 from pipeline.rules.board import evaluate_board
 from pipeline.rules.cards import Card, card_text
-from pipeline.rules.game import Variant
+from pipeline.rules.game import ROW_LENGTHS, Variant
 from pipeline.rules.ruleset import RuleSet
 from pipeline.solver.fantasyland import (
     DEFAULT_STAY_VALUE,
@@ -122,7 +122,7 @@ def grade_fantasyland(
     if not MIN_CARDS <= len(dealt) <= MAX_CARDS:
         return None
     rows = play.rows_before(1)
-    if tuple(len(row) for row in rows) != (3, 5, 5):
+    if tuple(len(row) for row in rows) != ROW_LENGTHS:
         return None
     try:
         solver = solve_fantasyland(dealt, hand.variant, rules, stay_value)

@@ -14,14 +14,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from pipeline.rules.game import Variant
+from pipeline.rules.game import ROW_LENGTHS, Variant
 from pipeline.rules.ruleset import RuleSet
 from pipeline.simulate.bots import BOTS, pattern_subsets, street_patterns
 from pipeline.simulate.dealer import StreetRows, order_within_rows
 from pipeline.simulate.outlook import row_outlooks
 
 ROW_START = np.asarray((0, 3, 8), dtype=np.int64)
-ROW_SIZES = (3, 5, 5)
 
 
 class BoardBatch:
@@ -52,7 +51,7 @@ class BoardBatch:
         suits = np.full((count, 3), -1, dtype=np.int64)
         for index, rows in enumerate(rows_list):
             for row, row_cards in enumerate(rows):
-                if len(row_cards) > ROW_SIZES[row]:
+                if len(row_cards) > ROW_LENGTHS[row]:
                     raise ValueError(f"row {row} holds {len(row_cards)} cards")
                 suit_set = {card & 3 for card in row_cards}
                 for slot, card in enumerate(row_cards):

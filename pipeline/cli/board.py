@@ -11,12 +11,11 @@ from rich.text import Text
 from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option
 from pipeline.rules.board import evaluate_board
-from pipeline.rules.cards import CardError, cards_text, parse_cards
+from pipeline.rules.cards import SUIT_SYMBOLS, CardError, cards_text, parse_cards
 from pipeline.rules.game import ROWS, Variant
 from pipeline.rules.ruleset import STANDARD
 
 SUIT_STYLES = {"c": "green", "d": "blue", "h": "red", "s": "white"}
-SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

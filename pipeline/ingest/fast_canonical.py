@@ -44,7 +44,7 @@ from pipeline.ingest.columns import (
     utc_timestamp,
 )
 from pipeline.records.validate import MAX_SEAT, STARTED_AT_PATTERN
-from pipeline.rules.game import VARIANTS_BY_NAME, Variant
+from pipeline.rules.game import ROW_LENGTHS, VARIANTS_BY_NAME, Variant
 from pipeline.store import hand_key
 
 __all__ = ["parse_canonical_batch"]
@@ -113,7 +113,6 @@ for _variant, _code in _VARIANT_CODE.items():
         _FANTASYLAND_DEALT[_code, _size] = True
 
 
-_ROW_SIZES = (3, 5, 5)
 _BOARD_SLOT_START = np.array([0, 0, 3, 8, 0], np.int64)  # by token kind: top 0, middle 3, bottom 8
 _blake2b = hashlib.blake2b
 
@@ -458,7 +457,7 @@ def _finish(
     for column, counts in enumerate((top, middle, bottom)):
         row_counts[with_streets, column] = _sum_segments(
             counts, first_street[with_streets], street_counts[with_streets])
-    rows_ok = (row_counts == _ROW_SIZES).all(axis=1)
+    rows_ok = (row_counts == ROW_LENGTHS).all(axis=1)
     player_bad |= with_streets & ~rows_ok
     token_player = street_player[token_street]
     placed_tokens = (kinds >= 1) & (kinds <= 3)
@@ -486,7 +485,7 @@ def _finish(
     given_players = np.asarray(given_player_list, np.int64)
     given_lengths, given_codes, given_plain = given_segments
     given_lengths = given_lengths.reshape(len(given_players), 3)
-    given_ok = (given_lengths == _ROW_SIZES).all(axis=1)
+    given_ok = (given_lengths == ROW_LENGTHS).all(axis=1)
     player_bad[given_players[~given_plain.reshape(-1, 3).all(axis=1)]] = True
     player_bad[given_players[~given_ok]] = True
     good_given = given_players[given_ok]

@@ -23,9 +23,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from pipeline.read import charts
 from pipeline.report.model import Report, report_dict
 from pipeline.report.stats import weighted_slope
+from pipeline.rules.cards import card_symbol
 
 FORMATS = ("html", "md", "json")
-SUIT_SYMBOLS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 VERDICT_CLASSES = {
     "strength": "good", "likely strength": "good", "improving": "good",
     "probably improving": "good", "leak": "bad", "likely leak": "bad", "getting worse": "bad",
@@ -79,11 +79,6 @@ def format_points(value: float | None) -> str:
 def format_count(value: int | None) -> str:
     """``1,234``."""
     return "–" if value is None else f"{value:,}"
-
-
-def card_symbol(card: str) -> str:
-    """``Qh`` -> ``Q♥``."""
-    return card[:-1] + SUIT_SYMBOLS.get(card[-1:], card[-1:]) if len(card) >= 2 else card
 
 
 def class_label(value: str | None) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pipeline.rules.cards import Card, CardError, card_text, find_duplicate
-from pipeline.rules.game import Variant
+from pipeline.rules.game import ROW_LENGTHS, Variant
 from pipeline.rules.ruleset import FantasylandRules, RuleSet
 from pipeline.rules.values import (
     CATEGORY_SHIFT,
@@ -223,7 +223,7 @@ def evaluate_board(
     from pipeline.rules.ruleset import STANDARD
 
     rules = rules or STANDARD
-    if (len(top), len(middle), len(bottom)) != (3, 5, 5):
+    if (len(top), len(middle), len(bottom)) != ROW_LENGTHS:
         raise CardError(
             f"a board needs 3/5/5 cards, got {len(top)}/{len(middle)}/{len(bottom)}"
         )

@@ -15,7 +15,9 @@ from collections.abc import Iterable
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
-SUIT_SYMBOLS = {"♣": "c", "♦": "d", "♥": "h", "♠": "s", "♧": "c", "♢": "d", "♡": "h", "♤": "s"}
+SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+"""The symbol each suit letter is shown with (the one place the project spells them)."""
+_OUTLINE_SYMBOLS = {"c": "♧", "d": "♢", "h": "♡", "s": "♤"}
 RANK_NAMES = (
     "two", "three", "four", "five", "six", "seven", "eight",
     "nine", "ten", "jack", "queen", "king", "ace",
@@ -42,9 +44,7 @@ def _build_lookup() -> dict[str, Card]:
         if rank == "T":
             rank_spellings |= {"10"}
         for suit_index, suit in enumerate(SUITS):
-            suit_spellings = {suit, suit.upper()} | {
-                symbol for symbol, letter in SUIT_SYMBOLS.items() if letter == suit
-            }
+            suit_spellings = {suit, suit.upper(), SUIT_SYMBOLS[suit], _OUTLINE_SYMBOLS[suit]}
             for rank_text in rank_spellings:
                 for suit_text in suit_spellings:
                     lookup[rank_text + suit_text] = rank_index * 4 + suit_index
@@ -99,6 +99,17 @@ def card_text(card: Card) -> str:
     if not 0 <= card < 52:
         raise CardError(f"not a card code: {card!r}")
     return _TEXT[card]
+
+
+def card_symbol(card: str) -> str:
+    """A card's text with its suit as a symbol, for display; other text is returned as it is.
+
+    >>> card_symbol("Qh"), card_symbol("Tc"), card_symbol("?")
+    ('Q♥', 'T♣', '?')
+    """
+    if len(card) >= 2 and card[-1] in SUIT_SYMBOLS:
+        return card[:-1] + SUIT_SYMBOLS[card[-1]]
+    return card
 
 
 def cards_text(cards: Iterable[Card]) -> list[str]:

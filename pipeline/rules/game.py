@@ -24,7 +24,10 @@ class Row(StrEnum):
 
 
 ROWS: tuple[Row, Row, Row] = (Row.TOP, Row.MIDDLE, Row.BOTTOM)
-ROW_SIZES = {Row.TOP: 3, Row.MIDDLE: 5, Row.BOTTOM: 5}
+ROW_SIZES: dict[Row, int] = {row: row.size for row in ROWS}
+"""Cards a full row holds, by row."""
+ROW_LENGTHS: tuple[int, int, int] = (Row.TOP.size, Row.MIDDLE.size, Row.BOTTOM.size)
+"""Cards a full row holds, in row order: ``(3, 5, 5)``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,6 @@ import numpy as np
 from pipeline.rules.game import Variant
 
 TOP, MIDDLE, BOTTOM = 0, 1, 2
-ROW_SIZES = (3, 5, 5)
 ROW_NAMES = ("top", "middle", "bottom")
 DISCARD = -1
 

@@ -30,12 +30,11 @@ import numpy as np
 
 from pipeline.rules.batch import evaluate_boards, settle_hands
 from pipeline.rules.cards import card_text
-from pipeline.rules.game import Variant
+from pipeline.rules.game import ROW_LENGTHS, Variant
 from pipeline.rules.ruleset import RuleSet
 from pipeline.simulate.bots import (
     BOTS,
     ROW_NAMES,
-    ROW_SIZES,
     Options,
     pattern_subsets,
     street_patterns,
@@ -344,11 +343,11 @@ class StreetRows:
         fields: dict[str, np.ndarray] = {}
         for row, name in enumerate(ROW_NAMES):
             key, count, suit = self._row(row)
-            fits = count <= ROW_SIZES[row]
+            fits = count <= ROW_LENGTHS[row]
             state = np.maximum(index[np.where(fits, key + count * KEY_LIMIT, 0)], 0)
             columns = subsets[:, row]
             valid &= fits[:, columns]
-            fields[f"open_{name}"] = (ROW_SIZES[row] - count).astype(np.float32)[:, columns]
+            fields[f"open_{name}"] = (ROW_LENGTHS[row] - count).astype(np.float32)[:, columns]
             if row == 0:
                 per_subset = {
                     "mean": outlooks.top_mean[state], "variance": outlooks.top_variance[state],
