@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "score",
         help="re-score canonical hand records (JSON Lines) and print one result per line",
         description=(
-            "Read canonical hand records (spec/hand-format.md), one per line, and print one JSON "
+            "Read canonical hand records (docs/hand-format.md), one per line, and print one JSON "
             "object per input line, in order: each player's foul, royalties per row, points, "
             "Fantasyland next hand and card count, and row classes. An invalid line prints "
             '{"line": N, "hand_id": ..., "error": "..."} in its place; the exit status is then 2.'

@@ -10,7 +10,7 @@ from typing import Any
 class SourceRecord:
     """A record as read from a source, before validation.
 
-    ``record`` is a canonical JSON-like mapping (spec/hand-format.md) or ``None`` when the
+    ``record`` is a canonical JSON-like mapping (docs/hand-format.md) or ``None`` when the
     text could not be read as a record at all; then ``error`` says why. ``line`` is the
     1-based line number where the record starts; ``raw`` is its original text (kept for
     quarantine, truncated by readers to a sane size).

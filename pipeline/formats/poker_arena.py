@@ -2,7 +2,7 @@
 
 A log is JSON Lines: a header ``{"hand": N, "seats": [...]}`` starts a hand and its events
 ``{"hand": N, "ev": {"event": KIND, ...}}`` follow. This reader groups the lines of each hand
-and turns the hand into one canonical record (spec/hand-format.md), streaming: only the hand
+and turns the hand into one canonical record (docs/hand-format.md), streaming: only the hand
 being read is held in memory.
 
 Each player gets ``streets`` built from the deal/place pairs of its seat and ``board`` from

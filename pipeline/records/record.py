@@ -1,4 +1,4 @@
-"""The canonical hand record (spec/hand-format.md) as small typed values.
+"""The canonical hand record (docs/hand-format.md) as small typed values.
 
 Readers yield plain JSON-like mappings; :mod:`pipeline.records.validate` turns a mapping into a
 :class:`HandRecord` or a precise reason. Everything here is pure data, no I/O.

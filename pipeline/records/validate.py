@@ -1,4 +1,4 @@
-"""Turn a canonical hand mapping (spec/hand-format.md) into a :class:`HandRecord`, or say why not.
+"""Turn a canonical hand mapping (docs/hand-format.md) into a :class:`HandRecord`, or say why not.
 
 :func:`parse_hand` checks a JSON-like mapping and raises :class:`InvalidHand` with one precise
 human reason: the first problem found, naming the player, the street and the card.
@@ -82,7 +82,7 @@ _STREET_DESCRIPTIONS = {
     Variant.LOWBALL_PINEAPPLE: "5 cards, then 4 streets of 3",
 }
 
-# Cards dealt in Fantasyland (spec/rules.md): classic 13; pineapple 14, progressive up to 17;
+# Cards dealt in Fantasyland (docs/rules.md): classic 13; pineapple 14, progressive up to 17;
 # 2-7 pineapple 14 or 15.
 _FANTASYLAND_DEALT: dict[Variant, frozenset[int]] = {
     variant: variant.fantasyland_deal_sizes for variant in Variant

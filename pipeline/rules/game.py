@@ -1,4 +1,4 @@
-"""Variants, rows and the street structure of each variant (spec/rules.md, "Variants and the deal")."""
+"""Variants, rows and the street structure of each variant (docs/rules.md, "Variants and the deal")."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ class StreetShape:
 
 
 class Variant(StrEnum):
-    """The three games of spec/rules.md. Progressive Fantasyland is a rules setting, not a variant."""
+    """The three games of docs/rules.md. Progressive Fantasyland is a rules setting, not a variant."""
 
     CLASSIC = "classic"
     PINEAPPLE = "pineapple"

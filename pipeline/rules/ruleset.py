@@ -1,6 +1,6 @@
 """House rules as one immutable value: :class:`RuleSet`, its presets, and building one from a mapping.
 
-Every house rule of spec/rules.md is a field here. A rules *file* (TOML) is read elsewhere
+Every house rule of docs/rules.md is a field here. A rules *file* (TOML) is read elsewhere
 (:mod:`pipeline.records.rules_file`); this module only turns an already-parsed mapping into a RuleSet,
 with errors that name the offending key. A mapping may ``extends`` a preset.
 """
@@ -92,7 +92,7 @@ class RuleSet:
 # --- the standard tables, as mappings (the shape of a rules file) --------------------------
 _STANDARD_MAPPING: dict[str, Any] = {
     "name": "standard",
-    "description": "spec/rules.md: standard royalties, 1-6 scoring with scoop 3, QQ+ Fantasyland",
+    "description": "docs/rules.md: standard royalties, 1-6 scoring with scoop 3, QQ+ Fantasyland",
     "scoring": {
         "method": "1-6", "scoop_bonus": 3, "royalties": "netted",
         "cap": 0, "cap_scope": "hand", "match_hands": 0, "stake": 0.0,

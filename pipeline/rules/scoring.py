@@ -1,6 +1,6 @@
 """Settling a hand: pairwise points, the multiway sum, and the table-stakes cap.
 
-Between two boards (spec/rules.md, "Scoring between two players"): +1 for each row won, a scoop
+Between two boards (docs/rules.md, "Scoring between two players"): +1 for each row won, a scoop
 bonus for winning all three (1-6: 3, house rule 6) or, under 2-4, +1 for winning the majority
 of rows (two or more of the three); plus royalties — netted (own minus the opponent's) or, as a
 house rule, counted only for the rows a player won. A fouled board loses every row to a legal

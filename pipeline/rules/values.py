@@ -1,7 +1,7 @@
 """Hand values for OFC rows: 5-card high hands, 3-card tops, and 2-7 lowball middles.
 
 A row's *value* is an ``int`` where a larger value is a stronger row, comparable across row
-sizes exactly as spec/rules.md says: category first, then ranks in order (pair rank, then
+sizes exactly as docs/rules.md says: category first, then ranks in order (pair rank, then
 kickers high to low), and when every card of the shorter row ties, the longer row is stronger.
 
 Encoding: ``category << 20`` plus five 4-bit rank slots, most significant first. Ranks are

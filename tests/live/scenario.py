@@ -12,7 +12,7 @@ Pineapple, standard rules (1-6 scoring, scoop bonus 3, royalties netted), 0.10 p
 * Hand 3, edited: ivo's middle and bottom swapped -> ivo fouls. jun -6, ivo -18, mara +24.
 * Hand 4 (button mara, nobody in Fantasyland): hand 1's boards again; it is deleted.
 
-Every number below was worked out on paper from spec/rules.md; :func:`independent_points`
+Every number below was worked out on paper from docs/rules.md; :func:`independent_points`
 re-derives them from row values alone (no pipeline scoring code), so a wrong constant fails.
 """
 

@@ -1,4 +1,4 @@
-"""An independent, deliberately plain reading of spec/rules.md, used as an oracle by the tests.
+"""An independent, deliberately plain reading of docs/rules.md, used as an oracle by the tests.
 
 Nothing here imports the implementation's values, boards or scoring: cards are (rank, suit)
 pairs taken from card codes by the documented encoding (code = rank * 4 + suit, rank 0 = deuce,
@@ -17,7 +17,7 @@ CLASS_NAMES = (
     "straight_flush", "royal_flush",
 )
 
-# spec/rules.md, "Royalties (preset standard)"
+# docs/rules.md, "Royalties (preset standard)"
 STANDARD_BOTTOM = {STRAIGHT: 2, FLUSH: 4, FULL_HOUSE: 6, QUADS: 10, STRAIGHT_FLUSH: 15, ROYAL: 25}
 STANDARD_MIDDLE = {
     TRIPS: 2, STRAIGHT: 4, FLUSH: 8, FULL_HOUSE: 12, QUADS: 20, STRAIGHT_FLUSH: 30, ROYAL: 50,

@@ -1,4 +1,4 @@
-"""Cards (spec/rules.md, "Cards"): 52 cards written rank + suit, ranks 23456789TJQKA, suits cdhs;
+"""Cards (docs/rules.md, "Cards"): 52 cards written rank + suit, ranks 23456789TJQKA, suits cdhs;
 readers also accept 10, lower-case ranks and the suit symbols; writers use the two-character form.
 Card code = rank * 4 + suit with ranks 2..A = 0..12 and suits c, d, h, s = 0..3."""
 

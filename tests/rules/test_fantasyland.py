@@ -1,4 +1,4 @@
-"""Fantasyland (spec/rules.md, "Fantasyland"): entry with QQ+ on a legal board (house rule KK+),
+"""Fantasyland (docs/rules.md, "Fantasyland"): entry with QQ+ on a legal board (house rule KK+),
 card counts by variant (classic 13, pineapple 14, progressive QQ 14 / KK 15 / AA 16 / trips 17),
 staying (trips top, full house+ middle, quads+ bottom; house rules: no middle stay, re-qualify),
 and 2-7 Pineapple (KK+ top or 7-5-4-3-2 middle 14, both 15; trips top or quads+ bottom stays)."""

@@ -1,4 +1,4 @@
-"""Fouls (spec/rules.md, "Fouls"): a board is legal iff bottom >= middle >= top; a fouled board
+"""Fouls (docs/rules.md, "Fouls"): a board is legal iff bottom >= middle >= top; a fouled board
 collects no royalty. Every edge: kickers across row sizes, the wheel, equal rows, two pair,
 flush against flush, and a middle identical in ranks to the bottom. Boards: "top / middle / bottom"."""
 

@@ -1,4 +1,4 @@
-"""Golden files for ``ofc score`` (spec/hand-format.md) and ``ofc board``, run through the real CLI
+"""Golden files for ``ofc score`` (docs/hand-format.md) and ``ofc board``, run through the real CLI
 in a subprocess. The records in tests/golden/score/hands.jsonl were built by hand; every
 expected number below was derived by hand (boards P, Q, R, F as in test_scoring.py):
 

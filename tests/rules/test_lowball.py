@@ -1,4 +1,4 @@
-"""2-7 Pineapple (spec/rules.md, "Fouls" and "Royalties"): the middle is a 2-7 low that must be
+"""2-7 Pineapple (docs/rules.md, "Fouls" and "Royalties"): the middle is a 2-7 low that must be
 ten-high or better (no pair, straight or flush; the ace is always high), the bottom must beat the
 top, and the middle pays 9-high 1, 8-high 2, 7-high 4, 7-5-4-3-2 8.
 

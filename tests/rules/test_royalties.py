@@ -1,4 +1,4 @@
-"""Royalties (spec/rules.md, "Royalties"): every line of the standard table on legal boards, the
+"""Royalties (docs/rules.md, "Royalties"): every line of the standard table on legal boards, the
 flat-trips preset, and house-rule tables read from rules files.
 
 Boards are "top / middle / bottom"; every expected tuple is (top, middle, bottom)."""

@@ -1,4 +1,4 @@
-"""Rule sets (spec/rules.md: "everything marked house rule must be a setting"): presets, the
+"""Rule sets (docs/rules.md: "everything marked house rule must be a setting"): presets, the
 standard tables as data, building from mappings with ``extends``, rules files validated against
 schemas/rules.schema.json, and errors that name the offending key."""
 

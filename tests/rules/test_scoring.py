@@ -1,4 +1,4 @@
-"""Scoring (spec/rules.md, "Scoring between two players", "Fouls", "Cap / table stakes").
+"""Scoring (docs/rules.md, "Scoring between two players", "Fouls", "Cap / table stakes").
 
 Four boards that use all 52 cards between them, derived by hand:
 

@@ -1,4 +1,4 @@
-"""Row values (spec/rules.md, "Hand values"): five-card high hands, three-card tops, comparisons
+"""Row values (docs/rules.md, "Hand values"): five-card high hands, three-card tops, comparisons
 across row sizes, the rank keys of the batch evaluator, and readable descriptions."""
 
 from __future__ import annotations
