@@ -4,7 +4,7 @@ Set up the players (clockwise), the variant, the rules preset and the money per 
 hand type each player's board or tap it in on the 52-card picker (used cards are greyed out),
 mark Fantasyland, and save. The hand is checked as it is entered (messages under each player's
 field), scored at once and saved through ingestion like any file, so every page includes it.
-The last hand can be edited (re-scored) or deleted. All game logic is :mod:`pipeline.live.entry`;
+The last hand can be edited (re-scored) or deleted. All game logic is in :mod:`pipeline.live`;
 this page only lays it out. Player names are untrusted: they reach the page escaped
 (:func:`components.md`, ``html.escape``) or as plain table cells.
 """
@@ -19,7 +19,27 @@ import streamlit as st
 from dashboard import components
 from pipeline import read
 from pipeline.ingest.driver import IngestError
-from pipeline.live import entry as live
+from pipeline.live.entry import (
+    EntryCheck,
+    EntryRejected,
+    add_card,
+    cards_in_entries,
+    check_entry,
+    entry_rows,
+    open_row,
+    remove_last_card,
+)
+from pipeline.live.session import (
+    LiveError,
+    LiveSession,
+    default_fantasyland_cards,
+    delete_last_hand,
+    edit_last_hand,
+    record_hand,
+    start_session,
+)
+from pipeline.live.storage import LiveStoreError, remove_hand, replace_hand, store_hand
+from pipeline.live.text import board_text, format_money, format_points
 from pipeline.rules.cards import RANKS, SUITS, CardError, card_text, parse_card
 from pipeline.rules.game import ROW_SIZES, ROWS, Row, Variant
 from pipeline.rules.ruleset import PRESET_NAMES
@@ -68,21 +88,21 @@ def card_key(card: int) -> str:
 # --- state changes (callbacks run before the rerun, so they may set widget values) ------------
 
 
-def _session() -> live.LiveSession | None:
+def _session() -> LiveSession | None:
     return st.session_state.get(SESSION)
 
 
-def _entries(session: live.LiveSession) -> dict[str, str]:
+def _entries(session: LiveSession) -> dict[str, str]:
     return {name: st.session_state.get(board_key(index), "")
             for index, name in enumerate(session.players)}
 
 
-def _marks(session: live.LiveSession) -> list[str]:
+def _marks(session: LiveSession) -> list[str]:
     return [name for index, name in enumerate(session.players)
             if st.session_state.get(fantasyland_key(index))]
 
 
-def _reset_entry(session: live.LiveSession, boards: dict[str, str] | None = None,
+def _reset_entry(session: LiveSession, boards: dict[str, str] | None = None,
                  marks: dict[str, int] | None = None) -> None:
     """Fill the fields for a hand: boards (empty by default) and Fantasyland marks."""
     marks = session.fantasyland if marks is None else marks
@@ -101,13 +121,13 @@ def _start() -> None:
     names = [name for name in str(state.get("rec_setup_players", "")).split(",") if name.strip()]
     button = state.get("rec_setup_button") or None
     try:
-        session = live.start_session(
+        session = start_session(
             names, state.get("rec_setup_variant", "pineapple"),
             state.get("rec_setup_rules", "standard"),
             Decimal(str(state.get("rec_setup_stake") or 0)).quantize(Decimal("0.01")),
             button=button if button in [name.strip() for name in names] else None,
         )
-    except live.LiveError as error:
+    except LiveError as error:
         state[SETUP_ERROR] = str(error)
         return
     state[SETUP_ERROR] = None
@@ -131,14 +151,14 @@ def _end_session() -> None:
             del st.session_state[key]
 
 
-def _next_open_board(session: live.LiveSession, index: int) -> int | None:
+def _next_open_board(session: LiveSession, index: int) -> int | None:
     """The next player after ``index`` (in action order) whose board has room, or None."""
     state = st.session_state
     order = session.action_order(_hand_button(session))
     start = order.index(session.players[index])
     for name in order[start + 1:] + order[:start]:
         other = session.players.index(name)
-        if live.open_row(state.get(board_key(other), "")) is not None:
+        if open_row(state.get(board_key(other), "")) is not None:
             return other
     return None
 
@@ -151,16 +171,16 @@ def _tap(card: int) -> None:
     state[SAVED_NOTICE] = None
     index = int(state.get(ACTIVE_PLAYER) or 0)
     row = Row(state.get(ACTIVE_ROW) or Row.TOP.value)
-    if live.open_row(state.get(board_key(index), ""), row) is None:
+    if open_row(state.get(board_key(index), ""), row) is None:
         # A tap while this board is full goes to the next board with room.
         other = _next_open_board(session, index)
         if other is None:
             state[SAVED_NOTICE] = ("error", "Every board is full: save the hand, or clear a board.")
             return
         index = other
-        row = live.open_row(state.get(board_key(index), "")) or Row.TOP
+        row = open_row(state.get(board_key(index), "")) or Row.TOP
         state[ACTIVE_PLAYER] = index
-    text, next_row = live.add_card(state.get(board_key(index), ""), card, row)
+    text, next_row = add_card(state.get(board_key(index), ""), card, row)
     state[board_key(index)] = text
     if next_row is not None:
         state[ACTIVE_ROW] = next_row.value
@@ -169,14 +189,14 @@ def _tap(card: int) -> None:
     other = _next_open_board(session, index)
     if other is not None:
         state[ACTIVE_PLAYER] = other
-        state[ACTIVE_ROW] = (live.open_row(state.get(board_key(other), "")) or Row.TOP).value
+        state[ACTIVE_ROW] = (open_row(state.get(board_key(other), "")) or Row.TOP).value
 
 
 def _backspace() -> None:
     state = st.session_state
     index = int(state.get(ACTIVE_PLAYER) or 0)
     row = Row(state.get(ACTIVE_ROW) or Row.TOP.value)
-    state[board_key(index)] = live.remove_last_card(state.get(board_key(index), ""), row)
+    state[board_key(index)] = remove_last_card(state.get(board_key(index), ""), row)
 
 
 def _clear_board() -> None:
@@ -186,7 +206,7 @@ def _clear_board() -> None:
     state[ACTIVE_ROW] = Row.TOP.value
 
 
-def _hand_button(session: live.LiveSession) -> str:
+def _hand_button(session: LiveSession) -> str:
     """The button of the hand being entered (the edited hand's while editing)."""
     if st.session_state.get(MODE) == "edit" and session.last_hand is not None:
         return session.last_hand.button
@@ -202,10 +222,10 @@ def _save() -> None:
     entries = _entries(session)
     try:
         if editing:
-            new_session, hand = live.edit_last_hand(session, entries, _marks(session))
+            new_session, hand = edit_last_hand(session, entries, _marks(session))
         else:
-            new_session, hand = live.record_hand(session, entries, _marks(session))
-    except live.EntryRejected as error:
+            new_session, hand = record_hand(session, entries, _marks(session))
+    except EntryRejected as error:
         state[ATTEMPTED] = True
         count = len({problem.player for problem in error.check.problems})
         state[SAVED_NOTICE] = ("error", f"Not saved: {count} board{'s' if count != 1 else ''} "
@@ -214,17 +234,17 @@ def _save() -> None:
     try:
         with read.source.database_lock():
             if editing:
-                live.replace_hand(components.database_path(), hand, new_session.rules)
+                replace_hand(components.database_path(), hand, new_session.rules)
             else:
-                live.store_hand(components.database_path(), hand, new_session.rules)
-    except (live.LiveStoreError, IngestError, OSError) as error:
+                store_hand(components.database_path(), hand, new_session.rules)
+    except (LiveStoreError, IngestError, OSError) as error:
         state[SAVED_NOTICE] = ("error", f"Not saved: {error}")
         return
     state[SESSION] = new_session
     state[MODE] = "new"
     state[FRESH] = True
     verb = "changed and re-scored" if editing else "saved"
-    points = ", ".join(f"{name} {live.format_points(value)}" for name, value in hand.points.items())
+    points = ", ".join(f"{name} {format_points(value)}" for name, value in hand.points.items())
     state[NOTICE] = None
     next_marks = ", ".join(f"{name} ({cards} cards)"
                            for name, cards in hand.fantasyland_next.items())
@@ -246,7 +266,7 @@ def _edit_last() -> None:
     if state.get(MODE) != "edit":
         state[STASH] = (_entries(session), _marks(session))
     last = session.last_hand
-    _reset_entry(session, {name: live.board_text(board) for name, board in last.boards.items()},
+    _reset_entry(session, {name: board_text(board) for name, board in last.boards.items()},
                  dict(last.fantasyland))
     state[ACTIVE_PLAYER] = session.players.index(session.action_order(last.button)[0])
     state[MODE] = "edit"
@@ -278,10 +298,10 @@ def _delete_last() -> None:
     state[CONFIRM_DELETE] = False
     if session is None or session.last_hand is None:
         return
-    new_session, hand = live.delete_last_hand(session)
+    new_session, hand = delete_last_hand(session)
     try:
         with read.source.database_lock():
-            live.remove_hand(components.database_path(), hand)
+            remove_hand(components.database_path(), hand)
     except (IngestError, OSError) as error:
         state[NOTICE] = ("error", f"Not deleted: {error}")
         return
@@ -327,17 +347,17 @@ def setup() -> None:
     st.caption(f"Hands are saved into {components.md(components.database_path())}.")
 
 
-def totals_frame(session: live.LiveSession) -> pl.DataFrame:
+def totals_frame(session: LiveSession) -> pl.DataFrame:
     """Running totals: player, points, money."""
     money = session.money
     return pl.DataFrame({
         "player": list(session.players),
         "points": [session.totals[name] for name in session.players],
-        "money": [live.format_money(money[name]) for name in session.players],
+        "money": [format_money(money[name]) for name in session.players],
     })
 
 
-def show_result(session: live.LiveSession) -> None:
+def show_result(session: LiveSession) -> None:
     """The last hand's scored result, with edit and delete."""
     hand = session.last_hand
     if hand is None:
@@ -351,7 +371,7 @@ def show_result(session: live.LiveSession) -> None:
                 verdict = f":red[**foul**] — {components.md(hand.foul_reasons.get(player.name, ''))}"
             else:
                 verdict = "royalties " + "/".join(str(value) for value in player.royalties)
-            line = f"**{name}** {live.format_points(player.points)} points · {verdict}{played}"
+            line = f"**{name}** {format_points(player.points)} points · {verdict}{played}"
             if player.fantasyland_cards:
                 verb = "stays in" if player.name in hand.fantasyland else "enters"
                 line += f" · **{verb} Fantasyland** ({player.fantasyland_cards} cards)"
@@ -362,7 +382,7 @@ def show_result(session: live.LiveSession) -> None:
             ))
         pairs = [
             f"{components.md(pair.first)} vs {components.md(pair.second)}: "
-            f"{live.format_points(pair.settled)}"
+            f"{format_points(pair.settled)}"
             for pair in hand.scored.pairs
         ]
         st.caption("Pairs (first player's view): " + " · ".join(pairs))
@@ -378,7 +398,7 @@ def show_result(session: live.LiveSession) -> None:
                 st.button("Keep it", on_click=_keep, key="rec_delete_no")
 
 
-def player_field(session: live.LiveSession, index: int, check: live.EntryCheck,
+def player_field(session: LiveSession, index: int, check: EntryCheck,
                  button: str) -> None:
     """One player's board field, Fantasyland mark and messages."""
     name = session.players[index]
@@ -392,12 +412,12 @@ def player_field(session: live.LiveSession, index: int, check: live.EntryCheck,
                        "or tap the cards below.")
     cards = (session.fantasyland_cards(name) if st.session_state.get(MODE) != "edit"
              else (session.last_hand.fantasyland.get(name, 0) if session.last_hand else 0))
-    cards = cards or live.default_fantasyland_cards(session.variant, session.rules)
+    cards = cards or default_fantasyland_cards(session.variant, session.rules)
     st.checkbox(f"Fantasyland this hand ({cards} cards)", key=fantasyland_key(index))
     # Wrong cards, cards used twice and overfull rows are errors at once; a row still short of
     # cards is progress while entering, and an error once a save was tried.
     attempted = bool(st.session_state.get(ATTEMPTED))
-    rows = live.entry_rows(st.session_state.get(board_key(index), ""))
+    rows = entry_rows(st.session_state.get(board_key(index), ""))
     errors, pending = [], []
     for problem in check.problems_for(name):
         if problem.kind == "missing":
@@ -415,7 +435,7 @@ def player_field(session: live.LiveSession, index: int, check: live.EntryCheck,
         st.caption("✓ complete")
 
 
-def picker(session: live.LiveSession, check: live.EntryCheck) -> None:
+def picker(session: LiveSession, check: EntryCheck) -> None:
     """The 52-card picker for the chosen player and row; used cards are disabled."""
     state = st.session_state
     entries = _entries(session)
@@ -429,7 +449,7 @@ def picker(session: live.LiveSession, check: live.EntryCheck) -> None:
                          format_func=player_label, key=ACTIVE_PLAYER, required=True,
                          width="stretch")
     index = int(state.get(ACTIVE_PLAYER) or 0)
-    rows = live.entry_rows(entries[session.players[index]])
+    rows = entry_rows(entries[session.players[index]])
 
     def row_label(value: str) -> str:
         row = Row(value)
@@ -448,7 +468,7 @@ def picker(session: live.LiveSession, check: live.EntryCheck) -> None:
                 shown.append(token)
         preview[row.value] = shown
     components.show_html(components.board_html(preview))
-    used = live.cards_in_entries(entries.values())
+    used = cards_in_entries(entries.values())
     with st.container(key="rec_picker", gap="xxsmall"):
         for suit in reversed(SUITS):
             with st.container(horizontal=True, gap="xxsmall", key=f"rec_suit_{suit}"):
@@ -465,7 +485,7 @@ def picker(session: live.LiveSession, check: live.EntryCheck) -> None:
         st.button("Clear board", on_click=_clear_board, key="rec_clear")
 
 
-def recording(session: live.LiveSession) -> None:
+def recording(session: LiveSession) -> None:
     """The page while a session runs."""
     state = st.session_state
     editing = state.get(MODE) == "edit" and session.last_hand is not None
@@ -496,7 +516,7 @@ def recording(session: live.LiveSession) -> None:
         f"Button **{components.md(button)}** · {components.md(first)} acts first"
         + (f" · Fantasyland: {', '.join(marks)}" if marks else "")
     )
-    check = live.check_entry(session, _entries(session))
+    check = check_entry(session, _entries(session))
     for index in range(len(session.players)):
         player_field(session, index, check, button)
     picker(session, check)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import signal
 import subprocess
@@ -12,7 +13,7 @@ from pathlib import Path
 from pipeline.cli import CommandError
 from pipeline.store import DEFAULT_DATABASE
 
-APP = Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+APP_MODULE = "dashboard.app"
 DATABASE_ENV = "OFC_DASHBOARD_DB"  # read by dashboard.components.database_path
 DEFAULT_PORT = 8501
 
@@ -51,10 +52,25 @@ def headless(no_browser: bool) -> bool:
     )
 
 
+def app_path() -> Path:
+    """The dashboard's Streamlit script, ``app.py`` of the ``dashboard`` package (found, not
+    imported, wherever that package is installed: a source checkout or site-packages)."""
+    try:
+        spec = importlib.util.find_spec(APP_MODULE)
+    except ModuleNotFoundError:
+        spec = None
+    if spec is None or not spec.origin or not Path(spec.origin).is_file():
+        raise CommandError(
+            f"the dashboard is not installed: no {APP_MODULE} module beside pipeline "
+            "(reinstall ofc-analytics)"
+        )
+    return Path(spec.origin)
+
+
 def streamlit_command(database: Path, port: int, host: str | None, no_browser: bool) -> list[str]:
     """The ``streamlit run`` command line for the dashboard."""
     command = [
-        sys.executable, "-m", "streamlit", "run", str(APP),
+        sys.executable, "-m", "streamlit", "run", str(app_path()),
         "--server.port", str(port),
         "--server.headless", "true" if headless(no_browser) else "false",
         "--browser.gatherUsageStats", "false",

@@ -19,7 +19,25 @@ import duckdb
 from pipeline import store
 from pipeline.cli import CommandError
 from pipeline.ingest.driver import IngestError
-from pipeline.live import entry as live
+from pipeline.live.entry import EntryRejected, check_entry
+from pipeline.live.session import (
+    LiveError,
+    LiveHand,
+    LiveSession,
+    default_fantasyland_cards,
+    delete_last_hand,
+    edit_last_hand,
+    record_hand,
+    start_session,
+)
+from pipeline.live.storage import (
+    LiveStoreError,
+    remove_hand,
+    replace_hand,
+    store_hand,
+    stored_hand_ids,
+)
+from pipeline.live.text import board_text, format_money, format_points
 
 HELP = """\
 Type each board as "top / middle / bottom", e.g. Qs Qh 5d / Kc Kd 4h 3s 2c / Ac Ad Ah 9s 9c
@@ -76,18 +94,18 @@ def _names(text: str) -> list[str]:
 def run(arguments: argparse.Namespace) -> int:
     """Run the prompt loop until ``quit`` or the end of input."""
     try:
-        session = live.start_session(
+        session = start_session(
             _names(arguments.players), arguments.variant, arguments.rules,
             arguments.stake, arguments.button, arguments.session, arguments.table,
             fantasyland=_names(arguments.fantasyland),
         )
-    except live.LiveError as error:
+    except LiveError as error:
         raise CommandError(str(error), code=2) from error
     database = Path(arguments.db)
     try:
         with store.open_database(database):
             pass
-        taken = live.stored_hand_ids(database, session.session_id)
+        taken = stored_hand_ids(database, session.session_id)
     except (duckdb.Error, OSError) as error:
         raise CommandError(f"cannot use database {database}: {error}") from error
     if taken:
@@ -101,18 +119,18 @@ def run(arguments: argparse.Namespace) -> int:
 # --- output ------------------------------------------------------------------------------------
 
 
-def totals_line(session: live.LiveSession) -> str:
+def totals_line(session: LiveSession) -> str:
     """``Totals after 2 hands: mara +19 (+1.90) · jun ...``."""
     count = len(session.hands)
     money = session.money
     parts = [
-        f"{name} {live.format_points(points)} ({live.format_money(money[name])})"
+        f"{name} {format_points(points)} ({format_money(money[name])})"
         for name, points in session.totals.items()
     ]
     return f"Totals after {count} hand{'s' if count != 1 else ''}: " + " · ".join(parts)
 
 
-def next_hand_lines(session: live.LiveSession) -> list[str]:
+def next_hand_lines(session: LiveSession) -> list[str]:
     """The button and the Fantasyland marks for the next hand."""
     last = session.last_hand
     if last is None:
@@ -128,12 +146,12 @@ def next_hand_lines(session: live.LiveSession) -> list[str]:
     ]
 
 
-def hand_lines(session: live.LiveSession, hand: live.LiveHand) -> list[str]:
+def hand_lines(session: LiveSession, hand: LiveHand) -> list[str]:
     """The scored result of a hand, one line per fact."""
     lines = [f"Hand {hand.number} saved as {hand.hand_id}."]
     width = max(len(name) for name in session.players)
     for player in hand.scored.players:
-        board = live.board_text(hand.boards[player.name])
+        board = board_text(hand.boards[player.name])
         played = " [Fantasyland]" if player.name in hand.fantasyland else ""
         lines.append(f"  {player.name:<{width}}  {board}{played}")
         if player.foul:
@@ -141,7 +159,7 @@ def hand_lines(session: live.LiveSession, hand: live.LiveHand) -> list[str]:
         else:
             royalties = "+".join(str(value) for value in player.royalties)
             detail = f"royalties {royalties} = {sum(player.royalties)}"
-        detail += f"; points {live.format_points(player.points)}"
+        detail += f"; points {format_points(player.points)}"
         if player.fantasyland_cards:
             verb = "stays in" if player.name in hand.fantasyland else "enters"
             detail += f"; {verb} Fantasyland next hand ({player.fantasyland_cards} cards)"
@@ -155,9 +173,9 @@ def hand_lines(session: live.LiveSession, hand: live.LiveHand) -> list[str]:
             extra.append("scoop" if pair.scoop > 0 else "scooped")
         if pair.royalty_points:
             extra.append(f"royalties {pair.royalty_points:+d}")
-        settled = live.format_points(pair.settled)
+        settled = format_points(pair.settled)
         if pair.settled != pair.points:
-            settled += f" (capped from {live.format_points(pair.points)})"
+            settled += f" (capped from {format_points(pair.points)})"
         lines.append(f"    {pair.first} vs {pair.second}: {settled} for {pair.first} "
                      f"({', '.join(extra)})")
     lines.append(totals_line(session))
@@ -183,7 +201,7 @@ class _Restart(Exception):
 class RecordLoop:
     """The prompt loop over a session; reads answers from ``stdin``, writes to ``stdout``."""
 
-    def __init__(self, session: live.LiveSession, database: Path, stdin: TextIO, stdout: TextIO):
+    def __init__(self, session: LiveSession, database: Path, stdin: TextIO, stdout: TextIO):
         """Start from ``session``; hands are saved into ``database``."""
         self.session = session
         self.database = database
@@ -232,7 +250,7 @@ class RecordLoop:
 
     # -- one hand --
 
-    def enter_hand(self, editing: live.LiveHand | None = None) -> None:
+    def enter_hand(self, editing: LiveHand | None = None) -> None:
         """Ask every board of a hand (or of the last hand, when editing) and save it."""
         session = self.session
         button = editing.button if editing else session.button
@@ -246,7 +264,7 @@ class RecordLoop:
             if name in marks:
                 label += f" [Fantasyland, {marks[name]} cards]"
             if editing:
-                label += f" [Enter keeps {live.board_text(editing.boards[name])}]"
+                label += f" [Enter keeps {board_text(editing.boards[name])}]"
             answer = self.ask(f"{label}> ")
             command = answer.lower()
             if command in COMMANDS:
@@ -263,7 +281,7 @@ class RecordLoop:
                         self.say(f"  {name}: not in Fantasyland this hand")
                     else:
                         marks[name] = (session.fantasyland.get(name)
-                                       or live.default_fantasyland_cards(session.variant,
+                                       or default_fantasyland_cards(session.variant,
                                                                          session.rules))
                         self.say(f"  {name}: Fantasyland this hand ({marks[name]} cards)")
                     continue
@@ -275,11 +293,11 @@ class RecordLoop:
                 self.command(command, dropped)
                 continue
             if not answer and editing:
-                answer = live.board_text(editing.boards[name])
+                answer = board_text(editing.boards[name])
             if not answer:
                 self.say("  type the board (top / middle / bottom), or help")
                 continue
-            check = live.check_entry(session, {**entries, name: answer})
+            check = check_entry(session, {**entries, name: answer})
             problems = check.messages_for(name, include_missing=False)
             if problems:
                 for message in problems:
@@ -290,22 +308,22 @@ class RecordLoop:
         self.save(entries, marks, editing)
 
     def save(self, entries: dict[str, str], marks: dict[str, int],
-             editing: live.LiveHand | None) -> None:
+             editing: LiveHand | None) -> None:
         """Score, store and show the hand."""
         try:
             if editing:
-                session, hand = live.edit_last_hand(self.session, entries, marks)
+                session, hand = edit_last_hand(self.session, entries, marks)
             else:
-                session, hand = live.record_hand(self.session, entries, marks)
-        except live.EntryRejected as error:  # pragma: no cover - entries were checked one by one
+                session, hand = record_hand(self.session, entries, marks)
+        except EntryRejected as error:  # pragma: no cover - entries were checked one by one
             self.say(f"  ✗ {error}")
             return
         try:
             if editing:
-                live.replace_hand(self.database, hand, session.rules)
+                replace_hand(self.database, hand, session.rules)
             else:
-                live.store_hand(self.database, hand, session.rules)
-        except (live.LiveStoreError, IngestError, duckdb.Error) as error:
+                store_hand(self.database, hand, session.rules)
+        except (LiveStoreError, IngestError, duckdb.Error) as error:
             raise CommandError(f"hand {hand.hand_id} could not be saved: {error}") from error
         self.session = session
         if editing:
@@ -334,9 +352,9 @@ class RecordLoop:
         if dropped:
             self.say(f"  {dropped}")
         if command == "undo":
-            session, hand = live.delete_last_hand(self.session)
+            session, hand = delete_last_hand(self.session)
             try:
-                live.remove_hand(self.database, hand)
+                remove_hand(self.database, hand)
             except (IngestError, duckdb.Error) as error:
                 raise CommandError(f"hand {hand.hand_id} could not be deleted: {error}") from error
             self.session = session

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import tomllib
 from functools import cache
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -12,14 +14,31 @@ import jsonschema
 
 from pipeline.rules.ruleset import PRESET_NAMES, RulesError, RuleSet, preset, ruleset_from_mapping
 
-SCHEMA_DIRECTORY = Path(__file__).resolve().parents[2] / "schemas"
-RULES_SCHEMA_PATH = SCHEMA_DIRECTORY / "rules.schema.json"
+SCHEMA_PACKAGE = "pipeline.schemas"
+"""The top-level ``schemas/`` folder as installed: pyproject.toml ships it as this package."""
+
+_CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def schema_directory() -> Traversable:
+    """The folder of the JSON schemas (``schemas/`` at the top of the repository).
+
+    Run from a source checkout (an editable install, or the checkout on ``PYTHONPATH``) it is the
+    folder beside ``pipeline/``, so the schemas always match the code that runs (there the package
+    ``pipeline.schemas`` does not import: the checkout has no such folder, and setuptools' editable
+    finder does not resolve the mapped one). An installed copy (``pip install .``) reads the same
+    files from the package ``pipeline.schemas`` (tests/test_install.py checks both).
+    """
+    checkout = _CHECKOUT / "schemas"
+    if checkout.is_dir() and (_CHECKOUT / "pyproject.toml").is_file():
+        return checkout
+    return files(SCHEMA_PACKAGE)
 
 
 @cache
 def _rules_validator() -> jsonschema.Draft202012Validator:
-    schema = json.loads(RULES_SCHEMA_PATH.read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema)
+    text = (schema_directory() / "rules.schema.json").read_text(encoding="utf-8")
+    return jsonschema.Draft202012Validator(json.loads(text))
 
 
 def validate_rules_mapping(mapping: dict[str, Any], source: str = "rules") -> None:

@@ -1,0 +1,29 @@
+"""How live results are written as text: a board as one types it, points and money with a sign.
+
+Shared by ``ofc record`` and the dashboard's Record page so both show the same figures.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from pipeline.records.record import FinalBoard
+from pipeline.rules.cards import card_text
+from pipeline.rules.game import ROWS
+
+__all__ = ["board_text", "format_money", "format_points"]
+
+
+def board_text(board: FinalBoard) -> str:
+    """A board as the text one types: ``Qs Qh 5d / Kc Kd 4h 3s 2c / Ac Ad Ah 9s 9c``."""
+    return " / ".join(" ".join(card_text(card) for card in board.row(row)) for row in ROWS)
+
+
+def format_points(points: int) -> str:
+    """Points with a sign: ``+7``, ``-9``, ``0``."""
+    return f"{points:+d}" if points else "0"
+
+
+def format_money(amount: Decimal) -> str:
+    """Money with a sign and two decimals: ``+0.70``, ``-0.90``, ``0.00``."""
+    return f"{amount:+.2f}" if amount else "0.00"
