@@ -73,7 +73,7 @@ from pipeline.ingest.sessions import (
     update_sessions,
 )
 from pipeline.records.record import HandRecord
-from pipeline.records.rules_file import RulesResolver, resolve_rules
+from pipeline.records.rules_file import RulesResolver
 from pipeline.records.validate import InvalidHand, parse_hand
 from pipeline.rules.cards import parse_cards
 from pipeline.rules.game import VARIANTS_BY_NAME
@@ -403,12 +403,6 @@ def _spill_frames(prepared: _Prepared, prefix: str) -> _Prepared:
     return prepared
 
 
-def _rules_argument(rules: RuleSet | str | None) -> RuleSet | None:
-    if rules is None or isinstance(rules, RuleSet):
-        return rules
-    return resolve_rules(rules)
-
-
 class _BatchBuilder:
     """Validates records one at a time (keeping only the compact HandRecord), then scores the
     batch in one go and builds its columns."""
@@ -483,7 +477,7 @@ class _BatchBuilder:
 
 
 def _prepare_canonical(
-    file_name: str, lines: list[RawLine | SourceLine], rules: RuleSet | None, fast: bool = True,
+    file_name: str, lines: list[RawLine | SourceLine], resolver: RulesResolver, fast: bool = True,
     spill: str | None = None,
 ) -> _Prepared:
     """Parse, validate, score and build the columns of a batch of canonical JSON Lines lines
@@ -492,10 +486,9 @@ def _prepare_canonical(
     Plainly valid records take the columnar path (:mod:`pipeline.ingest.fast_canonical`); every other
     line goes through the canonical reader and :func:`pipeline.records.validate.parse_hand`, exactly as
     a record of any other format would, so its reason is the precise one. ``fast=False`` sends
-    every line that way (tests compare the two). With ``spill`` (a path prefix) the frames are
-    left in Arrow files there (see :class:`_Prepared`).
+    every line that way (tests compare the two). ``resolver`` resolves the records' rules. With
+    ``spill`` (a path prefix) the frames are left in Arrow files there (see :class:`_Prepared`).
     """
-    resolver = RulesResolver(override=rules)
     builder = _BatchBuilder(resolver)
     raw_positions = [position for position, item in enumerate(lines) if type(item) is tuple]
     columns: HandColumns | None = None
@@ -631,19 +624,21 @@ class _Writer:
 
 
 class _Ingestor:
-    """Streams records of one source through validation, scoring and batched writes."""
+    """Streams records of one source through validation, scoring and batched writes.
+
+    ``resolver`` resolves every record's rules (built once per ingest run by the caller, and
+    sent along to the worker processes)."""
 
     def __init__(
         self,
         writer: _Writer,
-        rules: RuleSet | None,
+        resolver: RulesResolver,
         batch_size: int,
         on_batch: Callable[[BatchReport], None] | None,
         on_records: Callable[[int], None] | None,
     ) -> None:
         self.writer = writer
-        self.rules = rules
-        self.resolver = RulesResolver(override=rules)
+        self.resolver = resolver
         self.batch_size = max(1, batch_size)
         self.on_batch = on_batch
         self.on_records = on_records
@@ -698,7 +693,7 @@ class _Ingestor:
             if pool is None or workers <= 1:
                 batches = self._line_batches(read_raw_lines(path))
                 for batch in batches:
-                    prepared = _prepare_canonical(file_name, batch, self.rules)
+                    prepared = _prepare_canonical(file_name, batch, self.resolver)
                     prepared.lines = batch
                     self._write_counted(prepared, summary)
                     gc.collect(0)
@@ -717,7 +712,7 @@ class _Ingestor:
             pending: deque[tuple[Future[_Prepared], list]] = deque()
             for number, batch in enumerate(batches):
                 spill = os.path.join(spill_folder, f"batch{number}")
-                pending.append((pool.submit(_prepare_canonical, file_name, batch, self.rules,
+                pending.append((pool.submit(_prepare_canonical, file_name, batch, self.resolver,
                                             True, spill), batch))
                 while len(pending) > workers:
                     self._write_pending(pending.popleft(), summary)
@@ -1003,7 +998,7 @@ def _open_check(writer: _Writer) -> None:
 def ingest_paths(
     paths: Iterable[str | os.PathLike[str]],
     database: str | os.PathLike[str],
-    rules: RuleSet | str | None = None,
+    rules: RuleSet | None = None,
     format: str | None = None,
     game: str | None = None,
     progress: bool = False,
@@ -1014,10 +1009,11 @@ def ingest_paths(
 ) -> IngestSummary:
     """Ingest files, folders (recursive) and globs, plain or gzip, into ``database``.
 
-    ``rules`` (a RuleSet, a preset name or a rules file) overrides the rules each record names;
-    ``format`` forces a reader (else it is detected per file); ``game`` names the poker-arena
-    game. Each batch of ``batch_size`` records commits atomically; ``on_batch`` is called after
-    each commit. Sessions of the tables touched are recomputed with ``session_gap`` minutes.
+    ``rules`` (resolved by the caller, e.g. from ``--rules``) overrides the rules each record
+    names (without it, a record's rules name must be a preset); ``format`` forces a reader (else
+    it is detected per file); ``game`` names the poker-arena game. Each batch of ``batch_size``
+    records commits atomically; ``on_batch`` is called after each commit. Sessions of the tables
+    touched are recomputed with ``session_gap`` minutes.
     ``workers``: processes that parse, validate and score canonical JSON Lines while this one
     reads and writes; None uses every core for files of :data:`PARALLEL_MIN_BYTES` or more,
     1 never forks, 2+ forks for every canonical file. The result is the same either way.
@@ -1027,7 +1023,7 @@ def ingest_paths(
     """
     started = time.perf_counter()
     files = expand_paths(paths)
-    rule_set = _rules_argument(rules)
+    resolver = RulesResolver(override=rules)
     writer = _Writer(database)
     _open_check(writer)
     summary = IngestSummary(str(database))
@@ -1035,7 +1031,7 @@ def ingest_paths(
     try:
         for path in files:
             file_summary = _ingest_file(
-                writer, path, rule_set, format, game, batch_size, session_gap, on_batch, display,
+                writer, path, resolver, format, game, batch_size, session_gap, on_batch, display,
                 workers,
             )
             summary.files.append(file_summary)
@@ -1049,7 +1045,7 @@ def ingest_paths(
 def _ingest_file(
     writer: _Writer,
     path: Path,
-    rules: RuleSet | None,
+    resolver: RulesResolver,
     format: str | None,
     game: str | None,
     batch_size: int,
@@ -1070,7 +1066,7 @@ def _ingest_file(
 
     try:
         return _ingest_source_file(
-            writer, path, summary, rules, game, batch_size, session_gap, on_batch, display,
+            writer, path, summary, resolver, game, batch_size, session_gap, on_batch, display,
             workers, start_pool,
         )
     finally:
@@ -1082,7 +1078,7 @@ def _ingest_source_file(
     writer: _Writer,
     path: Path,
     summary: FileSummary,
-    rules: RuleSet | None,
+    resolver: RulesResolver,
     game: str | None,
     batch_size: int,
     session_gap: float,
@@ -1115,7 +1111,7 @@ def _ingest_source_file(
         )
         _finish_source(writer, summary, size, set(), session_gap)
         return summary
-    ingestor = _Ingestor(writer, rules, batch_size, on_batch, display.advance)
+    ingestor = _Ingestor(writer, resolver, batch_size, on_batch, display.advance)
     file_rejects: list[_Reject] = []
     try:
         records = read_source(path, format=format, game=game)
@@ -1185,7 +1181,7 @@ def ingest_mappings(
     mappings: Iterable[dict],
     database: str | os.PathLike[str],
     source_name: str,
-    rules: RuleSet | str | None = None,
+    rules: RuleSet | None = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
     session_gap: float = DEFAULT_SESSION_GAP_MINUTES,
 ) -> IngestSummary:
@@ -1193,15 +1189,16 @@ def ingest_mappings(
 
     The same path as files: same validation, dedup, tables and keys. ``source_name`` stands in
     for the file name (rejects and ``hands.source_path`` name it; line = position, from 1).
+    ``rules`` (resolved by the caller) overrides the rules each record names.
     """
     started = time.perf_counter()
-    rule_set = _rules_argument(rules)
+    resolver = RulesResolver(override=rules)
     # Mappings come from this process (the dashboard), which may read between batches.
     writer = _Writer(database, hold_seconds=0.0)
     _open_check(writer)
     summary = FileSummary(source_name, format="mappings")
     hasher = hashlib.sha256()
-    ingestor = _Ingestor(writer, rule_set, batch_size, None, None)
+    ingestor = _Ingestor(writer, resolver, batch_size, None, None)
     try:
         ingestor.run(_mapping_records(mappings, source_name, hasher), summary)
         summary.content_hash = hasher.hexdigest()
@@ -1332,25 +1329,24 @@ def _score_stored(boards: pa.Table, rules_for: Callable[[str], RuleSet]) -> dict
 
 def rescore(
     database: str | os.PathLike[str],
-    rules: RuleSet | str | None = None,
+    rules: RuleSet | None = None,
     batch_size: int = 250_000,
     progress: bool = False,
 ) -> RescoreSummary:
     """Recompute evaluations, matchups and results of every stored hand, from stored boards.
 
-    ``rules`` (a RuleSet, a preset name or a rules file) applies to every hand; None scores
-    each hand under the rules its record named. No file is read: the boards come from the
+    ``rules`` (resolved by the caller, e.g. from ``--rules``) applies to every hand; None
+    scores each hand under the rules its record named. No file is read: the boards come from the
     database and are scored as columns by the batch rules core, ``batch_size`` hands per
     transaction, into staging tables that replace the verdict tables in the last transaction
     (inserting is several times faster than updating every row in place; readers see the old
     verdicts until then). Hands another process stores or deletes meanwhile are accounted
     for in that last transaction. Sessions' points follow.
-    Raises :class:`DatabaseError` when the database cannot be used, RulesError for unknown
-    rules.
+    Raises :class:`DatabaseError` when the database cannot be used, RulesError for a record's
+    unknown rules.
     """
     started = time.perf_counter()
-    rule_set = _rules_argument(rules)
-    resolver = RulesResolver(override=rule_set)
+    resolver = RulesResolver(override=rules)
     writer = _Writer(database)
     connection = writer.connect()
     try:
@@ -1396,11 +1392,11 @@ def rescore(
                 )
                 store.replace_table(connection, _STAGING_PREFIX + name, name)
             update_session_points(connection)
-            label = ", ".join(sorted(names)) if names else (rule_set.name if rule_set else "")
+            label = ", ".join(sorted(names)) if names else (rules.name if rules else "")
             store.set_meta(connection, "rescored_with", label)
     finally:
         writer.close()
         display.stop()
-    label = rule_set.name if rule_set is not None else ", ".join(sorted(names)) or "record rules"
+    label = rules.name if rules is not None else ", ".join(sorted(names)) or "record rules"
     return RescoreSummary(label, hands_done, players_done, int(disagreeing),
                           time.perf_counter() - started)

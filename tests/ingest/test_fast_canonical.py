@@ -21,6 +21,7 @@ import pytest
 
 from pipeline.ingest.driver import _prepare_canonical
 from pipeline.ingest.fast_canonical import parse_canonical_batch
+from pipeline.records.rules_file import RulesResolver
 from pipeline.records.validate import parse_hand
 from tests.ingest.conftest import deal_hand
 
@@ -182,8 +183,8 @@ def sorted_rows(table: pa.Table) -> list[tuple]:
 def assert_paths_agree(texts: list[str]) -> tuple[int, int]:
     """Both paths give the same batch; returns (candidates, rejects)."""
     lines = as_lines(texts)
-    fast = _prepare_canonical("batch.jsonl", lines, None)
-    slow = _prepare_canonical("batch.jsonl", lines, None, fast=False)
+    fast = _prepare_canonical("batch.jsonl", lines, RulesResolver())
+    slow = _prepare_canonical("batch.jsonl", lines, RulesResolver(), fast=False)
     assert fast.records == slow.records
     assert sorted((r.line, r.reason, r.kind) for r in fast.rejects) == sorted(
         (r.line, r.reason, r.kind) for r in slow.rejects)

@@ -164,7 +164,7 @@ def test_rescore_accounts_for_hands_stored_or_deleted_meanwhile(
         return boards
 
     monkeypatch.setattr(ingest_module, "_stored_boards", boards_then_delete)
-    summary = rescore(database, "flat-trips", batch_size=10)
+    summary = rescore(database, preset("flat-trips"), batch_size=10)
 
     assert summary.hands == 30  # 28 in batches and the 2 late ones at the end
     for table, per_hand in (("evaluations", 3), ("results", 3), ("matchups", 6)):
