@@ -396,7 +396,8 @@ def ingest_uploads(files: Sequence[Any]) -> None:
     """Save uploaded files to a temporary folder and ingest them one by one, with progress."""
     import tempfile
 
-    from pipeline.ingest.driver import IngestError, ingest_paths
+    from pipeline.ingest.driver import ingest_paths
+    from pipeline.ingest.errors import IngestError
 
     database = database_path()
     bar = st.progress(0.0, text="Starting…")

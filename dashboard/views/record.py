@@ -17,7 +17,7 @@ import polars as pl
 import streamlit as st
 
 from dashboard import components
-from pipeline.ingest.driver import IngestError
+from pipeline.ingest.errors import IngestError
 from pipeline.live import entry as live
 from pipeline.read import queries
 from pipeline.rules.cards import RANKS, SUITS, CardError, card_text, parse_card

@@ -10,16 +10,13 @@ from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option
 from pipeline.cli.database import add_database_option
 from pipeline.formats import FORMATS
-from pipeline.ingest.driver import (
-    DEFAULT_BATCH_SIZE,
-    FOLDER_SUFFIXES,
-    PARALLEL_MIN_BYTES,
-    DatabaseError,
-    IngestError,
-    IngestSummary,
-    ingest_paths,
-)
+from pipeline.ingest.batches import DEFAULT_BATCH_SIZE
+from pipeline.ingest.driver import ingest_paths
+from pipeline.ingest.errors import DatabaseError, IngestError
+from pipeline.ingest.paths import FOLDER_SUFFIXES
 from pipeline.ingest.sessions import DEFAULT_SESSION_GAP_MINUTES
+from pipeline.ingest.summary import IngestSummary
+from pipeline.ingest.workers import PARALLEL_MIN_BYTES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -35,7 +35,8 @@ from typing import Any
 import duckdb
 
 from pipeline import store
-from pipeline.ingest.driver import delete_hand, ingest_mappings
+from pipeline.ingest.delete import delete_hand
+from pipeline.ingest.driver import ingest_mappings
 from pipeline.ingest.evaluate import ScoredHand, score_record
 from pipeline.records.record import FinalBoard
 from pipeline.records.rules_file import resolve_rules

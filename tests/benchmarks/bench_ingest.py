@@ -182,7 +182,8 @@ class TreeSampler:
 
 def run_child(path: Path, database: Path) -> dict:
     """Ingest then re-score in this process; the measurements as a dict."""
-    from pipeline.ingest.driver import ingest_paths, rescore
+    from pipeline.ingest.driver import ingest_paths
+    from pipeline.ingest.rescore import rescore
     from pipeline.rules.ruleset import preset
 
     with TreeSampler() as sampler:
@@ -216,7 +217,7 @@ def stage_ratio(path: Path, count: int = 20_000, rounds: int = 3) -> None:
     from itertools import islice
 
     from pipeline.formats.source import read_raw_lines
-    from pipeline.ingest.driver import _prepare_canonical
+    from pipeline.ingest.batches import prepare_canonical
     from pipeline.records.rules_file import RulesResolver
 
     lines = list(islice(read_raw_lines(path), count))
@@ -226,7 +227,7 @@ def stage_ratio(path: Path, count: int = 20_000, rounds: int = 3) -> None:
         for _ in range(rounds):
             for fast in (True, False):
                 started = time.perf_counter()
-                _prepare_canonical(str(path), lines, RulesResolver(), fast=fast)
+                prepare_canonical(str(path), lines, RulesResolver(), fast=fast)
                 best[fast] = min(best[fast], time.perf_counter() - started)
     finally:
         gc.enable()
