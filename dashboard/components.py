@@ -21,6 +21,7 @@ import polars as pl
 import streamlit as st
 
 from pipeline import store
+from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES
 from pipeline.read import queries
 from pipeline.read.queries import FilterOptions, Filters
 
@@ -376,7 +377,8 @@ def render_hand(hand_key: int, key: str = "replay") -> None:
 
 MAX_UPLOAD_MB_ENV = "OFC_MAX_UPLOAD_MB"
 DEFAULT_MAX_UPLOAD_MB = 200
-UPLOAD_TYPES = ("jsonl", "json", "gz", "csv", "txt", "log")
+UPLOAD_TYPES = tuple(suffix.removeprefix(".") for suffix in (*FILE_SUFFIXES, *COMPRESSED_SUFFIXES))
+"""File name endings offered for upload: the format registry's (plain, or compressed)."""
 
 
 def max_upload_mb() -> int:

@@ -1,8 +1,9 @@
 """Which files an ingest reads: paths, folders and globs expanded, and a file's content hash.
 
-A folder is read recursively, but only for hand-history file names: those ending in one of
-:data:`FOLDER_SUFFIXES`, optionally followed by ``.gz``. Hidden files and folders are skipped. A
-file named explicitly is read whatever its name.
+A folder is read recursively, but only for hand-history file names: those ending in one of the
+format registry's suffixes (:data:`pipeline.formats.FILE_SUFFIXES`), optionally followed by a
+compression suffix (:data:`pipeline.formats.COMPRESSED_SUFFIXES`). Hidden files and folders are
+skipped. A file named explicitly is read whatever its name.
 """
 
 from __future__ import annotations
@@ -13,12 +14,10 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES
 from pipeline.ingest.errors import IngestError
 
-__all__ = ["FOLDER_SUFFIXES", "expand_paths", "file_hash", "is_hand_file"]
-
-FOLDER_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".log", ".txt")
-"""File name endings (optionally followed by .gz) read when a folder is given."""
+__all__ = ["expand_paths", "file_hash", "is_hand_file"]
 
 
 def file_hash(path: Path) -> str:
@@ -32,10 +31,10 @@ def is_hand_file(path: Path) -> bool:
     name = path.name.lower()
     if name.startswith("."):
         return False
-    for suffix in (".gz", ".gzip"):
+    for suffix in COMPRESSED_SUFFIXES:
         if name.endswith(suffix):
             name = name[: -len(suffix)]
-    return name.endswith(FOLDER_SUFFIXES)
+    return name.endswith(FILE_SUFFIXES)
 
 
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
