@@ -21,6 +21,7 @@ import polars as pl
 import streamlit as st
 
 from pipeline import read, store
+from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES
 from pipeline.read.overview import FilterOptions
 from pipeline.read.scope import Filters
 from pipeline.read.source import Database
@@ -388,7 +389,8 @@ def render_hand(hand_key: int, key: str = "replay") -> None:
 
 MAX_UPLOAD_MB_ENV = "OFC_MAX_UPLOAD_MB"
 DEFAULT_MAX_UPLOAD_MB = 200
-UPLOAD_TYPES = ("jsonl", "json", "gz", "csv", "txt", "log")
+UPLOAD_TYPES = tuple(suffix.removeprefix(".") for suffix in (*FILE_SUFFIXES, *COMPRESSED_SUFFIXES))
+"""File name endings offered for upload: the format registry's (plain, or compressed)."""
 
 
 def max_upload_mb() -> int:
@@ -408,7 +410,8 @@ def ingest_uploads(files: Sequence[Any]) -> None:
     """Save uploaded files to a temporary folder and ingest them one by one, with progress."""
     import tempfile
 
-    from pipeline.ingest.driver import IngestError, ingest_paths
+    from pipeline.ingest.driver import ingest_paths
+    from pipeline.ingest.errors import IngestError
 
     database = database_path()
     bar = st.progress(0.0, text="Starting…")

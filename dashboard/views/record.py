@@ -18,7 +18,7 @@ import streamlit as st
 
 from dashboard import components
 from pipeline import read
-from pipeline.ingest.driver import IngestError
+from pipeline.ingest.errors import IngestError
 from pipeline.live.entry import (
     EntryCheck,
     EntryRejected,

@@ -9,17 +9,23 @@ from pathlib import Path
 from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option
 from pipeline.cli.database import add_database_option
-from pipeline.formats import FORMATS
-from pipeline.ingest.driver import (
-    DEFAULT_BATCH_SIZE,
-    FOLDER_SUFFIXES,
-    PARALLEL_MIN_BYTES,
-    DatabaseError,
-    IngestError,
-    IngestSummary,
-    ingest_paths,
-)
+from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES, FORMATS
+from pipeline.ingest.batches import DEFAULT_BATCH_SIZE
+from pipeline.ingest.driver import ingest_paths
+from pipeline.ingest.errors import DatabaseError, IngestError
 from pipeline.ingest.sessions import DEFAULT_SESSION_GAP_MINUTES
+from pipeline.ingest.summary import IngestSummary
+from pipeline.ingest.workers import PARALLEL_MIN_BYTES
+
+
+def format_help() -> str:
+    """The ``--format`` help: every registered format with its file suffixes and description."""
+    formats = "; ".join(
+        f"{name} ({', '.join(spec.suffixes)}): {spec.description}"
+        for name, spec in FORMATS.items()
+    )
+    # argparse expands %-placeholders in help text.
+    return f"the input format (default: detected per file): {formats}".replace("%", "%%")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -31,7 +37,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Read hand histories into a DuckDB database: every hand is validated, re-scored "
             "and stored once (keyed by site and hand id); bad records go to the rejects table "
             "with their reason. Folders are read recursively (files ending in "
-            f"{', '.join(FOLDER_SUFFIXES)}, optionally .gz); re-reading a file is a no-op. "
+            f"{', '.join(FILE_SUFFIXES)}, optionally {' or '.join(COMPRESSED_SUFFIXES)}); "
+            "re-reading a file is a no-op. "
             "Exit status 0 when the files were read (even with rejected records), 1 for a "
             "missing path or an unusable database."
         ),
@@ -40,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_database_option(parser)
     add_rules_option(parser)
     parser.add_argument(
-        "--format", choices=sorted(FORMATS), help="the input format (default: detected per file)"
+        "--format", choices=sorted(FORMATS), help=format_help()
     )
     parser.add_argument(
         "--variant", metavar="GAME",

@@ -18,7 +18,7 @@ import duckdb
 
 from pipeline import store
 from pipeline.cli import CommandError
-from pipeline.ingest.driver import IngestError
+from pipeline.ingest.errors import IngestError
 from pipeline.live.entry import EntryRejected, check_entry
 from pipeline.live.session import (
     LiveError,

@@ -8,7 +8,8 @@ from pathlib import Path
 from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option
 from pipeline.cli.database import add_database_option
-from pipeline.ingest.driver import DatabaseError, rescore
+from pipeline.ingest.errors import DatabaseError
+from pipeline.ingest.rescore import rescore
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -1,8 +1,28 @@
 """Format readers: every hand-history format is read into canonical records here.
 
+Owns the formats and their registry, :data:`FORMATS`: each format's reader, how to recognise
+it, its description and the file name endings it is found under. Everything that lists formats
+or file names derives from the registry: :data:`FILE_SUFFIXES` (the endings read when a folder
+is given to ingest, offered by the dashboard's upload widget and named in ``ofc ingest --help``)
+and :data:`COMPRESSED_SUFFIXES`.
+
+Modules:
+
+* :mod:`~pipeline.formats.base` — :class:`SourceRecord`, what every reader yields;
+* :mod:`~pipeline.formats.source` — line reading shared by the readers (plain or gzip);
+* :mod:`~pipeline.formats.canonical` — the product's own canonical JSON Lines;
+* :mod:`~pipeline.formats.poker_arena` — poker-arena OFC logs;
+* :mod:`~pipeline.formats.boards_csv` — final boards written up by hand, as CSV.
+
 Each format is one module with a reader (``path -> Iterator[SourceRecord]``), a
-``sniff(first_line_text) -> bool`` and a one-line ``DESCRIPTION``; :data:`FORMATS` lists them.
-Adding a format means writing its module and adding its line to :data:`FORMATS`.
+``sniff(first_line_text) -> bool`` and a one-line ``DESCRIPTION``. Adding a format means
+writing its module and adding its line, with its file suffixes, to :data:`FORMATS`.
+
+Layer: imports only :mod:`pipeline.rules` (readers yield plain mappings; checking them is
+:mod:`pipeline.records`'s job, which sits beside this package and is not imported by it). May be
+imported by store and every layer above it: ingest, simulate, analysis, read, report, live, cli
+and the dashboard. Reads files, never the database. This package file imports the readers (all
+light: no numpy, polars or DuckDB) to build the registry.
 """
 
 from __future__ import annotations
@@ -13,9 +33,11 @@ from dataclasses import dataclass
 
 from pipeline.formats import boards_csv, canonical, poker_arena
 from pipeline.formats.base import SourceRecord
-from pipeline.formats.source import FormatError, read_lines
+from pipeline.formats.source import COMPRESSED_SUFFIXES, FormatError, read_lines
 
 __all__ = [
+    "COMPRESSED_SUFFIXES",
+    "FILE_SUFFIXES",
     "FORMATS",
     "FormatError",
     "FormatSpec",
@@ -27,31 +49,42 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class FormatSpec:
-    """A readable format: its reader, how to recognise it, and a description for messages.
+    """A readable format: its reader, how to recognise it, a description for messages and help,
+    and the file name endings (lower case, with the dot) its files usually have.
 
     ``read`` takes the path (and ``game=`` when ``takes_game``); ``sniff`` gets the first
-    non-empty line of a file, decoded, and says whether the file is in this format.
+    non-empty line of a file, decoded, and says whether the file is in this format. The format
+    of a file is always judged by its content (:func:`detect_format`); ``suffixes`` only say
+    which files of a folder are hand histories (and which files the dashboard offers to upload).
     """
 
     read: Callable[..., Iterator[SourceRecord]]
     sniff: Callable[[str], bool]
     description: str
+    suffixes: tuple[str, ...]
     takes_game: bool = False
 
 
 FORMATS: dict[str, FormatSpec] = {
     "canonical": FormatSpec(
-        canonical.read_canonical, canonical.sniff_canonical, canonical.DESCRIPTION
+        canonical.read_canonical, canonical.sniff_canonical, canonical.DESCRIPTION,
+        suffixes=(".jsonl", ".ndjson", ".json"),
     ),
     "poker-arena": FormatSpec(
         poker_arena.read_poker_arena, poker_arena.sniff_poker_arena, poker_arena.DESCRIPTION,
-        takes_game=True,
+        suffixes=(".jsonl", ".log", ".txt"), takes_game=True,
     ),
     "boards-csv": FormatSpec(
-        boards_csv.read_boards_csv, boards_csv.sniff_boards_csv, boards_csv.DESCRIPTION
+        boards_csv.read_boards_csv, boards_csv.sniff_boards_csv, boards_csv.DESCRIPTION,
+        suffixes=(".csv",),
     ),
 }
 """Format name → spec, in the order formats are tried by :func:`detect_format`."""
+
+FILE_SUFFIXES: tuple[str, ...] = tuple(
+    dict.fromkeys(suffix for spec in FORMATS.values() for suffix in spec.suffixes)
+)
+"""Every registered format's file name endings, each once, in registry order."""
 
 
 def _first_content_line(path: str | os.PathLike[str]) -> str | None:

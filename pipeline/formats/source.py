@@ -23,6 +23,10 @@ BINARY_PROBE_BYTES = 8192
 """How much of the (decompressed) start of a file is checked for NUL bytes."""
 
 GZIP_MAGIC = b"\x1f\x8b"
+COMPRESSED_SUFFIXES = (".gz", ".gzip")
+"""File name endings of compressed files: a hand-history file's name may end in one of these
+after its format's suffix (``hands.jsonl.gz``). Only the name: gzip data is recognised by its
+magic bytes."""
 BINARY_FILE_ERROR = "binary file, not a hand history"
 TRUNCATED_LINE = "truncated line"
 
@@ -252,14 +256,19 @@ def truncated_reason(line: SourceLine, reason: str) -> str:
 
 
 def file_name_stem(path: str | os.PathLike[str]) -> str:
-    """The file name without the compression and text suffixes (``ofc-27.jsonl.gz`` → ``ofc-27``)."""
+    """The file name without the compression and text suffixes (``ofc-27.jsonl.gz`` → ``ofc-27``).
+
+    The text suffixes are the format registry's (:data:`pipeline.formats.FILE_SUFFIXES`)."""
+    # Imported here: the registry imports the readers, which import this module.
+    from pipeline.formats import FILE_SUFFIXES
+
     name = Path(path).name
     lowered = name.lower()
-    for suffix in (".gz", ".gzip"):
+    for suffix in COMPRESSED_SUFFIXES:
         if lowered.endswith(suffix):
             name, lowered = name[: -len(suffix)], lowered[: -len(suffix)]
             break
-    for suffix in (".jsonl", ".ndjson", ".json", ".log", ".txt", ".csv"):
+    for suffix in FILE_SUFFIXES:
         if lowered.endswith(suffix):
             name = name[: -len(suffix)]
             break

@@ -70,7 +70,7 @@ def build_demo_database(database: str | os.PathLike[str], rebuild: bool = False,
                         hands: int = DEFAULT_SIMULATED_HANDS):  # noqa: ANN201
     """Ingest the demo hands into ``database`` (created, or replaced with ``rebuild``).
 
-    Returns the :class:`pipeline.ingest.driver.IngestSummary`.
+    Returns the :class:`pipeline.ingest.summary.IngestSummary`.
     """
     from pipeline.ingest.driver import ingest_paths
 

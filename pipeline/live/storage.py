@@ -11,7 +11,8 @@ from pathlib import Path
 import duckdb
 
 from pipeline import store
-from pipeline.ingest.driver import delete_hand, ingest_mappings
+from pipeline.ingest.delete import delete_hand
+from pipeline.ingest.driver import ingest_mappings
 from pipeline.live.session import LIVE_SITE, LiveHand
 from pipeline.rules.ruleset import RuleSet
 

@@ -92,7 +92,9 @@ class RulesResolver:
     """Resolves the ``rules`` name a record carries, with an optional override, caching results.
 
     A name is a preset, or a rules file ``<name>.toml`` found in one of ``search_directories``
-    (for ``ofc score`` and ``ofc ingest``: the input file's folder, then the current folder).
+    (for ``ofc score``: the input file's folder, then the current folder; for decision grading:
+    the current folder, the database's and each source file's). Ingest searches no folder: a
+    record's rules name must be a preset unless an override is given.
     """
 
     def __init__(

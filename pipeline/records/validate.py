@@ -588,7 +588,7 @@ def _raise_duplicate_card(players: list[PlayerRecord]) -> None:
 # one set for duplicate cards), no messages. It returns None (or raises one of
 # _FAST_PATH_SURPRISES) at the first thing it does not like, and then _parse_precise decides
 # and explains. It must never accept a record _parse_precise would reject, and must build the
-# same HandRecord; tests/test_validate.py checks both on every case.
+# same HandRecord; tests/records/test_validate.py checks both on every case.
 
 _FAST_PATH_SURPRISES = (KeyError, TypeError, ValueError, AttributeError, IndexError)
 _NO_CARDS: list[str] = []

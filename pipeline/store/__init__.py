@@ -1,8 +1,16 @@
 """The DuckDB database: this module alone owns the schema (documented in schemas/database.md).
 
-Everything else reads through :mod:`pipeline.read` or writes through :mod:`pipeline.ingest.driver`.
-Connections are short-lived: DuckDB lets one process write at a time, so readers (the dashboard)
-open, query and close, and writers retry briefly while a reader holds the file.
+Everything else reads through :mod:`pipeline.read` or writes hand data through
+:mod:`pipeline.ingest` (its :mod:`~pipeline.ingest.writer`). Connections are short-lived: DuckDB
+lets one process write at a time, so readers (the dashboard) open, query and close, and writers
+retry briefly while a reader holds the file.
+
+Modules: this one (schema, migrations, connections, keys, meta, frame inserts) and
+:mod:`~pipeline.store.export` (the database as partitioned Parquet).
+
+Layer: imports no other part of :mod:`pipeline`. May be imported by the layers above it: ingest,
+simulate, analysis, read, report, live, cli and the dashboard. Importing it loads DuckDB, so the
+rules, solver, records and formats layers never do.
 """
 
 from __future__ import annotations

@@ -154,7 +154,7 @@ def test_fantasyland_only_compares_every_fantasyland_hand(
 def test_deleting_a_hand_removes_its_grades(
     simulated_db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from pipeline.ingest.driver import delete_hand
+    from pipeline.ingest.delete import delete_hand
 
     player = _rows(simulated_db, "SELECT player FROM seats ORDER BY player LIMIT 1")[0][0]
     assert main(["analyze", "--db", str(simulated_db), "--player", player, "--hands", "2",

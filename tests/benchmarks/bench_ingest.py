@@ -182,7 +182,9 @@ class TreeSampler:
 
 def run_child(path: Path, database: Path) -> dict:
     """Ingest then re-score in this process; the measurements as a dict."""
-    from pipeline.ingest.driver import ingest_paths, rescore
+    from pipeline.ingest.driver import ingest_paths
+    from pipeline.ingest.rescore import rescore
+    from pipeline.rules.ruleset import preset
 
     with TreeSampler() as sampler:
         started = time.perf_counter()
@@ -192,7 +194,7 @@ def run_child(path: Path, database: Path) -> dict:
     ingest_rss = max(sampler.peak_mb, _peak_rss_mb())
     ingest_pss = sampler.peak_pss_mb
     started = time.perf_counter()
-    rescored = rescore(database, "progressive")
+    rescored = rescore(database, preset("progressive"))
     rescore_seconds = time.perf_counter() - started
     return {
         "hands": summary.records, "stored": summary.stored, "rejected": summary.rejected,
@@ -215,7 +217,8 @@ def stage_ratio(path: Path, count: int = 20_000, rounds: int = 3) -> None:
     from itertools import islice
 
     from pipeline.formats.source import read_raw_lines
-    from pipeline.ingest.driver import _prepare_canonical
+    from pipeline.ingest.batches import prepare_canonical
+    from pipeline.records.rules_file import RulesResolver
 
     lines = list(islice(read_raw_lines(path), count))
     best = {True: float("inf"), False: float("inf")}
@@ -224,7 +227,7 @@ def stage_ratio(path: Path, count: int = 20_000, rounds: int = 3) -> None:
         for _ in range(rounds):
             for fast in (True, False):
                 started = time.perf_counter()
-                _prepare_canonical(str(path), lines, None, fast=fast)
+                prepare_canonical(str(path), lines, RulesResolver(), fast=fast)
                 best[fast] = min(best[fast], time.perf_counter() - started)
     finally:
         gc.enable()

@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from pipeline.records.validate import hand_to_mapping, parse_hand  # noqa: E402
-from tests.test_validate import deal_record  # noqa: E402
+from tests.records.test_validate import deal_record  # noqa: E402
 
 
 def best_rate(function: Callable[[object], object], items: list, rounds: int) -> float:

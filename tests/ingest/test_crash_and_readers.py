@@ -43,7 +43,7 @@ _CHILD = textwrap.dedent(
     """
     import os, signal, sys
     sys.path.insert(0, {repo!r})
-    from pipeline.ingest import driver as ingest
+    from pipeline.ingest import driver as ingest, writer
     from pipeline import store
     mode, argument = sys.argv[1], int(sys.argv[2])
     calls = 0
@@ -60,11 +60,11 @@ _CHILD = textwrap.dedent(
         store.insert_frame = insert_then_die
     elif mode == "in-sessions":
         # Die after the sessions of the file were recomputed, before the file is recorded.
-        original = ingest.update_sessions
+        original = writer.update_sessions
         def sessions_then_die(*args, **kwargs):
             original(*args, **kwargs)
             os.kill(os.getpid(), signal.SIGKILL)
-        ingest.update_sessions = sessions_then_die
+        writer.update_sessions = sessions_then_die
 
     def report(batch):
         print("committed", batch.batch, flush=True)

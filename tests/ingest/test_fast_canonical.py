@@ -1,6 +1,6 @@
 """The columnar canonical path accepts only what the per-record path accepts, with the same rows.
 
-Every line of a batch goes through ``_prepare_canonical`` twice: once with the columnar fast
+Every line of a batch goes through ``prepare_canonical`` twice: once with the columnar fast
 path (pipeline.ingest.fast_canonical) and once with every line forced through the canonical reader and
 ``parse_hand``. The rejects (line, reason), the candidates (key, content hash, line) and every
 table's rows must be the same. The records are the demo sample's (three variants, Fantasyland
@@ -19,8 +19,9 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from pipeline.ingest.driver import _prepare_canonical
+from pipeline.ingest.batches import prepare_canonical
 from pipeline.ingest.fast_canonical import parse_canonical_batch
+from pipeline.records.rules_file import RulesResolver
 from pipeline.records.validate import parse_hand
 from tests.ingest.conftest import deal_hand
 
@@ -182,8 +183,8 @@ def sorted_rows(table: pa.Table) -> list[tuple]:
 def assert_paths_agree(texts: list[str]) -> tuple[int, int]:
     """Both paths give the same batch; returns (candidates, rejects)."""
     lines = as_lines(texts)
-    fast = _prepare_canonical("batch.jsonl", lines, None)
-    slow = _prepare_canonical("batch.jsonl", lines, None, fast=False)
+    fast = prepare_canonical("batch.jsonl", lines, RulesResolver())
+    slow = prepare_canonical("batch.jsonl", lines, RulesResolver(), fast=False)
     assert fast.records == slow.records
     assert sorted((r.line, r.reason, r.kind) for r in fast.rejects) == sorted(
         (r.line, r.reason, r.kind) for r in slow.rejects)

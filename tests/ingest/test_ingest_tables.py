@@ -229,10 +229,10 @@ def test_canonical_files_are_streamed(
 ) -> None:
     """A canonical file's lines are read as batches are written, never all first: when the
     first batch commits, at most the batches in flight have been read."""
-    import pipeline.ingest.driver as ingest_module
+    import pipeline.ingest.ingestor as ingestor_module
 
     source = write_jsonl(tmp_path / "a.jsonl", [deal_hand(seed) for seed in range(200)])
-    real_read_raw_lines = ingest_module.read_raw_lines
+    real_read_raw_lines = ingestor_module.read_raw_lines
     pulled = 0
     pulled_at_first_commit: list[int] = []
 
@@ -242,7 +242,7 @@ def test_canonical_files_are_streamed(
             pulled += 1
             yield line
 
-    monkeypatch.setattr(ingest_module, "read_raw_lines", counting_lines)
+    monkeypatch.setattr(ingestor_module, "read_raw_lines", counting_lines)
     summary = ingest_paths(
         [source], database, batch_size=10, workers=workers,
         on_batch=lambda batch: pulled_at_first_commit.append(pulled),

@@ -149,16 +149,19 @@ def _boards_csv(path: Path) -> Path:
 
 
 @pytest.mark.parametrize(
-    ("name", "reader"),
-    [("live.csv", "read_source"),  # a format reader giving up (records)
-     ("a.jsonl", "read_raw_lines")],  # the canonical path's line reader giving up
+    ("name", "module", "reader"),
+    [("live.csv", "driver", "read_source"),  # a format reader giving up (records)
+     ("a.jsonl", "ingestor", "read_raw_lines")],  # the canonical path's line reader giving up
 )
 def test_records_before_a_reader_gives_up_still_land(
-    tmp_path: Path, database: Path, monkeypatch, name: str, reader: str
+    tmp_path: Path, database: Path, monkeypatch, name: str, module: str, reader: str
 ) -> None:
     """A reader that fails on the whole file midway (FormatError) keeps what it read so far."""
-    import pipeline.ingest.driver as ingest_module
+    import importlib
+
     from pipeline.formats import FormatError
+
+    ingest_module = importlib.import_module(f"pipeline.ingest.{module}")
 
     if name.endswith(".csv"):
         source = _boards_csv(tmp_path / name)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipeline.ingest.driver import ingest_paths, rescore
+from pipeline.ingest.driver import ingest_paths
 from pipeline.ingest.evaluate import score_record
+from pipeline.ingest.rescore import rescore
 from pipeline.read.audit import audit_rows
 from pipeline.records.validate import parse_hand
 from pipeline.rules.ruleset import preset, ruleset_from_mapping
@@ -147,24 +148,24 @@ def test_rescore_accounts_for_hands_stored_or_deleted_meanwhile(
 ) -> None:
     """Between reading the keys and its last transaction a re-score lets other writers in:
     hands they store are scored in the last transaction, hands they delete leave no rows."""
-    import pipeline.ingest.driver as ingest_module
+    import pipeline.ingest.rescore as rescore_module
 
     records = [deal_hand(seed) for seed in range(30)]
     ingest_paths([write_jsonl(tmp_path / "a.jsonl", records)], database)
     all_keys = [row[0] for row in query(database, "SELECT hand_key FROM hands ORDER BY 1")]
     late, gone = all_keys[-2:], all_keys[0]
-    real_hand_keys = ingest_module._hand_keys
-    real_stored_boards = ingest_module._stored_boards
+    real_hand_keys = rescore_module._hand_keys
+    real_stored_boards = rescore_module._stored_boards
     monkeypatch.setattr(  # as if the last two hands were stored after the keys were read
-        ingest_module, "_hand_keys", lambda connection: real_hand_keys(connection)[:-2])
+        rescore_module, "_hand_keys", lambda connection: real_hand_keys(connection)[:-2])
 
     def boards_then_delete(connection, condition, parameters):
         boards = real_stored_boards(connection, condition, parameters)
         connection.execute("DELETE FROM hands WHERE hand_key = ?", [gone])
         return boards
 
-    monkeypatch.setattr(ingest_module, "_stored_boards", boards_then_delete)
-    summary = rescore(database, "flat-trips", batch_size=10)
+    monkeypatch.setattr(rescore_module, "_stored_boards", boards_then_delete)
+    summary = rescore(database, preset("flat-trips"), batch_size=10)
 
     assert summary.hands == 30  # 28 in batches and the 2 late ones at the end
     for table, per_hand in (("evaluations", 3), ("results", 3), ("matchups", 6)):

@@ -968,7 +968,7 @@ def test_fast_path_never_accepts_what_the_checking_path_rejects(seed: int) -> No
 
 # --- the record files in tests/data/records -------------------------------------------------
 
-RECORDS = Path(__file__).parent / "data" / "records"
+RECORDS = Path(__file__).resolve().parents[1] / "data" / "records"
 
 
 def read_records(name: str) -> list[dict]:

@@ -13,7 +13,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from pipeline.records.validate import InvalidHand, parse_hand
-from tests.test_validate import (
+from tests.records.test_validate import (
     _mutate,
     deal_record,
     fixed_pineapple_hand,
@@ -21,7 +21,7 @@ from tests.test_validate import (
     spec_example_hand,
 )
 
-SCHEMA_PATH = Path(__file__).resolve().parents[1] / "schemas" / "hand.schema.json"
+SCHEMA_PATH = Path(__file__).resolve().parents[2] / "schemas" / "hand.schema.json"
 
 
 @pytest.fixture(scope="module")

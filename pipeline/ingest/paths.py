@@ -1,0 +1,80 @@
+"""Which files an ingest reads: paths, folders and globs expanded, and a file's content hash.
+
+A folder is read recursively, but only for hand-history file names: those ending in one of the
+format registry's suffixes (:data:`pipeline.formats.FILE_SUFFIXES`), optionally followed by a
+compression suffix (:data:`pipeline.formats.COMPRESSED_SUFFIXES`). Hidden files and folders are
+skipped. A file named explicitly is read whatever its name.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES
+from pipeline.ingest.errors import IngestError
+
+__all__ = ["expand_paths", "file_hash", "is_hand_file"]
+
+
+def file_hash(path: Path) -> str:
+    """The SHA-256 of a file's bytes (a file already ingested completely is skipped)."""
+    with open(path, "rb") as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()
+
+
+def is_hand_file(path: Path) -> bool:
+    """Whether a file found in a folder is read: not hidden, and named like a hand history."""
+    name = path.name.lower()
+    if name.startswith("."):
+        return False
+    for suffix in COMPRESSED_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name.endswith(FILE_SUFFIXES)
+
+
+def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Files to read: files as given, folders recursively (hand-history file names only,
+    see :func:`is_hand_file`), globs expanded; each file once, absolute, in order.
+
+    Raises :class:`IngestError` for a path that does not exist or a glob that matches nothing.
+    """
+    if isinstance(paths, str | os.PathLike):
+        paths = [paths]
+    found: list[Path] = []
+    for item in paths:
+        text = os.fspath(item)
+        path = Path(text).expanduser()
+        if path.is_dir():
+            found.extend(
+                sorted(
+                    candidate
+                    for candidate in path.rglob("*")
+                    if candidate.is_file()
+                    and is_hand_file(candidate)
+                    and not any(part.startswith(".") for part in candidate.relative_to(path).parts)
+                )
+            )
+        elif path.is_file():
+            found.append(path)
+        elif glob.has_magic(text):
+            matches = sorted(Path(match) for match in glob.glob(text, recursive=True))
+            files = [match for match in matches if match.is_file()]
+            for match in matches:
+                if match.is_dir():
+                    files.extend(expand_paths([match]))
+            if not files:
+                raise IngestError(f"no files match {text}")
+            found.extend(files)
+        elif path.exists():
+            raise IngestError(f"not a regular file or folder: {text}")
+        else:
+            raise IngestError(f"no such file or folder: {text}")
+    unique: dict[Path, None] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), None)
+    return list(unique)

@@ -1,0 +1,74 @@
+"""Worker processes: a pool that parses, validates and scores canonical JSON Lines batches.
+
+Large canonical files are prepared by worker processes while the ingesting process reads lines
+and writes batches in order (:meth:`pipeline.ingest.ingestor.Ingestor.run_canonical`). The
+workers are forked from a forkserver that has imported this module (and so everything a batch
+needs), so each starts in milliseconds. A worker leaves a batch's columns in Arrow files
+(:meth:`~pipeline.ingest.batches.PreparedBatch.spill_frames`) that the writer maps into memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+
+from pipeline.formats.source import RawLine, SourceLine
+from pipeline.ingest.batches import PreparedBatch, prepare_canonical
+from pipeline.records.rules_file import RulesResolver
+
+__all__ = [
+    "PARALLEL_MIN_BYTES",
+    "WORKER_NICENESS",
+    "parallel_workers",
+    "prepare_spilled",
+    "worker_pool",
+]
+
+PARALLEL_MIN_BYTES = 64 << 20
+"""Canonical files this large (about 30,000 hands) are parsed by worker processes."""
+
+WORKER_NICENESS = 5
+"""How much lower the worker processes' CPU priority is than the writer's."""
+
+def parallel_workers(workers: int | None, format: str | None, size: int) -> int:
+    """How many worker processes to use for a file (1 = none)."""
+    if format != "canonical":
+        return 1
+    if workers is None:
+        return (os.cpu_count() or 1) if size >= PARALLEL_MIN_BYTES else 1
+    return max(1, workers)
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes, started now (forked from a server that has imported
+    this module, so each starts in milliseconds: it imports all a worker runs)."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start)
+    for _ in range(workers):
+        pool.submit(_worker_ready)
+    return pool
+
+
+def _worker_ready() -> None:
+    """Nothing: submitted once per worker so the processes start at once."""
+
+
+def _worker_start() -> None:
+    """Worker processes: no cyclic garbage collection (see Ingestor.run), and a lower CPU
+    priority than the writer, which is the one serial step: when the cores are busy it should
+    not wait for them."""
+    gc.disable()
+    with contextlib.suppress(OSError, AttributeError):  # os.nice is Unix only
+        os.nice(WORKER_NICENESS)
+
+
+def prepare_spilled(
+    file_name: str, lines: list[RawLine | SourceLine], resolver: RulesResolver, spill: str
+) -> PreparedBatch:
+    """In a worker: :func:`~pipeline.ingest.batches.prepare_canonical` a batch of lines, leaving
+    its frames in Arrow files at the path prefix ``spill``."""
+    return prepare_canonical(file_name, lines, resolver).spill_frames(spill)

@@ -1,0 +1,309 @@
+"""The writer: the only code that writes hand data into the database.
+
+:class:`Writer` holds the write connection (for at most :data:`HOLD_SECONDS` at a time, then
+lets readers in) and runs transactions on it. In those transactions:
+
+* :func:`write_batch` writes a prepared batch: its hands classified against stored ones (new,
+  duplicate, or conflict), the new hands inserted into every hand table, the rejects inserted;
+* :func:`insert_rejects` adds rejects not stored yet (keyed by path, line, reason and raw text);
+* :func:`finish_source` closes a source: its file-level rejects, its tables' sessions and its
+  ``ingested_files`` row; :func:`already_ingested` asks whether a file's bytes were ingested.
+
+Each batch is one transaction covering every table, so a process killed mid-ingest leaves
+whole batches only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import time
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from pipeline import store
+from pipeline.formats.base import clip_raw
+from pipeline.ingest.batches import Candidate, PreparedBatch, Reject
+from pipeline.ingest.columns import TABLE_SCHEMAS
+from pipeline.ingest.errors import DatabaseError
+from pipeline.ingest.sessions import SESSION_GAP_META_KEY, update_sessions
+from pipeline.ingest.summary import FileSummary
+
+__all__ = [
+    "CHECKPOINT_THRESHOLD",
+    "HOLD_SECONDS",
+    "WRITER_MEMORY_LIMIT",
+    "WRITE_WAIT_SECONDS",
+    "Writer",
+    "already_ingested",
+    "finish_source",
+    "insert_rejects",
+    "open_check",
+    "write_batch",
+]
+
+WRITE_WAIT_SECONDS = 120.0
+"""How long a batch waits for another process (a reader) to let go of the database."""
+
+HOLD_SECONDS = 1.5
+"""How long the writer keeps the database between batches before letting readers in."""
+
+WRITER_MEMORY_LIMIT = "600MB"
+"""DuckDB's memory limit for the writer (its default, 80 % of the machine, lets its buffer cache
+grow past what an ingest needs)."""
+
+CHECKPOINT_THRESHOLD = "2GB"
+"""Write-ahead log size that forces a checkpoint while the writer holds the database (so in
+practice it checkpoints when it lets go)."""
+
+
+class Writer:
+    """Writes batches: one transaction each, on a write connection held for at most
+    :data:`HOLD_SECONDS` at a time and then closed, so the dashboard's short read-only
+    connections get in between batches. While it is held, committed batches wait in DuckDB's
+    write-ahead log and are checkpointed together when it closes (one checkpoint per batch
+    costs about 40 % more)."""
+
+    def __init__(
+        self, database: str | os.PathLike[str], hold_seconds: float = HOLD_SECONDS
+    ) -> None:
+        self.database = Path(database)
+        self.hold_seconds = hold_seconds
+        self._connection: duckdb.DuckDBPyConnection | None = None
+        self._opened = 0.0
+
+    def connect(self) -> duckdb.DuckDBPyConnection:
+        """Open a new connection for writing (waiting for readers), or raise DatabaseError."""
+        try:
+            return store.connect(self.database, wait_seconds=WRITE_WAIT_SECONDS)
+        except duckdb.Error as error:
+            raise DatabaseError(f"cannot use database {self.database}: {error}") from error
+        except OSError as error:
+            raise DatabaseError(
+                f"cannot use database {self.database}: {error.strerror or error}"
+            ) from error
+
+    @contextlib.contextmanager
+    def transaction(self, release: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+        """One transaction on the held connection (opened when needed): committed when the
+        block ends, rolled back (and the connection closed) when it raises. The connection is
+        closed after the commit once held ``hold_seconds``, or at once with ``release``."""
+        if self._connection is None:
+            connection = self.connect()
+            try:
+                connection.execute(f"SET checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
+                connection.execute(f"SET memory_limit = '{WRITER_MEMORY_LIMIT}'")
+            except BaseException:
+                connection.close()
+                raise
+            self._connection = connection
+            self._opened = time.monotonic()
+        connection = self._connection
+        try:
+            connection.execute("BEGIN TRANSACTION")
+            yield connection
+            connection.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(duckdb.Error):
+                connection.execute("ROLLBACK")
+            self.close()
+            raise
+        if release or time.monotonic() - self._opened >= self.hold_seconds:
+            self.close()
+
+    def close(self) -> None:
+        """Close the held connection (checkpointing what it wrote), if any."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.close()
+
+
+
+def open_check(writer: Writer) -> None:
+    """Fail early (DatabaseError) when the database cannot be opened for writing."""
+    writer.connect().close()
+
+
+# --- batches -----------------------------------------------------------------------------------
+
+
+def write_batch(
+    writer: Writer, prepared: PreparedBatch, tables_touched: set[tuple[str, str | None]]
+) -> tuple[int, int]:
+    """One transaction: classify against stored hands, insert new ones and the rejects.
+
+    A record whose key is stored (or came earlier in the batch) with other content becomes a
+    conflict reject, added to ``prepared.rejects``. The (site, table) of the batch's hands are
+    added to ``tables_touched``. Returns the number of new hands stored and of duplicates."""
+    rejects = prepared.rejects
+    frames = prepared.tables()
+    hands = frames.get("hands")
+    batch_hands = 0 if hands is None else hands.num_rows
+    with writer.transaction() as connection:
+        # Stored hands with a key of this batch: duplicates, or conflicts.
+        stored: dict[int, tuple[str, str, int]] = {}
+        duplicates = 0
+        if batch_hands:
+            connection.register("_batch_hands", hands)
+            matches = connection.execute(
+                "SELECT b.hand_key, b.content_hash, b.site, b.hand_id, b.source_path, "
+                "b.source_line, h.content_hash, h.source_path, h.source_line "
+                "FROM _batch_hands b JOIN hands h ON h.hand_key = b.hand_key"
+            ).fetchall()
+            tables_touched.update(connection.execute(
+                "SELECT DISTINCT site, table_name FROM _batch_hands"
+            ).fetchall())
+            connection.unregister("_batch_hands")
+            for key, digest, site, hand_id, path, line, *reference in matches:
+                stored[key] = (reference[0], reference[1], reference[2])
+                candidate = Candidate(key, digest, site, hand_id, path, line, None)
+                duplicates += _compare(candidate, stored[key], rejects, prepared)
+        if prepared.later:
+            # A later record of a key is compared with what is stored, else with the
+            # batch's first record of the key.
+            firsts = _first_records(hands, {candidate.key for candidate in prepared.later})
+            for candidate in prepared.later:
+                reference = stored.get(candidate.key) or firsts[candidate.key]
+                duplicates += _compare(candidate, reference, rejects, prepared)
+        new_hands = batch_hands - len(stored)
+        if new_hands and not stored:  # all new: nothing to filter
+            for name, frame in frames.items():
+                store.insert_frame(connection, name, frame)
+        elif new_hands:
+            keys = hands.column("hand_key")
+            new_keys = pc.filter(keys, pc.invert(pc.is_in(
+                keys, value_set=pa.array(list(stored), pa.int64()))))
+            connection.register("_new_keys", pa.table({"hand_key": new_keys}))
+            for name, frame in frames.items():
+                store.insert_frame(connection, name, frame, only_keys="_new_keys")
+            connection.unregister("_new_keys")
+        insert_rejects(connection, rejects)
+    prepared.frames = None
+    prepared.discard_spill()
+    return new_hands, duplicates
+
+
+def _compare(
+    candidate: Candidate, reference: tuple[str, str, int], rejects: list[Reject],
+    prepared: PreparedBatch,
+) -> int:
+    """1 when the candidate duplicates the reference; else add a conflict reject, 0."""
+    digest, path, line = reference
+    if digest == candidate.digest:
+        return 1
+    where = f"{path}:{line}"
+    rejects.append(Reject(
+        candidate.path, candidate.line, candidate.hand_id,
+        f"conflict: hand {candidate.hand_id!r} of site {candidate.site!r} is already stored "
+        f"from {where} with different content (this record: "
+        f"{candidate.path}:{candidate.line})",
+        prepared.raw_text(candidate.line), "conflict", where,
+    ))
+    return 0
+
+
+def _first_records(hands: pa.Table, keys: set[int]) -> dict[int, tuple[str, str, int]]:
+    """(content hash, path, line) of the batch's hands with one of ``keys``."""
+    selected = hands.filter(pc.is_in(hands.column("hand_key"),
+                                     value_set=pa.array(list(keys), pa.int64())))
+    return {
+        key: (digest, path, line)
+        for key, digest, path, line in zip(
+            selected.column("hand_key").to_pylist(), selected.column("content_hash").to_pylist(),
+            selected.column("source_path").to_pylist(), selected.column("source_line").to_pylist(),
+            strict=True)
+    }
+
+
+# --- rejects and files -------------------------------------------------------------------------
+
+
+def _reject_key(path: str, line: int | None, reason: str, raw: str) -> str:
+    text = f"{path}\x1f{line}\x1f{reason}\x1f{raw}"
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _rows_table(name: str, rows: list[tuple]) -> pa.Table:
+    """Row tuples (in the table's column order) as an Arrow table: transposed in one go."""
+    schema = TABLE_SCHEMAS[name]
+    columns = list(zip(*rows, strict=True)) if rows else [()] * len(schema)
+    return pa.Table.from_arrays(
+        [pa.array(values, type=field.type) for values, field in zip(columns, schema, strict=True)],
+        schema=schema,
+    )
+
+
+def insert_rejects(connection: duckdb.DuckDBPyConnection, rejects: Sequence[Reject]) -> None:
+    """Insert rejects that are not stored yet (keyed by path, line, reason and raw text)."""
+    if not rejects:
+        return
+    rows: list[tuple] = []
+    now = datetime.now(UTC).replace(tzinfo=None)
+    seen: set[str] = set()
+    for reject in rejects:
+        raw = clip_raw(reject.raw or "")
+        key = _reject_key(reject.path, reject.line, reject.reason, raw)
+        if key in seen:
+            continue
+        seen.add(key)
+        rows.append((reject.path, reject.line, reject.hand_id, reject.reason, raw, now,
+                     reject.kind, reject.conflict_with, key))
+    connection.register("_frame_rejects", _rows_table("rejects", rows))
+    try:
+        connection.execute(
+            "INSERT INTO rejects BY NAME SELECT f.* FROM _frame_rejects f "
+            "ANTI JOIN rejects r ON r.reject_key = f.reject_key"
+        )
+    finally:
+        connection.unregister("_frame_rejects")
+
+
+def _record_file(
+    connection: duckdb.DuckDBPyConnection, summary: FileSummary, size: int | None
+) -> None:
+    connection.execute(
+        "INSERT INTO ingested_files BY NAME SELECT ? AS path, ? AS content_hash, ? AS format, "
+        "? AS size_bytes, ? AS ingested_at, ? AS records, ? AS stored, ? AS duplicates, "
+        "? AS rejected, ? AS status, ? AS message",
+        [summary.path, summary.content_hash or "", summary.format, size,
+         datetime.now(UTC).replace(tzinfo=None), summary.records, summary.stored,
+         summary.duplicates, summary.rejected, summary.status, summary.message],
+    )
+
+
+def finish_source(
+    writer: Writer,
+    summary: FileSummary,
+    size: int | None,
+    touched: set[tuple[str, str | None]],
+    session_gap: float,
+    file_rejects: Sequence[Reject] = (),
+) -> None:
+    """Close a source: its file-level rejects, affected sessions and its ingested_files row.
+    The writer lets go of the database after it (checkpointing the source's batches)."""
+    with writer.transaction(release=True) as connection:
+        insert_rejects(connection, file_rejects)
+        stored_gap = store.get_meta(connection, SESSION_GAP_META_KEY)
+        if stored_gap is not None and float(stored_gap) != session_gap:
+            update_sessions(connection, None, session_gap)
+        elif touched:
+            update_sessions(connection, touched, session_gap)
+        store.set_meta(connection, SESSION_GAP_META_KEY, repr(float(session_gap)))
+        _record_file(connection, summary, size)
+
+
+def already_ingested(writer: Writer, digest: str) -> tuple[str, datetime] | None:
+    """Where and when a file with content hash ``digest`` was ingested completely, if it was."""
+    with writer.transaction() as connection:
+        rows = connection.execute(
+            "SELECT path, ingested_at FROM ingested_files "
+            "WHERE content_hash = ? AND status = 'complete' ORDER BY ingested_at LIMIT 1",
+            [digest],
+        ).fetchall()
+    return (rows[0][0], rows[0][1]) if rows else None

@@ -1,0 +1,84 @@
+"""Which files an ingest reads, and the one list of hand-history file names behind it: each
+format in the registry declares its suffixes; folder expansion, the dashboard's upload widget
+and ``ofc ingest --help`` all derive from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline.cli import main
+from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES, FORMATS
+from pipeline.ingest.errors import IngestError
+from pipeline.ingest.paths import expand_paths
+
+
+def _hand_file_names() -> list[str]:
+    """A file name for every registered suffix, plain and with every compression suffix."""
+    return [
+        f"hands{suffix}{compressed}"
+        for suffix in FILE_SUFFIXES
+        for compressed in ("", *COMPRESSED_SUFFIXES)
+    ]
+
+
+def test_every_format_declares_its_suffixes() -> None:
+    for name, spec in FORMATS.items():
+        assert spec.suffixes, name
+        for suffix in spec.suffixes:
+            assert suffix.startswith(".") and suffix == suffix.lower(), (name, suffix)
+    assert set(FILE_SUFFIXES) == {suffix for spec in FORMATS.values() for suffix in spec.suffixes}
+    assert len(FILE_SUFFIXES) == len(set(FILE_SUFFIXES))
+    # What folders gave before the registry owned the list (ndjson included) still counts.
+    assert {".jsonl", ".ndjson", ".json", ".csv", ".log", ".txt"} <= set(FILE_SUFFIXES)
+    assert {".gz", ".gzip"} <= set(COMPRESSED_SUFFIXES)
+
+
+def test_a_folder_gives_every_registered_suffix_and_nothing_else(tmp_path: Path) -> None:
+    names = _hand_file_names()
+    for index, name in enumerate(names):
+        folder = tmp_path / ("nested" if index % 2 else "")
+        folder.mkdir(exist_ok=True)
+        (folder / name).write_text("x\n", encoding="utf-8")
+    (tmp_path / "UPPER.JSONL").write_text("x\n", encoding="utf-8")  # names match without case
+    for ignored in ("notes.md", "hands.jsonl.bak", ".hidden.jsonl", "archive.zip"):
+        (tmp_path / ignored).write_text("x\n", encoding="utf-8")
+    (tmp_path / ".cache").mkdir()
+    (tmp_path / ".cache" / "hands.jsonl").write_text("x\n", encoding="utf-8")
+
+    found = sorted(path.name for path in expand_paths([tmp_path]))
+
+    assert found == sorted([*names, "UPPER.JSONL"])
+
+
+def test_a_file_named_explicitly_is_read_whatever_its_name(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("x\n", encoding="utf-8")
+    assert expand_paths([path]) == [path.resolve()]
+    with pytest.raises(IngestError, match="no such file or folder"):
+        expand_paths([tmp_path / "missing.jsonl"])
+    with pytest.raises(IngestError, match="no files match"):
+        expand_paths([str(tmp_path / "*.csv")])
+
+
+def test_the_dashboard_offers_every_registered_suffix_for_upload() -> None:
+    from dashboard.components import UPLOAD_TYPES
+
+    offered = {f".{kind}" for kind in UPLOAD_TYPES}
+    assert offered == {*FILE_SUFFIXES, *COMPRESSED_SUFFIXES}
+    for name in _hand_file_names():  # the upload widget judges a name by its last suffix
+        assert Path(name).suffix in offered, name
+
+
+def test_ingest_help_names_every_format_and_suffix(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # argparse would wrap lines at hyphens
+    with pytest.raises(SystemExit):
+        main(["ingest", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for name, spec in FORMATS.items():
+        assert f"{name} ({', '.join(spec.suffixes)}): {' '.join(spec.description.split())}" in text
+    compressed = " or ".join(COMPRESSED_SUFFIXES)
+    assert f"files ending in {', '.join(FILE_SUFFIXES)}, optionally {compressed})" in text
