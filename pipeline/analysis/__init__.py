@@ -8,4 +8,7 @@
 * :mod:`~pipeline.analysis.fantasyland` — Fantasyland hands against the exact setter;
 * :mod:`~pipeline.analysis.results` — the grading tables;
 * :mod:`~pipeline.analysis.runner` — grading a database (``ofc analyze``).
+
+Layer: imports the rules core, the solver, the simulator's bots (they play the rollouts),
+records and the store. Imported by the report, the command line and the dashboard.
 """

@@ -2,6 +2,10 @@
 
 Each command lives in its own module exposing ``register(subparsers)``; adding a command adds one
 module and one line to ``COMMAND_MODULES``.
+
+Layer: the top floor, beside the dashboard. It may import any part of :mod:`pipeline`; nothing
+imports it (checked by import-linter, see docs/architecture.md). Each command module imports
+its dependencies inside its ``run``, so ``ofc --help`` stays quick.
 """
 
 from __future__ import annotations

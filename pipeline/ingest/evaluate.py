@@ -175,7 +175,7 @@ def score_records(hands: Sequence[HandRecord], rules_for: RulesLookup) -> list[S
 
 
 def score_output(scored: ScoredHand) -> dict:
-    """The ``ofc score`` JSON object for one scored hand (spec/hand-format.md, plus row classes)."""
+    """The ``ofc score`` JSON object for one scored hand (docs/hand-format.md, plus row classes)."""
     return {
         "hand_id": scored.hand_id,
         "players": [

@@ -314,7 +314,7 @@ def build_record(
     number: int | None = None,
     button: str | None = None,
 ) -> dict[str, Any]:
-    """The canonical record (spec/hand-format.md) of a live hand: final boards, no streets."""
+    """The canonical record (docs/hand-format.md) of a live hand: final boards, no streets."""
     number = session.hand_number if number is None else number
     return {
         "hand_id": hand_id_for(session.session_id, number),

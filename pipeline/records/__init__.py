@@ -1,4 +1,4 @@
-"""Hand records: the canonical hand (spec/hand-format.md) as typed values, its validation, and
+"""Hand records: the canonical hand (docs/hand-format.md) as typed values, its validation, and
 rule sets read by name or from files.
 
 Owns what a valid hand is and how the rules a hand names are found. Pure data and checks: no

@@ -123,7 +123,10 @@ class RulesResolver:
                 candidate = directory / f"{name}.toml"
                 if candidate.is_file():
                     return load_rules_file(candidate)
+        where = (
+            f" and no {name}.toml rules file in " + ", ".join(str(d) for d in self.search_directories)
+            if self.search_directories else " (give --rules FILE to score it under a rules file)"
+        )
         raise RulesError(
-            f"unknown rules {name!r}: not a preset ({', '.join(PRESET_NAMES)}) and no {name}.toml "
-            "rules file beside the input or in the current folder"
+            f"unknown rules {name!r}: not a preset ({', '.join(PRESET_NAMES)}){where}"
         )

@@ -3,6 +3,9 @@
 :func:`create_report` asks the database (through :mod:`pipeline.read`) and builds a
 :class:`Report` with the pure findings engine; :mod:`pipeline.report.render` writes it as HTML
 (self-contained, works offline), Markdown or JSON, all from the same numbers.
+
+Layer: reads only through :mod:`pipeline.read` (and its charts); imports no storage code of its
+own. Imported by the command line and the dashboard's Coaching report page.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """The pure rules core: cards, row values, rule sets, board verdicts and scoring. No I/O.
 
+Layer: the ground floor. It imports nothing else of the project and no storage, table, chart or
+page library (import-linter checks it); every other part may import it.
+
 A two-player hand in a few lines: evaluate each board, then settle the hand.
 
 >>> from pipeline.rules import STANDARD, Variant, evaluate_board, parse_cards, score_hand

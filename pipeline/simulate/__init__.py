@@ -8,6 +8,9 @@ lives in :mod:`pipeline.solver`).
 
 The names are loaded on first use, so importing one submodule (the CLI lists the bots) does not
 build every lookup table.
+
+Layer: imports the rules core and the solver only. Imported by decision grading (the bots play
+the rollouts), the command line and the demo (as a child process).
 """
 
 from __future__ import annotations

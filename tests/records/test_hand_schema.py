@@ -91,7 +91,7 @@ def test_schema_accepts_valid_records(
 
 
 def test_schema_accepts_the_spec_example_as_written(validator: Draft202012Validator) -> None:
-    """The shortened example of spec/hand-format.md (jun's placeholder cards replaced)."""
+    """The shortened example of docs/hand-format.md (jun's placeholder cards replaced)."""
     record = spec_example_hand()
     record["players"][0]["streets"] = record["players"][0]["streets"][:2]
     assert validator.is_valid(record)

@@ -173,7 +173,7 @@ SPEC_EXAMPLE = """
 
 
 def spec_example_hand() -> dict:
-    """The example of spec/hand-format.md, completed to five streets for mara; jun plays a
+    """The example of docs/hand-format.md, completed to five streets for mara; jun plays a
     14-card Fantasyland."""
     return json.loads(SPEC_EXAMPLE)
 
