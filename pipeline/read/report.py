@@ -306,3 +306,25 @@ def report_hand_grades(db: Database, hand_keys: tuple[int, ...],
         ORDER BY hand_key, player, street
     """
     return frame(db, sql, [*hand_keys, *players]).cast(columns)  # type: ignore[arg-type]
+
+
+def report_progress_hands(db: Database, filters: Filters) -> pl.DataFrame:
+    """Every hand of ``filters.players`` (required) in scope, in play order, with what a trend
+    needs and nothing more (lighter than :func:`report_player_hands`).
+
+    Columns: hand_key, started_at, session_id, variant, player_count, player, points, foul.
+    """
+    if not filters.players:
+        raise ValueError("report_progress_hands needs the players in filters.players")
+    where, params = _report_conditions(filters)
+    sql = f"""
+        SELECT h.hand_key, h.started_at, s.session_id, h.variant, h.player_count, s.player,
+               r.points, e.foul
+        FROM seats s
+        JOIN hands h ON h.hand_key = s.hand_key
+        JOIN results r ON r.hand_key = s.hand_key AND r.player = s.player
+        JOIN evaluations e ON e.hand_key = s.hand_key AND e.player = s.player
+        WHERE s.player IN ({placeholders(filters.players)}) AND {where}
+        ORDER BY h.started_at NULLS FIRST, h.hand_key, s.player
+    """
+    return frame(db, sql, [*filters.players, *params])

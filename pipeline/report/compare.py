@@ -178,7 +178,7 @@ def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
         states = read.report.report_state_totals(connection, scope, left_out)
         everyone = read.report.report_state_totals(
             connection, scope.with_players(players)) if left_out else states
-        hands = (read.report.report_player_hands(connection, scope.with_players(players))
+        hands = (read.report.report_progress_hands(connection, scope.with_players(players))
                  if players else pl.DataFrame())
     basis = _basis(states)
     basis_all = _basis(everyone)
@@ -299,7 +299,7 @@ def player_progress(db: Database, filters: Filters, player: str, change_date: da
     scope = Filters(players=(player,), date_from=filters.date_from, date_to=filters.date_to,
                     variants=filters.variants, rules=filters.rules, tables=filters.tables)
     with read.source.reading(db) as connection:
-        hands = read.report.report_player_hands(connection, scope)
+        hands = read.report.report_progress_hands(connection, scope)
     sessions = hands["session_id"].drop_nulls().n_unique() if not hands.is_empty() else 0
     fits: list[tuple[str, str, str, WithinFit | None, str]] = []
     if not hands.is_empty():

@@ -1352,7 +1352,8 @@ def _summary(causes: Sequence[Cause], findings: Sequence[Finding]
                    key=lambda c: (c.points_per_100, c.key))
     strengths = sorted((c for c in causes if c.survives and c.points_per_100 > 0),
                        key=lambda c: (-c.points_per_100, c.key))
-    clear = sorted((f for f in findings if f.survives and f.cause is None),
+    shown = {c.key for c in causes if c.survives}
+    clear = sorted((f for f in findings if f.survives and f.cause not in shown),
                    key=lambda f: (f.q_value or 0.0, f.key))
     return (tuple(c.key for c in strengths), tuple(c.key for c in leaks),
             tuple(f.key for f in clear[:SUMMARY_ITEMS]))

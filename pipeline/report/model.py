@@ -397,7 +397,7 @@ class Report:
 
     ``causes``: the ranked list (every cause, most costly first); ``leaks`` and ``strengths``:
     the keys of the causes that survive the correction (they reach the summary); ``clear``:
-    other findings that survive; ``exploratory``: every tested finding or cause that does not
+    other findings that survive (not evidence of a surviving cause); ``exploratory``: every tested finding or cause that does not
     (the appendix). ``tests``: how many tests the correction covered.
     """
 

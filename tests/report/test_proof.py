@@ -209,3 +209,18 @@ def test_a_stricter_rate_keeps_fewer_findings(proof_db: Simulated) -> None:
     assert sum(f.survives for f in strict.findings) < sum(f.survives for f in loose.findings)
     # the same tests, the same q-values: only the cut moves
     assert [f.q_value for f in strict.findings] == [f.q_value for f in loose.findings]
+
+
+def test_progress_hands_are_the_report_hands(proof_db: Simulated) -> None:
+    """The comparison pages read a lighter question for trends: the same hands, same order."""
+    from pipeline import read
+    from pipeline.read.scope import Filters
+
+    scope = Filters(players=(DRIFTER, RANDOM))
+    light = read.report.report_progress_hands(proof_db.database, scope)
+    full = read.report.report_player_hands(proof_db.database, scope)
+    columns = ["hand_key", "started_at", "session_id", "variant", "player_count", "player",
+               "points", "foul"]
+    assert light.select(columns).equals(full.select(columns))
+    with pytest.raises(ValueError, match="needs the players"):
+        read.report.report_progress_hands(proof_db.database, Filters())
