@@ -401,8 +401,11 @@ def rolling_mix_chart(frame: pl.DataFrame, title: str, axis_title: str,
                        y=[v * scale for v in frame["adjusted"].to_list()], mode="lines",
                        name="mix held fixed", line={"color": NEUTRAL_COLOUR, "width": 2.5})
     figure.update_layout(xaxis_title="hands played", yaxis_title=axis_title,
-                         legend=_REPORT_LEGEND)
-    return _layout(figure, title)
+                         legend={"orientation": "h", "yanchor": "top", "y": -0.22,
+                                 "xanchor": "left", "x": 0})
+    _layout(figure, title, height=400)
+    figure.update_layout(margin={"b": 70})
+    return figure
 
 
 def shrunk_strength_chart(frame: pl.DataFrame, title: str) -> go.Figure:
