@@ -1,10 +1,13 @@
-"""Compare players: side-by-side key rates, small multiples across sessions, trends."""
+"""Compare players: side-by-side key rates; against a chosen reference group with strength shrunk
+toward it (small samples are not ranked on luck); small multiples across sessions; fair trends
+and before/after with the mix of games held fixed."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from dashboard import components
+from dashboard.comparison import reference_picker, show_comparison, show_progress
 from pipeline import read
 from pipeline.read import charts
 
@@ -38,6 +41,12 @@ st.dataframe(
     },
 )
 
+st.subheader("Against a reference group")
+st.caption("Each player against the group you choose (without the player), weighted by the "
+           "player's own mix of variants; strength is points per hand shrunk toward the group.")
+spec = reference_picker("compare_reference", options.players, options.rules)
+show_comparison(filters, kpis["player"].to_list(), spec, "compare_reference")
+
 st.plotly_chart(charts.cumulative_points_chart(components.ask(read.players.cumulative_points, chosen)))
 
 sessions = components.ask(read.sessions.session_results, chosen)
@@ -49,4 +58,6 @@ else:
     trend_player = st.selectbox("Trend across sessions for", kpis["player"].to_list(),
                                 key="trend_player")
     st.plotly_chart(charts.session_trend_chart(sessions, trend_player))
+    st.markdown("**Fair trend and \"did it improve?\"** (mix of games held fixed)")
+    show_progress(filters, trend_player, "compare_progress")
     st.dataframe(sessions, hide_index=True, key="session_table")

@@ -1,10 +1,12 @@
-"""Player review: one hero's key rates with their uncertainty, trends and where points came from."""
+"""Player review: one hero's key rates with their uncertainty, against a chosen reference group,
+fair trends and before/after, and where points came from."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from dashboard import components
+from dashboard.comparison import reference_picker, show_comparison, show_progress
 from dashboard.components import kpi, md, percent, signed
 from pipeline import read
 from pipeline.read import charts
@@ -54,6 +56,13 @@ st.caption(
     f"Foul rate 95 % interval: {percent(foul_low)} – {percent(foul_high)} · "
     f"Fantasyland entry 95 %: {percent(entry_low)} – {percent(entry_high)}"
 )
+
+st.subheader("Against a reference group")
+options = components.ask(read.overview.filter_options)
+spec = reference_picker("review_reference", options.players, options.rules, exclude=(hero,))
+show_comparison(filters, [hero], spec, "review_reference")
+st.subheader("Fair trend and \"did I improve?\"")
+show_progress(filters, hero, "review_progress")
 
 left, right = st.columns(2)
 with left:

@@ -1,4 +1,8 @@
-"""Coaching report: one player's report (the same as ``ofc report``), shown here and downloadable."""
+"""Coaching report: one player's report (the same as ``ofc report``), shown here and downloadable.
+
+Against a chosen reference group (outlier rule visible and switchable), with the ranked list of
+causes, the balance sheets, fair trends and a before/after date.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +13,18 @@ import polars as pl
 import streamlit as st
 
 from dashboard import components
+from dashboard.comparison import reference_picker
 from dashboard.components import kpi, md
 from pipeline import read
 from pipeline.report import NoHandsError, ReportRequest, ReportSettings, create_report, report_dict
 from pipeline.report.model import Report
+from pipeline.report.reference import ReferenceError
 from pipeline.report.render import (
     KIND_TITLES,
     format_interval,
+    format_line,
+    format_p,
+    format_per_100,
     format_points,
     format_value,
     render,
@@ -33,7 +42,7 @@ def build(path: str, state: tuple[int, int, int, int], request: ReportRequest,
     """The report (cached until the database changes), or why there is none."""
     try:
         return create_report(_connect() if _connect else path, request, settings)
-    except NoHandsError as error:
+    except (NoHandsError, ReferenceError) as error:
         return str(error)
 
 
@@ -47,9 +56,10 @@ def rendered(path: str, state: tuple[int, int, int, int], request: ReportRequest
 filters = components.current_filters()
 options: read.overview.FilterOptions = components.ask(read.overview.filter_options)
 st.title("Coaching report")
-st.caption("One player's play explained with evidence: each finding compares the player with "
-           "everyone else in scope and says how sure it is. The same report as `ofc report`; "
-           "download it below.")
+st.caption("One player's play explained with evidence, against a reference group you choose: one "
+           "ranked list of causes that add up, a Fantasyland balance sheet, fair trends, and "
+           "only what survives a false-discovery correction in the summary. The same report as "
+           "`ofc report`; download it below.")
 if not options.players:
     st.info("No players yet.")
     st.stop()
@@ -65,19 +75,25 @@ aliases = middle.multiselect("Also playing as (aliases)", [p for p in players if
                              help="Other screen names of the same person: merged into one.")
 variant_options = ["All variants", *options.variants]
 variant = right.selectbox("Variant", variant_options, key="report_variant")
-since = until = None
+since = until = change_date = None
 if options.first_day is not None and options.last_day is not None:
-    chosen = st.date_input("Dates (UTC, inclusive; empty: every date)", value=(),
-                           min_value=options.first_day, max_value=options.last_day,
-                           key="report_dates")
+    left, right = st.columns(2)
+    chosen = left.date_input("Dates (UTC, inclusive; empty: every date)", value=(),
+                             min_value=options.first_day, max_value=options.last_day,
+                             key="report_dates")
     if isinstance(chosen, date):
         chosen = (chosen,)
     chosen = tuple(chosen or ())
     if chosen:
         since, until = chosen[0], chosen[1] if len(chosen) > 1 else chosen[0]
+    change_date = right.date_input(
+        "Did I improve? Compare before and after (a lesson, a rule change)", value=None,
+        min_value=options.first_day, max_value=options.last_day, key="report_change_date")
+reference = reference_picker("report_reference", players, options.rules,
+                             exclude=(player, *aliases))
 defaults = ReportSettings()
 with st.expander("Thresholds"):
-    columns = st.columns(3)
+    columns = st.columns(5)
     min_sample = columns[0].number_input(
         "Minimum sample per finding", min_value=1, value=defaults.min_sample, step=5,
         key="report_min_sample")
@@ -87,11 +103,19 @@ with st.expander("Thresholds"):
     rank_hands = columns[2].number_input(
         "Hands to be ranked in a variant", min_value=1, value=defaults.percentile_min_hands,
         step=10, key="report_rank_hands")
+    fdr = columns[3].number_input(
+        "False-discovery rate (%)", min_value=0.1, max_value=50.0, value=defaults.fdr * 100,
+        step=1.0, key="report_fdr")
+    window = columns[4].number_input(
+        "Rolling window (hands)", min_value=10, value=defaults.rolling_window, step=50,
+        key="report_window")
 
 request = ReportRequest(player=player, aliases=tuple(aliases), since=since, until=until,
-                        variant=None if variant == "All variants" else variant)
+                        variant=None if variant == "All variants" else variant,
+                        reference=reference, change_date=change_date)
 settings = ReportSettings(min_sample=int(min_sample), min_sessions=int(min_sessions),
-                          percentile_min_hands=int(rank_hands))
+                          percentile_min_hands=int(rank_hands), fdr=float(fdr) / 100,
+                          rolling_window=int(window))
 path = components.database_path()
 state = read.source.database_state(path)
 with st.spinner("Building the report…"):
@@ -101,6 +125,7 @@ if isinstance(report, str):
     st.info(f"Nothing to report: {md(report)}.")
     st.stop()
 data = report_dict(report)
+group = data["reference"]
 
 # --- downloads ---------------------------------------------------------------------------------
 columns = st.columns(3)
@@ -119,91 +144,198 @@ if data["aliases"]:
     st.caption("Also playing as: " + ", ".join(md(alias) for alias in data["aliases"]))
 if headline["first_hand"]:
     st.caption(f"Played from {headline['first_hand']} to {headline['last_hand']} (UTC)")
-columns = st.columns(4)
+st.info(f"Compared with **{md(group['label'])}** — {md(group['description'])}")
+columns = st.columns(5)
 kpi(columns[0], "Hands", f"{headline['hands']:,}")
 kpi(columns[1], "Sessions", f"{headline['sessions']:,}")
 kpi(columns[2], "Points", f"{headline['points']:+,}")
 se = headline["points_se"]
 kpi(columns[3], "Points / hand", format_points(headline["points_per_hand"])
     + ("" if se is None else f" ± {se:.2f}"), "mean ± standard error")
+strength = data["strength"]
+kpi(columns[4], "Strength (shrunk)",
+    "–" if strength is None else format_points(strength["value"]),
+    None if strength is None else md(strength["note"]))
 st.dataframe(
     pl.DataFrame(
         [{"variant": line["variant"], "hands": line["hands"], "sessions": line["sessions"],
           "points": line["points"], "points/hand": line["points_per_hand"],
-          "SE": line["points_se"], "percentile": line["percentile"],
+          "SE": line["points_se"], "percentile": line["percentile_label"] or "–",
           "standing": line["percentile_note"]} for line in headline["variants"]],
         schema={"variant": pl.String, "hands": pl.Int64, "sessions": pl.Int64,
                 "points": pl.Int64, "points/hand": pl.Float64, "SE": pl.Float64,
-                "percentile": pl.Float64, "standing": pl.String},
+                "percentile": pl.String, "standing": pl.String},
     ),
     hide_index=True, key="report_variants",
     column_config={"points/hand": st.column_config.NumberColumn(format="%+.2f"),
-                   "SE": st.column_config.NumberColumn(format="%.2f"),
-                   "percentile": st.column_config.NumberColumn(format="%.0f")},
+                   "SE": st.column_config.NumberColumn(format="%.2f")},
 )
 for note in data["data_notes"]:
-    st.caption(note)
+    st.caption(md(note))
 
 # --- summary -----------------------------------------------------------------------------------
-by_key = {finding["key"]: finding for finding in data["findings"]}
+causes = {cause["key"]: cause for cause in data["causes"]}
+findings = {finding["key"]: finding for finding in data["findings"]}
 
 
-def summary_lines(keys: list[str]) -> str:
-    """Markdown bullets for summary findings (titles escaped)."""
-    lines = []
-    for key in keys:
-        finding = by_key[key]
-        field = finding["field"]
-        versus = f" vs field {format_value(field['value'], finding['unit'])}" if field else ""
-        lines.append(f"- {md(finding['title'])}: {format_value(finding['player']['value'], finding['unit'])}"
-                     f"{versus}, **{format_points(finding['points_per_hand'])}** points/hand "
-                     f"({finding['verdict']})")
-    return "\n".join(lines)
+def cause_lines(keys: list[str]) -> str:
+    """Markdown bullets for summary causes."""
+    return "\n".join(
+        f"{number}. **{causes[key]['title']}**: {format_per_100(causes[key]['points_per_100'])} "
+        f"points per 100 hands (95 %: {format_per_100(causes[key]['low'])} – "
+        f"{format_per_100(causes[key]['high'])})" for number, key in enumerate(keys, start=1))
 
 
+st.subheader("Summary", anchor=False)
+st.caption(f"Only what survives the false-discovery correction ({data['tests']} tests at "
+           f"{settings.fdr * 100:g} %) is here; the rest is in the appendix below, marked "
+           "exploratory.")
 left, right = st.columns(2)
 with left:
-    st.subheader("What works", anchor=False)
-    st.markdown(summary_lines(data["strengths"]) or "No clear strength against the field yet.")
+    st.markdown("**Where points leak**")
+    st.markdown(cause_lines(data["leaks"]) or f"No clear leak against {md(group['label'])}.")
 with right:
-    st.subheader("Where points leak", anchor=False)
-    st.markdown(summary_lines(data["leaks"]) or "No clear leak against the field yet.")
-st.caption("Points/hand: the estimated effect on the overall result per hand compared with the "
-           "field (positive a gain, negative a cost). Intervals are 95 %.")
+    st.markdown("**What works**")
+    st.markdown(cause_lines(data["strengths"])
+                or f"No clear strength against {md(group['label'])}.")
+if data["clear"]:
+    st.markdown("**Also clear**\n\n" + "\n".join(
+        f"- {md(findings[key]['title'])} ({findings[key]['verdict']})" for key in data["clear"]))
+if data["chasing"]:
+    st.markdown(f"**Does chasing Fantasyland pay?** {md(data['chasing']['answer'])}")
+
+# --- the ranked list ---------------------------------------------------------------------------
+st.subheader("The ranked list: where the difference comes from", anchor=False)
+figures = {chart_id: (caption, figure) for chart_id, caption, figure in report_figures(data)}
+if data["causes"]:
+    caption, figure = figures["chart-causes"]
+    st.plotly_chart(figure, key="report_chart-causes")
+    st.caption(caption)
+    st.dataframe(
+        pl.DataFrame(
+            [{"rank": number, "cause": cause["title"],
+              "points/100 hands": cause["points_per_100"],
+              "95 %": f"{format_per_100(cause['low'])} – {format_per_100(cause['high'])}",
+              "q": format_p(cause["q_value"]), "verdict": cause["verdict"],
+              "covers": cause["scope"], "key": cause["key"]}
+             for number, cause in enumerate(data["causes"], start=1)],
+            schema={"rank": pl.Int64, "cause": pl.String, "points/100 hands": pl.Float64,
+                    "95 %": pl.String, "q": pl.String, "verdict": pl.String,
+                    "covers": pl.String, "key": pl.String}),
+        hide_index=True, key="report_causes",
+        column_order=("rank", "cause", "points/100 hands", "95 %", "q", "verdict", "covers"),
+        column_config={"points/100 hands": st.column_config.NumberColumn(format="%+.1f")},
+    )
+    st.caption(md(group["basis"]))
+else:
+    st.caption("Nothing to compare: the group has no hands at the player's variants.")
+
+# --- balance sheets ----------------------------------------------------------------------------
+if data["balance"]:
+    st.subheader("Fantasyland balance sheet", anchor=False)
+    tabs = st.tabs(["All variants" if sheet["variant"] == "all" else sheet["variant"]
+                    for sheet in data["balance"]])
+    for tab, sheet in zip(tabs, data["balance"], strict=True):
+        with tab:
+            rows = [{"line": line["label"],
+                     "player": format_line(line["player"], line["unit"]),
+                     "reference": format_line(line["reference"], line["unit"])}
+                    for line in sheet["lines"]]
+            rows += [{"line": f"{key}: points per 100 hands", "player": format_per_100(value),
+                      "reference": ""} for key, value in sheet["causes"]]
+            rows.append({"line": "Net: points per 100 hands",
+                         "player": format_per_100(sheet["net_per_100"]), "reference": ""})
+            st.dataframe(pl.DataFrame(rows, schema={"line": pl.String, "player": pl.String,
+                                                    "reference": pl.String}),
+                         hide_index=True, key=f"report_balance_{sheet['variant']}")
+
+# --- trends and "did I improve?" ---------------------------------------------------------------
+st.subheader("Trends and \"did I improve?\"", anchor=False)
+st.caption("Within each variant and table size, so a change in the mix of games never reads as "
+           "a change in play.")
+progress = [f for f in data["findings"] if f["topic"] in ("Trend", "Did I improve?")]
+st.dataframe(
+    pl.DataFrame(
+        [{"question": f["title"],
+          "estimate (95 %)": format_interval(f["player"], f["unit"]) if f["shown"] else "–",
+          "q": format_p(f["q_value"]), "verdict": f["verdict"], "confidence": f["confidence"],
+          "key": f["key"]} for f in progress],
+        schema={name: pl.String for name in ("question", "estimate (95 %)", "q", "verdict",
+                                             "confidence", "key")}),
+    hide_index=True, key="report_progress",
+    column_order=("question", "estimate (95 %)", "q", "verdict", "confidence"),
+)
+columns = st.columns(2)
+for column, chart_id in zip(columns, ("chart-rolling-fouls", "chart-rolling-points"),
+                            strict=True):
+    if chart_id in figures:
+        with column:
+            caption, figure = figures[chart_id]
+            st.plotly_chart(figure, key=f"report_{chart_id}")
+            st.caption(caption)
 
 # --- findings ----------------------------------------------------------------------------------
 st.subheader("Findings", anchor=False)
-shown = [finding for finding in data["findings"] if finding["shown"]]
+st.caption(f"The findings that survive the correction, against {md(group['label'])}. Points per "
+           "100 hands on a single finding overlap: the ranked list is the one that adds up.")
+shown = [finding for finding in data["findings"] if finding["shown"] and finding["survives"]]
 topics = list(dict.fromkeys(finding["topic"] for finding in shown))
+if not shown:
+    st.caption("Nothing survives the correction yet.")
 for topic in topics:
     st.markdown(f"**{topic}**")
     st.dataframe(
         pl.DataFrame(
             [{"finding": f["title"], "verdict": f["verdict"],
               "player (95 %)": format_interval(f["player"], f["unit"]),
-              "field": format_value(f["field"]["value"], f["unit"]) if f["field"] else "–",
+              "reference": format_value(f["reference"]["value"], f["unit"]) if f["reference"]
+              else "–",
+              "group": f["reference_label"],
               "sample": f"{f['player']['sample']:,} {f['sample_unit']}",
-              "confidence": f["confidence"], "points/hand": format_points(f["points_per_hand"]),
-              "key": f["key"]}
+              "confidence": f["confidence"],
+              "points/100 hands": format_per_100(f["points_per_100"]), "key": f["key"]}
              for f in shown if f["topic"] == topic],
-            schema={name: pl.String for name in ("finding", "verdict", "player (95 %)", "field",
-                                                 "sample", "confidence", "points/hand", "key")},
+            schema={name: pl.String for name in ("finding", "verdict", "player (95 %)",
+                                                 "reference", "group", "sample", "confidence",
+                                                 "points/100 hands", "key")},
         ),
         hide_index=True, key=f"report_findings_{topic}",
-        column_order=("finding", "verdict", "player (95 %)", "field", "sample", "confidence",
-                      "points/hand"),
+        column_order=("finding", "verdict", "player (95 %)", "reference", "group", "sample",
+                      "confidence", "points/100 hands"),
     )
+exploratory = [f for f in data["findings"] if f["verdict"] == "exploratory"]
+exploratory_causes = [c for c in data["causes"] if c["verdict"] == "exploratory"]
+if exploratory or exploratory_causes:
+    with st.expander(f"Appendix: exploratory ({len(exploratory) + len(exploratory_causes)})"):
+        st.caption("Tested, but not clear after the false-discovery correction: a hint at best.")
+        st.dataframe(
+            pl.DataFrame(
+                [{"test": f"{c['title']} (cause)", "player": format_per_100(c["points_per_100"]),
+                  "reference": c["reference_label"], "p": format_p(c["p_value"]),
+                  "q": format_p(c["q_value"]), "key": f"cause.{c['key']}"}
+                 for c in exploratory_causes]
+                + [{"test": f["title"], "player": format_interval(f["player"], f["unit"]),
+                    "reference": format_value(f["reference"]["value"], f["unit"])
+                    if f["reference"] else f["reference_label"],
+                    "p": format_p(f["p_value"]), "q": format_p(f["q_value"]), "key": f["key"]}
+                   for f in exploratory],
+                schema={name: pl.String for name in ("test", "player", "reference", "p", "q",
+                                                     "key")}),
+            hide_index=True, key="report_exploratory",
+            column_order=("test", "player", "reference", "p", "q"),
+        )
 missing = [finding for finding in data["findings"] if not finding["shown"]]
 if missing:
     with st.expander(f"Not enough data yet ({len(missing)})"):
-        st.markdown("\n".join(f"- {md(f['title'])}: {f['confidence']}" for f in missing))
+        st.markdown("\n".join(f"- {md(f['title'])}: {md(f['confidence'])}" for f in missing))
 
 # --- charts ------------------------------------------------------------------------------------
 st.subheader("Charts", anchor=False)
-figures = report_figures(data)
-for index in range(0, len(figures), 2):
+others = [(chart_id, caption, figure) for chart_id, (caption, figure) in figures.items()
+          if chart_id not in ("chart-causes", "chart-rolling-fouls", "chart-rolling-points")]
+for index in range(0, len(others), 2):
     columns = st.columns(2)
-    for column, (chart_id, caption, figure) in zip(columns, figures[index:index + 2],
+    for column, (chart_id, caption, figure) in zip(columns, others[index:index + 2],
                                                    strict=False):
         with column:
             st.plotly_chart(figure, key=f"report_{chart_id}")
@@ -235,6 +367,8 @@ for kind, title in KIND_TITLES.items():
                          "bottom": board["bottom"]}, caption=caption))
                     st.caption(f"royalties {'/'.join(str(r) for r in board['royalties'])} · "
                                f"points {board['points']:+d}")
+                    if board["foul_reason"]:
+                        st.caption(f"Why it fouls: {md(board['foul_reason'])}")
             st.dataframe(
                 pl.DataFrame(hand["pairings"], schema={
                     "opponent": pl.String, "rows_won": pl.Int64, "rows_lost": pl.Int64,
@@ -242,6 +376,15 @@ for kind, title in KIND_TITLES.items():
                     "settled": pl.Int64}),
                 hide_index=True, key=f"report_pairings_{kind}_{number}",
             )
+            if hand["grades"]:
+                st.caption("Graded decisions of this hand (see the Decision grading page):")
+                st.dataframe(
+                    pl.DataFrame(hand["grades"], schema={
+                        "street": pl.Int64, "situation": pl.String, "chosen": pl.String,
+                        "best": pl.String, "ev_loss": pl.Float64, "loss_se": pl.Float64,
+                        "mistake": pl.Boolean}),
+                    hide_index=True, key=f"report_grades_{kind}_{number}",
+                )
 
 with st.expander("How to read this report"):
     st.markdown("\n".join(f"- **{term}**: {text}" for term, text in data["definitions"]))

@@ -1,10 +1,13 @@
-"""Sessions: every session with its result; open one to see (and replay) its hands."""
+"""Sessions: every session with its result; open one to see (and replay) its hands; compare the
+players of these sessions (strength shrunk toward a reference group) and follow one player's
+progress with the mix of games held fixed."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from dashboard import components
+from dashboard.comparison import reference_picker, show_comparison, show_progress
 from pipeline import read
 
 filters = components.current_filters()
@@ -39,3 +42,13 @@ if not hands.is_empty():
     hand_key = st.selectbox("Replay hand", keys, format_func=lambda k: str(names[k]),
                             key="session_hand")
     components.render_hand(int(hand_key), key="session_replay")
+
+st.subheader("Comparing players over sessions")
+st.caption("The players of these sessions against a reference group (strength shrunk toward it), "
+           "and one player's progress within each variant and table size.")
+options = components.ask(read.overview.filter_options)
+session_players = sorted(set(sessions["player"].to_list()))
+spec = reference_picker("sessions_reference", options.players, options.rules)
+show_comparison(filters, session_players, spec, "sessions_reference")
+progress_player = st.selectbox("Progress of", session_players, key="sessions_progress_player")
+show_progress(filters, progress_player, "sessions_progress")

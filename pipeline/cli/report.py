@@ -12,6 +12,7 @@ import duckdb
 from pipeline.cli import CommandError
 from pipeline.cli.database import add_database_option, open_for_reading
 from pipeline.report import NoHandsError, ReportRequest, ReportSettings, create_report
+from pipeline.report.reference import DEFAULT_OUTLIER_SD, ReferenceError, ReferenceSpec
 from pipeline.report.render import FORMATS, render, report_file_name
 
 VARIANTS = ("classic", "pineapple", "2-7-pineapple")
@@ -35,6 +36,27 @@ def _positive(text: str) -> int:
     return value
 
 
+def _share(text: str) -> float:
+    try:
+        value = float(text.rstrip("% "))
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from error
+    value = value / 100 if value >= 1 else value
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (or 0 and 100 %): {text!r}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from error
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be above 0: {text!r}")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``report`` command."""
     defaults = ReportSettings()
@@ -42,12 +64,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "report",
         help="a coaching report for one player: findings with evidence, notable hands, charts",
         description=(
-            "Write a coaching report for PLAYER: hands, sessions and points per hand with their "
-            "standing among players; findings (fouls, chasing Fantasyland, Fantasyland entry and "
-            "stay, royalties by row, scoops, results by position and variant, trend across "
-            "sessions, head-to-head) each with the field's value, the sample size, a confidence "
-            "statement and the estimated cost or gain in points per hand; notable hands as "
-            "boards. The HTML works offline (charts and plotly.js inline)."
+            "Write a coaching report for PLAYER against a reference group (the field, the "
+            "players of a stake, named regulars, or everyone with enough hands and a low foul "
+            "rate; outliers left out by a visible rule): one ranked list of causes in points "
+            "per 100 hands that never overlap and add up to the difference; a Fantasyland "
+            "balance sheet per variant; findings (fouls, chasing Fantasyland, Fantasyland, "
+            "royalties, scoops, results by variant and seat, head-to-head), every test through "
+            "one Benjamini-Hochberg correction (what does not survive goes to an appendix "
+            "marked exploratory); fair trends and a before/after comparison with the mix of "
+            "games held fixed; the player's strength shrunk toward the group; notable hands as "
+            "boards with each foul explained. The HTML works offline (charts and plotly.js "
+            "inline)."
         ),
     )
     parser.add_argument("player", metavar="PLAYER", help="the player's screen name")
@@ -72,6 +99,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         default=defaults.percentile_min_hands, metavar="N",
                         help="hands a player needs in a variant to be ranked (default: "
                              "%(default)s)")
+    parser.add_argument("--reference", default="field", metavar="GROUP",
+                        help="whom to compare with: field (everyone else; default), "
+                             "stake:RULES[,RULES] (players at those rules), named:A,B,C "
+                             "(regulars), or qualified:N:X (at least N hands, foul rate below "
+                             "X %%)")
+    parser.add_argument("--outlier-sd", type=_positive_float, default=DEFAULT_OUTLIER_SD,
+                        metavar="K",
+                        help="leave out players whose results sit more than K robust SDs from "
+                             "the field's (default: %(default)s)")
+    parser.add_argument("--no-outlier-rule", action="store_true",
+                        help="leave nobody out as an outlier")
+    parser.add_argument("--fdr", type=_share, default=defaults.fdr, metavar="Q",
+                        help="false-discovery rate of the correction over every test (default: "
+                             "%(default)s)")
+    parser.add_argument("--change-date", type=_day, metavar="DATE",
+                        help="compare the hands before and from this day on (a lesson, a rule "
+                             "change): did the player improve?")
+    parser.add_argument("--window", type=_positive, default=defaults.rolling_window,
+                        metavar="N", help="hands per rolling window (default: %(default)s)")
     parser.set_defaults(handler=run)
 
 
@@ -88,13 +134,20 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.since and arguments.until and arguments.since > arguments.until:
         raise CommandError("--since is after --until", code=2)
     output_format = _output_format(arguments)
+    try:
+        reference = ReferenceSpec.parse(
+            arguments.reference, None if arguments.no_outlier_rule else arguments.outlier_sd)
+    except ReferenceError as error:
+        raise CommandError(f"--reference: {error}", code=2) from error
     request = ReportRequest(
         player=arguments.player, aliases=tuple(arguments.alias), since=arguments.since,
-        until=arguments.until, variant=arguments.variant,
+        until=arguments.until, variant=arguments.variant, reference=reference,
+        change_date=arguments.change_date,
     )
     settings = ReportSettings(
         min_sample=arguments.min_sample, min_sessions=arguments.min_sessions,
-        percentile_min_hands=arguments.rank_min_hands,
+        percentile_min_hands=arguments.rank_min_hands, fdr=arguments.fdr,
+        rolling_window=arguments.window,
     )
     connection = open_for_reading(arguments.db)
     try:
@@ -116,6 +169,8 @@ def run(arguments: argparse.Namespace) -> int:
     except OSError as error:
         raise CommandError(f"cannot write {target}: {error}") from error
     shown = sum(1 for finding in report.findings if finding.shown)
-    print(f"wrote {target} ({output_format}): {report.headline.hands:,} hands, "
-          f"{shown} findings, {len(report.notable)} notable hands", file=sys.stderr)
+    clear = sum(1 for finding in report.findings if finding.survives)
+    print(f"wrote {target} ({output_format}): {report.headline.hands:,} hands against "
+          f"{report.reference.label}, {shown} findings ({clear} clear of {report.tests} tests), "
+          f"{len(report.notable)} notable hands", file=sys.stderr)
     return 0

@@ -352,3 +352,82 @@ def ev_loss_bars(frame: pl.DataFrame, category: str, title: str) -> go.Figure:
     figure.update_layout(barmode="group", yaxis_title="EV loss per decision (±95 %)",
                          xaxis_type="category")
     return _layout(figure, title)
+
+
+def ranked_causes_chart(frame: pl.DataFrame, title: str) -> go.Figure:
+    """Horizontal bars of the ranked list: points per 100 hands per cause, with 95 % whiskers.
+
+    ``frame`` columns: cause (label), points_per_100, low, high, clear (survived the
+    false-discovery correction: solid colour; otherwise pale). Drawn in the frame's order, the
+    first at the top.
+    """
+    if frame.is_empty():
+        return empty_figure("Nothing to compare yet")
+    values = frame["points_per_100"].to_list()
+    clear = frame["clear"].to_list()
+    colours = []
+    for value, sure in zip(values, clear, strict=True):
+        base = WIN_COLOUR if (value or 0) >= 0 else LOSS_COLOUR
+        colours.append(base if sure else "#c9ccd1")
+    figure = go.Figure()
+    figure.add_bar(
+        y=[label(cause) for cause in frame["cause"].to_list()], x=values, orientation="h",
+        marker_color=colours,
+        error_x={"type": "data", "symmetric": False,
+                 "array": [max(0.0, h - v) for h, v in zip(frame["high"].to_list(), values,
+                                                           strict=True)],
+                 "arrayminus": [max(0.0, v - lo) for lo, v in zip(frame["low"].to_list(), values,
+                                                                  strict=True)]},
+        hovertemplate="%{y}<br>%{x:+.1f} points per 100 hands<extra></extra>",
+    )
+    figure.update_layout(xaxis_title="points per 100 hands against the reference group",
+                         yaxis={"autorange": "reversed"}, showlegend=False)
+    figure.add_vline(x=0, line_width=1, line_color="#999")
+    return _layout(figure, title, height=120 + 50 * frame.height)
+
+
+def rolling_mix_chart(frame: pl.DataFrame, title: str, axis_title: str,
+                      percent: bool = False) -> go.Figure:
+    """Rolling windows over a player's hands: the raw line and the line with the mix of games
+    held fixed. ``frame`` columns: hand_number, raw, adjusted."""
+    if frame.is_empty():
+        return empty_figure("Too few hands for a rolling window")
+    scale = 100.0 if percent else 1.0
+    figure = go.Figure()
+    figure.add_scatter(x=frame["hand_number"].to_list(),
+                       y=[v * scale for v in frame["raw"].to_list()], mode="lines",
+                       name="as played", line={"color": "#9aa3ad", "width": 1.5})
+    figure.add_scatter(x=frame["hand_number"].to_list(),
+                       y=[v * scale for v in frame["adjusted"].to_list()], mode="lines",
+                       name="mix held fixed", line={"color": NEUTRAL_COLOUR, "width": 2.5})
+    figure.update_layout(xaxis_title="hands played", yaxis_title=axis_title,
+                         legend={"orientation": "h", "yanchor": "top", "y": -0.22,
+                                 "xanchor": "left", "x": 0})
+    _layout(figure, title, height=400)
+    figure.update_layout(margin={"b": 70})
+    return figure
+
+
+def shrunk_strength_chart(frame: pl.DataFrame, title: str) -> go.Figure:
+    """Each player's points per hand as measured (grey) and shrunk toward the reference group
+    (blue, 95 % interval), best shrunk estimate first. ``frame`` columns: player, raw,
+    shrunk, low, high."""
+    if frame.is_empty():
+        return empty_figure("Nobody to compare")
+    names = [label(name) for name in frame["player"].to_list()]
+    figure = go.Figure()
+    figure.add_scatter(x=frame["raw"].to_list(), y=names, mode="markers", name="as measured",
+                       marker={"color": "#9aa3ad", "size": 9, "symbol": "circle-open"})
+    shrunk = frame["shrunk"].to_list()
+    figure.add_scatter(
+        x=shrunk, y=names, mode="markers", name="shrunk toward the group",
+        marker={"color": NEUTRAL_COLOUR, "size": 10},
+        error_x={"type": "data", "symmetric": False,
+                 "array": [h - v for h, v in zip(frame["high"].to_list(), shrunk, strict=True)],
+                 "arrayminus": [v - lo for lo, v in zip(frame["low"].to_list(), shrunk,
+                                                        strict=True)]},
+    )
+    figure.update_layout(xaxis_title="points per hand", yaxis={"autorange": "reversed"},
+                         legend=_REPORT_LEGEND)
+    figure.add_vline(x=0, line_width=1, line_color="#999")
+    return _layout(figure, title, height=140 + 32 * frame.height)

@@ -1,7 +1,8 @@
 """What the coaching report reads from the database: the report's questions of pipeline.read.
 
-This is the report's only I/O. Everything it gathers is a polars frame; :mod:`pipeline.report.findings`
-turns the frames into a report without touching the database.
+This is the report's only I/O. Everything it gathers is a polars frame (and the reference group
+chosen from them); :mod:`pipeline.report.findings` turns them into a report without touching the
+database.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pipeline import read
 from pipeline.read.source import Database
 from pipeline.report.grading import gather_grading
 from pipeline.report.model import DEFAULT_SETTINGS, ReportRequest, ReportSettings
+from pipeline.report.reference import ReferenceGroup, choose_reference
 
 
 class NoHandsError(LookupError):
@@ -24,10 +26,16 @@ class NoHandsError(LookupError):
 class ReportData:
     """Every frame the findings engine needs (see the query functions for the columns).
 
-    ``player_totals`` has one row per player, variant, table size and position.
+    ``player_totals``: one row per player, variant, table size, position and rules, for
+    everyone in scope. ``matchup_totals``: the player's pairings (all of them);
+    ``player_matchups``: the player's pairings that count in comparisons (without those against
+    players left out, unless the player is beyond the outlier rule too);
+    ``reference_matchups``: everyone's pairings except those against the player and the
+    players left out. ``player_states`` / ``reference_states``: the board states of
+    :func:`pipeline.read.report.report_state_totals`, counted the same way.
 
     ``details`` maps a notable hand's key to its players (``hand_players``) and the scoring
-    breakdown (``hand_matchups``).
+    breakdown (``hand_matchups``); ``hand_grades`` the player's graded decisions in them.
     """
 
     player_totals: pl.DataFrame
@@ -35,6 +43,12 @@ class ReportData:
     pair_totals: pl.DataFrame
     hands: pl.DataFrame
     details: dict[int, tuple[pl.DataFrame, pl.DataFrame]]
+    reference: ReferenceGroup
+    player_matchups: pl.DataFrame
+    reference_matchups: pl.DataFrame
+    player_states: pl.DataFrame
+    reference_states: pl.DataFrame
+    hand_grades: pl.DataFrame = field(default_factory=pl.DataFrame)
     grading: dict[str, pl.DataFrame] = field(default_factory=dict)  # pipeline.report.grading
 
 
@@ -67,24 +81,46 @@ def gather_report_data(db: Database, request: ReportRequest,
                        settings: ReportSettings = DEFAULT_SETTINGS) -> ReportData:
     """Ask the database every question of the report, on one read-only connection.
 
-    Raises NoHandsError when none of the player's names has a hand in scope.
+    Raises NoHandsError when none of the player's names has a hand in scope, and
+    :class:`~pipeline.report.reference.ReferenceError` for a reference group that cannot be
+    used.
     """
+    request.reference.check()
     scope = request.scope_filters()
+    names = request.names
+    mine = scope.with_players(names)
     with read.source.reading(db) as connection:
-        hands = read.report.report_player_hands(connection, scope.with_players(request.names))
+        hands = read.report.report_player_hands(connection, mine)
         if hands.is_empty():
             raise NoHandsError(_no_hands_message(request))
         player_totals = read.report.report_player_totals(connection, scope)
-        matchup_totals = read.report.report_matchup_totals(connection, scope)
         pair_totals = read.report.report_pair_totals(connection, scope)
+        reference = choose_reference(player_totals, pair_totals, request.reference, names,
+                                     settings.min_sample)
+        left_out = reference.left_out_names
+        player_leave_out = () if reference.player_is_outlier else left_out
+        matchup_totals = read.report.report_matchup_totals(connection, mine)
+        player_matchups = (matchup_totals if not player_leave_out else
+                           read.report.report_matchup_totals(connection, mine, player_leave_out))
+        reference_matchups = read.report.report_matchup_totals(connection, scope,
+                                                               (*names, *left_out))
+        player_states = read.report.report_state_totals(connection, mine, player_leave_out)
+        reference_states = read.report.report_state_totals(connection, scope,
+                                                           (*names, *left_out))
         keys = sorted({key for picked in pick_notable(hands, settings.notable_hands).values()
                        for key in picked})
         details = {
             key: (read.hands.hand_players(connection, key), read.hands.hand_matchups(connection, key))
             for key in keys
         }
-        grading = gather_grading(connection, scope.with_players(request.names))
-    return ReportData(player_totals, matchup_totals, pair_totals, hands, details, grading)
+        hand_grades = read.report.report_hand_grades(connection, tuple(keys), names)
+        grading = gather_grading(connection, mine)
+    return ReportData(
+        player_totals=player_totals, matchup_totals=matchup_totals, pair_totals=pair_totals,
+        hands=hands, details=details, reference=reference, player_matchups=player_matchups,
+        reference_matchups=reference_matchups, player_states=player_states,
+        reference_states=reference_states, hand_grades=hand_grades, grading=grading,
+    )
 
 
 def _no_hands_message(request: ReportRequest) -> str:

@@ -7,28 +7,34 @@ once, so the three forms carry the same numbers.
 from __future__ import annotations
 
 import dataclasses
+import enum
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from pipeline.read.scope import Filters
+from pipeline.report.reference import FIELD, ReferenceSpec
 
 if TYPE_CHECKING:
     from pipeline.report.grading import DecisionGrading
 
-REPORT_FORMAT_VERSION = 1
+REPORT_FORMAT_VERSION = 2
 DECIMALS = 6
 
 
 @dataclass(frozen=True, slots=True)
 class ReportRequest:
-    """Whose report, over which hands: a player (plus aliases), inclusive dates, one variant."""
+    """Whose report, over which hands: a player (plus aliases), inclusive dates, one variant;
+    against which reference group; and, for "did I improve?", the date of a change (a lesson,
+    a rule change) to compare before and after."""
 
     player: str
     aliases: tuple[str, ...] = ()
     since: date | None = None
     until: date | None = None
     variant: str | None = None
+    reference: ReferenceSpec = FIELD
+    change_date: date | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -50,10 +56,13 @@ class ReportSettings:
     """Thresholds of the report.
 
     ``min_sample``: a finding needs at least this many observations (hands, chasing hands,
-    Fantasyland hands, pairings, hands against an opponent) from the player, and the field as
-    many to be compared. ``min_sessions``: sessions needed for a trend. ``percentile_min_hands``:
-    hands a player needs in a variant to be ranked there. ``notable_hands``: hands shown per kind.
-    ``max_opponents``: regular opponents shown (the most frequent first).
+    Fantasyland hands, pairings, hands against an opponent) from the player, and the reference
+    group as many to be compared; also the hands a player needs to be judged by the outlier
+    rule. ``min_sessions``: sessions needed for a trend. ``percentile_min_hands``: hands a
+    player needs in a variant to be ranked there. ``notable_hands``: hands shown per kind.
+    ``max_opponents``: regular opponents shown (the most frequent first). ``fdr``: the
+    false-discovery rate of the Benjamini-Hochberg correction over every test of the report.
+    ``rolling_window``: hands per rolling window.
     """
 
     min_sample: int = 30
@@ -61,6 +70,8 @@ class ReportSettings:
     percentile_min_hands: int = 100
     notable_hands: int = 3
     max_opponents: int = 8
+    fdr: float = 0.05
+    rolling_window: int = 200
 
 
 DEFAULT_SETTINGS = ReportSettings()
@@ -79,14 +90,19 @@ class Estimate:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """A rule with its evidence: the player's statistic against the field's, and what it costs.
+    """A rule with its evidence: the player's statistic against the reference group's.
 
     ``unit``: ``rate`` (a share of ``sample_unit``), ``points`` (points per hand or per pairing),
     ``royalties`` (royalty points per hand), ``points_slope`` / ``rate_slope`` (change per
-    session). ``points_per_hand``: the estimated effect on the player's overall points per hand
-    compared with the field (positive: a gain, negative: a cost), None when it cannot be
-    estimated. ``verdict``: strength, leak, likely strength, likely leak, in line, different,
-    not compared, or not enough data (``shown`` is False then).
+    session). ``reference_label``: the group compared with (named on every finding).
+    ``points_per_100``: the estimated effect on the player's points per 100 hands (positive a
+    gain); these estimates overlap (a foul also loses scoops) and are never added up - the
+    causes of :class:`Cause` are the ones that add up. ``p_value`` is the test's own,
+    ``q_value`` the Benjamini-Hochberg adjusted one over every test of the report; ``survives``
+    when it is at most the report's false-discovery rate. ``verdict``: strength, leak, different,
+    improving, getting worse, changed (surviving); exploratory (tested, did not survive); not
+    compared; not enough data (``shown`` is False then). ``cause``: the cause of the ranked list
+    this finding is evidence for, if any.
     """
 
     key: str
@@ -97,16 +113,165 @@ class Finding:
     minimum: int
     shown: bool
     player: Estimate
-    field: Estimate | None
+    reference: Estimate | None
+    reference_label: str
     difference: float | None
     z: float | None
     p_value: float | None
     verdict: str
     confidence: str
-    points_per_hand: float | None
+    points_per_100: float | None
     basis: str
     note: str = ""
     higher_is_better: bool | None = None
+    cause: str | None = None
+    q_value: float | None = None
+    survives: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class CauseShare:
+    """One variant's part of a cause, in points per 100 of the player's hands in that variant."""
+
+    variant: str
+    hands: int
+    points_per_100: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """One root cause of the ranked list, in points per 100 hands against the reference group.
+
+    The causes never overlap and add up to the difference in points per 100 hands (see
+    :mod:`pipeline.report.balance`). ``scope`` says what the cause covers; ``by_variant`` its
+    part in each variant; ``evidence`` the keys of the findings that bear on it.
+    """
+
+    key: str
+    title: str
+    scope: str
+    reference_label: str
+    points_per_100: float
+    low: float
+    high: float
+    se: float
+    z: float | None
+    p_value: float | None
+    q_value: float | None
+    survives: bool
+    verdict: str
+    confidence: str
+    by_variant: tuple[CauseShare, ...]
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BalanceLine:
+    """One line of a balance sheet: the player's figure, the group's, and the difference.
+
+    ``unit``: ``per_100`` (events per 100 hands, or per 100 hands outside / in Fantasyland) or
+    ``points`` (points per hand, per foul, per Fantasyland hand...).
+    """
+
+    key: str
+    label: str
+    unit: str
+    player: float | None
+    reference: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class BalanceSheet:
+    """The Fantasyland balance sheet of one variant (or ``all`` variants), per 100 hands against
+    the reference group: the extra fouls and their cost, the extra Fantasyland and its worth,
+    the royalty difference, the rest of the standing boards' results, and the net - which is
+    the difference in points per 100 hands to the last digit."""
+
+    variant: str
+    hands: int
+    reference_hands: int
+    reference_label: str
+    lines: tuple[BalanceLine, ...]
+    causes: tuple[tuple[str, float], ...]
+    net_per_100: float
+    net_low: float
+    net_high: float
+    player_per_hand: float
+    reference_per_hand: float
+    chasing_per_100: float
+    chasing_low: float
+    chasing_high: float
+
+
+@dataclass(frozen=True, slots=True)
+class ChasingAnswer:
+    """Does chasing Fantasyland pay? The fouls and Fantasyland causes together."""
+
+    points_per_100: float
+    low: float
+    high: float
+    p_value: float | None
+    q_value: float | None
+    survives: bool
+    answer: str
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOutView:
+    """A player the outlier rule left out of the group."""
+
+    player: str
+    hands: int
+    points_per_opponent: float
+    robust_z: float
+
+
+@dataclass(frozen=True, slots=True)
+class ReferenceView:
+    """The reference group as the report names it."""
+
+    kind: str
+    label: str
+    description: str
+    members: tuple[str, ...]
+    left_out: tuple[LeftOutView, ...]
+    outlier_rule: str
+    player_robust_z: float | None
+    player_is_outlier: bool
+    basis: str
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StrengthView:
+    """The player's points per hand pulled toward the group's mean by how noisy it is."""
+
+    raw: float
+    raw_se: float
+    value: float
+    low: float
+    high: float
+    weight: float
+    group_mean: float
+    group_spread: float
+    group_players: int
+    rank: int | None
+    ranked: int
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class RollingView:
+    """Rolling windows over the player's hands, raw and with the mix held fixed."""
+
+    window: int
+    hand_number: tuple[int, ...]
+    foul_raw: tuple[float, ...]
+    foul_adjusted: tuple[float, ...]
+    points_raw: tuple[float, ...]
+    points_adjusted: tuple[float, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +287,7 @@ class VariantLine:
     percentile: float | None
     players_ranked: int
     percentile_note: str
+    percentile_label: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +329,7 @@ class BoardView:
     royalty_total: int
     fantasyland_next: bool
     points: int
+    foul_reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +343,19 @@ class PairingView:
     royalty_points: int
     points: int
     settled: int
+
+
+@dataclass(frozen=True, slots=True)
+class GradeView:
+    """A graded decision (``ofc analyze``) of the player in a notable hand."""
+
+    street: int
+    situation: str
+    chosen: str
+    best: str
+    ev_loss: float
+    loss_se: float
+    mistake: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +374,7 @@ class NotableHand:
     reason: str
     boards: tuple[BoardView, ...]
     pairings: tuple[PairingView, ...]
+    grades: tuple[GradeView, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +393,13 @@ class SessionLine:
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """The whole coaching report."""
+    """The whole coaching report.
+
+    ``causes``: the ranked list (every cause, most costly first); ``leaks`` and ``strengths``:
+    the keys of the causes that survive the correction (they reach the summary); ``clear``:
+    other findings that survive (not evidence of a surviving cause); ``exploratory``: every tested finding or cause that does not
+    (the appendix). ``tests``: how many tests the correction covered.
+    """
 
     title: str
     player: str
@@ -220,14 +407,24 @@ class Report:
     since: str | None
     until: str | None
     variant: str | None
+    change_date: str | None
     settings: ReportSettings
+    reference: ReferenceView
     headline: Headline
+    strength: StrengthView | None
+    causes: tuple[Cause, ...]
+    balance: tuple[BalanceSheet, ...]
+    chasing: ChasingAnswer | None
     findings: tuple[Finding, ...]
     strengths: tuple[str, ...]
     leaks: tuple[str, ...]
+    clear: tuple[str, ...]
+    exploratory: tuple[str, ...]
+    tests: int
     notable: tuple[NotableHand, ...]
     sessions: tuple[SessionLine, ...]
     cumulative: tuple[tuple[int, int], ...]
+    rolling: RollingView | None
     definitions: tuple[tuple[str, str], ...]
     data_notes: tuple[str, ...] = field(default_factory=tuple)
     grading: DecisionGrading | None = None  # ofc analyze's grades (pipeline.report.grading)
@@ -241,8 +438,12 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
     if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return None
         rounded = round(value, DECIMALS)
         return 0.0 if rounded == 0 else rounded
+    if isinstance(value, enum.Enum):
+        return value.value
     return value
 
 

@@ -22,14 +22,14 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from pipeline.read import charts
 from pipeline.report.model import Report, report_dict
-from pipeline.report.stats import weighted_slope
+from pipeline.report.stats import ordinal
 from pipeline.rules.cards import card_symbol
 
 FORMATS = ("html", "md", "json")
 VERDICT_CLASSES = {
-    "strength": "good", "likely strength": "good", "improving": "good",
-    "probably improving": "good", "leak": "bad", "likely leak": "bad", "getting worse": "bad",
-    "probably getting worse": "bad",
+    "strength": "good", "improving": "good", "improved": "good",
+    "leak": "bad", "getting worse": "bad", "got worse": "bad",
+    "exploratory": "pale",
 }
 KIND_TITLES = {
     "costliest_fouls": "Costliest fouls",
@@ -61,19 +61,49 @@ def format_value(value: float | None, unit: str) -> str:
 
 
 def format_interval(estimate: dict[str, Any] | None, unit: str) -> str:
-    """``12.3 % (95 %: 8.0 % – 17.1 %)`` or just the value."""
+    """``12.3 % (8.0 % – 17.1 %)``, ``+0.125/session (+0.010 – +0.240)``, or just the value."""
     if not estimate or estimate.get("value") is None:
         return "–"
     text = format_value(estimate["value"], unit)
     if estimate.get("low") is not None and estimate.get("high") is not None:
-        text += (f" ({format_value(estimate['low'], unit)} – "
-                 f"{format_value(estimate['high'], unit)})")
+        bare = {"points_slope": "points", "rate_slope": "pp"}.get(unit)
+        if bare == "pp":
+            low, high = f"{estimate['low'] * 100:+.2f}", f"{estimate['high'] * 100:+.2f}"
+        elif bare:
+            low, high = f"{estimate['low']:+.3f}", f"{estimate['high']:+.3f}"
+        else:
+            low, high = format_value(estimate["low"], unit), format_value(estimate["high"], unit)
+        text += f" ({low} – {high})"
     return text
 
 
 def format_points(value: float | None) -> str:
     """Points per hand, signed: ``+0.42``; ``–`` when unknown."""
     return "–" if value is None else f"{value:+.2f}"
+
+
+def format_per_100(value: float | None) -> str:
+    """Points per 100 hands, signed: ``+12.3``; ``–`` when unknown."""
+    return "–" if value is None else f"{value:+.1f}"
+
+
+def format_p(value: float | None) -> str:
+    """A p- or q-value: ``0.012``, ``< 0.001``; ``–`` when there is none."""
+    if value is None:
+        return "–"
+    return "< 0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def format_line(value: float | None, unit: str) -> str:
+    """A balance-sheet figure: per 100 with one decimal, points with two."""
+    if value is None:
+        return "–"
+    return f"{value:.1f}" if unit == "per_100" else f"{value:+.2f}"
+
+
+def format_percentile(value: float | None) -> str:
+    """``71st percentile`` (``–`` when not ranked)."""
+    return "–" if value is None else f"{ordinal(round(value))} percentile"
 
 
 def format_count(value: int | None) -> str:
@@ -103,14 +133,14 @@ def report_file_name(player: str, output_format: str = "html") -> str:
 # --- charts ------------------------------------------------------------------------------------
 
 
-def _comparison_frame(findings: Sequence[dict[str, Any]], player: str,
+def _comparison_frame(findings: Sequence[dict[str, Any]], player: str, group: str,
                       item_of: dict[str, str]) -> pl.DataFrame:
     rows = []
     for finding in findings:
-        if finding["key"] not in item_of or not finding["shown"] or not finding["field"]:
+        if finding["key"] not in item_of or not finding["shown"] or not finding["reference"]:
             continue
         item = item_of[finding["key"]]
-        for who, estimate in ((player, finding["player"]), ("field", finding["field"])):
+        for who, estimate in ((player, finding["player"]), (group, finding["reference"])):
             rows.append({"item": item, "who": who, "value": estimate["value"],
                          "low": estimate["low"], "high": estimate["high"]})
     schema = {"item": pl.String, "who": pl.String, "value": pl.Float64, "low": pl.Float64,
@@ -121,8 +151,22 @@ def _comparison_frame(findings: Sequence[dict[str, Any]], player: str,
 def report_figures(data: dict[str, Any]) -> list[tuple[str, str, go.Figure]]:
     """The report's charts as (id, caption, figure), built from the report's dictionary."""
     player = data["player"]
+    group = data["reference"]["label"]
     findings = data["findings"]
     figures: list[tuple[str, str, go.Figure]] = []
+    if data["causes"]:
+        causes = pl.DataFrame(
+            {"cause": [c["title"] for c in data["causes"]],
+             "points_per_100": [c["points_per_100"] for c in data["causes"]],
+             "low": [c["low"] for c in data["causes"]],
+             "high": [c["high"] for c in data["causes"]],
+             "clear": [c["survives"] for c in data["causes"]]},
+            schema={"cause": pl.String, "points_per_100": pl.Float64, "low": pl.Float64,
+                    "high": pl.Float64, "clear": pl.Boolean},
+        )
+        figures.append(("chart-causes", f"The ranked list: points per 100 hands against {group} "
+                        "by cause (95 % intervals; pale: not clear after the correction)",
+                        charts.ranked_causes_chart(causes, "Where the difference comes from")))
     cumulative = pl.DataFrame(
         {"player": [player] * len(data["cumulative"]),
          "hand_number": [number for number, _ in data["cumulative"]],
@@ -131,38 +175,49 @@ def report_figures(data: dict[str, Any]) -> list[tuple[str, str, go.Figure]]:
     )
     figures.append(("chart-cumulative", "Cumulative points over the player's hands",
                     charts.cumulative_points_chart(cumulative)))
+    rolling = data["rolling"]
+    if rolling:
+        for chart_id, column, title, axis, percent in (
+                ("chart-rolling-fouls", "foul", "Foul rate", "foul rate (%)", True),
+                ("chart-rolling-points", "points", "Points per hand", "points per hand", False)):
+            frame = pl.DataFrame(
+                {"hand_number": rolling["hand_number"], "raw": rolling[f"{column}_raw"],
+                 "adjusted": rolling[f"{column}_adjusted"]},
+                schema={"hand_number": pl.Int64, "raw": pl.Float64, "adjusted": pl.Float64})
+            figures.append((chart_id, f"{title} over the last {rolling['window']} hands, as "
+                            "played and with the mix of games held fixed",
+                            charts.rolling_mix_chart(
+                                frame, f"{title}, rolling {rolling['window']} hands", axis,
+                                percent)))
     sessions = data["sessions"]
-    fit = weighted_slope([float(s["number"]) for s in sessions],
-                         [s["points_per_hand"] for s in sessions],
-                         [float(s["hands"]) for s in sessions])
     session_frame = pl.DataFrame(
         {"number": [s["number"] for s in sessions],
          "points_per_hand": [s["points_per_hand"] for s in sessions],
          "hands": [s["hands"] for s in sessions],
-         "fitted": [fit.intercept + fit.slope * s["number"] if fit else None
-                    for s in sessions]},
+         "fitted": [None for _ in sessions]},
         schema={"number": pl.Int64, "points_per_hand": pl.Float64, "hands": pl.Int64,
                 "fitted": pl.Float64},
     )
-    figures.append(("chart-sessions", "Points per hand in each session, with the fitted trend",
-                    charts.session_fit_chart(session_frame, "Trend across sessions")))
+    figures.append(("chart-sessions", "Points per hand in each session (the fair trend, with "
+                    "the mix held fixed, is in the findings)",
+                    charts.session_fit_chart(session_frame, "Sessions")))
     groups = (
-        ("chart-fouls", "Foul rates against the field (95 % intervals)", "Foul rate",
+        ("chart-fouls", f"Foul rates against {group} (95 % intervals)", "Foul rate",
          "foul rate (%)", True, "fouls."),
-        ("chart-fantasyland", "Fantasyland rates against the field", "Fantasyland",
+        ("chart-fantasyland", f"Fantasyland rates against {group}", "Fantasyland",
          "rate (%)", True, "fantasyland."),
-        ("chart-royalties", "Royalty points per hand by row against the field", "Royalties",
+        ("chart-royalties", f"Royalty points per hand by row against {group}", "Royalties",
          "royalty points per hand", False, "royalties."),
-        ("chart-results", "Points per hand by variant and seat against the field", "Results",
+        ("chart-results", f"Points per hand by variant and seat against {group}", "Results",
          "points per hand", False, "results."),
-        ("chart-opponents", "Points per hand against regular opponents, and what the field "
+        ("chart-opponents", "Points per hand against regular opponents, and what the group "
          "scores against them", "Head-to-head", "points per hand", False, "head_to_head."),
     )
     for chart_id, caption, title, axis, percent, prefix in groups:
         item_of = {f["key"]: _short_title(f) for f in findings
                    if f["key"].startswith(prefix) and f["key"] not in ("fantasyland.points",
                                                                        "fouls.chase_frequency")}
-        frame = _comparison_frame(findings, player, item_of)
+        frame = _comparison_frame(findings, player, group, item_of)
         if frame.is_empty():
             continue
         figures.append((chart_id, caption,
@@ -218,6 +273,7 @@ def _environment() -> Environment:
     environment.filters.update(
         value=format_value, interval=format_interval, points=format_points,
         count=format_count, card=card_symbol, md=markdown_text, cls=class_label,
+        per100=format_per_100, p=format_p, line=format_line, percentile=format_percentile,
     )
     environment.globals.update(VERDICT_CLASSES=VERDICT_CLASSES, KIND_TITLES=KIND_TITLES,
                                TOPICS=_topics)
@@ -235,11 +291,19 @@ def _topics(findings: Sequence[dict[str, Any]]) -> list[tuple[str, list[dict[str
 
 def _context(report: Report) -> dict[str, Any]:
     data = report_dict(report)
-    by_key = {finding["key"]: finding for finding in data["findings"]}
+    findings = {finding["key"]: finding for finding in data["findings"]}
+    causes = {cause["key"]: cause for cause in data["causes"]}
     return {
         "r": data,
-        "strengths": [by_key[key] for key in data["strengths"]],
-        "leaks": [by_key[key] for key in data["leaks"]],
+        "findings_by_key": findings,
+        "strengths": [causes[key] for key in data["strengths"]],
+        "leaks": [causes[key] for key in data["leaks"]],
+        "clear": [findings[key] for key in data["clear"]],
+        "surviving": [f for f in data["findings"] if f["shown"] and f["survives"]],
+        "untested": [f for f in data["findings"] if f["shown"] and not f["survives"]
+                     and f["verdict"] != "exploratory"],
+        "exploratory_causes": [c for c in data["causes"] if c["verdict"] == "exploratory"],
+        "exploratory": [f for f in data["findings"] if f["verdict"] == "exploratory"],
         "insufficient": [f for f in data["findings"] if not f["shown"]],
         "notable_groups": [
             (kind, [hand for hand in data["notable"] if hand["kind"] == kind])

@@ -4,7 +4,8 @@ lives in :mod:`pipeline.solver`).
 * :func:`solve_fantasyland` — re-exported from :mod:`pipeline.solver.fantasyland`;
 * :class:`SimulationConfig`, :func:`simulate`, :func:`write_simulation` — play planned sessions
   and write canonical JSON Lines (``ofc simulate``);
-* :data:`BOTS` — the bot registry (``solid``, ``chaser``, ``random``).
+* :data:`BOTS` — the bot registry (``solid``, ``chaser``, ``random``, and ``drifter``, whose
+  style changes halfway through a run).
 
 The names are loaded on first use, so importing one submodule (the CLI lists the bots) does not
 build every lookup table.
@@ -20,7 +21,7 @@ from typing import Any
 
 _HOMES = {
     "BOTS": "bots", "DEFAULT_BOTS": "bots", "Bot": "bots", "HeuristicBot": "bots",
-    "RandomBot": "bots", "Style": "bots",
+    "RandomBot": "bots", "Style": "bots", "DriftingBot": "bots",
     "DEFAULT_STAY_VALUE": "pipeline.solver.fantasyland",
     "Arrangement": "pipeline.solver.fantasyland",
     "solve_fantasyland": "pipeline.solver.fantasyland",

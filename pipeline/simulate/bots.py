@@ -4,7 +4,9 @@ The dealer plays many boards at once, so a bot decides for a whole column of boa
 it gets :class:`Options` (every way to place the street's cards, for every board) and returns
 the chosen option per board (:meth:`Bot.choose`). Fantasyland hands are not a bot's business:
 every bot sets them with the exact setter (:func:`~pipeline.solver.fantasyland.solve_fantasyland`).
-Adding a bot is one class (or one :class:`Style`) and one line in :data:`BOTS`.
+Adding a bot is one class (or one :class:`Style`) and one line in :data:`BOTS`. A bot may also
+change style part-way through a run (:class:`DriftingBot`, ``drifter``): the dealer asks it
+which style plays each session.
 
 The heuristic bots (``solid``, ``chaser``) score every option by the rows it leaves, using the
 precomputed row outlooks (:mod:`pipeline.simulate.outlook`): each row's likely finished strength
@@ -278,10 +280,57 @@ CHASER = HeuristicBot(
                             steer=0.0, middle_patience=0.3)},
 )
 
+
+class DriftingBot:
+    """Plays one bot's style for the first part of a run and another's after: a player whose
+    style really changes, so that a before/after comparison has something true to find.
+
+    The dealer asks :meth:`for_progress` which bot plays a session (``progress``: the session's
+    round over the run's rounds, :attr:`~pipeline.simulate.sessions.SessionPlan.progress`);
+    called on its own (as a rollout policy), :meth:`choose` plays the first style.
+    """
+
+    uses_chance = False
+
+    def __init__(self, name: str, description: str, before: HeuristicBot, after: HeuristicBot,
+                 switch: float = 0.5) -> None:
+        self.name = name
+        self.description = description
+        self.before = before
+        self.after = after
+        self.switch = switch
+
+    def for_progress(self, progress: float) -> tuple[str, HeuristicBot]:
+        """The key and bot that play a session ``progress`` of the way into the run."""
+        if progress < self.switch:
+            return f"{self.name}:before", self.before
+        return f"{self.name}:after", self.after
+
+    def choose(self, options: Options, uniforms: np.ndarray) -> np.ndarray:
+        """The first style's choice (the dealer resolves the style per session instead)."""
+        return self.before.choose(options, uniforms)
+
+
+CARELESS = HeuristicBot(
+    "careless",
+    "cares little about fouling: gambles for Fantasyland and royalties",
+    Style(foul_penalty=4.5, fantasyland_bonus=300.0, strength_weight=0.03, steer=0.7,
+          middle_patience=0.3),
+    {Variant.CLASSIC: Style(foul_penalty=5.0, fantasyland_bonus=200.0, strength_weight=0.03,
+                            steer=0.2, middle_patience=0.3)},
+)
+DRIFTER = DriftingBot(
+    "drifter",
+    "plays like solid for the first half of the run's rounds, then cares little about fouling "
+    "(its foul rate rises halfway: a real change to find)",
+    SOLID, CARELESS,
+)
+
 BOTS: dict[str, Bot] = {
     "solid": SOLID,
     "chaser": CHASER,
     "random": RandomBot(),
+    "drifter": DRIFTER,
 }
 """Every bot by name. Adding a bot means adding it here."""
 

@@ -35,6 +35,7 @@ from pipeline.rules.ruleset import RuleSet
 from pipeline.simulate.bots import (
     BOTS,
     ROW_NAMES,
+    Bot,
     Options,
     pattern_subsets,
     street_patterns,
@@ -215,14 +216,30 @@ def _play_fantasyland(hand: _Hand, variant: Variant, rules: RuleSet, stay_value:
         )
 
 
+def _session_bot(plan: SessionPlan, seat: int, playing: dict[str, Bot]) -> str:
+    """The key of the bot that plays ``seat`` in this session (recorded in ``playing``).
+
+    A bot's key is its name; a bot that changes style part-way (it has ``for_progress``) is
+    asked which style plays at the session's point in the run.
+    """
+    name = plan.players[seat].bot
+    bot = BOTS[name]
+    resolve = getattr(bot, "for_progress", None)
+    if resolve is not None:
+        name, bot = resolve(plan.progress)
+    playing[name] = bot
+    return name
+
+
 def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
     """Deal the streets to every non-Fantasyland board of the step and let the bots place them.
 
     Boards are ordered by bot (then hand, then action order) so that each bot decides for one
     contiguous range of boards.
     """
+    playing: dict[str, Bot] = {}
     owners = sorted(
-        ((hand.session.plan.players[seat].bot, hand_index, rank, seat)
+        ((_session_bot(hand.session.plan, seat, playing), hand_index, rank, seat)
          for hand_index, hand in enumerate(hands) for rank, seat in enumerate(hand.normal)),
         key=lambda owner: (owner[0], owner[1], owner[2]),
     )
@@ -240,7 +257,7 @@ def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
     start = 0
     for position in range(1, count + 1):
         if position == count or owners[position][0] != owners[start][0]:
-            ranges.append((BOTS[owners[start][0]], slice(start, position)))
+            ranges.append((playing[owners[start][0]], slice(start, position)))
             start = position
     chance = [bot.uses_chance for bot, _ in ranges]
     outlooks = row_outlooks(variant, rules)

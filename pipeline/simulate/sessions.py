@@ -43,6 +43,9 @@ class SessionPlan:
     start: datetime
     players: tuple[Player, ...]
     seed: str
+    progress: float = 0.0
+    """How far into the run its round is: round / rounds, from 0 (first round) to below 1.
+    A bot that changes style part-way (:class:`~pipeline.simulate.bots.DriftingBot`) reads it."""
 
 
 def table_names(tables: int) -> tuple[str, ...]:
@@ -122,6 +125,7 @@ def plan_sessions(
                     start=round_start + timedelta(minutes=planner.randint(0, 25)),
                     players=players,
                     seed=f"{seed}:{names[table]}:{round_number}",
+                    progress=round_number / rounds,
                 )
             )
             next_hand[table] += count

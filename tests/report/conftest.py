@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -35,3 +37,66 @@ def report_db(tmp_path_factory: pytest.TempPathFactory, hand_records: list[dict]
 def expected(hand_records: list[dict]) -> Expected:
     """Every board and pairing, derived from the records alone."""
     return expected_rows(hand_records)
+
+
+# --- simulated players of known style (the simulator's bots) ------------------------------------
+
+PROOF_BOTS = ("solid", "chaser", "solid", "random", "drifter", "solid", "chaser", "solid")
+"""Dealt in turn to the pool: mara, lee, priya and sven play solid; jun and kofi chase
+Fantasyland; ana plays at random; tomas drifts (solid, then careless from halfway)."""
+SOLIDS = ("mara", "lee", "priya", "sven")
+CHASERS = ("jun", "kofi")
+RANDOM = "ana"
+DRIFTER = "tomas"
+
+
+@dataclass(frozen=True)
+class Simulated:
+    """A database of simulated hands and what the simulation knows about it."""
+
+    database: Path
+    switch: datetime  # when the drifter's second half starts
+
+
+@pytest.fixture(scope="session")
+def proof_db(tmp_path_factory: pytest.TempPathFactory) -> Simulated:
+    """3,000 simulated 3-player hands at two tables, Pineapple and Classic in turn."""
+    from pipeline.ingest.driver import ingest_paths
+    from pipeline.rules.game import Variant
+    from pipeline.simulate.simulation import SimulationConfig
+    from pipeline.simulate.writer import write_simulation
+
+    folder = tmp_path_factory.mktemp("proof")
+    config = SimulationConfig(hands=3000, tables=2, players=3,
+                              variants=(Variant.PINEAPPLE, Variant.CLASSIC), bots=PROOF_BOTS,
+                              seed=11, pool_size=len(PROOF_BOTS))
+    write_simulation(config, folder / "hands.jsonl")
+    database = folder / "hands.duckdb"
+    summary = ingest_paths([folder / "hands.jsonl"], database)
+    assert summary.stored == 3000 and summary.rejected == 0
+    switch = min(plan.start for plan in config.plan() if plan.progress >= 0.5)
+    return Simulated(database, switch.replace(tzinfo=None))
+
+
+@pytest.fixture(scope="session")
+def mix_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Fixed-strategy bots whose games change: 1,200 hands of Classic in October, then 1,200
+    of Pineapple from December (the same players, solid and chaser in turn)."""
+    from pipeline.ingest.driver import ingest_paths
+    from pipeline.rules.game import Variant
+    from pipeline.simulate.simulation import SimulationConfig
+    from pipeline.simulate.writer import write_simulation
+
+    folder = tmp_path_factory.mktemp("mix")
+    files = []
+    for seed, variant, start in ((21, Variant.CLASSIC, datetime(2026, 10, 5, 19, tzinfo=UTC)),
+                                 (22, Variant.PINEAPPLE, datetime(2026, 12, 1, 19, tzinfo=UTC))):
+        config = SimulationConfig(hands=1200, tables=2, players=3, variants=(variant,),
+                                  bots=("solid", "chaser"), seed=seed, start=start,
+                                  pool_size=8)
+        files.append(folder / f"{variant.value}.jsonl")
+        write_simulation(config, files[-1])
+    database = folder / "hands.duckdb"
+    summary = ingest_paths(files, database)
+    assert summary.stored == 2400 and summary.rejected == 0
+    return database

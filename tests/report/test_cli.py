@@ -62,3 +62,31 @@ def test_errors(report_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit):
         main(["report", HERO, "--since", "yesterday"])
     assert not list(tmp_path.iterdir())
+
+
+def test_reference_group_change_date_and_rate(report_db: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", HERO, "--alias", ALIAS, "--db", str(report_db), *SMALL,
+                 "--reference", "named:bo,cy", "--no-outlier-rule", "--fdr", "10",
+                 "--change-date", "2026-01-09", "--window", "20", "--format", "json",
+                 "--out", "-"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["reference"]["label"] == "regulars (bo, cy)"
+    assert sorted(data["reference"]["members"]) == ["bo", "cy"]
+    assert "outlier rule off" in data["reference"]["description"]
+    assert data["settings"]["fdr"] == 0.1 and data["settings"]["rolling_window"] == 20
+    assert data["change_date"] == "2026-01-09"
+    assert {f["key"] for f in data["findings"]} >= {"change.points", "change.fouls"}
+    assert data["rolling"]["window"] == 20
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["--reference", "named:"], "--reference: a named reference group needs at least one player"),
+    (["--reference", "everyone"], "--reference: unknown reference group 'everyone'"),
+])
+def test_bad_reference_groups(report_db: Path, capsys: pytest.CaptureFixture[str],
+                              arguments: list[str], message: str) -> None:
+    assert main(["report", HERO, "--db", str(report_db), *arguments]) == 2
+    assert message in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["report", HERO, "--fdr", "150"])

@@ -3,6 +3,10 @@
 The database is built by pipeline.ingest.driver; the expected values come from tests/report/hands.py
 (hand-checked boards, points settled by the rules core) and plain Python below - never from the
 database or from pipeline.report.
+
+The reference group is the field: everyone but ana and her alias (too few players for the
+outlier rule to judge anyone, so nobody is left out). Rates compare boards; results compare each
+board's points against the opponents who count (never ana), scaled to the whole table.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import numpy as np
 import pytest
 
 from pipeline.report import NoHandsError, ReportRequest, create_report, report_dict
+from pipeline.report.stats import benjamini_hochberg
 from tests.report.conftest import SETTINGS
 from tests.report.hands import (
     ALIAS,
@@ -31,6 +36,7 @@ from tests.report.hands import (
 )
 
 NAMES = (HERO, ALIAS)
+FIELD = "the field"
 
 
 def approx(value: float) -> object:
@@ -65,8 +71,8 @@ def rate(rows: list[Row], hit, among=lambda row: True) -> tuple[int, int]:  # no
 
 
 def mix_weighted(mine: list[Row], others: list[Row], hit, among=lambda row: True):  # noqa: ANN001, ANN201
-    """Player rate, field rate weighted by the player's mix over variants, and the per-variant
-    pieces (variant, player hits, player trials, field rate)."""
+    """Player rate, the group's rate weighted by the player's mix over variants, and the
+    per-variant pieces (variant, player hits, player trials, group rate)."""
     pieces = []
     for variant, part in sorted(group(mine, lambda r: r.variant).items()):
         hits, trials = rate(part, hit, among)
@@ -85,6 +91,24 @@ def worth(rows: list[Row], variant: str, yes, no) -> float:  # noqa: ANN001
     return (mean([r.points for r in part if yes(r)]) - mean([r.points for r in part if no(r)]))
 
 
+def basis(expected: Expected, names: tuple[str, ...] = NAMES) -> list[tuple[Row, float]]:
+    """Every other player's boards with their value against the opponents who count (not
+    ``names``): (player_count - 1) × settled against them / their number; boards with nobody
+    to count are dropped."""
+    settled: dict[tuple[str, str], list[int]] = {}
+    for pair in expected.pairs:
+        if pair.opponent not in names:
+            settled.setdefault((pair.hand_id, pair.player), []).append(pair.settled)
+    values = []
+    for row in expected.rows:
+        if row.player in names:
+            continue
+        counted = settled.get((row.hand_id, row.player))
+        if counted:
+            values.append((row, (row.player_count - 1) * sum(counted) / len(counted)))
+    return values
+
+
 def test_ingested_as_expected(report_db: Path, expected: Expected) -> None:
     """Sanity: the hand-made data holds what the tests rely on."""
     mine, others = split(expected)
@@ -100,7 +124,7 @@ def test_ingested_as_expected(report_db: Path, expected: Expected) -> None:
 
 
 def test_headline(report: dict, expected: Expected) -> None:
-    mine, others = split(expected)
+    mine, _ = split(expected)
     headline = report["headline"]
     points = [row.points for row in mine]
     assert headline["hands"] == len(mine) == 96
@@ -114,20 +138,41 @@ def test_headline(report: dict, expected: Expected) -> None:
     assert headline["last_hand"] == "2026-01-12 20:44"
     lines = {line["variant"]: line for line in headline["variants"]}
     assert list(lines) == ["pineapple", "classic"]  # most hands first
+    others = basis(expected)
     for variant, line in lines.items():
         part = [row.points for row in mine if row.variant == variant]
         assert line["hands"] == len(part)
         assert line["points"] == sum(part)
         assert line["points_per_hand"] == approx(mean(part))
         assert line["points_se"] == approx(standard_error(part))
-        # percentile among the other players with at least 15 hands in the variant
-        per_player = group([r for r in others if r.variant == variant], lambda r: r.player)
-        rates = [mean([r.points for r in rows]) for rows in per_player.values()
+        # percentile among the group's players with at least 15 hands (boards that count) in
+        # the variant, by their results against everyone but ana
+        per_player = group([(r, v) for r, v in others if r.variant == variant],
+                           lambda item: item[0].player)
+        rates = [mean([v for _, v in rows]) for rows in per_player.values()
                  if len(rows) >= SETTINGS.percentile_min_hands]
         below = sum(r < mean(part) for r in rates) + 0.5 * sum(r == mean(part) for r in rates)
         assert line["players_ranked"] == len(rates)
-        assert line["percentile"] == approx(100 * below / len(rates))
+        if rates:
+            assert line["percentile"] == approx(100 * below / len(rates))
+            ordinal = round(100 * below / len(rates))
+            assert line["percentile_label"].startswith(str(ordinal))
+            assert "th percentile" not in line["percentile_label"] or ordinal % 10 not in (1, 2, 3)
     assert lines["pineapple"]["players_ranked"] == 2  # bo and cy; dee has 6 hands, ana_alt is ana
+
+
+def test_the_reference_group(report: dict) -> None:
+    group = report["reference"]
+    assert group["label"] == FIELD and group["kind"] == "field"
+    assert sorted(group["members"]) == sorted([BO, CY, DEE, SCRIPT])
+    assert group["left_out"] == []  # three players with 10 hands: too few to judge anyone
+    assert any("needs 4 players" in note for note in group["notes"])
+    # the group is named on every finding
+    for finding_ in report["findings"]:
+        if finding_["topic"] not in ("Trend", "Did I improve?"):
+            assert finding_["reference_label"] == FIELD, finding_["key"]
+    for cause in report["causes"]:
+        assert cause["reference_label"] == FIELD
 
 
 def test_foul_rates(report: dict, expected: Expected) -> None:
@@ -137,25 +182,27 @@ def test_foul_rates(report: dict, expected: Expected) -> None:
     player, field, pieces = mix_weighted(mine, others, lambda r: r.foul)
     assert overall["shown"] and overall["player"]["sample"] == 96
     assert overall["player"]["value"] == approx(15 / 96) == approx(player)
-    assert overall["field"]["value"] == approx(field)
+    assert overall["reference"]["value"] == approx(field)
     low, high = _wilson(15, 96)
     assert overall["player"]["low"] == approx(low) and overall["player"]["high"] == approx(high)
     cost = sum(trials / 96 * (hits / trials - field_rate)
                * worth(everyone, variant, lambda r: r.foul, lambda r: not r.foul)
                for variant, hits, trials, field_rate in pieces)
-    assert overall["points_per_hand"] == approx(cost)
-    assert overall["points_per_hand"] > 0  # fewer fouls than the field: a gain
+    assert overall["points_per_100"] == approx(100 * cost)
+    assert overall["points_per_100"] > 0  # fewer fouls than the field: a gain
     for variant in ("pineapple", "classic"):
         item = finding(report, f"fouls.variant.{variant}")
         hits, trials = rate([r for r in mine if r.variant == variant], lambda r: r.foul)
         field_hits, field_trials = rate([r for r in others if r.variant == variant],
                                         lambda r: r.foul)
         assert item["player"]["value"] == approx(hits / trials)
-        assert item["field"]["value"] == approx(field_hits / field_trials)
-        assert item["field"]["sample"] == field_trials
-    # clear strength in pineapple: 12 of 72 against 42 of 144
-    assert finding(report, "fouls.variant.pineapple")["verdict"] == "strength"
-    assert "95 %" in finding(report, "fouls.variant.pineapple")["confidence"]
+        assert item["reference"]["value"] == approx(field_hits / field_trials)
+        assert item["reference"]["sample"] == field_trials
+    # lower in pineapple: 12 of 72 against 42 of 144 (a strength when it survives the correction)
+    pineapple = finding(report, "fouls.variant.pineapple")
+    assert pineapple["difference"] < 0 and pineapple["p_value"] < 0.05
+    assert pineapple["verdict"] == ("strength" if pineapple["survives"] else "exploratory")
+    assert "lower than the field" in pineapple["confidence"]
 
 
 def test_fouls_when_chasing_fantasyland(report: dict, expected: Expected) -> None:
@@ -169,17 +216,17 @@ def test_fouls_when_chasing_fantasyland(report: dict, expected: Expected) -> Non
     assert trials == sum(1 for r in mine if r.code in "EF" or (r.code == "K" and r.has_streets))
     assert chasing["player"]["sample"] == trials
     assert chasing["player"]["value"] == approx(player) == approx(hits / trials)
-    assert chasing["field"]["value"] == approx(field) == approx(1.0)  # bo's KK tops always foul
+    assert chasing["reference"]["value"] == approx(field) == approx(1.0)  # bo's KK tops foul
     calm = finding(report, "fouls.not_chasing")
     player, field, _ = mix_weighted(mine, others, lambda r: r.foul,
                                     lambda r: normal(r) and not r.chasing)
     assert calm["player"]["value"] == approx(player)
-    assert calm["field"]["value"] == approx(field)
+    assert calm["reference"]["value"] == approx(field)
     frequency = finding(report, "fouls.chase_frequency")
     player, field, _ = mix_weighted(mine, others, lambda r: r.chasing, normal)
     assert frequency["player"]["value"] == approx(player)
-    assert frequency["field"]["value"] == approx(field)
-    assert frequency["points_per_hand"] is None  # no price attached to chasing itself
+    assert frequency["reference"]["value"] == approx(field)
+    assert frequency["points_per_100"] is None  # no price attached to chasing itself
     assert any("no street record" in note for note in report["data_notes"])
 
 
@@ -189,7 +236,7 @@ def test_fantasyland(report: dict, expected: Expected) -> None:
     hits, trials = rate(mine, lambda r: r.fantasyland_next, lambda r: not r.fantasyland)
     assert (hits, trials) == (7, 85)  # one E per session, and the classic E
     assert entry["player"]["value"] == approx(hits / trials)
-    assert entry["field"]["value"] == approx(0.0)
+    assert entry["reference"]["value"] == approx(0.0)
     value = {v: worth(expected.rows, v, lambda r: r.fantasyland, lambda r: not r.fantasyland)
              for v in ("pineapple", "classic")}
     gain = sum(
@@ -198,10 +245,11 @@ def test_fantasyland(report: dict, expected: Expected) -> None:
                lambda r: not r.fantasyland)[0]
         / len([r for r in mine if r.variant == v and not r.fantasyland]) * value[v]
         for v in value)
-    assert entry["points_per_hand"] == approx(gain)
+    assert entry["points_per_100"] == approx(100 * gain)
     stay = finding(report, "fantasyland.stay")
     assert stay["player"]["value"] == approx(4 / 11)  # S boards
-    assert stay["field"] is None and stay["verdict"] == "not compared"  # nobody else gets there
+    assert stay["reference"] is None and stay["verdict"] == "not compared"  # nobody else
+    assert stay["confidence"] == "The field has no hands here to compare with."
     points = finding(report, "fantasyland.points")
     fl_points = [r.points for r in mine if r.fantasyland]
     assert points["player"]["value"] == approx(mean(fl_points))
@@ -223,66 +271,136 @@ def test_royalties_by_row(report: dict, expected: Expected) -> None:
             field += share * mean(theirs)
             opponents = mean([r.player_count - 1 for r in part])
             gain += share * (mean([r.royalties[index] for r in part]) - mean(theirs)) * opponents
-        assert item["field"]["value"] == approx(field)
-        assert item["points_per_hand"] == approx(gain)
+        assert item["reference"]["value"] == approx(field)
+        assert item["points_per_100"] == approx(100 * gain)
     # bo's straight flushes: the field's bottom row is far richer
-    assert finding(report, "royalties.bottom")["verdict"] == "leak"
+    bottom = finding(report, "royalties.bottom")
+    assert bottom["difference"] < 0
+    assert bottom["verdict"] == ("leak" if bottom["survives"] else "exploratory")
 
 
 def test_scoops(report: dict, expected: Expected) -> None:
     pairs = [p for p in expected.pairs if p.player in NAMES]
-    others = [p for p in expected.pairs if p.player not in NAMES]
+    # the group's pairings never include those against the player
+    others = [p for p in expected.pairs if p.player not in NAMES and p.opponent not in NAMES]
     won = finding(report, "scoops.won")
     assert won["player"]["sample"] == len(pairs) == 72 * 2 + 24
     assert won["player"]["value"] == approx(sum(p.scoop > 0 for p in pairs) / len(pairs))
     field = 0.0
     for variant, part in group(pairs, lambda p: p.variant).items():
         theirs = [p for p in others if p.variant == variant]
-        field += len(part) / len(pairs) * sum(p.scoop > 0 for p in theirs) / len(theirs)
-    assert won["field"]["value"] == approx(field)
+        if theirs:
+            field += len(part) * sum(p.scoop > 0 for p in theirs) / len(theirs)
+    compared = sum(len(part) for variant, part in group(pairs, lambda p: p.variant).items()
+                   if any(p.variant == variant for p in others))
+    assert won["reference"]["value"] == approx(field / compared)
     lost = finding(report, "scoops.lost")
     assert lost["player"]["value"] == approx(sum(p.scoop < 0 for p in pairs) / len(pairs))
+    assert lost["cause"] == "fouls" and won["cause"] == "rows"
 
 
 def test_results_by_variant_and_position(report: dict, expected: Expected) -> None:
-    mine, others = split(expected)
-    for variant in ("pineapple", "classic"):
-        item = finding(report, f"results.variant.{variant}")
-        part = [r.points for r in mine if r.variant == variant]
-        theirs = [r.points for r in others if r.variant == variant]
-        assert item["player"]["value"] == approx(mean(part))
-        assert item["field"]["value"] == approx(mean(theirs))
-        assert item["points_per_hand"] == approx(len(part) / 96 * (mean(part) - mean(theirs)))
+    mine, _ = split(expected)
+    others = basis(expected)
+    item = finding(report, "results.variant.pineapple")
+    part = [r for r in mine if r.variant == "pineapple"]
+    assert item["player"]["value"] == approx(mean([r.points for r in part]))
+    # the group's points per hand in the same variant and table size, weighted by ana's hands
+    sizes = group(part, lambda r: r.player_count)
+    reference = sum(len(rows) / len(part)
+                    * mean([v for r, v in others
+                            if (r.variant, r.player_count) == ("pineapple", size)])
+                    for size, rows in sizes.items())
+    assert item["reference"]["value"] == approx(reference)
+    assert item["difference"] == approx(mean([r.points for r in part]) - reference)
+    assert item["points_per_100"] == pytest.approx(100 * len(part) / 96 * item["difference"],
+                                                   abs=1e-4)
+    # it is the balance sheet's net for the variant
+    [sheet] = [s for s in report["balance"] if s["variant"] == "pineapple"]
+    assert sheet["net_per_100"] == pytest.approx(100 * item["difference"], abs=1e-4)
+    # in Classic ana only met <script>: leaving out his pairings against her, the group has
+    # nothing to compare with there, and the report says so instead of guessing
+    classic = finding(report, "results.variant.classic")
+    assert classic["verdict"] == "not compared" and classic["reference"] is None
+    assert not [s for s in report["balance"] if s["variant"] in ("classic", "all")]
+    assert any("24 of the player's hands have nothing to compare with" in note
+               for note in report["data_notes"])
     seats = group(mine, lambda r: (r.variant, r.player_count, r.position))
     assert len(seats) == 5
     for (variant, count, position), part in seats.items():
         item = finding(report, f"results.position.{variant}.{count}.{position}")
-        theirs = [r.points for r in others
+        theirs = [v for r, v in others
                   if (r.variant, r.player_count, r.position) == (variant, count, position)]
         assert item["player"]["value"] == approx(mean([r.points for r in part]))
-        assert item["field"]["value"] == approx(mean(theirs))
         assert item["player"]["sample"] == len(part)
+        if theirs:
+            assert item["reference"]["value"] == approx(mean(theirs))
+        else:
+            assert item["verdict"] == "not compared"
     assert finding(report, "results.position.pineapple.3.2")["title"].endswith("button")
 
 
-def test_trend_across_sessions(report: dict, expected: Expected) -> None:
+def test_the_causes_add_up(report: dict, expected: Expected) -> None:
+    """The ranked list: four causes that add up to the difference, ranked by points per 100."""
+    causes = report["causes"]
+    assert [c["key"] for c in causes] == [c["key"] for c in
+                                          sorted(causes, key=lambda c: c["points_per_100"])]
+    assert {c["key"] for c in causes} == {"fouls", "fantasyland", "royalties", "rows"}
+    [total] = report["balance"]  # only pineapple has anything to compare with
+    assert sum(c["points_per_100"] for c in causes) == pytest.approx(total["net_per_100"],
+                                                                     abs=1e-4)
     mine, _ = split(expected)
-    sessions = sorted(group(mine, lambda r: (r.player, r.table, r.day)).values(),
-                      key=lambda rows: min(r.started for r in rows))
-    x = np.arange(1, len(sessions) + 1, dtype=float)
-    hands = np.array([len(rows) for rows in sessions], dtype=float)
-    for key, values in (
-        ("trend.points", [mean([r.points for r in rows]) for rows in sessions]),
-        ("trend.fouls", [mean([float(r.foul) for r in rows]) for rows in sessions]),
-    ):
-        slope, _ = np.polyfit(x, np.array(values), 1, w=np.sqrt(hands))
+    others = basis(expected)
+    compared = [r for r in mine if r.variant == "pineapple"]
+    theirs = [v for r, v in others if (r.variant, r.player_count) == ("pineapple", 3)]
+    difference = mean([r.points for r in compared]) - mean(theirs)
+    assert total["net_per_100"] == pytest.approx(100 * difference, abs=1e-4)
+    assert total["hands"] == len(compared) == 72
+    for cause in causes:
+        assert sum(share["hands"] for share in cause["by_variant"]) == 72
+        assert cause["low"] < cause["points_per_100"] < cause["high"]
+
+
+def test_one_correction_over_every_test(report: dict) -> None:
+    tested = [f for f in report["findings"] if f["p_value"] is not None]
+    p_values = [f["p_value"] for f in tested] + [c["p_value"] for c in report["causes"]]
+    p_values.append(report["chasing"]["p_value"])
+    assert report["tests"] == len(p_values)
+    q_values = benjamini_hochberg(p_values)
+    for item, q in zip(tested + report["causes"], q_values, strict=False):
+        assert item["q_value"] == approx(q)
+        assert item["survives"] == (q <= SETTINGS.fdr)
+    # the summary holds survivors only; the appendix everything else that was tested
+    causes = {c["key"]: c for c in report["causes"]}
+    assert all(causes[key]["survives"] for key in report["leaks"] + report["strengths"])
+    assert set(report["exploratory"]) == (
+        {c["key"] for c in report["causes"] if not c["survives"]}
+        | {f["key"] for f in tested if not f["survives"]})
+
+
+def test_trend_across_sessions(report: dict, expected: Expected) -> None:
+    from tests.report.test_trends import _dummy_regression
+
+    mine, _ = split(expected)
+    sessions = sorted(group(mine, lambda r: (r.player, r.table, r.day)).items(),
+                      key=lambda item: min(r.started for r in item[1]))
+    number = {key: index for index, (key, _) in enumerate(sessions, start=1)}
+    ordered = sorted(mine, key=lambda r: (r.started, r.hand_id))
+    x = np.array([float(number[(r.player, r.table, r.day)]) for r in ordered])
+    strata = [f"{r.variant}/{r.player_count}" for r in ordered]
+    ids = [f"{r.player}/{r.table}/{r.day}" for r in ordered]
+    for key, values in (("trend.points", [float(r.points) for r in ordered]),
+                        ("trend.fouls", [float(r.foul) for r in ordered])):
+        slope, se, df = _dummy_regression(np.array(values), x, strata, ids)
         item = finding(report, key)
         assert item["player"]["sample"] == len(sessions) == 8
         assert item["player"]["value"] == approx(slope)
+        assert item["player"]["se"] == approx(se)
+        assert item["reference_label"] == "the player's own earlier sessions"
     # the patterns foul less and less: the foul rate falls
     fouls = finding(report, "trend.fouls")
     assert fouls["player"]["value"] < 0
-    assert fouls["verdict"] in ("improving", "probably improving")
+    assert fouls["verdict"] in ("improving", "exploratory")
     assert [s["hands"] for s in report["sessions"]] == [12] * 8
 
 
@@ -298,10 +416,11 @@ def test_head_to_head(report: dict, expected: Expected) -> None:
                   if p.opponent == opponent and p.player not in (*NAMES, opponent)]
         assert item["player"]["value"] == approx(mean(mine))
         assert item["player"]["se"] == approx(standard_error(mine))
-        assert item["field"]["value"] == approx(mean(theirs))
-        assert item["points_per_hand"] == approx(len(mine) / 96 * (mean(mine) - mean(theirs)))
+        assert item["reference"]["value"] == approx(mean(theirs))
+        assert item["points_per_100"] == approx(
+            100 * len(mine) / 96 * (mean(mine) - mean(theirs)))
     alone = finding(report, f"head_to_head.{SCRIPT}")
-    assert alone["verdict"] == "not compared" and alone["points_per_hand"] is None
+    assert alone["verdict"] == "not compared" and alone["points_per_100"] is None
 
 
 def test_notable_hands(report: dict, expected: Expected) -> None:
@@ -320,10 +439,36 @@ def test_notable_hands(report: dict, expected: Expected) -> None:
         assert board["points"] == rows[board["player"]].points
         assert board["foul"] == rows[board["player"]].foul
         assert tuple(board["royalties"]) == rows[board["player"]].royalties
+        assert (board["foul_reason"] is not None) == board["foul"]
     settled = {p.opponent: p.settled for p in expected.pairs
                if p.hand_id == hand["hand_id"] and p.player == hand["seat_name"]}
     assert {p["opponent"]: p["settled"] for p in hand["pairings"]} == settled
     assert sum(p["settled"] for p in hand["pairings"]) == hand["points"]
+    # every fouled board explained in words (the rules core's reason, re-derived here from the
+    # hand-checked board), cards sorted within rows: pairs first, then high to low
+    from pipeline.rules import STANDARD, Variant, evaluate_board, parse_cards
+    from tests.report.hands import BOARDS
+
+    order = "23456789TJQKA"
+    for notable in report["notable"]:
+        for board in notable["boards"]:
+            code = next(r.code for r in expected.rows
+                        if r.hand_id == notable["hand_id"] and r.player == board["player"])
+            checked = BOARDS[code]
+            for row in ("top", "middle", "bottom"):
+                cards = getattr(checked, row).split()
+                counts = {card[0]: sum(c[0] == card[0] for c in cards) for card in cards}
+                shown = board[row]
+                assert sorted(shown) == sorted(cards)
+                keys = [(-counts[c[0]], -order.index(c[0])) for c in shown]
+                assert keys == sorted(keys), shown
+            verdict = evaluate_board(*(parse_cards(getattr(checked, row)) for row in
+                                       ("top", "middle", "bottom")),
+                                     Variant(notable["variant"]), STANDARD)
+            assert board["foul_reason"] == verdict.foul_reason
+    board = next(b for b in hand["boards"] if b["is_player"])
+    assert board["foul_reason"].startswith("top (pair of kings) beats middle")
+    assert board["foul_reason"] in hand["reason"]
 
 
 def test_aliases_are_merged(report_db: Path, expected: Expected) -> None:
@@ -333,8 +478,9 @@ def test_aliases_are_merged(report_db: Path, expected: Expected) -> None:
     assert alone["headline"]["sessions"] == 7
     assert alone["aliases"] == []
     # without the alias, ana_alt is part of the field
+    assert ALIAS in alone["reference"]["members"]
     player, field, _ = mix_weighted(mine, others, lambda r: r.foul)
-    assert finding(alone, "fouls.overall")["field"]["value"] == approx(field)
+    assert finding(alone, "fouls.overall")["reference"]["value"] == approx(field)
     merged = report_dict(create_report(report_db, ReportRequest(HERO, aliases=(ALIAS, HERO)),
                                        SETTINGS))
     assert merged["headline"]["hands"] == 96 and merged["aliases"] == [ALIAS]
@@ -346,7 +492,7 @@ def test_minimum_sample(report_db: Path) -> None:
     assert classic["headline"]["hands"] == 24
     stay = finding(classic, "fantasyland.stay")
     assert not stay["shown"] and stay["verdict"] == "not enough data"
-    assert stay["player"]["value"] is None and stay["points_per_hand"] is None
+    assert stay["player"]["value"] is None and stay["points_per_100"] is None
     assert stay["confidence"] == "Not enough data: Fantasyland hands: 1, at least 10 needed."
     # two sessions cannot make a trend
     trend = finding(classic, "trend.points")
@@ -370,6 +516,24 @@ def test_scope_by_dates(report_db: Path, expected: Expected) -> None:
     assert scoped["headline"]["hands"] == len(mine) == 48
     assert scoped["since"] == "2026-01-08" and scoped["until"] == "2026-01-11"
     assert scoped["headline"]["points"] == sum(r.points for r in mine)
+
+
+def test_before_and_after_a_date(report_db: Path, expected: Expected) -> None:
+    from tests.report.test_trends import _dummy_regression
+
+    request = ReportRequest(HERO, aliases=(ALIAS,), change_date=date(2026, 1, 9))
+    data = report_dict(create_report(report_db, request, SETTINGS))
+    assert data["change_date"] == "2026-01-09"
+    mine = sorted(split(expected)[0], key=lambda r: (r.started, r.hand_id))
+    after = np.array([float(r.day >= "2026-01-09") for r in mine])
+    strata = [f"{r.variant}/{r.player_count}" for r in mine]
+    ids = [f"{r.player}/{r.table}/{r.day}" for r in mine]
+    fouls = finding(data, "change.fouls")
+    slope, se, _ = _dummy_regression(np.array([float(r.foul) for r in mine]), after, strata, ids)
+    assert fouls["player"]["value"] == approx(slope)
+    assert fouls["player"]["se"] == approx(se)
+    assert fouls["player"]["low"] < slope < fouls["player"]["high"]
+    assert "hands before" in fouls["note"] and "without holding the mix" in fouls["note"]
 
 
 def test_no_hands(report_db: Path) -> None:
@@ -396,8 +560,8 @@ def test_undated_hands(tmp_path: Path, hand_records: list[dict]) -> None:
     headline = data["headline"]
     assert (headline["hands"], headline["sessions"], headline["undated_hands"]) == (24, 0, 24)
     assert headline["first_hand"] is None and data["sessions"] == []
-    assert data["data_notes"] == ["24 hands have no start time: they belong to no session and "
-                                  "are left out of the trend."]
+    assert data["data_notes"][0] == ("24 hands have no start time: they belong to no session "
+                                     "and are left out of the trend.")
     assert finding(data, "trend.points")["confidence"] == (
         "Not enough data: sessions: 0, at least 3 needed.")
     assert all(hand["started_at"] is None for hand in data["notable"])

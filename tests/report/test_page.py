@@ -9,9 +9,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from pipeline.report import ReportRequest, ReportSettings, create_report, report_dict
-from pipeline.report.render import format_interval, format_points
+from pipeline.report.reference import ReferenceSpec
+from pipeline.report.render import format_interval, format_per_100
 from tests.report.conftest import SETTINGS
-from tests.report.hands import ALIAS, HERO, SCRIPT
+from tests.report.hands import ALIAS, BO, CY, HERO, SCRIPT
 
 APP = Path(__file__).parents[2] / "dashboard" / "app.py"
 
@@ -36,40 +37,86 @@ def page(report_db: Path) -> AppTest:
         yield app
 
 
-def test_page_shows_the_report(page: AppTest, report_db: Path) -> None:
+def _settings() -> ReportSettings:
     # the page sets the three thresholds; the rest keep their defaults
-    settings = replace(ReportSettings(), min_sample=SETTINGS.min_sample,
-                       min_sessions=SETTINGS.min_sessions,
-                       percentile_min_hands=SETTINGS.percentile_min_hands)
+    return replace(ReportSettings(), min_sample=SETTINGS.min_sample,
+                   min_sessions=SETTINGS.min_sessions,
+                   percentile_min_hands=SETTINGS.percentile_min_hands)
+
+
+def _frame(app: AppTest, column: str) -> list:
+    return [element.value for element in app.dataframe if column in element.value.columns]
+
+
+def test_page_shows_the_report(page: AppTest, report_db: Path) -> None:
     expected = report_dict(create_report(report_db, ReportRequest(HERO, aliases=(ALIAS,)),
-                                         settings))
+                                         _settings()))
     metrics = {metric.label: metric.value for metric in page.metric}
     assert metrics["Hands"] == f"{expected['headline']['hands']:,}" == "96"
     assert metrics["Sessions"] == "8"
     assert metrics["Points"] == f"{expected['headline']['points']:+,}"
+    assert any("Compared with **the field**" in info.value for info in page.info)
     shown = {}
-    for element in page.dataframe:
-        frame = element.value
-        if "finding" in frame.columns:
-            for row in frame.to_dict("records"):
-                shown[row["key"]] = row
-    findings = [f for f in expected["findings"] if f["shown"]]
-    assert set(shown) == {f["key"] for f in findings}
-    for finding in findings:
+    for frame in _frame(page, "finding"):
+        for row in frame.to_dict("records"):
+            shown[row["key"]] = row
+    surviving = [f for f in expected["findings"] if f["shown"] and f["survives"]]
+    assert set(shown) == {f["key"] for f in surviving}
+    for finding in surviving:
         row = shown[finding["key"]]
         assert row["player (95 %)"] == format_interval(finding["player"], finding["unit"])
-        assert row["points/hand"] == format_points(finding["points_per_hand"])
+        assert row["points/100 hands"] == format_per_100(finding["points_per_100"])
         assert row["confidence"] == finding["confidence"]
+        assert row["group"] == finding["reference_label"]
+        if finding["topic"] not in ("Trend", "Did I improve?"):
+            assert row["group"] == "the field"
+    [causes] = _frame(page, "covers")
+    assert causes["key"].to_list() == [c["key"] for c in expected["causes"]]
+    assert causes["points/100 hands"].to_list() == pytest.approx(
+        [c["points_per_100"] for c in expected["causes"]])
+    [progress] = _frame(page, "estimate (95 %)")
+    assert progress["key"].to_list() == [f["key"] for f in expected["findings"]
+                                         if f["topic"] in ("Trend", "Did I improve?")]
     labels = [button.label for button in page.download_button]
     assert labels == ["Download HTML (works offline)", "Download Markdown", "Download JSON"]
-    missing = [f for f in expected["findings"] if not f["shown"]]
     expanders = [element.label for element in page.expander]
+    exploratory = [f for f in expected["findings"] if f["verdict"] == "exploratory"] + [
+        c for c in expected["causes"] if c["verdict"] == "exploratory"]
+    assert f"Appendix: exploratory ({len(exploratory)})" in expanders
+    missing = [f for f in expected["findings"] if not f["shown"]]
     assert (f"Not enough data yet ({len(missing)})" in expanders) == bool(missing)
     assert sum(label.startswith(("Fouled board", "Won ", "Fantasyland hand"))
                for label in expanders) == len(expected["notable"])
+    # each foul explained in words under its board
+    assert sum("Why it fouls:" in caption.value for caption in page.caption) >= 2
+
+
+def test_page_reference_group_and_change_date(page: AppTest, report_db: Path) -> None:
+    from datetime import date
+
+    page.selectbox(key="report_reference_kind").set_value(
+        page.selectbox(key="report_reference_kind").options[2]).run()  # named regulars
+    assert any("named reference group needs" in w.value for w in page.warning)
+    page.multiselect(key="report_reference_names").set_value([BO, CY])
+    page.checkbox(key="report_reference_outliers").uncheck()
+    page.date_input(key="report_change_date").set_value(date(2026, 1, 9)).run()
+    assert not page.exception, [e.message for e in page.exception]
+    expected = report_dict(create_report(
+        report_db, ReportRequest(HERO, aliases=(ALIAS,), change_date=date(2026, 1, 9),
+                                 reference=ReferenceSpec.parse("named:bo,cy", None)),
+        _settings()))
+    assert any("Compared with **regulars \\(bo, cy\\)**" in info.value for info in page.info)
+    [causes] = _frame(page, "covers")
+    assert causes["points/100 hands"].to_list() == pytest.approx(
+        [c["points_per_100"] for c in expected["causes"]])
+    [progress] = _frame(page, "estimate (95 %)")
+    assert {"change.points", "change.fouls"} <= set(progress["key"].to_list())
 
 
 def test_page_with_a_hostile_name(page: AppTest) -> None:
+    page.selectbox(key="report_reference_kind").set_value(
+        page.selectbox(key="report_reference_kind").options[0])
+    page.date_input(key="report_change_date").set_value(None)
     page.multiselect(key="report_aliases").set_value([])
     page.selectbox(key="report_player").set_value(SCRIPT).run()
     assert not page.exception, [e.message for e in page.exception]

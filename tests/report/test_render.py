@@ -138,34 +138,61 @@ def _unit(value: float | None, unit: str) -> str:
             "rate_slope": f"{value * 100:+.2f} pp/session"}[unit]
 
 
+def _md(text: str) -> str:
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~>$:])", r"\\\1",
+                  text.replace("&", "&amp;").replace("<", "&lt;"))
+
+
+def _p(value: float | None) -> str:
+    return "–" if value is None else ("< 0.001" if value < 0.001 else f"{value:.3f}")
+
+
 def test_markdown_and_html_carry_the_json_numbers(forms: dict[str, str]) -> None:
     data = json.loads(forms["json"])
     markdown, html = forms["md"], forms["html"]
-    rows = {line.split(" | ")[0].lstrip("| ").split("<br>")[0]: line
-            for line in markdown.splitlines() if line.startswith("| ")}
-    shown = [f for f in data["findings"] if f["shown"]]
-    assert len(shown) >= 20
-    for finding in shown:
-        title = finding["title"].replace("(", "\\(").replace(")", "\\)").replace("-", "\\-")
-        title = title.replace("<", "&lt;").replace(">", "\\>").replace(".", "\\.")
-        assert title in rows, (title, list(rows)[:40])
-        line = rows[title]
+    section = markdown[markdown.index("\n## Findings"):markdown.index("\n## Notable hands")]
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    findings = [f for f in data["findings"] if f["shown"]]
+    assert len(findings) >= 20
+    clear = [f for f in findings if f["survives"]]
+    exploratory = [f for f in findings if f["verdict"] == "exploratory"]
+    assert clear and exploratory  # both sections are exercised
+    for finding in clear:
+        # the Findings table: value, reference, sample, confidence, points per 100
+        line = next(r for r in rows if r.startswith(f"| {_md(finding['title'])} |")
+                    or r.startswith(f"| {_md(finding['title'])}<br>"))
         player = finding["player"]
         assert _unit(player["value"], finding["unit"]) in line, (finding["key"], line)
         if player["low"] is not None:
-            assert f"({_unit(player['low'], finding['unit'])} – " in line
-        if finding["field"]:
-            assert _unit(finding["field"]["value"], finding["unit"]) in line
-            assert f"({finding['field']['sample']:,})" in line
-        pph = finding["points_per_hand"]
-        assert line.rstrip(" |").endswith("–" if pph is None else f"{pph:+.2f}")
-        assert finding["confidence"] in line
-        # the HTML row of the finding shows the same numbers
+            low = {"points_slope": f"{player['low']:+.3f}",
+                   "rate_slope": f"{player['low'] * 100:+.2f}"}.get(
+                finding["unit"], _unit(player["low"], finding["unit"]))
+            assert f"({low} – " in line
+        if finding["reference"]:
+            assert _unit(finding["reference"]["value"], finding["unit"]) in line
+            assert f"({finding['reference']['sample']:,})" in line
+        per_100 = finding["points_per_100"]
+        assert line.rstrip(" |").endswith("–" if per_100 is None else f"{per_100:+.1f}")
+        assert _md(finding["confidence"]) in line
         cell = re.search(rf'<tr data-key="{re.escape(_html(finding["key"]))}">(.*?)</tr>', html,
                          re.DOTALL)
         assert cell, finding["key"]
         assert _html(_unit(player["value"], finding["unit"])) in cell.group(1)
         assert _html(finding["confidence"]) in cell.group(1)
+    appendix = markdown[markdown.index("## Appendix: exploratory"):]
+    for finding in exploratory:
+        line = next(r for r in appendix.splitlines()
+                    if r.startswith(f"| {_md(finding['title'])} |"))
+        assert f"| {_p(finding['p_value'])} | {_p(finding['q_value'])} |" in line
+        assert f'data-key="{_html(finding["key"])}"' in html
+    # the ranked list and the balance sheets: the same numbers in both forms
+    for cause in data["causes"]:
+        assert f"**{cause['title']}**" in markdown and cause["title"] in html
+        assert f"{cause['points_per_100']:+.1f} ({cause['low']:+.1f} – {cause['high']:+.1f})" in markdown
+        assert f'data-cause="{cause["key"]}"' in html
+    for sheet in data["balance"]:
+        assert f"**{sheet['net_per_100']:+.1f}**" in markdown
+        assert f'data-variant="{sheet["variant"]}"' in html
     headline = data["headline"]
     assert f"- Hands: {headline['hands']:,}" in markdown
     assert f"- Points per hand: {headline['points_per_hand']:+.2f} ± {headline['points_se']:.2f}" \
@@ -173,10 +200,16 @@ def test_markdown_and_html_carry_the_json_numbers(forms: dict[str, str]) -> None
     assert f"{headline['points_per_hand']:+.2f} ± {headline['points_se']:.2f}" in html
     for line in headline["variants"]:
         assert f"| {line['variant']} | {line['hands']:,} | {line['sessions']:,} |" in markdown
-        assert f"{line['percentile']:.0f}th percentile" in markdown
+        if line["percentile_label"]:
+            assert f"{line['percentile_label']}:" in markdown
+            assert line["percentile_label"] in html
+    for wrong in ("1th percentile", "2th percentile", "3th percentile"):
+        assert wrong not in markdown.replace("11th", "").replace("12th", "").replace("13th", "")
     for session in data["sessions"]:
         assert (f"| {session['number']} | {session['started_at']} | {session['hands']} | "
                 f"{session['points']:+d} |") in markdown
+    # the reference group is named at the top of both forms
+    assert "**Compared with the field**" in markdown and "Compared with <strong>the field</strong>" in html
 
 
 def _html(text: str) -> str:

@@ -1,0 +1,290 @@
+"""The balance sheet: the difference to the reference group, split into causes that never overlap.
+
+Each board is in one *state*: played in Fantasyland, fouled (outside it), or standing (a legal
+board outside Fantasyland). A side's points per hand (the player's, or the reference group's) is
+``sum over states of share × mean value``. The difference between the two sides is split exactly
+(Kitagawa's decomposition, with the averages of both sides as weights)::
+
+    f_p·m_p − f_r·m_r = (f_p − f_r)·(m_p + m_r)/2 + (f_p + f_r)/2·(m_p − m_r)
+
+per state; because the shares of both sides add up to one, the first part is measured against a
+standing board. That gives four causes, which add up to the difference to the last digit:
+
+* **fouls** — the extra fouls × what a foul costs against a standing board (it covers the
+  scoops suffered and the rows lost on fouled boards), plus what the player's fouls cost beyond
+  the group's;
+* **Fantasyland** — the extra Fantasyland hands (entries and stays) × what a Fantasyland hand
+  is worth over a standing board, plus the difference in points per Fantasyland hand;
+* **royalties** — the difference in net royalty points on standing boards;
+* **rows and scoops** — the difference in the rest of a standing board's result.
+
+Comparisons are made within a stratum (variant and table size) and weighted by the player's own
+hands, so a different mix of games never passes for a difference in play. Standard errors come
+from the delta method, with boards as independent units (numerical derivatives of the exact
+formulas, exact second moments from the database).
+
+Pure: works on the frames of :func:`pipeline.read.report.report_state_totals`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from pipeline.report.stats import Z_95, two_sided_p
+
+STATES = ("fantasyland", "foul", "standing")
+FANTASYLAND, FOUL, STANDING = 0, 1, 2
+CAUSES = ("fouls", "fantasyland", "royalties", "rows")
+CAUSE_TITLES = {
+    "fouls": "Fouls",
+    "fantasyland": "Fantasyland",
+    "royalties": "Royalties on standing boards",
+    "rows": "Rows and scoops on standing boards",
+}
+CAUSE_SCOPE = {
+    "fouls": "extra fouls × what a foul costs against a standing board, plus what a fouled board "
+             "cost beyond the group's; covers the scoops suffered and the rows lost when fouling",
+    "fantasyland": "extra Fantasyland hands (entries and stays) × what a Fantasyland hand is "
+                   "worth over a standing board, plus the difference in points per Fantasyland "
+                   "hand",
+    "royalties": "difference in net royalty points (collected minus paid) on standing boards",
+    "rows": "difference in the rest of a standing board's result: rows won and lost, scoops",
+}
+STRATUM = ("variant", "player_count")
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One side (player or group) in one stratum: board counts and sums per state.
+
+    ``totals``: for each state the boards, the sum of values and the sum of royalty parts (9
+    numbers); ``moments``: their sums of products over boards (9 × 9; states never mix);
+    ``boards``; ``fantasyland_next``: boards earning or keeping Fantasyland, per state.
+    """
+
+    boards: int
+    totals: np.ndarray
+    moments: np.ndarray
+    fantasyland_next: np.ndarray
+
+    @property
+    def covariance(self) -> np.ndarray:
+        """The covariance of the totals (boards as independent units)."""
+        if self.boards <= 0:
+            return np.zeros((9, 9))
+        return self.moments - np.outer(self.totals, self.totals) / self.boards
+
+
+def side_of(rows: pl.DataFrame) -> Side:
+    """A :class:`Side` from rows of :func:`report_state_totals` (one stratum, any players)."""
+    totals = np.zeros(9)
+    moments = np.zeros((9, 9))
+    following = np.zeros(3)
+    boards = 0
+    if not rows.is_empty():
+        summed = rows.group_by("state").agg(
+            pl.col("boards").sum(), pl.col("value").sum(), pl.col("value_sq").sum(),
+            pl.col("royalty").sum(), pl.col("royalty_sq").sum(),
+            pl.col("value_royalty").sum(), pl.col("fantasyland_next").sum())
+        for row in summed.iter_rows(named=True):
+            k = STATES.index(row["state"])
+            n, v, u = float(row["boards"]), float(row["value"]), float(row["royalty"])
+            base = 3 * k
+            totals[base:base + 3] = (n, v, u)
+            moments[base:base + 3, base:base + 3] = (
+                (n, v, u),
+                (v, float(row["value_sq"]), float(row["value_royalty"])),
+                (u, float(row["value_royalty"]), float(row["royalty_sq"])),
+            )
+            following[k] = float(row["fantasyland_next"])
+            boards += int(row["boards"])
+    return Side(boards, totals, moments, following)
+
+
+def _parts(totals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    counts, values, royalties = totals[0::3], totals[1::3], totals[2::3]
+    boards = counts.sum()
+    shares = counts / boards if boards > 0 else np.zeros(3)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        means = np.where(counts > 0, values / np.where(counts > 0, counts, 1), np.nan)
+        royalty = np.where(counts > 0, royalties / np.where(counts > 0, counts, 1), np.nan)
+    return shares, means, royalty
+
+
+def _filled(mine: np.ndarray, theirs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Means where one side has no board in a state take the other side's (its share is 0
+    there, so the split stays exact); with neither, 0."""
+    mine_filled = np.where(np.isnan(mine), theirs, mine)
+    theirs_filled = np.where(np.isnan(theirs), mine, theirs)
+    return np.nan_to_num(mine_filled), np.nan_to_num(theirs_filled)
+
+
+def cause_terms(player: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """The four causes (fouls, Fantasyland, royalties, rows) in points per hand, from the two
+    sides' totals; they add up to the difference in points per hand exactly."""
+    fp, mp, up = _parts(player)
+    fr, mr, ur = _parts(reference)
+    mp, mr = _filled(mp, mr)
+    up, ur = _filled(up, ur)
+    mean_m = (mp + mr) / 2
+    mean_f = (fp + fr) / 2
+    fouls = ((fp[FOUL] - fr[FOUL]) * (mean_m[FOUL] - mean_m[STANDING])
+             + mean_f[FOUL] * (mp[FOUL] - mr[FOUL]))
+    fantasyland = ((fp[FANTASYLAND] - fr[FANTASYLAND])
+                   * (mean_m[FANTASYLAND] - mean_m[STANDING])
+                   + mean_f[FANTASYLAND] * (mp[FANTASYLAND] - mr[FANTASYLAND]))
+    royalties = mean_f[STANDING] * (up[STANDING] - ur[STANDING])
+    rows = mean_f[STANDING] * ((mp[STANDING] - up[STANDING]) - (mr[STANDING] - ur[STANDING]))
+    return np.array([fouls, fantasyland, royalties, rows])
+
+
+def per_hand(totals: np.ndarray) -> float | None:
+    """A side's points per hand (mean value over its boards)."""
+    boards = totals[0::3].sum()
+    return float(totals[1::3].sum() / boards) if boards > 0 else None
+
+
+def _jacobian(function: Callable[[np.ndarray], np.ndarray], point: np.ndarray,
+              covariance: np.ndarray) -> np.ndarray:
+    """Central-difference derivatives of ``function`` at ``point`` (columns with no variance
+    are left at zero: they cannot move)."""
+    base = function(point)
+    jacobian = np.zeros((base.size, point.size))
+    for j in range(point.size):
+        if covariance[j, j] <= 0:
+            continue
+        step = 1e-6 * max(1.0, abs(point[j]))
+        up, down = point.copy(), point.copy()
+        up[j] += step
+        down[j] -= step
+        jacobian[:, j] = (function(up) - function(down)) / (2 * step)
+    return jacobian
+
+
+@dataclass(frozen=True, slots=True)
+class StratumBalance:
+    """The causes in one stratum, with their covariance, and both sides' figures."""
+
+    variant: str
+    player_count: int
+    player_boards: int
+    reference_boards: int
+    terms: np.ndarray
+    covariance: np.ndarray
+    player: Side
+    reference: Side
+
+
+def stratum_balance(variant: str, player_count: int, player: Side,
+                    reference: Side) -> StratumBalance:
+    """The four causes in a stratum and their covariance (delta method, both sides)."""
+    terms = cause_terms(player.totals, reference.totals)
+    covariance = np.zeros((4, 4))
+    for side, function in ((player, lambda y: cause_terms(y, reference.totals)),
+                           (reference, lambda y: cause_terms(player.totals, y))):
+        own = side.covariance
+        jacobian = _jacobian(function, side.totals, own)
+        covariance += jacobian @ own @ jacobian.T
+    return StratumBalance(variant, player_count, player.boards, reference.boards, terms,
+                          covariance, player, reference)
+
+
+def strata_balances(player_rows: pl.DataFrame,
+                    reference_rows: pl.DataFrame) -> list[StratumBalance]:
+    """Every stratum where the player has boards and the group has some to compare with."""
+    if player_rows.is_empty():
+        return []
+    result = []
+    keys = player_rows.select(STRATUM).unique().sort(STRATUM).rows()
+    for variant, player_count in keys:
+        mine = side_of(player_rows.filter((pl.col("variant") == variant)
+                                          & (pl.col("player_count") == player_count)))
+        theirs = side_of(reference_rows.filter((pl.col("variant") == variant)
+                                               & (pl.col("player_count") == player_count))
+                         if not reference_rows.is_empty() else reference_rows)
+        if mine.boards and theirs.boards:
+            result.append(stratum_balance(variant, int(player_count), mine, theirs))
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class Combined:
+    """Causes combined over strata with the player's hands as weights."""
+
+    hands: int
+    terms: np.ndarray
+    covariance: np.ndarray
+    weights: tuple[float, ...]
+    strata: tuple[StratumBalance, ...]
+
+    def estimate(self, combination: Sequence[float]) -> tuple[float, float]:
+        """(value, standard error) of a combination of the causes (e.g. fouls + Fantasyland)."""
+        vector = np.asarray(combination, dtype=float)
+        value = float(vector @ self.terms)
+        variance = float(vector @ self.covariance @ vector)
+        return value, math.sqrt(max(variance, 0.0))
+
+    def side_mean(self, function: Callable[[np.ndarray], float | None],
+                  player: bool) -> float | None:
+        """A per-stratum figure of one side, weighted by the player's hands."""
+        total = 0.0
+        for weight, stratum in zip(self.weights, self.strata, strict=True):
+            value = function((stratum.player if player else stratum.reference).totals)
+            if value is None:
+                return None
+            total += weight * value
+        return total
+
+
+def combine(strata: Sequence[StratumBalance]) -> Combined | None:
+    """The causes over several strata (None when there are none)."""
+    hands = sum(s.player_boards for s in strata)
+    if not hands:
+        return None
+    weights = tuple(s.player_boards / hands for s in strata)
+    terms = sum((w * s.terms for w, s in zip(weights, strata, strict=True)), np.zeros(4))
+    covariance = sum((w * w * s.covariance for w, s in zip(weights, strata, strict=True)),
+                     np.zeros((4, 4)))
+    return Combined(hands, terms, covariance, weights, tuple(strata))
+
+
+# --- figures of one side (for the sheet's lines) ------------------------------------------------
+
+
+def share_of(state: int) -> Callable[[np.ndarray], float | None]:
+    """A side's share of boards in ``state``."""
+    def share(totals: np.ndarray) -> float | None:
+        boards = totals[0::3].sum()
+        return float(totals[3 * state] / boards) if boards > 0 else None
+    return share
+
+
+def mean_of(state: int, royalty: bool = False,
+            rest: bool = False) -> Callable[[np.ndarray], float | None]:
+    """A side's mean value (or royalty part, or the rest) of its boards in ``state``."""
+    def mean(totals: np.ndarray) -> float | None:
+        count = totals[3 * state]
+        if count <= 0:
+            return None
+        value = totals[3 * state + 1] / count
+        part = totals[3 * state + 2] / count
+        return float(part if royalty else value - part if rest else value)
+    return mean
+
+
+def interval(value: float, se: float) -> tuple[float, float]:
+    """value ± 1.96 SE."""
+    return value - Z_95 * se, value + Z_95 * se
+
+
+def z_and_p(value: float, se: float) -> tuple[float | None, float | None]:
+    """The z statistic and its two-sided p (None without an error estimate)."""
+    if se <= 0:
+        return None, None
+    z = value / se
+    return z, two_sided_p(z)

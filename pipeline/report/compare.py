@@ -1,0 +1,341 @@
+"""Players against a reference group, and a player's progress: the dashboard's pages ask these.
+
+* :func:`compare_players` — several players side by side against a chosen reference group:
+  results as measured and against the players not left out, strength shrunk toward the group
+  (empirical Bayes, so small samples are not ranked on luck), foul rate, royalties and
+  Fantasyland against the group's (weighted by each player's own mix of variants), and the fair
+  trend across sessions; every test of the table through one Benjamini-Hochberg correction.
+* :func:`player_progress` — one player's fair trend, before/after around a date (an interval for
+  the difference) and rolling windows, with the mix of games held fixed.
+
+Reads through :mod:`pipeline.read` only (the same questions as the report), then pure.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import date, datetime
+
+import polars as pl
+
+from pipeline import read
+from pipeline.read.scope import Filters
+from pipeline.read.source import Database
+from pipeline.report.model import DEFAULT_SETTINGS, ReportSettings
+from pipeline.report.reference import (
+    ReferenceGroup,
+    ReferenceSpec,
+    choose_reference,
+    member_rows,
+)
+from pipeline.report.stats import (
+    Prior,
+    benjamini_hochberg,
+    estimate_prior,
+    shrink,
+    two_sided_p,
+    z_score,
+)
+from pipeline.report.trends import (
+    RollingSeries,
+    WithinFit,
+    raw_difference,
+    rolling_series,
+    within_effect,
+)
+
+COMPARISON_COLUMNS: dict[str, type[pl.DataType]] = {
+    "player": pl.String, "status": pl.String, "hands": pl.Int64, "points_per_hand": pl.Float64,
+    "basis_per_hand": pl.Float64, "basis_se": pl.Float64, "strength": pl.Float64,
+    "strength_low": pl.Float64, "strength_high": pl.Float64, "kept": pl.Float64,
+    "rank": pl.Int64, "foul_rate": pl.Float64, "group_foul_rate": pl.Float64,
+    "foul_difference": pl.Float64, "foul_q": pl.Float64, "foul_clear": pl.Boolean,
+    "royalties_per_hand": pl.Float64, "group_royalties_per_hand": pl.Float64,
+    "fl_entry_rate": pl.Float64, "group_fl_entry_rate": pl.Float64,
+    "trend_points": pl.Float64, "trend_points_q": pl.Float64, "trend_fouls": pl.Float64,
+    "trend_fouls_q": pl.Float64, "trend_clear": pl.Boolean,
+}
+"""The columns of :attr:`PlayerComparison.table` (per session trends: change per session)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerComparison:
+    """Players against a reference group: one row per player, and what the group is."""
+
+    group: ReferenceGroup
+    prior: Prior | None
+    table: pl.DataFrame
+    tests: int
+    fdr: float
+
+    @property
+    def label(self) -> str:
+        """The group's short name."""
+        return self.group.label
+
+
+def _sums(rows: pl.DataFrame, columns: tuple[str, ...]) -> dict[str, dict[str, float]]:
+    if rows.is_empty():
+        return {}
+    summed = rows.group_by("variant").agg([pl.col(c).sum() for c in columns])
+    return {row["variant"]: {c: float(row[c] or 0) for c in columns}
+            for row in summed.iter_rows(named=True)}
+
+
+def _mix_rate(mine: dict[str, dict[str, float]], group: dict[str, dict[str, float]],
+              hits: str, trials: str) -> tuple[float | None, float | None, float | None]:
+    """(player's rate, the group's rate weighted by the player's mix, z of the difference)."""
+    strata = [(v, t) for v, t in mine.items() if t[trials] > 0 and group.get(v, {}).get(trials)]
+    if not strata:
+        return None, None, None
+    total = sum(t[trials] for _, t in strata)
+    player = sum(t[hits] for _, t in strata) / total
+    reference = 0.0
+    variance_player = variance_group = 0.0
+    for variant, t in strata:
+        weight = t[trials] / total
+        g = group[variant]
+        reference += weight * g[hits] / g[trials]
+        adjusted = (t[hits] + 1) / (t[trials] + 2)
+        variance_player += weight ** 2 * adjusted * (1 - adjusted) / (t[trials] + 2)
+        adjusted = (g[hits] + 1) / (g[trials] + 2)
+        variance_group += weight ** 2 * adjusted * (1 - adjusted) / (g[trials] + 2)
+    z = z_score(player - reference, math.sqrt(variance_player), math.sqrt(variance_group))
+    return player, reference, z
+
+
+def _mix_mean(mine: dict[str, dict[str, float]], group: dict[str, dict[str, float]],
+              total_column: str, count_column: str) -> tuple[float | None, float | None]:
+    strata = [(v, t) for v, t in mine.items()
+              if t[count_column] > 0 and group.get(v, {}).get(count_column)]
+    if not strata:
+        return None, None
+    total = sum(t[count_column] for _, t in strata)
+    player = sum(t[total_column] for _, t in strata) / total
+    reference = sum(t[count_column] / total * group[v][total_column] / group[v][count_column]
+                    for v, t in strata)
+    return player, reference
+
+
+def _basis(states: pl.DataFrame) -> dict[str, tuple[int, float, float | None]]:
+    """Per player: boards, mean value, its standard error (from report_state_totals)."""
+    if states.is_empty():
+        return {}
+    summed = states.group_by("player").agg(pl.col("boards").sum(), pl.col("value").sum(),
+                                           pl.col("value_sq").sum())
+    result = {}
+    for player, boards, total, total_sq in summed.select(
+            "player", "boards", "value", "value_sq").rows():
+        se = None
+        if boards > 1:
+            variance = (total_sq - total * total / boards) / (boards - 1)
+            se = math.sqrt(max(variance, 0.0) / boards)
+        result[player] = (int(boards), total / boards, se)
+    return result
+
+
+def _session_trend(hands: pl.DataFrame, column: str) -> WithinFit | None:
+    dated = hands.filter(pl.col("session_id").is_not_null())
+    if dated.is_empty():
+        return None
+    order = (dated.group_by("session_id").agg(pl.col("started_at").min())
+             .sort(["started_at", "session_id"])["session_id"].to_list())
+    number = {session: index for index, session in enumerate(order, start=1)}
+    return within_effect([float(v) for v in dated[column].to_list()],
+                         [float(number[s]) for s in dated["session_id"].to_list()],
+                         _strata(dated), dated["session_id"].to_list())
+
+
+def _strata(hands: pl.DataFrame) -> list[str]:
+    return [f"{variant}/{count}" for variant, count in
+            hands.select("variant", "player_count").rows()]
+
+
+def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
+                    spec: ReferenceSpec,
+                    settings: ReportSettings = DEFAULT_SETTINGS) -> PlayerComparison:
+    """``players`` side by side against the reference group ``spec`` over the hands the
+    filters keep (dates, variants, rules, tables: everyone's hands, whoever sat).
+
+    The outlier rule judges the whole field; a player's results against the players it leaves
+    out do not count in the comparison (``basis_per_hand``), unless the player is one of them.
+    Each player's foul rate, royalties and Fantasyland entries are compared with the group's
+    (without the player), weighted by the player's own mix of variants. The strength is the
+    basis result shrunk toward the group's players (empirical Bayes over the group's players
+    with at least ``settings.min_sample`` hands); a player the outlier rule left out is not
+    drawn from the group, so is neither shrunk nor ranked. The fair trend is the change per session
+    within each variant and table size. The foul-rate and trend tests of every player go
+    through one Benjamini-Hochberg correction at ``settings.fdr``.
+    """
+    scope = Filters(date_from=filters.date_from, date_to=filters.date_to,
+                    variants=filters.variants, rules=filters.rules, tables=filters.tables)
+    with read.source.reading(db) as connection:
+        totals = read.report.report_player_totals(connection, scope)
+        pairs = read.report.report_pair_totals(connection, scope)
+        group = choose_reference(totals, pairs, spec, (), settings.min_sample)
+        left_out = group.left_out_names
+        states = read.report.report_state_totals(connection, scope, left_out)
+        everyone = read.report.report_state_totals(
+            connection, scope.with_players(players)) if left_out else states
+        hands = (read.report.report_progress_hands(connection, scope.with_players(players))
+                 if players else pl.DataFrame())
+    basis = _basis(states)
+    basis_all = _basis(everyone)
+    members = member_rows(states, group)
+    member_basis = {p: v for p, v in _basis(members).items()
+                    if v[0] >= settings.min_sample and v[2]}
+    prior = estimate_prior([v[1] for v in member_basis.values()],
+                           [v[2] for v in member_basis.values()])  # type: ignore[misc]
+    totals_columns = ("hands", "points", "fouls", "royalty_top", "royalty_middle",
+                      "royalty_bottom", "fl_entries", "normal_hands")
+    rows = []
+    tests: list[float | None] = []
+    shrunk_members = {p: shrink(v[1], v[2], prior).value  # type: ignore[arg-type]
+                      for p, v in member_basis.items()} if prior else {}
+    for player in players:
+        mine_rows = totals.filter(pl.col("player") == player)
+        if mine_rows.is_empty():
+            continue
+        group_rows = member_rows(totals, group).filter(pl.col("player") != player)
+        mine = _sums(mine_rows.with_columns(
+            (pl.col("royalty_top") + pl.col("royalty_middle") + pl.col("royalty_bottom"))
+            .alias("royalties")), (*totals_columns, "royalties"))
+        theirs = _sums(group_rows.with_columns(
+            (pl.col("royalty_top") + pl.col("royalty_middle") + pl.col("royalty_bottom"))
+            .alias("royalties")), (*totals_columns, "royalties"))
+        foul_rate, group_foul, foul_z = _mix_rate(mine, theirs, "fouls", "hands")
+        royalties, group_royalties = _mix_mean(mine, theirs, "royalties", "hands")
+        entry, group_entry, _ = _mix_rate(mine, theirs, "fl_entries", "normal_hands")
+        is_outlier = player in left_out
+        own = basis_all.get(player) if is_outlier else basis.get(player)
+        strength = low = high = kept = None
+        rank = None
+        if own and own[2] and prior is not None and not is_outlier:
+            value = shrink(own[1], own[2], prior)
+            strength, kept = value.value, value.weight
+            low, high = value.interval()
+            if prior.spread > 0:
+                rank = 1 + sum(v > value.value for p, v in shrunk_members.items()
+                               if p != player)
+        mine_hands = hands.filter(pl.col("player") == player) if not hands.is_empty() else hands
+        trend_points = _session_trend(mine_hands, "points") if not mine_hands.is_empty() else None
+        trend_fouls = _session_trend(mine_hands, "foul") if not mine_hands.is_empty() else None
+        hand_count = int(mine_rows["hands"].sum())
+        status = ("left out (outlier)" if is_outlier else
+                  "member" if player in group.members else "not a member")
+        rows.append({
+            "player": player, "status": status, "hands": hand_count,
+            "points_per_hand": int(mine_rows["points"].sum()) / hand_count,
+            "basis_per_hand": own[1] if own else None, "basis_se": own[2] if own else None,
+            "strength": strength, "strength_low": low, "strength_high": high, "kept": kept,
+            "rank": rank, "foul_rate": foul_rate, "group_foul_rate": group_foul,
+            "foul_difference": None if foul_rate is None or group_foul is None
+            else foul_rate - group_foul,
+            "foul_q": None, "foul_clear": False,
+            "royalties_per_hand": royalties, "group_royalties_per_hand": group_royalties,
+            "fl_entry_rate": entry, "group_fl_entry_rate": group_entry,
+            "trend_points": trend_points.estimate if trend_points else None,
+            "trend_points_q": None,
+            "trend_fouls": trend_fouls.estimate if trend_fouls else None,
+            "trend_fouls_q": None, "trend_clear": False,
+            "_p": (two_sided_p(foul_z) if foul_z is not None else None,
+                   trend_points.p_value if trend_points else None,
+                   trend_fouls.p_value if trend_fouls else None),
+        })
+        tests.extend(rows[-1]["_p"])
+    q_values = benjamini_hochberg(tests)
+    for index, row in enumerate(rows):
+        foul_q, points_q, fouls_q = q_values[3 * index:3 * index + 3]
+        row["foul_q"], row["trend_points_q"], row["trend_fouls_q"] = foul_q, points_q, fouls_q
+        row["foul_clear"] = foul_q is not None and foul_q <= settings.fdr
+        row["trend_clear"] = any(q is not None and q <= settings.fdr for q in (points_q, fouls_q))
+        del row["_p"]
+    table = pl.DataFrame(rows, schema=COMPARISON_COLUMNS)
+    return PlayerComparison(group, prior, table, sum(p is not None for p in tests), settings.fdr)
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressTest:
+    """One question of :func:`player_progress`, after the correction."""
+
+    key: str
+    title: str
+    unit: str
+    fit: WithinFit | None
+    q_value: float | None
+    clear: bool
+    note: str
+
+    @property
+    def verdict(self) -> str:
+        """``clear``, ``not clear`` or ``not enough data``."""
+        if self.fit is None or self.fit.p_value is None:
+            return "not enough data"
+        return "clear" if self.clear else "not clear"
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """A player's progress with the mix of games held fixed."""
+
+    player: str
+    hands: int
+    sessions: int
+    change_date: date | None
+    before: int
+    after: int
+    tests: tuple[ProgressTest, ...]
+    fouls: RollingSeries | None
+    points: RollingSeries | None
+
+
+def player_progress(db: Database, filters: Filters, player: str, change_date: date | None,
+                    window: int = DEFAULT_SETTINGS.rolling_window,
+                    fdr: float = DEFAULT_SETTINGS.fdr) -> Progress:
+    """The fair trend across sessions (points per hand, foul rate), before/after
+    ``change_date`` with an interval for the difference, and rolling windows - each within
+    variant and table size. The tests go through one Benjamini-Hochberg correction."""
+    scope = Filters(players=(player,), date_from=filters.date_from, date_to=filters.date_to,
+                    variants=filters.variants, rules=filters.rules, tables=filters.tables)
+    with read.source.reading(db) as connection:
+        hands = read.report.report_progress_hands(connection, scope)
+    sessions = hands["session_id"].drop_nulls().n_unique() if not hands.is_empty() else 0
+    fits: list[tuple[str, str, str, WithinFit | None, str]] = []
+    if not hands.is_empty():
+        for column, name, unit in (("points", "points per hand", "points"),
+                                   ("foul", "foul rate", "rate")):
+            fit = _session_trend(hands, column)
+            fits.append((f"trend.{column}", f"Trend in {name} (per session)", f"{unit}_slope",
+                         fit, ""))
+    before = after = 0
+    if change_date is not None and not hands.is_empty():
+        moment = datetime.combine(change_date, datetime.min.time())
+        dated = hands.filter(pl.col("started_at").is_not_null())
+        flags = [bool(value >= moment) for value in dated["started_at"].to_list()]
+        after = sum(flags)
+        before = len(flags) - after
+        sessions_of = [s if s is not None else f"undated-{i}"
+                       for i, s in enumerate(dated["session_id"].to_list())]
+        for column, name, unit in (("points", "points per hand", "points"),
+                                   ("foul", "foul rate", "rate")):
+            values = [float(v) for v in dated[column].to_list()]
+            fit = within_effect(values, [float(f) for f in flags], _strata(dated), sessions_of)
+            raw = raw_difference(values, flags)
+            note = ""
+            if raw is not None:
+                shown = f"{raw[0] * 100:+.1f} pp" if unit == "rate" else f"{raw[0]:+.2f}"
+                note = f"without holding the mix: {shown}"
+            fits.append((f"change.{column}", f"Change in {name} since {change_date.isoformat()}",
+                         unit, fit, note))
+    q_values = benjamini_hochberg([fit.p_value if fit else None for _, _, _, fit, _ in fits])
+    tests = tuple(ProgressTest(key, title, unit, fit, q, q is not None and q <= fdr, note)
+                  for (key, title, unit, fit, note), q in zip(fits, q_values, strict=True))
+    strata = _strata(hands) if not hands.is_empty() else []
+    size = min(window, max(10, hands.height // 4)) if hands.height else window
+    fouls = rolling_series([float(v) for v in hands["foul"].to_list()], strata, size) \
+        if hands.height else None
+    points = rolling_series([float(v) for v in hands["points"].to_list()], strata, size) \
+        if hands.height else None
+    return Progress(player, hands.height, sessions, change_date, before, after, tests,
+                    fouls, points)

@@ -1,0 +1,167 @@
+"""Fair trends: change over time with the mix of games held fixed.
+
+A player's results move with the games played: Classic and Pineapple foul at different rates, a
+3-handed table pays more per hand than a heads-up one. Comparing sessions as they come mistakes a
+change of mix for a change of play. Here every comparison is made *within* a stratum (variant and
+table size): weighted least squares with one intercept per stratum (fixed effects) over cells of
+a session's hands, so that hands sharing a table and opponents count together, with Student's t
+on ``cells - parameters`` degrees of freedom.
+
+* :func:`within_effect` — the effect of one variable (session number: a trend; after a date: a
+  before/after difference), mix held fixed;
+* :func:`rolling_series` — rolling windows over the player's hands, raw and with the mix held
+  fixed (each hand measured against the player's own mean in its stratum).
+
+Pure: numpy over plain arrays.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from pipeline.report.stats import t_quantile, t_two_sided_p
+
+
+@dataclass(frozen=True, slots=True)
+class WithinFit:
+    """The effect of ``x`` on ``y`` within strata, with a session-clustered standard error."""
+
+    estimate: float
+    se: float
+    df: int
+    hands: int
+    sessions: int
+    strata: int
+    t: float | None
+    p_value: float | None
+    low: float
+    high: float
+
+
+def _codes(values: Sequence[object]) -> np.ndarray:
+    index: dict[object, int] = {}
+    return np.asarray([index.setdefault(value, len(index)) for value in values], dtype=np.int64)
+
+
+def _weighted_demeaned(values: np.ndarray, weights: np.ndarray, groups: np.ndarray,
+                       count: int) -> np.ndarray:
+    sums = np.bincount(groups, weights=values * weights, minlength=count)
+    totals = np.bincount(groups, weights=weights, minlength=count)
+    return values - (sums / np.where(totals > 0, totals, 1.0))[groups]
+
+
+def within_effect(y: Sequence[float], x: Sequence[float], strata: Sequence[object],
+                  sessions: Sequence[object], level: float = 0.95) -> WithinFit | None:
+    """The effect ``b`` of ``x`` on ``y`` within strata: ``y = a[stratum] + b·x``.
+
+    Hands are first pooled into cells (a session's hands in one stratum with one value of
+    ``x``), so that hands of one session, which share a table and opponents, count once
+    together; then weighted least squares over the cells' means (weights: hands) with one
+    intercept per stratum. The standard error comes from the cells' weighted residual variance
+    (never below the variance of hands around their cell's mean, which estimates the same thing
+    when sessions add nothing of their own: a few cells that happen to line up never fake
+    certainty), the test from Student's t on ``cells - strata - 1`` degrees of freedom (only
+    strata where ``x`` varies inform ``b``; the others still inform the variance). None when no
+    degree of freedom is left or ``x`` never varies within a stratum.
+    """
+    y_values = np.asarray(y, dtype=float)
+    x_values = np.asarray(x, dtype=float)
+    if y_values.size < 3:
+        return None
+    keys = list(zip(strata, sessions, x_values.tolist(), strict=True))
+    cell = _codes(keys)
+    cells = int(cell.max()) + 1
+    hands_per_cell = np.bincount(cell, minlength=cells).astype(float)
+    y_cell = np.bincount(cell, weights=y_values, minlength=cells) / hands_per_cell
+    x_cell = np.bincount(cell, weights=x_values, minlength=cells) / hands_per_cell
+    first = np.zeros(cells, dtype=np.int64)
+    first[cell[::-1]] = np.arange(cell.size)[::-1]
+    stratum_codes = _codes(strata)
+    stratum = stratum_codes[first]
+    strata_count = int(stratum.max()) + 1
+    x_within = _weighted_demeaned(x_cell, hands_per_cell, stratum, strata_count)
+    informative = np.abs(x_within) > 1e-12
+    if not informative.any():
+        return None
+    x_within = np.where(informative, x_within, 0.0)
+    y_within = _weighted_demeaned(y_cell, hands_per_cell, stratum, strata_count)
+    sxx = float((hands_per_cell * x_within) @ x_within)
+    if sxx <= 0:
+        return None
+    estimate = float((hands_per_cell * x_within) @ y_within) / sxx
+    residual = y_within - estimate * x_within
+    informing_strata = np.unique(stratum[informative]).size
+    df = cells - strata_count - 1
+    if df < 1:
+        return None
+    between = float((hands_per_cell * residual) @ residual) / df
+    # hands around their cell's mean: the same variance when sessions add nothing of their own;
+    # the larger of the two is used, so a few cells that happen to line up never fake certainty
+    spread_in_cells = y_values - y_cell[cell]
+    within = float(spread_in_cells @ spread_in_cells) / max(y_values.size - cells, 1)
+    variance = max(between, within) / sxx
+    se = math.sqrt(max(variance, 0.0))
+    t = estimate / se if se > 0 else None
+    p = t_two_sided_p(t, df) if t is not None else (None if estimate else 1.0)
+    margin = t_quantile(level, df) * se
+    session = _codes(sessions)[first]
+    sessions_used = int(np.unique(session[informative]).size)
+    return WithinFit(estimate, se, df, int(hands_per_cell[informative].sum()), sessions_used,
+                     informing_strata, t, p, estimate - margin, estimate + margin)
+
+
+@dataclass(frozen=True, slots=True)
+class RollingSeries:
+    """Rolling means over the last ``window`` hands, raw and with the mix held fixed."""
+
+    window: int
+    hand_number: tuple[int, ...]
+    raw: tuple[float, ...]
+    adjusted: tuple[float, ...]
+
+
+def rolling_series(y: Sequence[float], strata: Sequence[object], window: int,
+                   max_points: int = 400) -> RollingSeries | None:
+    """The rolling mean of ``y`` over ``window`` hands, and of the mix-adjusted values
+    ``y - mean of the player's hands in the same stratum + the player's overall mean``.
+
+    A player who plays the same way whatever the game shows a flat adjusted line, however the
+    games change. At most ``max_points`` points (evenly thinned, the last always kept); None
+    with fewer hands than the window.
+    """
+    values = np.asarray(y, dtype=float)
+    if window < 1 or values.size < window:
+        return None
+    stratum = _codes(strata)
+    count = int(stratum.max()) + 1
+    adjusted = _weighted_demeaned(values, np.ones_like(values), stratum, count) + values.mean()
+
+    def rolling(series: np.ndarray) -> np.ndarray:
+        running = np.concatenate([[0.0], np.cumsum(series)])
+        return (running[window:] - running[:-window]) / window
+
+    raw_mean, adjusted_mean = rolling(values), rolling(adjusted)
+    numbers = np.arange(window, values.size + 1)
+    step = max(1, math.ceil(numbers.size / max_points))
+    kept = list(range(0, numbers.size, step))
+    if kept[-1] != numbers.size - 1:
+        kept.append(numbers.size - 1)
+    return RollingSeries(window, tuple(int(numbers[i]) for i in kept),
+                         tuple(float(raw_mean[i]) for i in kept),
+                         tuple(float(adjusted_mean[i]) for i in kept))
+
+
+def raw_difference(y: Sequence[float], after: Sequence[bool]) -> tuple[float, float] | None:
+    """Mean after minus mean before, ignoring the mix, with its (unclustered) SE."""
+    values = np.asarray(y, dtype=float)
+    flags = np.asarray(after, dtype=bool)
+    later, earlier = values[flags], values[~flags]
+    if later.size < 2 or earlier.size < 2:
+        return None
+    difference = float(later.mean() - earlier.mean())
+    se = math.sqrt(later.var(ddof=1) / later.size + earlier.var(ddof=1) / earlier.size)
+    return difference, se

@@ -1,0 +1,111 @@
+"""Compare players, Sessions and Player review under AppTest on simulated players of known
+style: the reference group chosen on the page, strength shrunk toward it, fair progress."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from pipeline.read.scope import Filters
+from pipeline.report.compare import compare_players
+from pipeline.report.reference import ReferenceSpec
+from tests.report.conftest import CHASERS, DRIFTER, RANDOM, SOLIDS, Simulated
+
+APP = Path(__file__).parents[2] / "dashboard" / "app.py"
+
+
+def _app(database: Path, monkeypatch: pytest.MonkeyPatch, players: list[str]) -> AppTest:
+    monkeypatch.setenv("OFC_DASHBOARD_DB", str(database))
+    app = AppTest.from_file(str(APP), default_timeout=120)
+    app.run()
+    assert not app.exception, [e.message for e in app.exception]
+    app.sidebar.multiselect(key="f_players").set_value(players).run()
+    return app
+
+
+TABLE_COLUMNS = {"reference_table": {"status", "strength", "foul_clear"},
+                 "progress_tests": {"question", "95 % interval", "verdict"}}
+
+
+def _table(app: AppTest, key: str) -> pl.DataFrame:
+    """The shown table whose key ends with ``key`` (recognised by its columns)."""
+    wanted = next(columns for suffix, columns in TABLE_COLUMNS.items() if key.endswith(suffix))
+    for element in app.dataframe:
+        if wanted <= set(element.value.columns):
+            return pl.from_pandas(element.value)
+    raise AssertionError(f"no table {key}: {[list(e.value.columns) for e in app.dataframe]}")
+
+
+def _named(app: AppTest, prefix: str, names: list[str]) -> None:
+    kind = app.selectbox(key=f"{prefix}_kind")
+    kind.set_value(kind.options[2]).run()  # named regulars
+    app.multiselect(key=f"{prefix}_names").set_value(names).run()
+    assert not app.exception, [e.message for e in app.exception]
+
+
+def test_compare_players_against_the_solid_players(proof_db: Simulated,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    players = [*CHASERS, RANDOM, SOLIDS[0]]
+    app = _app(proof_db.database, monkeypatch, players)
+    app.switch_page("views/compare_players.py").run()
+    assert not app.exception, [e.message for e in app.exception]
+    _named(app, "compare_reference", list(SOLIDS))
+    table = _table(app, "compare_reference_table")
+    expected = compare_players(proof_db.database, Filters(), tuple(players),
+                               ReferenceSpec.parse("named:" + ",".join(SOLIDS)))
+    assert sorted(table["player"].to_list()) == sorted(players)
+    rows = {row["player"]: row for row in table.to_dicts()}
+    for row in expected.table.to_dicts():
+        shown = rows[row["player"]]
+        assert shown["foul_rate"] == pytest.approx(row["foul_rate"])
+        assert shown["group_foul_rate"] == pytest.approx(row["group_foul_rate"])
+        assert shown["strength"] == pytest.approx(row["strength"])
+    for chaser in CHASERS:  # the chasers foul clearly more than the solid players
+        assert rows[chaser]["foul_clear"] and rows[chaser]["foul_rate"] > \
+            rows[chaser]["group_foul_rate"]
+    assert rows[RANDOM]["status"] == "left out (outlier)"
+    assert rows[SOLIDS[0]]["status"] == "member"
+    # shrinkage: every strength lies between the player's own figure and the group's mean
+    mean = expected.prior.mean
+    for row in expected.table.to_dicts():
+        if row["strength"] is not None:
+            low, high = sorted((row["basis_per_hand"], mean))
+            assert low - 1e-9 <= row["strength"] <= high + 1e-9
+
+
+def test_sessions_page_compares_players_and_shows_progress(
+        proof_db: Simulated, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _app(proof_db.database, monkeypatch, [])
+    app.switch_page("views/sessions.py").run()
+    assert not app.exception, [e.message for e in app.exception]
+    table = _table(app, "sessions_reference_table")
+    assert sorted(table["player"].to_list()) == sorted([*SOLIDS, *CHASERS, RANDOM, DRIFTER])
+    # with the field as the group, the random player is left out and ranked nowhere
+    rows = {row["player"]: row for row in table.to_dicts()}
+    assert rows[RANDOM]["status"] == "left out (outlier)" and rows[RANDOM]["rank"] is None
+    app.date_input(key="sessions_progress_date").set_value(proof_db.switch.date())
+    app.selectbox(key="sessions_progress_player").set_value(DRIFTER).run()
+    assert not app.exception, [e.message for e in app.exception]
+    tests = {row["key"]: row for row in _table(app, "sessions_progress_tests").to_dicts()}
+    assert tests["change.foul"]["verdict"] == "clear" and tests["change.foul"]["estimate"] > 5
+    assert tests["change.points"]["verdict"] in ("clear", "not clear")
+
+
+def test_player_review_against_a_group_and_before_after(
+        proof_db: Simulated, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _app(proof_db.database, monkeypatch, [DRIFTER])
+    app.switch_page("views/player_review.py").run()
+    assert not app.exception, [e.message for e in app.exception]
+    [row] = _table(app, "review_reference_table").to_dicts()
+    assert row["player"] == DRIFTER and row["status"] == "member"
+    tests = {r["key"]: r for r in _table(app, "review_progress_tests").to_dicts()}
+    assert set(tests) == {"trend.points", "trend.foul"}
+    app.date_input(key="review_progress_date").set_value(proof_db.switch.date()).run()
+    tests = {r["key"]: r for r in _table(app, "review_progress_tests").to_dicts()}
+    assert tests["change.foul"]["verdict"] == "clear"
+    _named(app, "review_reference", list(SOLIDS))
+    [row] = _table(app, "review_reference_table").to_dicts()
+    assert row["status"] == "not a member"
