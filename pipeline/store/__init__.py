@@ -352,6 +352,43 @@ def insert_frame(
         connection.unregister(name)
 
 
+DUCKDB_MAGIC = b"DUCK"
+"""The bytes a DuckDB database file carries at :data:`DUCKDB_MAGIC_OFFSET`."""
+
+DUCKDB_MAGIC_OFFSET = 8
+
+
+class NotADatabase(duckdb.Error):
+    """The path exists but is not a DuckDB database (a hand-history file, a folder...).
+
+    DuckDB would open such a file as an empty in-memory database and every write would be lost,
+    so :func:`connect` refuses it before DuckDB sees it."""
+
+
+def check_database_file(path: str | Path) -> None:
+    """Raise :class:`NotADatabase` when ``path`` exists and is not a DuckDB database file.
+
+    A missing path, or an empty file, is fine: DuckDB creates the database there.
+    """
+    path = Path(path)
+    if not path.exists():
+        return
+    if path.is_dir():
+        raise NotADatabase(f"{path} is a folder, not a DuckDB database file")
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(DUCKDB_MAGIC_OFFSET + len(DUCKDB_MAGIC))
+    except OSError as error:
+        raise NotADatabase(f"cannot read {path}: {error.strerror or error}") from error
+    if not head:
+        return
+    if head[DUCKDB_MAGIC_OFFSET:] != DUCKDB_MAGIC:
+        raise NotADatabase(
+            f"{path} exists and is not a DuckDB database (is it a hand-history file?); "
+            "refusing to use it: give --db a new file name or an ofc database"
+        )
+
+
 def _is_lock_error(error: Exception) -> bool:
     text = str(error).lower()
     return "lock" in text or "conflicting" in text or "being used" in text
@@ -364,11 +401,13 @@ def connect(
 ) -> duckdb.DuckDBPyConnection:
     """Open the database file; a writer waits (up to ``wait_seconds``) while another process holds it.
 
-    A read-only open of a missing file raises FileNotFoundError.
+    A read-only open of a missing file raises FileNotFoundError; an existing file that is not a
+    DuckDB database raises :class:`NotADatabase` (a ``duckdb.Error``).
     """
     path = Path(path)
     if read_only and not path.exists():
         raise FileNotFoundError(f"no database at {path}")
+    check_database_file(path)
     deadline = time.monotonic() + wait_seconds
     delay = 0.02
     while True:
