@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from pipeline.cli import CommandError
-from pipeline.cli.common import add_rules_option, rules_from_option
+from pipeline.cli.common import add_rules_option, rules_from_option, terminal_cell
 from pipeline.cli.database import add_database_option
 from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES, FORMATS
 from pipeline.ingest.batches import DEFAULT_BATCH_SIZE
@@ -83,9 +83,10 @@ def print_summary(summary: IngestSummary) -> None:
     """The per-file table and the totals, on stdout."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = Console(width=None if sys.stdout.isatty() else 160)
-    table = Table(title=f"ingest into {summary.database}")
+    table = Table(title=terminal_cell(f"ingest into {summary.database}"))
     for name, justify in (("file", "left"), ("format", "left"), ("status", "left"),
                           ("records", "right"), ("stored", "right"), ("duplicates", "right"),
                           ("rejected", "right"), ("first reasons", "left")):
@@ -96,8 +97,9 @@ def print_summary(summary: IngestSummary) -> None:
         if item.message and item.message not in item.reasons:
             notes.insert(0, item.message)
         table.add_row(
-            _shown_path(item.path), item.format or "", item.status, f"{item.records:,}", f"{item.stored:,}",
-            f"{item.duplicates:,}", f"{item.rejected:,}", "\n".join(notes),
+            terminal_cell(_shown_path(item.path)), item.format or "", item.status,
+            f"{item.records:,}", f"{item.stored:,}", f"{item.duplicates:,}", f"{item.rejected:,}",
+            Text("\n").join(terminal_cell(note) for note in notes),
         )
     console.print(table)
     console.print(

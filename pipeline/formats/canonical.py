@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from pipeline.formats.base import SourceRecord, clip_raw
-from pipeline.formats.source import SourceLine, read_lines, truncated_reason
+from pipeline.formats.source import SourceLine, json_error_reason, read_lines, truncated_reason
 
 DESCRIPTION = 'canonical JSON Lines (one hand object with "players" per line)'
 
@@ -87,7 +87,7 @@ def parse_canonical_line(file_name: str, line: SourceLine) -> SourceRecord:
     try:
         value: Any = json.loads(line.text)
     except json.JSONDecodeError as exc:
-        reason = truncated_reason(line, f"invalid JSON: {exc.msg} at column {exc.colno}")
+        reason = truncated_reason(line, json_error_reason(exc))
         return SourceRecord(
             file_name, line.number, clip_raw(line.text), None, reason, _find_hand_id(line.text)
         )

@@ -35,6 +35,7 @@ from pipeline.formats.source import (
     FormatError,
     SourceLine,
     file_name_stem,
+    json_error_reason,
     read_lines,
     truncated_reason,
 )
@@ -460,7 +461,7 @@ def _parse_line(line: SourceLine) -> tuple[dict[str, Any] | None, str | None]:
     try:
         value = json.loads(line.text)
     except json.JSONDecodeError as exc:
-        reason = f"line {line.number}: invalid JSON: {exc.msg} at column {exc.colno}"
+        reason = f"line {line.number}: {json_error_reason(exc)}"
         return None, truncated_reason(line, reason)
     except RecursionError:
         return None, f"line {line.number}: invalid JSON: nested too deeply"

@@ -247,6 +247,21 @@ def _damage_reason(number: int, exc: BaseException) -> str:
     return f"cannot read past line {number - 1}: damaged data ({detail})"
 
 
+def json_error_reason(error: ValueError) -> str:
+    """A JSON decoding error as a reason: ``invalid JSON: Expecting ',' delimiter at column 40``.
+
+    Python's messages that end with a position word ("Unterminated string starting at") get the
+    column right after it, not a second "at".
+    """
+    message = getattr(error, "msg", None) or str(error)
+    column = getattr(error, "colno", None)
+    if column is None:
+        return f"invalid JSON: {message}"
+    if message.endswith(" at"):
+        return f"invalid JSON: {message} column {column}"
+    return f"invalid JSON: {message} at column {column}"
+
+
 def truncated_reason(line: SourceLine, reason: str) -> str:
     """The error for a line that failed to parse: marked "truncated line" when it is a last line
     without a newline (the file was most likely cut off while being written)."""
