@@ -83,7 +83,7 @@ def _check_database_option(arguments: argparse.Namespace) -> None:
     try:
         check_database_file(Path(database).expanduser())
     except NotADatabase as error:
-        raise CommandError(f"--db {database}: {error}", code=2) from error
+        raise CommandError(f"cannot use database {database}: {error}", code=1) from error
 
 
 if __name__ == "__main__":

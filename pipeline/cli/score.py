@@ -14,6 +14,7 @@ from pipeline.formats.source import (
     FormatError,
     SourceLine,
     json_error_reason,
+    load_json,
     read_lines,
     read_stream_lines,
 )
@@ -44,8 +45,8 @@ def score_line(text: str, resolver: RulesResolver) -> tuple[dict, bool]:
     """Score one input line; returns (output object, ok)."""
     hand_id = None
     try:
-        mapping = json.loads(text)
-    except json.JSONDecodeError as error:
+        mapping = load_json(text)
+    except ValueError as error:  # JSONDecodeError, or NaN / Infinity
         return {"hand_id": None, "error": json_error_reason(error)}, False
     if isinstance(mapping, dict):
         hand_id = mapping.get("hand_id")

@@ -14,7 +14,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from pipeline.formats.base import SourceRecord, clip_raw
-from pipeline.formats.source import SourceLine, json_error_reason, read_lines, truncated_reason
+from pipeline.formats.source import (
+    SourceLine,
+    json_error_reason,
+    load_json,
+    read_lines,
+    truncated_reason,
+)
 
 DESCRIPTION = 'canonical JSON Lines (one hand object with "players" per line)'
 
@@ -85,8 +91,8 @@ def parse_canonical_line(file_name: str, line: SourceLine) -> SourceRecord:
     if line.text is None:
         return SourceRecord(file_name, line.number, clip_raw(line.raw), None, line.error)
     try:
-        value: Any = json.loads(line.text)
-    except json.JSONDecodeError as exc:
+        value: Any = load_json(line.text)
+    except ValueError as exc:  # JSONDecodeError, or NaN / Infinity
         reason = truncated_reason(line, json_error_reason(exc))
         return SourceRecord(
             file_name, line.number, clip_raw(line.text), None, reason, _find_hand_id(line.text)

@@ -36,6 +36,7 @@ from pipeline.formats.source import (
     SourceLine,
     file_name_stem,
     json_error_reason,
+    load_json,
     read_lines,
     truncated_reason,
 )
@@ -459,8 +460,8 @@ def _parse_line(line: SourceLine) -> tuple[dict[str, Any] | None, str | None]:
     if line.text is None:
         return None, line.error or f"line {line.number} cannot be read"
     try:
-        value = json.loads(line.text)
-    except json.JSONDecodeError as exc:
+        value = load_json(line.text)
+    except ValueError as exc:  # JSONDecodeError, or NaN / Infinity
         reason = f"line {line.number}: {json_error_reason(exc)}"
         return None, truncated_reason(line, reason)
     except RecursionError:

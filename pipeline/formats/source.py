@@ -10,11 +10,12 @@ records); only problems with the whole file (missing, unreadable) raise :class:`
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, Any, NamedTuple
 
 MAX_LINE_BYTES = 1 << 20
 """Longest line a reader accepts (1 MiB); a longer line becomes an error, not a record."""
@@ -247,12 +248,33 @@ def _damage_reason(number: int, exc: BaseException) -> str:
     return f"cannot read past line {number - 1}: damaged data ({detail})"
 
 
+class NonStandardNumber(ValueError):
+    """A JSON text uses ``NaN``, ``Infinity`` or ``-Infinity``, which JSON does not have."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise NonStandardNumber(f"invalid JSON: {name} is not a JSON number")
+
+
+_STRICT_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
+def load_json(text: str) -> Any:
+    """Parse one JSON text as the readers do: like :func:`json.loads`, but ``NaN`` and
+    ``Infinity`` (which Python accepts and JSON does not) raise :class:`NonStandardNumber`, a
+    ``ValueError`` whose message is the reason. Decoding errors raise ``json.JSONDecodeError``
+    (give it to :func:`json_error_reason`)."""
+    return _STRICT_DECODER.decode(text)
+
+
 def json_error_reason(error: ValueError) -> str:
     """A JSON decoding error as a reason: ``invalid JSON: Expecting ',' delimiter at column 40``.
 
     Python's messages that end with a position word ("Unterminated string starting at") get the
     column right after it, not a second "at".
     """
+    if isinstance(error, NonStandardNumber):
+        return str(error)
     message = getattr(error, "msg", None) or str(error)
     column = getattr(error, "colno", None)
     if column is None:

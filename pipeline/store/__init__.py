@@ -384,8 +384,8 @@ def check_database_file(path: str | Path) -> None:
         return
     if head[DUCKDB_MAGIC_OFFSET:] != DUCKDB_MAGIC:
         raise NotADatabase(
-            f"{path} exists and is not a DuckDB database (is it a hand-history file?); "
-            "refusing to use it: give --db a new file name or an ofc database"
+            f"{path} exists and is not a DuckDB database (a hand-history file?); it is left "
+            "untouched: give a new file name or an ofc database"
         )
 
 

@@ -54,7 +54,7 @@ def test_a_data_file_given_as_database_is_refused(command: str, tmp_path: Path, 
     arguments = [part.format(hands=hands, out=tmp_path / "out") for part in COMMANDS[command]]
     status = main([*arguments, "--db", str(hands)])
     error = capsys.readouterr().err
-    assert status == 2
+    assert status == 1
     assert "is not a DuckDB database" in error and str(hands) in error
     assert hashlib.sha256(hands.read_bytes()).hexdigest() == before
     assert not (tmp_path / "out").exists()
