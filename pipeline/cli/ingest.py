@@ -96,6 +96,8 @@ def print_summary(summary: IngestSummary) -> None:
         notes = list(item.reasons)
         if item.message and item.message not in item.reasons:
             notes.insert(0, item.message)
+        notes += [f"warning: {warning}" for warning in item.warnings
+                  if warning not in (item.message or "")]
         table.add_row(
             terminal_cell(_shown_path(item.path)), item.format or "", item.status,
             f"{item.records:,}", f"{item.stored:,}", f"{item.duplicates:,}", f"{item.rejected:,}",
