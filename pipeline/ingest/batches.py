@@ -76,6 +76,7 @@ class Reject:
     raw: str
     kind: str
     conflict_with: str | None = None
+    site: str | None = None  # the record's site, when it could be read
 
 
 @dataclass(slots=True)
@@ -183,14 +184,16 @@ class BatchBuilder:
         try:
             hand = parse_hand(source.record)
         except InvalidHand as error:
+            site = source.record.get("site", "local")
             self.rejects.append(Reject(source.path, source.line, error.hand_id or source.hand_id,
-                                        error.reason, source.raw, "invalid"))
+                                        error.reason, source.raw, "invalid",
+                                        site=site.strip() if isinstance(site, str) else None))
             return
         try:
             self.resolver(hand.rules)
         except RulesError as error:
             self.rejects.append(Reject(source.path, source.line, hand.hand_id, str(error),
-                                        source.raw, "rules"))
+                                        source.raw, "rules", site=hand.site))
             return
         self.candidates.append(Candidate(
             store.hand_key(hand.site, hand.hand_id), content_hash(hand), hand.site, hand.hand_id,

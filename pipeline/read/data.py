@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import polars as pl
 
-from pipeline.read.source import Database, frame
+from pipeline.read.source import Database, frame, reading
 
 
 def data_health(db: Database) -> pl.DataFrame:
-    """Rejected records by reason (most frequent first), for the overview's data health."""
+    """Open rejected records by reason (most frequent first), for the overview's data health.
+    Rejects whose hand was stored later (resolved) are not counted."""
     sql = """
         SELECT reason, count(*) AS records, count(DISTINCT path) AS files
-        FROM rejects GROUP BY reason ORDER BY records DESC, reason LIMIT 20
+        FROM rejects WHERE resolved_at IS NULL
+        GROUP BY reason ORDER BY records DESC, reason LIMIT 20
     """
     return frame(db, sql)
 
@@ -26,9 +28,24 @@ def ingested_files(db: Database, limit: int = 200) -> pl.DataFrame:
 
 
 def rejected_records(db: Database, limit: int = 500) -> pl.DataFrame:
-    """Quarantined records with their reasons, most recent first."""
+    """Quarantined records with their reasons, open ones first, most recent first. ``status`` is
+    ``open``, or ``resolved`` once a hand of the same id was stored (``resolved_by`` says where
+    from: a fixed file ingested again)."""
     sql = """
-        SELECT path, line, hand_id, reason, left(raw, 400) AS raw, rejected_at
-        FROM rejects ORDER BY rejected_at DESC, path, line LIMIT ?
+        SELECT CASE WHEN resolved_at IS NULL THEN 'open' ELSE 'resolved' END AS status,
+               path, line, hand_id, reason, left(raw, 400) AS raw, rejected_at, resolved_by
+        FROM rejects ORDER BY resolved_at IS NOT NULL, rejected_at DESC, path, line LIMIT ?
     """
     return frame(db, sql, [limit])
+
+
+def reject_counts(db: Database) -> tuple[int, int]:
+    """(open, resolved) rejected records."""
+    sql = """
+        SELECT count(*) FILTER (WHERE resolved_at IS NULL),
+               count(*) FILTER (WHERE resolved_at IS NOT NULL)
+        FROM rejects
+    """
+    with reading(db) as connection:
+        open_count, resolved = connection.execute(sql).fetchall()[0]
+    return int(open_count or 0), int(resolved or 0)

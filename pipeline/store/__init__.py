@@ -158,9 +158,12 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         reason VARCHAR NOT NULL,
         raw VARCHAR,
         rejected_at TIMESTAMP NOT NULL,
-        kind VARCHAR,                    -- read | invalid | rules | conflict | file
+        kind VARCHAR,                    -- read | damaged | invalid | rules | conflict | file
         conflict_with VARCHAR,           -- conflict: "path:line" of the hand already stored
-        reject_key VARCHAR               -- hash of (path, line, reason, raw): makes rejects idempotent
+        reject_key VARCHAR,              -- hash of (path, line, reason, raw): makes rejects idempotent
+        site VARCHAR,                    -- the record's site when it could be read
+        resolved_at TIMESTAMP,           -- when a hand of this id was stored after all (null: open)
+        resolved_by VARCHAR              -- "path:line" of the stored hand that resolved it
     )""",
     # Decision grading (`ofc analyze`, pipeline/analysis): one row per graded street of a player.
     """CREATE TABLE IF NOT EXISTS decision_grades (
@@ -257,6 +260,9 @@ MIGRATIONS: tuple[tuple[str, str, str], ...] = (
     ("rejects", "kind", "VARCHAR"),
     ("rejects", "conflict_with", "VARCHAR"),
     ("rejects", "reject_key", "VARCHAR"),
+    ("rejects", "site", "VARCHAR"),
+    ("rejects", "resolved_at", "TIMESTAMP"),
+    ("rejects", "resolved_by", "VARCHAR"),
 )
 """Columns added after schema version 1: (table, column, type), applied to older databases."""
 
