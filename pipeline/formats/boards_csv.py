@@ -37,7 +37,7 @@ from __future__ import annotations
 import csv
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -240,11 +240,14 @@ def _open_quote(text: str) -> bool:
     return text.count('"') % 2 == 1
 
 
-def _rows(lines: Iterator[RawLine | SourceLine]) -> Iterator[_Row]:
+def _rows(
+    lines: Iterator[RawLine | SourceLine], fits: list[Callable[[str], bool]] | None = None
+) -> Iterator[_Row]:
     """Physical lines joined into CSV rows: a quoted cell may hold line breaks. A quote still
-    open after :data:`MAX_LINES_PER_ROW` lines, at an unreadable line or at the end of the file
-    is broken: its first line is given alone (and fails to parse) and the lines after it are
-    read again as rows of their own."""
+    open after :data:`MAX_LINES_PER_ROW` lines, at an unreadable line or at the end of the file,
+    or one that closes into something that is not one row of the header's shape (``fits[0]``,
+    set once the header is known), is broken: its first line is given alone (and fails to parse)
+    and the lines after it are read again as rows of their own, so a stray quote costs one row."""
     pending: list[_Row] = []  # lines of a row whose quote is open
     queue: list[_Row] = []  # lines decoded already, to read again
     source = iter(lines)
@@ -270,6 +273,11 @@ def _rows(lines: Iterator[RawLine | SourceLine]) -> Iterator[_Row]:
             pending.append(row)
             joined = "\n".join(part.text or "" for part in pending)
             if not _open_quote(joined):
+                if fits and not fits[0](joined):
+                    yield pending[0]
+                    queue = [*pending[1:], *queue]
+                    pending = []
+                    continue
                 first = pending[0]
                 warnings = [part.warning for part in pending if part.warning]
                 yield _Row(first.number, joined, "\n".join(part.raw for part in pending), None,
@@ -296,7 +304,8 @@ def read_boards_csv(path: str | os.PathLike[str]) -> Iterator[SourceRecord]:
     through. Lines before the header are reported one by one.
     """
     file_name = str(path)
-    rows = _rows(read_raw_lines(path))
+    fits: list[Callable[[str], bool]] = [lambda text: True]
+    rows = _rows(read_raw_lines(path), fits)
     header: _Row | None = None
     before: list[_Row] = []
     for row in rows:
@@ -322,11 +331,22 @@ def read_boards_csv(path: str | os.PathLike[str]) -> Iterator[SourceRecord]:
     duplicated = sorted({name for name in columns if columns.count(name) > 1 and name})
     if duplicated:
         raise FormatError(path, f"column {', '.join(duplicated)} appears twice in the header")
+    fits[0] = lambda text: _one_row(text, delimiter, len(columns))
     for row in before:
         reason = row.error or f"line {row.number} comes before the header (line {header.number})"
         yield SourceRecord(file_name, row.number, clip_raw(row.raw), None, reason,
                            damaged=row.damaged)
     yield from _hands(file_name, rows, columns, delimiter)
+
+
+def _one_row(text: str, delimiter: str, width: int) -> bool:
+    """True when ``text`` (lines joined through a quoted cell) reads as one CSV row of at most
+    ``width`` fields (more only when they are blank)."""
+    try:
+        fields = _split_row(text, delimiter)
+    except csv.Error:
+        return False
+    return len(fields) <= width or not any(value.strip() for value in fields[width:])
 
 
 def _raise_missing(path: str | os.PathLike[str], columns: list[str], number: int) -> None:
