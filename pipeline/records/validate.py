@@ -200,6 +200,8 @@ def points_in_range(value: object) -> bool:
 
 def _checked_text(value: str, what: str, limit: int) -> str:
     """A name or id normalised, or InvalidHand naming what is wrong with it."""
+    if len(value) > limit:  # as written: normalising only shortens, so the schema's cap holds
+        raise InvalidHand(f"{what} is {len(value)} characters long, the limit is {limit}")
     text = normalise_text(value)
     if not text:
         raise InvalidHand(f"{what} must be a non-empty string, got {_show(value)}")
@@ -208,8 +210,6 @@ def _checked_text(value: str, what: str, limit: int) -> str:
         raise InvalidHand(
             f"{what} {_show(value)} contains the control character U+{ord(bad.group()):04X}"
         )
-    if len(text) > limit:
-        raise InvalidHand(f"{what} is {len(text)} characters long, the limit is {limit}")
     return text
 
 
