@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -16,6 +17,9 @@ from pipeline.ingest.errors import DatabaseError, IngestError
 from pipeline.ingest.sessions import DEFAULT_SESSION_GAP_MINUTES
 from pipeline.ingest.summary import IngestSummary
 from pipeline.ingest.workers import PARALLEL_MIN_BYTES
+
+MAX_SESSION_GAP = 7 * 24 * 60
+"""Longest --session-gap (a week, in minutes)."""
 
 
 def format_help() -> str:
@@ -120,7 +124,15 @@ def print_summary(summary: IngestSummary) -> None:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    """Ingest the paths; exit 0 when they were read, 1 for fatal problems."""
+    """Ingest the paths; exit 0 when they were read, 1 for fatal problems, 2 for bad options."""
+    if not (math.isfinite(arguments.session_gap) and 0 < arguments.session_gap <= MAX_SESSION_GAP):
+        raise CommandError(
+            f"--session-gap must be a number of minutes from above 0 to {MAX_SESSION_GAP:,}, "
+            f"got {arguments.session_gap}", code=2)
+    if arguments.batch_size < 1:
+        raise CommandError(f"--batch-size must be 1 or more, got {arguments.batch_size}", code=2)
+    if arguments.workers is not None and arguments.workers < 1:
+        raise CommandError(f"--workers must be 1 or more, got {arguments.workers}", code=2)
     rules = rules_from_option(arguments.rules)
     try:
         summary = ingest_paths(

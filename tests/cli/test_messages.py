@@ -29,3 +29,15 @@ def test_board_help_speaks_of_the_board() -> None:
     text = subparsers.choices["board"].format_help()
     assert "record" not in text
     assert "judge the board" in " ".join(text.split())
+
+
+def test_ingest_options_out_of_range_are_refused(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    from pipeline.cli import main
+
+    hands = tmp_path / "none.jsonl"
+    hands.write_text("", encoding="utf-8")
+    for option, value in (("--session-gap", "nan"), ("--session-gap", "-5"),
+                          ("--batch-size", "0"), ("--workers", "-2")):
+        assert main(["ingest", str(hands), "--db", str(tmp_path / "x.duckdb"), option, value]) == 2
+        assert option in capsys.readouterr().err
+    assert not (tmp_path / "x.duckdb").exists()
