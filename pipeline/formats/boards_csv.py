@@ -333,7 +333,7 @@ def read_boards_csv(path: str | os.PathLike[str]) -> Iterator[SourceRecord]:
         raise FormatError(path, f"column {', '.join(duplicated)} appears twice in the header")
     fits[0] = lambda text: _one_row(text, delimiter, len(columns))
     for row in before:
-        reason = row.error or f"line {row.number} comes before the header (line {header.number})"
+        reason = row.error or f"above the header (line {header.number}): not a row of the sheet"
         yield SourceRecord(file_name, row.number, clip_raw(row.raw), None, reason,
                            damaged=row.damaged)
     yield from _hands(file_name, rows, columns, delimiter)

@@ -154,12 +154,6 @@ def answers(url: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def served_default(fixture_db) -> Iterator[tuple[int, list[str]]]:  # noqa: ANN001
-    with dashboard(fixture_db) as served:
-        yield served
-
-
-@pytest.fixture(scope="module")
 def served_network(fixture_db, tmp_path_factory) -> Iterator[tuple[int, list[str]]]:  # noqa: ANN001
     database = tmp_path_factory.mktemp("network") / "hands.duckdb"
     shutil.copy(fixture_db, database)
@@ -168,11 +162,12 @@ def served_network(fixture_db, tmp_path_factory) -> Iterator[tuple[int, list[str
 
 
 @pytest.fixture(scope="module")
-def served_password(fixture_db, tmp_path_factory) -> Iterator[tuple[int, list[str]]]:  # noqa: ANN001
+def served_local(fixture_db, tmp_path_factory) -> Iterator[tuple[int, list[str]]]:  # noqa: ANN001
+    """The default host, with a password (a password file works on 127.0.0.1 too)."""
     folder = tmp_path_factory.mktemp("password")
     password_file = folder / "password.txt"
     password_file.write_text(PASSWORD + "\n", encoding="utf-8")
-    with dashboard(fixture_db, "--host", "0.0.0.0", "--password-file", str(password_file)) as served:
+    with dashboard(fixture_db, "--password-file", str(password_file)) as served:
         yield served
 
 
@@ -181,12 +176,13 @@ def printed_token(printed: list[str]) -> str:
     return line.rsplit(" ", 1)[1]
 
 
-def test_by_default_it_listens_on_this_machine_only(served_default) -> None:  # noqa: ANN001
-    port, printed = served_default
+def test_by_default_it_listens_on_this_machine_only(served_local) -> None:  # noqa: ANN001
+    port, printed = served_local
     assert answers(f"http://127.0.0.1:{port}/_stcore/health")
     # another loopback address reaches a server listening on every interface, not this one
     assert not answers(f"http://127.0.0.2:{port}/_stcore/health")
     assert any("this machine only" in line for line in printed)
+    assert any("(password" in line for line in printed)  # the password file replaces a token
     assert not any("token" in line for line in printed)
 
 
@@ -197,13 +193,6 @@ def test_served_to_the_network_it_prints_a_token_once(served_network) -> None:  
     assert len(token) >= 20
     assert sum(token in line for line in printed) == 2  # the token line and the link, nothing else
     assert any("read-only" in line for line in printed)
-
-
-def test_a_password_file_replaces_the_token(served_password) -> None:  # noqa: ANN001
-    port, printed = served_password
-    assert answers(f"http://127.0.0.2:{port}/_stcore/health")
-    assert not any("token" in line for line in printed)
-    assert any("(password" in line for line in printed)
 
 
 def test_plain_http_cannot_upload(served_network, fixture_db) -> None:  # noqa: ANN001
@@ -259,18 +248,6 @@ def idle(page) -> None:  # noqa: ANN001
 
 @pytest.mark.browser
 @needs_chromium
-def test_browser_default_host(served_default, browser) -> None:  # noqa: ANN001
-    port, _ = served_default
-    page = browser.new_page()
-    page.goto(f"http://127.0.0.1:{port}/")
-    page.wait_for_selector("h1:has-text('Overview')", timeout=30_000)
-    with pytest.raises(Exception, match="ERR_CONNECTION_REFUSED"):  # noqa: PT011 - Playwright's
-        page.goto(f"http://127.0.0.2:{port}/")
-    page.close()
-
-
-@pytest.mark.browser
-@needs_chromium
 def test_browser_token_and_read_only(served_network, browser) -> None:  # noqa: ANN001
     ARTIFACTS.mkdir(exist_ok=True)
     port, printed = served_network
@@ -300,10 +277,14 @@ def test_browser_token_and_read_only(served_network, browser) -> None:  # noqa: 
 
 @pytest.mark.browser
 @needs_chromium
-def test_browser_password(served_password, browser) -> None:  # noqa: ANN001
-    port, _ = served_password
+def test_browser_default_host_and_password(served_local, browser) -> None:  # noqa: ANN001
+    port, _ = served_local
+    refused = browser.new_page()
+    with pytest.raises(Exception, match="ERR_CONNECTION_REFUSED"):  # noqa: PT011 - Playwright's
+        refused.goto(f"http://127.0.0.2:{port}/")
+    refused.close()
     page = browser.new_page()
-    page.goto(f"http://127.0.0.2:{port}/")
+    page.goto(f"http://127.0.0.1:{port}/")
     idle(page)
     field = page.get_by_label("Password or access token")
     field.fill("not it")

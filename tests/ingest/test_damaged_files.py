@@ -54,7 +54,7 @@ def test_a_comment_above_a_boards_header_is_reported_and_the_sheet_read(tmp_path
     assert detect_format(path) == "boards-csv"
     summary = ingest_paths([path], tmp_path / "hands.duckdb")
     assert (summary.stored, summary.rejected) == (1, 1)
-    assert "line 1 comes before the header (line 3)" in summary.files[0].reasons[0]
+    assert summary.files[0].reasons[0] == "line 1: above the header (line 3): not a row of the sheet"
 
 
 @pytest.mark.parametrize("forced", [None, "canonical"])
