@@ -75,3 +75,23 @@ def test_the_data_page_shows_resolved_rejects(fixed_database: Path,
     assert "2 records are refused" in captions and "1 earlier rejects are resolved" in captions
     reasons = next(frame.value for frame in app.dataframe if "files" in frame.value.columns)
     assert reasons["records"].sum() == 2  # reasons count only open rejects
+
+
+def test_a_database_from_before_resolution_still_shows_its_rejects(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import duckdb
+
+    database = tmp_path / "old.duckdb"
+    ingest_paths([write_jsonl(tmp_path / "a.jsonl", [deal_hand(1), "{not json"])], database)
+    connection = duckdb.connect(str(database))
+    for column in ("resolved_by", "resolved_at", "site"):  # as an older version wrote it
+        connection.execute(f"ALTER TABLE rejects DROP COLUMN {column}")
+    connection.close()
+    monkeypatch.setenv("OFC_DASHBOARD_DB", str(database))
+    app = AppTest.from_file(str(APP), default_timeout=60)
+    app.run()
+    app.switch_page("views/data.py").run()  # read-only: the dashboard does not migrate
+    assert not app.exception, [error.message for error in app.exception]
+    table = next(frame.value for frame in app.dataframe if "resolved_by" in frame.value.columns)
+    assert list(table["status"]) == ["open"]
