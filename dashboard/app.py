@@ -24,15 +24,29 @@ def record_page() -> st.Page:
     return st.Page(PAGES / "record.py", title="Record", icon=":material/edit_note:")
 
 
+def read_only_start() -> None:
+    """The start page of a read-only dashboard on a database without hands: nothing to load here."""
+    st.title("OFC analytics")
+    st.info(f"The database {components.md(components.database_path())} holds no hands yet, and "
+            "this dashboard is read-only: load hands from a terminal with `ofc ingest`.")
+
+
 def main() -> None:
-    """Pick the pages for the database's state, draw the sidebar, run the chosen page."""
+    """Sign the visitor in, pick the pages for the database's state (none that write on a
+    read-only dashboard), draw the sidebar, run the chosen page."""
     st.set_page_config(page_title="OFC analytics", page_icon="🃏", layout="wide")
+    read_only = components.read_only()
+    if not components.access_granted():
+        st.stop()
     try:
         status = components.database_status()
     except read.source.DatabaseBusy as error:
         st.warning(str(error))
         st.stop()
-    if status.empty:
+    if status.empty and read_only:
+        page = st.navigation([st.Page(read_only_start, title="Start", icon=":material/home:",
+                                      default=True, url_path=HOME)])
+    elif status.empty:
         # the start page and the overview share their URL (and so their page id): once hands are
         # loaded, the same address shows the overview instead of "page not found"
         page = st.navigation([st.Page(PAGES / "start.py", title="Start", icon=":material/home:",
@@ -53,7 +67,10 @@ def main() -> None:
                 st.Page(PAGES / "sessions.py", title="Sessions", icon=":material/event_note:"),
                 st.Page(PAGES / "hand_browser.py", title="Hand browser", icon=":material/style:"),
             ],
-            "Data": [st.Page(PAGES / "data.py", title="Data", icon=":material/upload_file:"), record_page()],
+            # read-only: the Data page keeps its tables (its upload is replaced by a note), the
+            # Record page, which only writes, is not offered
+            "Data": [st.Page(PAGES / "data.py", title="Data", icon=":material/upload_file:"),
+                     *([] if read_only else [record_page()])],
         })
         try:
             components.sidebar_filters(components.ask(read.overview.filter_options))

@@ -12,6 +12,7 @@ import os
 import re
 import sys
 import threading
+import time
 from collections.abc import Callable, Hashable, Sequence
 from datetime import date
 from pathlib import Path
@@ -129,6 +130,55 @@ def database_status() -> read.overview.DatabaseStatus:
     path = database_path()
     return _answer("database_status", str(path), read.source.database_state(path), (), (),
                    lambda _connection: read.overview.database_status(path), lambda: None)
+
+
+# --- access -----------------------------------------------------------------------------------
+
+AUTHENTICATED_KEY = "ofc_authenticated"
+TOKEN_PARAMETER = "token"
+FAILED_ATTEMPT_SECONDS = 1.0
+"""How long a wrong password or token makes the visitor wait (slows guessing down)."""
+
+
+def read_only() -> bool:
+    """True when the dashboard was started with ``--read-only`` (no page that writes)."""
+    return read.access.writes_forbidden()
+
+
+def access_granted() -> bool:
+    """True when this visitor may see the dashboard; else draws the sign-in form and returns False.
+
+    Without a secret (``ofc dashboard`` on 127.0.0.1 without ``--password-file``) everyone on
+    this machine may. With one, the visitor types the password (or token), or follows the link
+    with ``?token=`` that ``ofc dashboard`` printed; the token then leaves the address bar.
+    Signing in lasts for the browser tab's session."""
+    encoded = os.environ.get(read.access.SECRET_ENV)
+    if not encoded or st.session_state.get(AUTHENTICATED_KEY):
+        return True
+    try:
+        secret = read.access.AccessSecret.decode(encoded)
+    except ValueError:
+        st.error("The dashboard's access setting is damaged: restart it with ofc dashboard.")
+        return False
+    token = st.query_params.get(TOKEN_PARAMETER)
+    if token:
+        del st.query_params[TOKEN_PARAMETER]
+        if secret.accepts(token):
+            st.session_state[AUTHENTICATED_KEY] = True
+            return True
+        time.sleep(FAILED_ATTEMPT_SECONDS)
+        st.error("The token in that link is not valid.")
+    st.title("OFC analytics")
+    with st.form("sign_in"):
+        attempt = st.text_input("Password or access token", type="password", key="sign_in_secret")
+        submitted = st.form_submit_button("Sign in", type="primary")
+    if submitted:
+        if secret.accepts(attempt):
+            st.session_state[AUTHENTICATED_KEY] = True
+            st.rerun()
+        time.sleep(FAILED_ATTEMPT_SECONDS)
+        st.error("Wrong password or token.")
+    return False
 
 
 # --- text -------------------------------------------------------------------------------------
@@ -446,7 +496,11 @@ def ingest_uploads(files: Sequence[Any]) -> None:
 
 
 def upload_section() -> None:
-    """The upload widget, the ingest button and the last run's summary."""
+    """The upload widget, the ingest button and the last run's summary (a note instead on a
+    read-only dashboard)."""
+    if read_only():
+        st.info("This dashboard is read-only: load hands from a terminal with `ofc ingest`.")
+        return
     limit = max_upload_mb()
     files = st.file_uploader(
         f"Hand-history files (canonical JSON Lines, poker-arena logs, boards CSV; plain or .gz; "

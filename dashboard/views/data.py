@@ -23,8 +23,12 @@ else:
     st.dataframe(files, hide_index=True, key="files")
 
 st.subheader("Quarantined records")
-status = components.database_status()
-st.caption(f"{status.rejects:,} records were refused; each keeps its reason and raw text.")
+open_rejects, resolved_rejects = components.ask(read.data.reject_counts)
+st.caption(
+    f"{open_rejects:,} records are refused; each keeps its reason and raw text. "
+    f"{resolved_rejects:,} earlier rejects are resolved: their hand was stored since "
+    "(a fixed file ingested again)."
+)
 reasons = components.ask(read.data.data_health)
 if not reasons.is_empty():
     st.dataframe(reasons, hide_index=True, key="reject_reasons")

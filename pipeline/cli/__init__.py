@@ -14,6 +14,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 COMMAND_MODULES = (
     "pipeline.cli.score",
@@ -59,6 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     arguments = parser.parse_args(argv)
     try:
+        _check_database_option(arguments)
         return int(arguments.handler(arguments) or 0)
     except CommandError as error:
         print(f"ofc {arguments.command}: {error}", file=sys.stderr)
@@ -68,6 +70,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+
+
+def _check_database_option(arguments: argparse.Namespace) -> None:
+    """Every command with ``--db``: refuse an existing file that is not a DuckDB database before
+    the command starts (DuckDB would otherwise open it as an empty in-memory database)."""
+    database = getattr(arguments, "db", None)
+    if database is None:
+        return
+    from pipeline.store import NotADatabase, check_database_file
+
+    try:
+        check_database_file(Path(database).expanduser())
+    except NotADatabase as error:
+        raise CommandError(f"cannot use database {database}: {error}", code=1) from error
 
 
 if __name__ == "__main__":

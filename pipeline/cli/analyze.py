@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from pipeline.cli import CommandError
-from pipeline.cli.common import add_rules_option, rules_from_option
+from pipeline.cli.common import add_rules_option, rules_from_option, terminal_cell
 from pipeline.cli.database import add_database_option
 from pipeline.simulate.bots import BOTS
 
@@ -142,7 +142,7 @@ def _print_summary(arguments: argparse.Namespace, summary) -> None:  # noqa: ANN
         f"({rate:.1f} decisions/s, {summary.samples:,} new rollouts, {arguments.jobs} jobs)"
     )
     for reason, count in summary.skipped.items():
-        console.print(f"skipped {count:,} hands: {reason}")
+        console.print(terminal_cell(f"skipped {count:,} hands: {reason}"))
     if not summary.players:
         console.print("nothing to grade (no hands with streets for this selection)")
         return
@@ -153,7 +153,7 @@ def _print_summary(arguments: argparse.Namespace, summary) -> None:  # noqa: ANN
     for name, totals in sorted(summary.players.items()):
         hands = len(totals.hands)
         table.add_row(
-            name, f"{hands:,}", f"{totals.decisions:,}", f"{totals.mistakes:,}",
+            terminal_cell(name), f"{hands:,}", f"{totals.decisions:,}", f"{totals.mistakes:,}",
             f"{totals.ev_loss / totals.decisions:.2f}" if totals.decisions else "–",
             f"{totals.ev_loss / hands:.2f}" if hands else "–",
             f"{totals.fantasyland_hands:,}",
@@ -173,7 +173,7 @@ def _print_summary(arguments: argparse.Namespace, summary) -> None:  # noqa: ANN
         if not row["decisions"]:
             continue
         table.add_row(
-            row["player"], f"{row['decisions']:,}", f"{row['correct_share']:.1%}",
+            terminal_cell(row["player"]), f"{row['decisions']:,}", f"{row['correct_share']:.1%}",
             f"{row['ev_loss_per_decision']:.2f} ± {row['ev_loss_se']:.2f}",
             f"{row['ev_loss_per_hand']:.2f}", f"{row['rollouts']:.0f}",
         )

@@ -13,7 +13,12 @@ from pipeline.cli.common import add_rules_option, rules_from_option
 from pipeline.rules.board import evaluate_board
 from pipeline.rules.cards import SUIT_SYMBOLS, CardError, cards_text, parse_cards
 from pipeline.rules.game import ROWS, Variant
-from pipeline.rules.ruleset import STANDARD
+from pipeline.rules.ruleset import PRESET_NAMES, STANDARD
+
+BOARD_RULES_HELP = (
+    f"a rules preset ({', '.join(PRESET_NAMES)}) or a TOML rules file to judge the board by "
+    "(default: standard)"
+)
 
 SUIT_STYLES = {"c": "green", "d": "blue", "h": "red", "s": "white"}
 
@@ -34,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--fantasyland", action="store_true",
         help="the board was set in Fantasyland (decides stay instead of entry)",
     )
-    add_rules_option(parser)
+    add_rules_option(parser, BOARD_RULES_HELP)
     parser.set_defaults(handler=run)
 
 

@@ -1,8 +1,13 @@
-"""Helpers shared by the command modules: resolving ``--rules``, standard options."""
+"""Helpers shared by the command modules: resolving ``--rules``, standard options, and making
+untrusted text (player names, ids, reasons quoting files) safe for a terminal or a spreadsheet."""
 
 from __future__ import annotations
 
 import argparse
+import re
+from typing import Any
+
+from rich.text import Text
 
 from pipeline.cli import CommandError
 from pipeline.records.rules_file import resolve_rules
@@ -14,9 +19,9 @@ RULES_HELP = (
 )
 
 
-def add_rules_option(parser: argparse.ArgumentParser) -> None:
-    """Add ``--rules NAME|FILE`` to a command."""
-    parser.add_argument("--rules", metavar="NAME|FILE", help=RULES_HELP)
+def add_rules_option(parser: argparse.ArgumentParser, help_text: str = RULES_HELP) -> None:
+    """Add ``--rules NAME|FILE`` to a command (``help_text`` says what the rules apply to)."""
+    parser.add_argument("--rules", metavar="NAME|FILE", help=help_text)
 
 
 def rules_from_option(value: str | None) -> RuleSet | None:
@@ -27,3 +32,39 @@ def rules_from_option(value: str | None) -> RuleSet | None:
         return resolve_rules(value)
     except RulesError as error:
         raise CommandError(str(error), code=2) from error
+
+
+# --- untrusted text on a terminal or in a spreadsheet -------------------------------------------
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Characters a terminal may act on: C0 and C1 controls (ESC starts colour, title and cursor
+sequences), DEL, and the bidirectional overrides that make text read differently than it is."""
+
+_LINE_BREAKS = re.compile("[\t\n]")
+
+_SPREADSHEET_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+"""What makes a spreadsheet read a cell as a formula (OWASP's CSV injection advice)."""
+
+
+def terminal_text(value: object) -> str:
+    """Text safe to print on a terminal: control characters removed, tabs and line breaks made
+    spaces (``"\x1b[31mkofi"`` → ``"[31mkofi"``)."""
+    return _CONTROL.sub("", _LINE_BREAKS.sub(" ", str(value)))
+
+
+def terminal_cell(value: object) -> Text:
+    """A table cell for rich: :func:`terminal_text`, never read as rich markup (a name like
+    ``[bold]`` or ``[/]`` is shown as it is instead of styling, or breaking, the table)."""
+    return Text(terminal_text(value))
+
+
+def spreadsheet_cell(value: Any) -> Any:
+    """A CSV cell that a spreadsheet will not run: text starting with ``= + - @`` (or a tab or
+    carriage return) gets a leading ``'``; control characters other than tab and line breaks are
+    removed. Numbers are left as they are (``-3`` stays a number)."""
+    if not isinstance(value, str):
+        return value
+    text = _CONTROL.sub("", value.replace("\r\n", "\n")) if _CONTROL.search(value) else value
+    if value.startswith(_SPREADSHEET_TRIGGERS):
+        return "'" + text
+    return text

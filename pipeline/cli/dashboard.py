@@ -6,8 +6,10 @@ import argparse
 import importlib.util
 import os
 import signal
+import socket
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.cli import CommandError
@@ -16,6 +18,7 @@ from pipeline.store import DEFAULT_DATABASE
 APP_MODULE = "dashboard.app"
 DATABASE_ENV = "OFC_DASHBOARD_DB"  # read by dashboard.components.database_path
 DEFAULT_PORT = 8501
+DEFAULT_HOST = "127.0.0.1"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -26,7 +29,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Serve the dashboard on the database: review your play, compare players, follow the "
             "points. A missing or empty database shows a start page with a button to load demo "
-            "data. Stop with Ctrl-C."
+            "data. It listens on 127.0.0.1 (this machine only) unless --host says otherwise; "
+            "served to the network it asks for a password (--password-file) or a token it "
+            "prints once. Stop with Ctrl-C."
         ),
     )
     parser.add_argument("--db", default=DEFAULT_DATABASE, help=f"database file (default {DEFAULT_DATABASE})")
@@ -35,12 +40,54 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def add_server_options(parser: argparse.ArgumentParser) -> None:
-    """--port, --host and --no-browser (shared with ``ofc demo``)."""
+    """--port, --host, --password-file, --read-only and --no-browser (shared with ``ofc demo``)."""
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
-    parser.add_argument("--host", default=None,
-                        help="address to listen on (default: Streamlit's, all interfaces)")
+    parser.add_argument(
+        "--host", default=DEFAULT_HOST,
+        help=f"address to listen on (default {DEFAULT_HOST}: this machine only). Any other "
+             "address, such as 0.0.0.0 (every interface), serves the network and so needs "
+             "--password-file, or uses a random token printed once",
+    )
+    parser.add_argument(
+        "--password-file", type=Path, metavar="FILE",
+        help="a file whose first line is the password visitors must type (any --host)",
+    )
+    parser.add_argument(
+        "--read-only", action="store_true",
+        help="offer no page that writes (no upload, no Record page) and refuse every write",
+    )
     parser.add_argument("--no-browser", action="store_true",
                         help="do not open a web browser (headless server); automatic without a display")
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    """How the dashboard is served: where, behind which secret, read-only or not."""
+
+    port: int = DEFAULT_PORT
+    host: str = DEFAULT_HOST
+    no_browser: bool = False
+    password_file: Path | None = None
+    read_only: bool = False
+
+    @classmethod
+    def from_arguments(cls, arguments: argparse.Namespace) -> ServeOptions:
+        """The options of ``ofc dashboard`` / ``ofc demo``."""
+        return cls(arguments.port, arguments.host, arguments.no_browser,
+                   arguments.password_file, arguments.read_only)
+
+
+def read_password(path: Path) -> str:
+    """The password in the first line of ``path`` (a CommandError when missing or empty)."""
+    try:
+        with open(path.expanduser(), encoding="utf-8") as stream:
+            password = stream.readline().strip("\r\n")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        raise CommandError(f"cannot read --password-file {path}: {reason}", code=2) from error
+    if not password.strip():
+        raise CommandError(f"--password-file {path}: its first line is empty", code=2)
+    return password
 
 
 def headless(no_browser: bool) -> bool:
@@ -68,33 +115,76 @@ def app_path() -> Path:
 
 
 def streamlit_command(database: Path, port: int, host: str | None, no_browser: bool) -> list[str]:
-    """The ``streamlit run`` command line for the dashboard."""
-    command = [
+    """The ``streamlit run`` command line for the dashboard (listening on ``host``, by default
+    :data:`DEFAULT_HOST`)."""
+    return [
         sys.executable, "-m", "streamlit", "run", str(app_path()),
         "--server.port", str(port),
+        "--server.address", host or DEFAULT_HOST,
         "--server.headless", "true" if headless(no_browser) else "false",
         "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
         "--client.toolbarMode", "minimal",
+        "--server.enableXsrfProtection", "true",
+        "--", "--db", str(database),
     ]
-    if host:
-        command += ["--server.address", host]
-    return command + ["--", "--db", str(database)]
 
 
-def serve(database: str | Path, port: int, host: str | None, no_browser: bool) -> int:
+def access_environment(options: ServeOptions) -> tuple[dict[str, str], str | None]:
+    """The environment variables that set the dashboard's access, and the token to print once
+    (None when a password file is used or none is needed).
+
+    A dashboard served beyond this machine always has a secret: the password file's, or a new
+    random token; on 127.0.0.1 it has one only when a password file is given."""
+    from pipeline.read import access
+
+    environment: dict[str, str] = {}
+    token = None
+    if options.password_file is not None:
+        secret = access.AccessSecret.of(read_password(options.password_file))
+        environment[access.SECRET_ENV] = secret.encoded()
+    elif not access.is_loopback(options.host):
+        token = access.new_token()
+        environment[access.SECRET_ENV] = access.AccessSecret.of(token).encoded()
+    if options.read_only:
+        environment[access.READ_ONLY_ENV] = "1"
+    return environment, token
+
+
+def serve(database: str | Path, options: ServeOptions) -> int:
     """Run Streamlit on ``database`` until interrupted; returns its exit status."""
-    if not 0 < port < 65536:
-        raise CommandError(f"--port must be between 1 and 65535, got {port}", code=2)
+    from pipeline.read import access
+
+    if not 0 < options.port < 65536:
+        raise CommandError(f"--port must be between 1 and 65535, got {options.port}", code=2)
+    if not options.host.strip():
+        raise CommandError("--host is empty", code=2)
     database = Path(database).expanduser().resolve()
     if database.is_dir():
         raise CommandError(f"{database} is a folder, not a database file", code=2)
     if not database.exists():
         print(f"ofc dashboard: no database at {database} yet; the start page explains how to load hands")
-    environment = dict(os.environ, **{DATABASE_ENV: str(database)})
-    where = host or "localhost"
-    print(f"ofc dashboard: serving {database} on http://{where}:{port} (Ctrl-C to stop)", flush=True)
-    process = subprocess.Popen(streamlit_command(database, port, host, no_browser), env=environment)
+    extra, token = access_environment(options)
+    environment = {key: value for key, value in os.environ.items()
+                   if key not in (access.SECRET_ENV, access.READ_ONLY_ENV)}
+    environment.update(extra, **{DATABASE_ENV: str(database)})
+    port = options.port
+    if access.is_loopback(options.host):
+        where = f"http://{'localhost' if options.host == DEFAULT_HOST else options.host}:{port}"
+        reach = "this machine only"
+    else:
+        shown = socket.gethostname() if options.host in ("0.0.0.0", "::") else options.host
+        where = f"http://{shown}:{port}"
+        reach = f"the network ({options.host})"
+    guard = "password" if options.password_file else ("token" if token else "no login")
+    mode = ", read-only" if options.read_only else ""
+    print(f"ofc dashboard: serving {database} on {where} to {reach} ({guard}{mode}; Ctrl-C to stop)",
+          flush=True)
+    if token is not None:
+        print(f"ofc dashboard: access token (shown once, keep it private): {token}\n"
+              f"ofc dashboard: open {where}/?token={token}", flush=True)
+    process = subprocess.Popen(
+        streamlit_command(database, port, options.host, options.no_browser), env=environment)
     installed, previous = _on_terminate(_raise_terminated)
     try:
         return process.wait()
@@ -132,4 +222,4 @@ def _on_terminate(handler: object) -> tuple[bool, object]:
 
 def run(arguments: argparse.Namespace) -> int:
     """Serve the dashboard on ``--db``."""
-    return serve(arguments.db, arguments.port, arguments.host, arguments.no_browser)
+    return serve(arguments.db, ServeOptions.from_arguments(arguments))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any
 import duckdb
 
 from pipeline.cli import CommandError
+from pipeline.cli.common import spreadsheet_cell, terminal_cell
 from pipeline.store import DEFAULT_DATABASE, connect
 
 DB_HELP = f"the DuckDB database file (default: {DEFAULT_DATABASE} in the current folder)"
@@ -58,19 +60,33 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _json_text(rows: list[dict[str, Any]]) -> str:
+    """Rows as JSON whose text holds no character a terminal acts on: JSON escapes C0 controls
+    itself; DEL, C1 controls and bidirectional overrides are written as ``\\uXXXX`` too (the
+    same values once parsed)."""
+    text = json.dumps(rows, ensure_ascii=False, default=str, indent=1)
+    return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 def print_rows(
     rows: list[dict[str, Any]], columns: tuple[str, ...], output_format: str, title: str = ""
 ) -> None:
-    """Print rows as a rich table, JSON (one array) or CSV on stdout."""
+    """Print rows as a rich table, JSON (one array) or CSV on stdout.
+
+    Values are untrusted (player names, ids): the table strips control characters and never reads
+    markup; CSV neutralises cells a spreadsheet would run as formulas; JSON escapes controls."""
     if output_format == "json":
-        json.dump(rows, sys.stdout, ensure_ascii=False, default=str, indent=1)
-        sys.stdout.write("\n")
+        sys.stdout.write(_json_text(rows) + "\n")
         return
     if output_format == "csv":
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
         for row in rows:
-            writer.writerow([_cell(row[column]) for column in columns])
+            writer.writerow([spreadsheet_cell(_cell(row[column])) if isinstance(row[column], str)
+                             else _cell(row[column]) for column in columns])
         return
     from rich.console import Console
     from rich.table import Table
@@ -79,6 +95,6 @@ def print_rows(
     for column in columns:
         table.add_column(column.replace("_", " "), overflow="fold")
     for row in rows:
-        table.add_row(*(_cell(row[column]) for column in columns))
+        table.add_row(*(terminal_cell(_cell(row[column])) for column in columns))
     console = Console(width=None if sys.stdout.isatty() else 200)
     console.print(table)

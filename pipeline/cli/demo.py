@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from pipeline.cli import CommandError
-from pipeline.cli.dashboard import add_server_options, serve
+from pipeline.cli.dashboard import ServeOptions, add_server_options, serve
 from pipeline.ingest.demo import (
     DATA_DIR_ENV,
     DEFAULT_SIMULATED_HANDS,
@@ -54,4 +54,4 @@ def run(arguments: argparse.Namespace) -> int:
         print(f"ofc demo: using {database} (--rebuild to start again)")
     if arguments.no_serve:
         return 0
-    return serve(database, arguments.port, arguments.host, arguments.no_browser)
+    return serve(database, ServeOptions.from_arguments(arguments))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from pipeline.cli import CommandError
 from pipeline.cli.database import add_database_option, open_for_reading
-from pipeline.store.export import export_parquet
+from pipeline.store.export import EXPORT_MARKER, ExportError, export_parquet
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -16,7 +17,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description=(
             "Write every hand table as Parquet under DIR/<table>/site=<site>/month=<YYYY-MM>/ "
             "(month 'unknown' for hands without a start time), and rejects and ingested_files "
-            "as DIR/<table>.parquet. Earlier exports of the same tables in DIR are replaced."
+            "as DIR/<table>.parquet. Earlier exports of the same tables in DIR are replaced; "
+            f"only what an export wrote is (a table folder carries a {EXPORT_MARKER} file): "
+            "anything else at those names stops the export, untouched."
         ),
     )
     parser.add_argument("--parquet", metavar="DIR", required=True, help="output folder")
@@ -29,6 +32,10 @@ def run(arguments: argparse.Namespace) -> int:
     connection = open_for_reading(arguments.db)
     try:
         written = export_parquet(connection, arguments.parquet)
+    except ExportError as error:
+        raise CommandError(str(error), code=1) from error
+    except OSError as error:
+        raise CommandError(f"cannot write {arguments.parquet}: {error.strerror or error}") from error
     finally:
         connection.close()
     for table, rows in written.items():

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
 from pipeline.cli import CommandError
-from pipeline.cli.common import add_rules_option, rules_from_option
+from pipeline.cli.common import add_rules_option, rules_from_option, terminal_cell
 from pipeline.cli.database import add_database_option
 from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES, FORMATS
 from pipeline.ingest.batches import DEFAULT_BATCH_SIZE
@@ -16,6 +17,9 @@ from pipeline.ingest.errors import DatabaseError, IngestError
 from pipeline.ingest.sessions import DEFAULT_SESSION_GAP_MINUTES
 from pipeline.ingest.summary import IngestSummary
 from pipeline.ingest.workers import PARALLEL_MIN_BYTES
+
+MAX_SESSION_GAP = 7 * 24 * 60
+"""Longest --session-gap (a week, in minutes)."""
 
 
 def format_help() -> str:
@@ -83,9 +87,10 @@ def print_summary(summary: IngestSummary) -> None:
     """The per-file table and the totals, on stdout."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = Console(width=None if sys.stdout.isatty() else 160)
-    table = Table(title=f"ingest into {summary.database}")
+    table = Table(title=terminal_cell(f"ingest into {summary.database}"))
     for name, justify in (("file", "left"), ("format", "left"), ("status", "left"),
                           ("records", "right"), ("stored", "right"), ("duplicates", "right"),
                           ("rejected", "right"), ("first reasons", "left")):
@@ -95,9 +100,12 @@ def print_summary(summary: IngestSummary) -> None:
         notes = list(item.reasons)
         if item.message and item.message not in item.reasons:
             notes.insert(0, item.message)
+        notes += [f"warning: {warning}" for warning in item.warnings
+                  if warning not in (item.message or "")]
         table.add_row(
-            _shown_path(item.path), item.format or "", item.status, f"{item.records:,}", f"{item.stored:,}",
-            f"{item.duplicates:,}", f"{item.rejected:,}", "\n".join(notes),
+            terminal_cell(_shown_path(item.path)), item.format or "", item.status,
+            f"{item.records:,}", f"{item.stored:,}", f"{item.duplicates:,}", f"{item.rejected:,}",
+            Text("\n").join(terminal_cell(note) for note in notes),
         )
     console.print(table)
     console.print(
@@ -116,7 +124,15 @@ def print_summary(summary: IngestSummary) -> None:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    """Ingest the paths; exit 0 when they were read, 1 for fatal problems."""
+    """Ingest the paths; exit 0 when they were read, 1 for fatal problems, 2 for bad options."""
+    if not (math.isfinite(arguments.session_gap) and 0 < arguments.session_gap <= MAX_SESSION_GAP):
+        raise CommandError(
+            f"--session-gap must be a number of minutes from above 0 to {MAX_SESSION_GAP:,}, "
+            f"got {arguments.session_gap}", code=2)
+    if arguments.batch_size < 1:
+        raise CommandError(f"--batch-size must be 1 or more, got {arguments.batch_size}", code=2)
+    if arguments.workers is not None and arguments.workers < 1:
+        raise CommandError(f"--workers must be 1 or more, got {arguments.workers}", code=2)
     rules = rules_from_option(arguments.rules)
     try:
         summary = ingest_paths(

@@ -10,7 +10,14 @@ from pathlib import Path
 
 from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option
-from pipeline.formats.source import FormatError, SourceLine, read_lines, read_stream_lines
+from pipeline.formats.source import (
+    FormatError,
+    SourceLine,
+    json_error_reason,
+    load_json,
+    read_lines,
+    read_stream_lines,
+)
 from pipeline.ingest.evaluate import score_output, score_record
 from pipeline.records.rules_file import RulesResolver
 from pipeline.records.validate import InvalidHand, parse_hand
@@ -38,9 +45,9 @@ def score_line(text: str, resolver: RulesResolver) -> tuple[dict, bool]:
     """Score one input line; returns (output object, ok)."""
     hand_id = None
     try:
-        mapping = json.loads(text)
-    except json.JSONDecodeError as error:
-        return {"hand_id": None, "error": f"invalid JSON: {error.msg} at column {error.colno}"}, False
+        mapping = load_json(text)
+    except ValueError as error:  # JSONDecodeError, or NaN / Infinity
+        return {"hand_id": None, "error": json_error_reason(error)}, False
     if isinstance(mapping, dict):
         hand_id = mapping.get("hand_id")
     try:

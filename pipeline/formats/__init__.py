@@ -33,7 +33,13 @@ from dataclasses import dataclass
 
 from pipeline.formats import boards_csv, canonical, poker_arena
 from pipeline.formats.base import SourceRecord
-from pipeline.formats.source import COMPRESSED_SUFFIXES, FormatError, read_lines
+from pipeline.formats.source import (
+    BINARY_FILE_ERROR,
+    COMPRESSED_SUFFIXES,
+    FormatError,
+    probe_head,
+    read_lines,
+)
 
 __all__ = [
     "COMPRESSED_SUFFIXES",
@@ -52,8 +58,9 @@ class FormatSpec:
     """A readable format: its reader, how to recognise it, a description for messages and help,
     and the file name endings (lower case, with the dot) its files usually have.
 
-    ``read`` takes the path (and ``game=`` when ``takes_game``); ``sniff`` gets the first
-    non-empty line of a file, decoded, and says whether the file is in this format. The format
+    ``read`` takes the path (and ``game=`` when ``takes_game``); ``sniff`` gets one non-empty
+    line of a file, decoded, and says whether the line fits this format (a sample of lines
+    votes, see :func:`detect_format`). The format
     of a file is always judged by its content (:func:`detect_format`); ``suffixes`` only say
     which files of a folder are hand histories (and which files the dashboard offers to upload).
     """
@@ -87,17 +94,27 @@ FILE_SUFFIXES: tuple[str, ...] = tuple(
 """Every registered format's file name endings, each once, in registry order."""
 
 
-def _first_content_line(path: str | os.PathLike[str]) -> str | None:
-    """The first non-blank line of a file, or None when the file has none.
+SNIFF_LINES = 50
+"""How many non-blank readable lines of a file are sampled to judge its format."""
 
-    Raises :class:`FormatError` when that line cannot be read as text.
-    """
+
+def sample_lines(path: str | os.PathLike[str], limit: int = SNIFF_LINES) -> tuple[list[str], int]:
+    """Up to ``limit`` non-blank lines of a file that can be read as text, and how many lines
+    of its start could not be (not UTF-8, too long, binary). Raises :class:`FormatError` when
+    the file cannot be opened."""
+    lines: list[str] = []
+    unreadable = 0
     for line in read_lines(path):
         if line.text is None:
-            raise FormatError(path, line.error or f"line {line.number} cannot be read")
+            unreadable += 1
+            if unreadable > 4 * limit:
+                break
+            continue
         if line.text.strip():
-            return line.text
-    return None
+            lines.append(line.text)
+            if len(lines) >= limit:
+                break
+    return lines, unreadable
 
 
 def _describe(first_line: str) -> str:
@@ -106,22 +123,33 @@ def _describe(first_line: str) -> str:
 
 
 def detect_format(path: str | os.PathLike[str]) -> str:
-    """The name of the format a file is in, judged by its first non-empty line.
+    """The name of the format a file is in, judged from a sample of its lines.
 
-    Raises :class:`FormatError` when the file is empty, unreadable, or in no known format.
+    The first :data:`SNIFF_LINES` non-blank lines that can be read as text vote: the format
+    most of them fit wins (ties go to the registry's order), so a comment line, an unreadable
+    line or an over-long line at the top does not decide the file. Raises
+    :class:`FormatError` when the file is empty, binary, or fits no known format.
     """
-    first_line = _first_content_line(path)
-    if first_line is None:
+    lines, unreadable = sample_lines(path)
+    if not lines:
+        if unreadable:
+            if b"\0" in probe_head(path):
+                raise FormatError(path, BINARY_FILE_ERROR)
+            raise FormatError(path, "no line of the file can be read as text")
         raise FormatError(path, "empty file: no hand history in it")
-    for name, spec in FORMATS.items():
-        if spec.sniff(first_line):
-            return name
+    votes = {name: sum(1 for line in lines if spec.sniff(line)) for name, spec in FORMATS.items()}
+    best = max(FORMATS, key=lambda name: votes[name])  # the first of equals: registry order
+    if votes[best]:
+        return best
+    if b"\0" in probe_head(path):
+        raise FormatError(path, BINARY_FILE_ERROR)
     expected = "; ".join(f"{name}: {spec.description}" for name, spec in FORMATS.items())
-    raise FormatError(
-        path,
-        f"unknown format: the first line {_describe(first_line)!r} fits none of the known "
-        f"formats ({expected})",
-    )
+    if len(lines) == 1:
+        what = f"the first line {_describe(lines[0])!r} fits none of the known formats"
+    else:
+        what = (f"none of the first {len(lines)} lines fits a known format (the first is "
+                f"{_describe(lines[0])!r})")
+    raise FormatError(path, f"unknown format: {what} ({expected})")
 
 
 def read_source(
@@ -136,7 +164,8 @@ def read_source(
     name or a file that cannot be read as a whole (possibly only once iteration starts).
     """
     if format is None:
-        if _first_content_line(path) is None:
+        lines, unreadable = sample_lines(path, limit=1)
+        if not lines and not unreadable:
             return iter(())
         format = detect_format(path)
     spec = FORMATS.get(format)

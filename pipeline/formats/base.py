@@ -13,7 +13,10 @@ class SourceRecord:
     ``record`` is a canonical JSON-like mapping (docs/hand-format.md) or ``None`` when the
     text could not be read as a record at all; then ``error`` says why. ``line`` is the
     1-based line number where the record starts; ``raw`` is its original text (kept for
-    quarantine, truncated by readers to a sane size).
+    quarantine, truncated by readers to a sane size). ``damaged`` is true for an unreadable
+    record that shows the file ends early (damaged compressed data, a cut-off last line): the
+    file is then only partly read. ``warning`` says aloud what the reader had to guess to read
+    the record (a line in a legacy encoding, say); the record is still good.
     """
 
     path: str
@@ -22,6 +25,8 @@ class SourceRecord:
     record: dict[str, Any] | None
     error: str | None = None
     hand_id: str | None = None
+    damaged: bool = False
+    warning: str | None = None
 
 
 RAW_TEXT_LIMIT = 20_000

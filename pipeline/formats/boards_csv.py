@@ -13,22 +13,42 @@ tab separated files are all read.
 
 A hand's rows must be consecutive. Players get ``board`` (their final rows) and no
 ``streets``: the order in which the cards came is not known.
+
+Written by people, saved by spreadsheets, so:
+
+* **the hand key**: people number each sheet from 1, so a ``hand_id`` that is a plain number
+  (``1``, ``17``) is made unique by the table and the playing day: ``<table>/<day>/<number>``
+  (``kitchen/2026-11-01/17``), the day being the date of ``started_at``, with hands before
+  06:00 counted to the evening before (a night that runs past midnight stays one day). Parts
+  that are blank are left out. Any other ``hand_id`` (``live-0001``) is kept as it is. The
+  number as written is kept in the record's ``sheet_hand`` field;
+* **encodings**: each line is decoded on its own, as UTF-8, else as Windows-1252 (cp1252,
+  what spreadsheets on Windows save), else as Latin-1; a line read with a fallback is said
+  aloud as a warning on its hand;
+* **quoted line breaks** (Alt-Enter in a notes cell) are read as CSV does: a quoted cell may
+  run over several lines (up to :data:`MAX_LINES_PER_ROW`);
+* **a bad row loses only its own hand**: a row whose hand cannot be seen (an unreadable line)
+  spoils the hand around it only when the next row continues that hand; otherwise it is
+  reported on its own. Lines before the header (a title, a note) are reported one by one.
 """
 
 from __future__ import annotations
 
 import csv
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from typing import Any
 
 from pipeline.formats.base import SourceRecord, clip_raw
 from pipeline.formats.source import (
-    BINARY_FILE_ERROR,
     FormatError,
+    RawLine,
     SourceLine,
-    read_lines,
+    ends_early,
+    read_raw_lines,
     truncated_reason,
 )
 from pipeline.rules.cards import CardError, normalise_card
@@ -46,6 +66,19 @@ DEFAULT_RULES = "standard"
 MAX_ROWS_PER_HAND = 100
 """A hand with more rows than this is reported as an error (OFC seats at most 4)."""
 
+MAX_LINES_PER_ROW = 20
+"""Most physical lines one CSV row may span through quoted line breaks; past this the quote is
+taken as broken and only its first line is reported."""
+
+HEADER_SEARCH_LINES = 50
+"""Non-blank lines searched for the header before the file is judged to have none."""
+
+DAY_STARTS_AT_HOUR = 6
+"""Hands before this hour count to the previous playing day (see the hand key above)."""
+
+FALLBACK_ENCODINGS = ("cp1252", "latin-1")
+"""Tried in order for a line that is not UTF-8 (Latin-1 decodes any byte)."""
+
 _SNIFF_COLUMNS = ("hand_id", "player", "top", "middle", "bottom")
 _DELIMITERS = (",", ";", "\t")
 _ROWS = ("top", "middle", "bottom")
@@ -55,6 +88,9 @@ _PLAYER_KEYS = frozenset(
 )
 _TRUE_WORDS = frozenset(("true", "yes", "y", "1", "t", "x"))
 _FALSE_WORDS = frozenset(("false", "no", "n", "0", "f", ""))
+_PLAIN_NUMBER = re.compile(r"[0-9]+")
+_DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[Tt ]([0-9]{2}))?")
+_BYTE_ORDER_MARK = "\ufeff"
 
 
 def _column_name(text: str) -> str:
@@ -62,7 +98,7 @@ def _column_name(text: str) -> str:
 
 
 def _split_row(text: str, delimiter: str) -> list[str]:
-    """The fields of one CSV line (raises ``csv.Error`` on broken quoting)."""
+    """The fields of one CSV row (raises ``csv.Error`` on broken quoting)."""
     return next(csv.reader([text], delimiter=delimiter, strict=True), [])
 
 
@@ -83,9 +119,59 @@ def _header_columns(text: str) -> tuple[list[str], str]:
 
 
 def sniff_boards_csv(first_line: str) -> bool:
-    """True when a file's first non-empty line is a boards CSV header."""
+    """True when a line is a boards CSV header."""
     columns, _ = _header_columns(first_line)
     return all(name in columns for name in _SNIFF_COLUMNS)
+
+
+def sheet_hand_id(number: str, table: str | None, started_at: str | None) -> str:
+    """The hand id of a sheet row's hand: a plain number made unique by table and playing day
+    (``sheet_hand_id("17", "kitchen", "2026-11-02T01:10:00Z") == "kitchen/2026-11-01/17"``);
+    any other id as it is."""
+    if _PLAIN_NUMBER.fullmatch(number) is None:
+        return number
+    parts = [table] if table else []
+    day = playing_day(started_at)
+    if day is not None:
+        parts.append(day)
+    return "/".join([*parts, number])
+
+
+def playing_day(started_at: str | None) -> str | None:
+    """The date of a start time as written, hands before :data:`DAY_STARTS_AT_HOUR` counted to
+    the day before; None without a readable date."""
+    if not started_at:
+        return None
+    match = _DAY.match(started_at.strip())
+    if match is None:
+        return None
+    year, month, day, hour = match.groups()
+    try:
+        moment = date(int(year), int(month), int(day))
+    except ValueError:
+        return None
+    if hour is not None and int(hour) < DAY_STARTS_AT_HOUR and moment > date.min:
+        moment -= timedelta(days=1)
+    return moment.isoformat()
+
+
+@dataclass(slots=True)
+class _Row:
+    """One CSV row: its first line number, the physical lines it spans, its text."""
+
+    number: int
+    text: str | None  # None: unreadable (then ``error`` says why)
+    raw: str
+    error: str | None = None
+    terminated: bool = True
+    damaged: bool = False
+    warning: str | None = None
+    lines: int = 1
+
+    def as_line(self) -> SourceLine:
+        """The row as a SourceLine (for the shared truncation and damage helpers)."""
+        return SourceLine(self.number, self.text, self.error, self.raw, self.terminated,
+                          self.damaged)
 
 
 @dataclass(slots=True)
@@ -95,91 +181,232 @@ class _Hand:
     hand_id: str
     start_line: int
     end_line: int
+    key: str = ""  # the hand id as stored (see sheet_hand_id), from its first row
     rows: list[tuple[int, dict[str, str]]] = field(default_factory=list)
     raw_lines: list[str] = field(default_factory=list)
     problem: str | None = None
+    damaged: bool = False
+    warnings: list[str] = field(default_factory=list)
+    first_fields: dict[str, str] | None = None  # the first readable row, even of a spoilt hand
 
     def add_problem(self, reason: str) -> None:
         """Record why this hand cannot be read (the first reason wins)."""
         if self.problem is None:
             self.problem = reason
 
-    def add_line(self, line: SourceLine) -> None:
-        """Count a line into the hand, keeping its text for the raw field (bounded)."""
-        self.end_line = line.number
+    def add_row(self, row: _Row) -> None:
+        """Count a row into the hand, keeping its text for the raw field (bounded)."""
+        self.end_line = row.number + row.lines - 1
         if len(self.raw_lines) <= MAX_ROWS_PER_HAND:
-            self.raw_lines.append(line.raw)
+            self.raw_lines.append(row.raw)
+        if row.warning is not None and len(self.warnings) < 3:
+            self.warnings.append(row.warning)
+        self.damaged = self.damaged or (row.text is None and ends_early(row.as_line()))
 
 
 class _BadRow(Exception):
     """A row that cannot become part of a record; the message is the reason."""
 
 
+# --- lines to rows ------------------------------------------------------------------------------
+
+
+def _decode(item: RawLine | SourceLine) -> _Row:
+    """One physical line: UTF-8, else a said-aloud fallback encoding; or an error line."""
+    if type(item) is not tuple:
+        line: SourceLine = item  # type: ignore[assignment]
+        return _Row(line.number, None, line.raw, line.error, line.terminated, line.damaged)
+    number, data, terminated = item  # type: ignore[misc]
+    try:
+        text = data.decode("utf-8")
+        warning = None
+    except UnicodeDecodeError as error:
+        bad = data[error.start]
+        for encoding in FALLBACK_ENCODINGS:
+            try:
+                text = data.decode(encoding)
+            except UnicodeDecodeError:
+                continue
+            warning = (f"line {number} is not UTF-8 (byte 0x{bad:02x} at column "
+                       f"{error.start + 1}): read as {encoding}")
+            break
+    if number == 1 and text.startswith(_BYTE_ORDER_MARK):
+        text = text[1:]
+    return _Row(number, text, text, None, terminated, False, warning)
+
+
+def _open_quote(text: str) -> bool:
+    """True when a row's text ends inside a quoted cell (an odd number of quote marks)."""
+    return text.count('"') % 2 == 1
+
+
+def _rows(
+    lines: Iterator[RawLine | SourceLine], fits: list[Callable[[str], bool]] | None = None
+) -> Iterator[_Row]:
+    """Physical lines joined into CSV rows: a quoted cell may hold line breaks. A quote still
+    open after :data:`MAX_LINES_PER_ROW` lines, at an unreadable line or at the end of the file,
+    or one that closes into something that is not one row of the header's shape (``fits[0]``,
+    set once the header is known), is broken: its first line is given alone (and fails to parse)
+    and the lines after it are read again as rows of their own, so a stray quote costs one row."""
+    pending: list[_Row] = []  # lines of a row whose quote is open
+    queue: list[_Row] = []  # lines decoded already, to read again
+    source = iter(lines)
+    while True:
+        if queue:
+            row: _Row | None = queue.pop(0)
+        else:
+            item = next(source, None)
+            row = _decode(item) if item is not None else None
+        if row is None:  # the end of the file
+            if not pending:
+                return
+            yield pending[0]  # a quote never closed: its line alone, the rest read again
+            queue = pending[1:]
+            pending = []
+            continue
+        if pending:
+            if row.text is None or len(pending) >= MAX_LINES_PER_ROW:
+                yield pending[0]
+                queue = [*pending[1:], row, *queue]
+                pending = []
+                continue
+            pending.append(row)
+            joined = "\n".join(part.text or "" for part in pending)
+            if not _open_quote(joined):
+                if fits and not fits[0](joined):
+                    yield pending[0]
+                    queue = [*pending[1:], *queue]
+                    pending = []
+                    continue
+                first = pending[0]
+                warnings = [part.warning for part in pending if part.warning]
+                yield _Row(first.number, joined, "\n".join(part.raw for part in pending), None,
+                           pending[-1].terminated, False, warnings[0] if warnings else None,
+                           len(pending))
+                pending = []
+            continue
+        if row.text is not None and row.terminated and _open_quote(row.text):
+            pending = [row]
+            continue
+        yield row
+
+
+# --- the reader --------------------------------------------------------------------------------
+
+
 def read_boards_csv(path: str | os.PathLike[str]) -> Iterator[SourceRecord]:
     """Read a boards CSV: one :class:`SourceRecord` per hand, streaming.
 
-    Raises :class:`FormatError` (on first iteration) when required columns are missing, naming
-    them. A broken row, a hand_id that comes back after other hands (both line numbers are
-    named), or a bad seat/fantasyland/points value makes that hand an error record; the other
-    hands still come through. An unreadable line (not UTF-8, too long) spoils the hand it is in.
+    Raises :class:`FormatError` (on first iteration) when no header is found in the first
+    :data:`HEADER_SEARCH_LINES` lines or required columns are missing, naming them. A broken
+    row, a hand_id that comes back after other hands (both line numbers are named), or a bad
+    seat/fantasyland/points value makes that hand an error record; the other hands still come
+    through. Lines before the header are reported one by one.
     """
     file_name = str(path)
-    lines = read_lines(path)
-    header: SourceLine | None = None
-    for line in lines:
-        if line.error == BINARY_FILE_ERROR:
-            yield SourceRecord(file_name, line.number, clip_raw(line.raw), None, line.error)
-            return
-        if line.text is None:
-            raise FormatError(path, f"cannot read the header: {line.error}")
-        if line.text.strip():
-            header = line
+    fits: list[Callable[[str], bool]] = [lambda text: True]
+    rows = _rows(read_raw_lines(path), fits)
+    header: _Row | None = None
+    before: list[_Row] = []
+    for row in rows:
+        if row.text is not None and not row.text.strip():
+            continue
+        if row.text is not None and sniff_boards_csv(row.text):
+            header = row
+            break
+        before.append(row)
+        if len(before) >= HEADER_SEARCH_LINES:
             break
     if header is None or header.text is None:
-        return
+        first = next((row for row in before if row.text is not None), None)
+        if first is None:
+            if before:
+                raise FormatError(path, f"cannot read the header: {before[0].error}")
+            return
+        columns, _ = _header_columns(first.text or "")
+        _raise_missing(path, columns, first.number)
+        raise AssertionError("unreachable")  # pragma: no cover
     columns, delimiter = _header_columns(header.text)
+    _raise_missing(path, columns, header.number)
+    duplicated = sorted({name for name in columns if columns.count(name) > 1 and name})
+    if duplicated:
+        raise FormatError(path, f"column {', '.join(duplicated)} appears twice in the header")
+    fits[0] = lambda text: _one_row(text, delimiter, len(columns))
+    for row in before:
+        reason = row.error or f"above the header (line {header.number}): not a row of the sheet"
+        yield SourceRecord(file_name, row.number, clip_raw(row.raw), None, reason,
+                           damaged=row.damaged)
+    yield from _hands(file_name, rows, columns, delimiter)
+
+
+def _one_row(text: str, delimiter: str, width: int) -> bool:
+    """True when ``text`` (lines joined through a quoted cell) reads as one CSV row of at most
+    ``width`` fields (more only when they are blank)."""
+    try:
+        fields = _split_row(text, delimiter)
+    except csv.Error:
+        return False
+    return len(fields) <= width or not any(value.strip() for value in fields[width:])
+
+
+def _raise_missing(path: str | os.PathLike[str], columns: list[str], number: int) -> None:
     missing = [name for name in REQUIRED_COLUMNS if name not in columns]
     if missing:
         raise FormatError(
             path,
             f"missing required column{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-            f"(line {header.number} has {', '.join(columns) or 'no columns'}; "
+            f"(line {number} has {', '.join(columns) or 'no columns'}; "
             f"expected {', '.join(REQUIRED_COLUMNS)}, optional {', '.join(OPTIONAL_COLUMNS)})",
         )
-    duplicated = sorted({name for name in columns if columns.count(name) > 1 and name})
-    if duplicated:
-        raise FormatError(path, f"column {', '.join(duplicated)} appears twice in the header")
 
+
+def _hands(
+    file_name: str, rows: Iterator[_Row], columns: list[str], delimiter: str
+) -> Iterator[SourceRecord]:
+    """The data rows grouped into hands (consecutive rows with one hand_id)."""
     seen: dict[str, tuple[int, int]] = {}
     current: _Hand | None = None
+    orphans: list[tuple[_Row, str]] = []  # rows naming no hand, waiting for the next row
     hand_id_index = columns.index("hand_id")
-    for line in lines:
-        if line.text is not None and not line.text.strip():
+
+    def orphan_records() -> Iterator[SourceRecord]:
+        for row, problem in orphans:
+            yield SourceRecord(file_name, row.number, clip_raw(row.raw), None, problem,
+                               damaged=row.text is None and ends_early(row.as_line()))
+        orphans.clear()
+
+    for row in rows:
+        if row.text is not None and not row.text.strip():
             continue
-        row, hand_id, problem = _read_row(line, columns, delimiter, hand_id_index)
+        fields, hand_id, problem = _read_row(row, columns, delimiter, hand_id_index)
         if hand_id is None:
-            # A line that names no hand: it spoils the hand being read, if any.
-            if current is None:
-                yield SourceRecord(file_name, line.number, clip_raw(line.raw), None, problem)
-            else:
-                current.add_line(line)
-                current.add_problem(f"{problem} (in hand {current.hand_id!r})")
+            orphans.append((row, problem or f"line {row.number} cannot be read"))
             continue
-        if current is None or hand_id != current.hand_id:
+        if current is not None and hand_id == current.hand_id:
+            # the rows naming no hand sit inside this hand: they spoil it
+            for orphan, orphan_problem in orphans:
+                current.add_row(orphan)
+                current.add_problem(f"{orphan_problem} (in hand {current.hand_id!r})")
+            orphans.clear()
+        else:
             if current is not None:
-                seen.setdefault(current.hand_id, (current.start_line, current.end_line))
+                seen.setdefault(current.key, (current.start_line, current.end_line))
                 yield _hand_record(file_name, current)
-            current = _Hand(hand_id, line.number, line.number)
-            if hand_id in seen:
-                first, last = seen[hand_id]
+            yield from orphan_records()
+            # two sheets in one file may both number from 1: a hand is known by its full key
+            key = (sheet_hand_id(hand_id, fields.get("table") or None,
+                                 fields.get("started_at") or None) if fields else hand_id)
+            current = _Hand(hand_id, row.number, row.number, key=key)
+            if key in seen:
+                first, last = seen[key]
                 lines_text = f"line {first}" if first == last else f"lines {first}-{last}"
                 current.add_problem(
-                    f"hand_id {hand_id!r} on line {line.number} was already used by the hand on "
+                    f"hand_id {hand_id!r} on line {row.number} was already used by the hand on "
                     f"{lines_text}: the rows of a hand must be consecutive"
                 )
-        current.add_line(line)
-        if row is None:
-            current.add_problem(problem or f"line {line.number} cannot be read")
+        current.add_row(row)
+        if fields is None:
+            current.add_problem(problem or f"line {row.number} cannot be read")
         elif len(current.rows) >= MAX_ROWS_PER_HAND:
             current.add_problem(
                 f"hand {hand_id!r} has more than {MAX_ROWS_PER_HAND} rows (from line "
@@ -187,53 +414,65 @@ def read_boards_csv(path: str | os.PathLike[str]) -> Iterator[SourceRecord]:
             )
             current.rows.clear()
         elif current.problem is None:
-            current.rows.append((line.number, row))
+            current.rows.append((row.number, fields))
+        if fields is not None and current.first_fields is None:
+            current.first_fields = fields
     if current is not None:
         yield _hand_record(file_name, current)
+    yield from orphan_records()
 
 
 def _read_row(
-    line: SourceLine, columns: list[str], delimiter: str, hand_id_index: int
+    row: _Row, columns: list[str], delimiter: str, hand_id_index: int
 ) -> tuple[dict[str, str] | None, str | None, str | None]:
-    """One data line: ``(row, hand_id, None)`` or ``(None, hand_id or None, problem)``.
+    """One data row: ``(fields, hand_id, None)`` or ``(None, hand_id or None, problem)``.
 
-    The hand id of a broken line is still given when it can be seen, so the problem is
+    The hand id of a broken row is still given when it can be seen, so the problem is
     charged to the right hand.
     """
-    if line.text is None:
-        return None, None, line.error or f"line {line.number} cannot be read"
+    if row.text is None:
+        return None, None, row.error or f"line {row.number} cannot be read"
+    line = row.as_line()
     try:
-        fields = _split_row(line.text, delimiter)
+        fields = _split_row(row.text, delimiter)
     except csv.Error as exc:
-        parts = line.text.split(delimiter)
+        parts = row.text.split(delimiter)
         guess = None
         if len(parts) > hand_id_index and '"' not in delimiter.join(parts[: hand_id_index + 1]):
             guess = parts[hand_id_index].strip() or None
-        reason = truncated_reason(line, f"line {line.number}: broken CSV quoting ({exc})")
+        reason = truncated_reason(line, f"line {row.number}: broken CSV quoting ({exc})")
         return None, guess, reason
     hand_id = fields[hand_id_index].strip() or None if len(fields) > hand_id_index else None
     if len(fields) < len(columns):
         plural = "s" if len(fields) != 1 else ""
-        reason = f"line {line.number} has {len(fields)} field{plural}, the header has {len(columns)}"
+        reason = f"line {row.number} has {len(fields)} field{plural}, the header has {len(columns)}"
         return None, hand_id, truncated_reason(line, reason)
     if len(fields) > len(columns) and any(value.strip() for value in fields[len(columns):]):
-        reason = f"line {line.number} has {len(fields)} fields, the header has {len(columns)}"
+        reason = f"line {row.number} has {len(fields)} fields, the header has {len(columns)}"
         return None, hand_id, reason
     if hand_id is None:
-        return None, None, f"line {line.number} has no hand_id"
-    row = {name: value.strip() for name, value in zip(columns, fields, strict=False) if name}
-    return row, hand_id, None
+        return None, None, f"line {row.number} has no hand_id"
+    values = {name: value.strip() for name, value in zip(columns, fields, strict=False) if name}
+    return values, hand_id, None
 
 
 def _hand_record(file_name: str, hand: _Hand) -> SourceRecord:
     raw = clip_raw("\n".join(hand.raw_lines))
+    warning = "; ".join(hand.warnings) or None
+    # the hand's key as stored, from its first readable row (so a later fix resolves the reject)
+    first = hand.rows[0][1] if hand.rows else hand.first_fields or {}
+    key_id = sheet_hand_id(hand.hand_id, first.get("table") or None,
+                           first.get("started_at") or None)
     if hand.problem is not None:
-        return SourceRecord(file_name, hand.start_line, raw, None, hand.problem, hand.hand_id)
+        return SourceRecord(file_name, hand.start_line, raw, None, hand.problem, key_id,
+                            hand.damaged, warning)
     try:
         record = _build_record(hand)
     except _BadRow as exc:
-        return SourceRecord(file_name, hand.start_line, raw, None, str(exc), hand.hand_id)
-    return SourceRecord(file_name, hand.start_line, raw, record, None, hand.hand_id)
+        return SourceRecord(file_name, hand.start_line, raw, None, str(exc), key_id,
+                            warning=warning)
+    return SourceRecord(file_name, hand.start_line, raw, record, None, record["hand_id"],
+                        warning=warning)
 
 
 def _hand_value(hand: _Hand, column: str) -> str | None:
@@ -256,10 +495,13 @@ def _hand_value(hand: _Hand, column: str) -> str | None:
 
 def _build_record(hand: _Hand) -> dict[str, Any]:
     values = {column: _hand_value(hand, column) for column in _HAND_COLUMNS}
+    hand_id = sheet_hand_id(hand.hand_id, values["table"], values["started_at"])
     record: dict[str, Any] = {
-        "hand_id": hand.hand_id,
+        "hand_id": hand_id,
         "site": values["site"] or DEFAULT_SITE,
     }
+    if hand_id != hand.hand_id:
+        record["sheet_hand"] = hand.hand_id
     if values["table"] is not None:
         record["table"] = values["table"]
     if values["started_at"] is not None:

@@ -14,7 +14,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from pipeline.formats.base import SourceRecord, clip_raw
-from pipeline.formats.source import SourceLine, read_lines, truncated_reason
+from pipeline.formats.source import (
+    SourceLine,
+    ends_early,
+    json_error_reason,
+    load_json,
+    read_lines,
+    truncated_reason,
+)
 
 DESCRIPTION = 'canonical JSON Lines (one hand object with "players" per line)'
 
@@ -83,13 +90,15 @@ def _parse_batch(file_name: str, batch: list[SourceLine]) -> list[SourceRecord]:
 def parse_canonical_line(file_name: str, line: SourceLine) -> SourceRecord:
     """Turn one line of a canonical JSON Lines file into a :class:`SourceRecord` (ingest workers too)."""
     if line.text is None:
-        return SourceRecord(file_name, line.number, clip_raw(line.raw), None, line.error)
+        return SourceRecord(file_name, line.number, clip_raw(line.raw), None, line.error,
+                            damaged=ends_early(line))
     try:
-        value: Any = json.loads(line.text)
-    except json.JSONDecodeError as exc:
-        reason = truncated_reason(line, f"invalid JSON: {exc.msg} at column {exc.colno}")
+        value: Any = load_json(line.text)
+    except ValueError as exc:  # JSONDecodeError, or NaN / Infinity
+        reason = truncated_reason(line, json_error_reason(exc))
         return SourceRecord(
-            file_name, line.number, clip_raw(line.text), None, reason, _find_hand_id(line.text)
+            file_name, line.number, clip_raw(line.text), None, reason, _find_hand_id(line.text),
+            damaged=ends_early(line),
         )
     except RecursionError:
         reason = "invalid JSON: nested too deeply"

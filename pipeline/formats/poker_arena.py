@@ -31,10 +31,12 @@ from typing import Any
 
 from pipeline.formats.base import RAW_TEXT_LIMIT, SourceRecord, clip_raw
 from pipeline.formats.source import (
-    BINARY_FILE_ERROR,
     FormatError,
     SourceLine,
+    ends_early,
     file_name_stem,
+    json_error_reason,
+    load_json,
     read_lines,
     truncated_reason,
 )
@@ -271,6 +273,7 @@ class _HandLines:
     line_count: int = 0
     scored_seats: set[int] = field(default_factory=set)
     digest: Any = None
+    damaged: bool = False  # a line of the hand shows the file ends early
 
     def add_text(self, text: str) -> None:
         """Remember a line's text (for the raw field and the match digest)."""
@@ -390,19 +393,18 @@ def _read_hands(path: str | os.PathLike[str], game: str | None) -> Iterator[Sour
             continue
         value, reason = _parse_line(line)
         if reason is not None:
-            if line.error == BINARY_FILE_ERROR:
-                yield SourceRecord(file_name, line.number, clip_raw(line.raw), None, reason)
-                return
             if current is None or current.is_complete:
                 # Not part of an open hand: report it on its own, keep the finished hand.
                 record = finish(current)
                 if record is not None:
                     yield record
                 current = None
-                yield SourceRecord(file_name, line.number, clip_raw(line.raw), None, reason)
+                yield SourceRecord(file_name, line.number, clip_raw(line.raw), None, reason,
+                                   damaged=ends_early(line))
             else:
                 current.add_text(line.raw)
                 current.add_problem(reason)
+                current.damaged = current.damaged or ends_early(line)
             continue
         assert value is not None
         if "log_summary" in value and "hand" not in value:
@@ -458,9 +460,9 @@ def _parse_line(line: SourceLine) -> tuple[dict[str, Any] | None, str | None]:
     if line.text is None:
         return None, line.error or f"line {line.number} cannot be read"
     try:
-        value = json.loads(line.text)
-    except json.JSONDecodeError as exc:
-        reason = f"line {line.number}: invalid JSON: {exc.msg} at column {exc.colno}"
+        value = load_json(line.text)
+    except ValueError as exc:  # JSONDecodeError, or NaN / Infinity
+        reason = f"line {line.number}: {json_error_reason(exc)}"
         return None, truncated_reason(line, reason)
     except RecursionError:
         return None, f"line {line.number}: invalid JSON: nested too deeply"
@@ -502,7 +504,8 @@ def _hand_record(
         hand_id = f"{game}-{hand_digest}-{hand.hand_number:05d}"
     raw = hand.raw_text()
     if hand.problem is not None:
-        return SourceRecord(file_name, hand.start_line, raw, None, hand.problem, hand_id)
+        return SourceRecord(file_name, hand.start_line, raw, None, hand.problem, hand_id,
+                            damaged=hand.damaged)
     if hand.header is None or hand_id is None or game is None or match_digest is None:
         reason = f"hand at line {hand.start_line}: cannot tell which poker-arena game it is"
         return SourceRecord(file_name, hand.start_line, raw, None, reason, hand_id)

@@ -10,17 +10,19 @@ records); only problems with the whole file (missing, unreadable) raise :class:`
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, Any, NamedTuple
 
 MAX_LINE_BYTES = 1 << 20
 """Longest line a reader accepts (1 MiB); a longer line becomes an error, not a record."""
 
 BINARY_PROBE_BYTES = 8192
-"""How much of the (decompressed) start of a file is checked for NUL bytes."""
+"""How much of the (decompressed) start of a file is checked for NUL bytes when no line of it
+fits any format (then it is reported as a binary file)."""
 
 GZIP_MAGIC = b"\x1f\x8b"
 COMPRESSED_SUFFIXES = (".gz", ".gzip")
@@ -55,7 +57,8 @@ class SourceLine(NamedTuple):
     ``text`` is the decoded line without its line ending (and without a UTF-8 byte-order mark
     on line 1), or ``None`` when the line could not be read as text; then ``error`` says why.
     ``raw`` is the text, or a lossy preview of an unreadable line for quarantine.
-    ``terminated`` is false only for a last line that has no newline at its end.
+    ``terminated`` is false only for a last line that has no newline at its end; ``damaged``
+    marks the error line of a file that ends early (see :func:`read_stream_raw`).
     """
 
     number: int
@@ -63,6 +66,9 @@ class SourceLine(NamedTuple):
     error: str | None
     raw: str
     terminated: bool = True
+    damaged: bool = False
+    """True for an error line that shows the file ends early: damaged compressed data, or an
+    unreadable last line without a newline (a zero-filled or cut-off tail)."""
 
 
 def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
@@ -88,7 +94,7 @@ def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
         raise FormatError(path, f"cannot open: {exc.strerror or exc}") from exc
 
 
-def _probe_head(path: str | os.PathLike[str]) -> bytes:
+def probe_head(path: str | os.PathLike[str]) -> bytes:
     """Up to BINARY_PROBE_BYTES of the file's (decompressed) content; damage is ignored here."""
     head = bytearray()
     with open_binary(path) as stream:
@@ -124,11 +130,12 @@ def read_lines(
     * Each line is decoded as UTF-8 on its own; a bad line gives an error line
       ("line 7 is not UTF-8 text (byte 0xff at column 12)") and the next lines still come.
     * A UTF-8 byte-order mark at the start of line 1 is dropped.
-    * A NUL byte in the first 8 KiB gives one error line, "binary file, not a hand history",
-      and nothing else.
+    * A line holding a NUL byte gives an error line (binary data, or the zero-filled tail of a
+      file cut off while being written); the lines around it still come.
     * A line longer than ``max_line_bytes`` gives "line N is longer than 1 MiB" and is skipped
       without being loaded whole.
-    * Damaged gzip data ends the file with an error line naming where it happened.
+    * Damaged gzip data ends the file with an error line naming where it happened
+      (``damaged``, as is an unreadable last line without a newline).
     * An empty file yields nothing.
 
     Raises :class:`FormatError` when the file cannot be opened.
@@ -158,11 +165,6 @@ def read_raw_lines(
     """
     stream = open_binary(path)
     try:
-        head = _probe_head(path)
-        if b"\0" in head:
-            preview = head[:_PREVIEW_BYTES].decode("utf-8", "replace")
-            yield SourceLine(1, None, BINARY_FILE_ERROR, preview)
-            return
         yield from read_stream_raw(stream, max_line_bytes)
     finally:
         stream.close()
@@ -188,7 +190,8 @@ def read_stream_raw(
             block = read(READ_BLOCK_BYTES)
         except (OSError, EOFError, zlib.error) as exc:
             yield SourceLine(number + 1, None, _damage_reason(number + 1, exc),
-                             skipping or "", False)
+                             skipping or (_preview(pending) if pending else ""),
+                             False, True)
             return
         if not block:
             break
@@ -200,6 +203,8 @@ def read_stream_raw(
             yield SourceLine(number, None, _too_long(number, max_line_bytes), skipping, True)
             skipping = None
             block = block[end + 1:]
+        # one scan per block (and the carried start of a line): lines are checked only then
+        binary = b"\0" in block or b"\0" in pending
         pieces = (pending + block).split(b"\n") if pending else block.split(b"\n")
         pending = pieces.pop()
         for piece in pieces:
@@ -207,19 +212,29 @@ def read_stream_raw(
             if len(piece) > max_line_bytes:
                 yield SourceLine(number, None, _too_long(number, max_line_bytes),
                                  _preview(piece), True)
+            elif binary and b"\0" in piece:
+                yield SourceLine(number, None, _binary_line(number), _preview(piece), True)
             else:
                 yield (number, piece[:-1] if piece[-1:] == b"\r" else piece, True)
         if len(pending) > max_line_bytes:
             skipping = _preview(pending)
             pending = b""
     if skipping is not None:
-        yield SourceLine(number + 1, None, _too_long(number + 1, max_line_bytes), skipping, False)
+        yield SourceLine(number + 1, None, _too_long(number + 1, max_line_bytes), skipping,
+                         False, True)
+    elif pending and b"\0" in pending:
+        yield SourceLine(number + 1, None, _binary_line(number + 1), _preview(pending), False, True)
     elif pending:
         yield (number + 1, pending, False)
 
 
 def _preview(data: bytes) -> str:
     return data[:_PREVIEW_BYTES].decode("utf-8", "replace") + "…"
+
+
+def _binary_line(number: int) -> str:
+    return (f"line {number} holds NUL bytes: binary data, or the zero-filled end of a file cut "
+            "off while being written")
 
 
 def _too_long(number: int, limit: int) -> str:
@@ -245,6 +260,48 @@ def _damage_reason(number: int, exc: BaseException) -> str:
     if number == 1:
         return f"cannot read the file: damaged data at the start ({detail})"
     return f"cannot read past line {number - 1}: damaged data ({detail})"
+
+
+class NonStandardNumber(ValueError):
+    """A JSON text uses ``NaN``, ``Infinity`` or ``-Infinity``, which JSON does not have."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise NonStandardNumber(f"invalid JSON: {name} is not a JSON number")
+
+
+_STRICT_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
+def load_json(text: str) -> Any:
+    """Parse one JSON text as the readers do: like :func:`json.loads`, but ``NaN`` and
+    ``Infinity`` (which Python accepts and JSON does not) raise :class:`NonStandardNumber`, a
+    ``ValueError`` whose message is the reason. Decoding errors raise ``json.JSONDecodeError``
+    (give it to :func:`json_error_reason`)."""
+    return _STRICT_DECODER.decode(text)
+
+
+def json_error_reason(error: ValueError) -> str:
+    """A JSON decoding error as a reason: ``invalid JSON: Expecting ',' delimiter at column 40``.
+
+    Python's messages that end with a position word ("Unterminated string starting at") get the
+    column right after it, not a second "at".
+    """
+    if isinstance(error, NonStandardNumber):
+        return str(error)
+    message = getattr(error, "msg", None) or str(error)
+    column = getattr(error, "colno", None)
+    if column is None:
+        return f"invalid JSON: {message}"
+    if message.endswith(" at"):
+        return f"invalid JSON: {message} column {column}"
+    return f"invalid JSON: {message} at column {column}"
+
+
+def ends_early(line: SourceLine) -> bool:
+    """True when an error at this line means the file ends early: the line is marked damaged, or
+    it is a last line without a newline (see :func:`truncated_reason`)."""
+    return line.damaged or not line.terminated
 
 
 def truncated_reason(line: SourceLine, reason: str) -> str:

@@ -55,9 +55,19 @@ DEFAULT_BATCH_SIZE = 20_000
 """Records per batch (one transaction each)."""
 
 
+DAMAGED = "damaged"
+"""The reject kind of an unreadable record that shows its file ends early (the file is then
+``partial``); other unreadable records are of kind ``read``."""
+
+UNREADABLE_KINDS = frozenset(("read", DAMAGED))
+"""Reject kinds of records that could not be read as a record of the format at all."""
+
+
 @dataclass(slots=True)
 class Reject:
-    """A record (or a whole file, ``line`` None) that is not stored: why, and its raw text."""
+    """A record (or a whole file, ``line`` None) that is not stored: why, and its raw text.
+
+    ``kind``: read | damaged | invalid | rules | conflict | file."""
 
     path: str
     line: int | None
@@ -66,6 +76,7 @@ class Reject:
     raw: str
     kind: str
     conflict_with: str | None = None
+    site: str | None = None  # the record's site, when it could be read
 
 
 @dataclass(slots=True)
@@ -104,6 +115,7 @@ class PreparedBatch:
     raws: dict[int, str]  # line → original text, for records that did not come as lines
     spill: str | None = None  # path prefix of the frames' Arrow files
     lines: list[RawLine | SourceLine] | None = None  # the batch's lines, set by the reader
+    warnings: list[str] | None = None  # what readers had to guess (said aloud, records kept)
 
     def spill_frames(self, prefix: str) -> PreparedBatch:
         """Write the frames to Arrow files at ``prefix`` (worker side) and drop them."""
@@ -157,25 +169,31 @@ class BatchBuilder:
         self.rejects: list[Reject] = []
         self.candidates: list[Candidate] = []
         self.hands: list[HandRecord] = []
+        self.warnings: list[str] = []
 
     def add(self, source: SourceRecord) -> None:
         """Validate one record: a reject or a candidate."""
         self.records += 1
+        if source.warning is not None:
+            self.warnings.append(source.warning)
         if source.record is None:
             self.rejects.append(Reject(source.path, source.line, source.hand_id,
-                                        source.error or "unreadable record", source.raw, "read"))
+                                        source.error or "unreadable record", source.raw,
+                                        DAMAGED if source.damaged else "read"))
             return
         try:
             hand = parse_hand(source.record)
         except InvalidHand as error:
+            site = source.record.get("site", "local")
             self.rejects.append(Reject(source.path, source.line, error.hand_id or source.hand_id,
-                                        error.reason, source.raw, "invalid"))
+                                        error.reason, source.raw, "invalid",
+                                        site=site.strip() if isinstance(site, str) else None))
             return
         try:
             self.resolver(hand.rules)
         except RulesError as error:
             self.rejects.append(Reject(source.path, source.line, hand.hand_id, str(error),
-                                        source.raw, "rules"))
+                                        source.raw, "rules", site=hand.site))
             return
         self.candidates.append(Candidate(
             store.hand_key(hand.site, hand.hand_id), content_hash(hand), hand.site, hand.hand_id,
@@ -217,7 +235,7 @@ class BatchBuilder:
         raws = {candidate.line: candidate.raw for candidate in self.candidates
                 if candidate.raw is not None}
         return PreparedBatch(self.records, self.rejects, later, hand_tables(columns, self.resolver),
-                         raws)
+                             raws, warnings=self.warnings or None)
 
 
 def prepare_canonical(

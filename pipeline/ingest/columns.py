@@ -100,6 +100,7 @@ TABLE_SCHEMAS: dict[str, pa.Schema] = {
         ("path", pa.string()), ("line", pa.int32()), ("hand_id", pa.string()),
         ("reason", pa.string()), ("raw", pa.string()), ("rejected_at", pa.timestamp("us")),
         ("kind", pa.string()), ("conflict_with", pa.string()), ("reject_key", pa.string()),
+        ("site", pa.string()), ("resolved_at", pa.timestamp("us")), ("resolved_by", pa.string()),
     ]),
 }
 """The Arrow schema of every table a batch writes (column order as in the database)."""

@@ -164,7 +164,7 @@ def _ingest_source_file(
         summary.status = "failed"
         summary.message = f"cannot read: {error.strerror or error}"
         reject = Reject(str(path), None, None, summary.message, "", "file")
-        summary.note_reject(None, summary.message)
+        summary.note_reject(None, summary.message, "file")
         finish_source(writer, summary, None, set(), session_gap, [reject])
         return summary
     earlier = already_ingested(writer, summary.content_hash)
@@ -192,13 +192,14 @@ def _ingest_source_file(
         summary.status = "failed"
         summary.message = error.reason
         file_rejects.append(Reject(str(path), None, None, error.reason, "", "file"))
-        summary.note_reject(None, error.reason)
+        summary.note_reject(None, error.reason, "file")
     else:
         if summary.records == 0:
             summary.status = "empty"
             summary.message = EMPTY_FILE_REASON
             file_rejects.append(Reject(str(path), None, None, EMPTY_FILE_REASON, "", "file"))
-            summary.note_reject(None, EMPTY_FILE_REASON)
+            summary.note_reject(None, EMPTY_FILE_REASON, "file")
+        summary.settle_status()
     finish_source(writer, summary, size, ingestor.tables_touched, session_gap, file_rejects)
     return summary
 

@@ -25,7 +25,6 @@ tests/ingest/test_fast_canonical.py checks that on generated and mutated records
 from __future__ import annotations
 
 import hashlib
-import math
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -43,7 +42,15 @@ from pipeline.ingest.columns import (
     player_bytes,
     utc_timestamp,
 )
-from pipeline.records.validate import MAX_SEAT, STARTED_AT_PATTERN
+from pipeline.records.validate import (
+    MAX_ID_LENGTH,
+    MAX_NAME_LENGTH,
+    MAX_SEAT,
+    STARTED_AT_PATTERN,
+    STARTED_AT_YEARS,
+    is_plain_text,
+    points_in_range,
+)
 from pipeline.rules.game import ROW_LENGTHS, VARIANTS_BY_NAME, Variant
 from pipeline.store import hand_key
 
@@ -262,7 +269,9 @@ def parse_canonical_batch(
     given_segments: list[msgspec.Raw] = []
     segment_parts: list[tuple[bytes, np.ndarray]] = []
     given_parts: list[tuple[bytes, np.ndarray]] = []
-    isfinite = math.isfinite
+    plain_text = is_plain_text
+    in_range = points_in_range
+    first_year, last_year = (str(year) for year in STARTED_AT_YEARS)
     fromisoformat = datetime.fromisoformat
     match_started = STARTED_AT_PATTERN.fullmatch
 
@@ -289,9 +298,12 @@ def parse_canonical_batch(
         button = hand.button
         text = hand.started_at
         if (
-            not hand_id or variant is None or not site or not rule_name
-            or table == "" or button == ""
+            variant is None
             or not variant.min_players <= len(players) <= variant.max_players
+            or not plain_text(hand_id, MAX_ID_LENGTH) or not plain_text(site, MAX_ID_LENGTH)
+            or not plain_text(rule_name, MAX_ID_LENGTH)
+            or (table is not None and not plain_text(table, MAX_ID_LENGTH))
+            or (button is not None and not plain_text(button, MAX_NAME_LENGTH))
         ):
             rest.append(position)
             continue
@@ -301,14 +313,19 @@ def parse_canonical_batch(
             if match_started(text) is None:
                 rest.append(position)
                 continue
-            if len(text) == 20 and text[19] == "Z" and text[10] == "T" and text[:4] != "0000":
+            if len(text) == 20 and text[19] == "Z" and text[10] == "T" and (
+                first_year < text[:4] < last_year
+            ):
                 utc_text = text[:19]  # the usual UTC form: parsed for the whole batch at once
             else:
                 try:
                     fromisoformat(text)
                     moment = utc_timestamp(text)
-                except ValueError:
+                except (ValueError, OverflowError):
                     rest.append(position)
+                    continue
+                if not first_year < str(moment.year).zfill(4) < last_year:
+                    rest.append(position)  # near or past the range: the checking path decides
                     continue
         player_names = [player.name for player in players]
         player_seats = [player.seat for player in players]
@@ -323,8 +340,9 @@ def parse_canonical_batch(
                 streets = player.streets
                 points = player.reported_points
                 if (
-                    not player.name.strip() or not 0 <= player.seat <= MAX_SEAT
-                    or (type(points) is float and not isfinite(points))
+                    not plain_text(player.name, MAX_NAME_LENGTH)
+                    or not 0 <= player.seat <= MAX_SEAT
+                    or (points is not None and not in_range(points))
                     or (streets is None and player.board is None)
                     or (streets is not None
                         and len(streets) != (1 if player.fantasyland else normal_streets))

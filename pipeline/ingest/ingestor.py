@@ -171,7 +171,9 @@ class Ingestor:
         summary.duplicates += duplicates
         # In line order, so a file's first reasons do not depend on where batches split it.
         for reject in sorted(prepared.rejects, key=lambda reject: reject.line or 0):
-            summary.note_reject(reject.line, reject.reason)
+            summary.note_reject(reject.line, reject.reason, reject.kind)
+        for warning in prepared.warnings or ():
+            summary.note_warning(warning)
         self.batches += 1
         if self.on_batch is not None:
             self.on_batch(BatchReport(

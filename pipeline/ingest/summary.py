@@ -24,7 +24,7 @@ class FileSummary:
 
     path: str
     format: str | None = None
-    status: str = "complete"  # complete | unchanged | empty | failed
+    status: str = "complete"  # complete | partial | unchanged | empty | failed
     records: int = 0
     stored: int = 0
     duplicates: int = 0
@@ -32,12 +32,52 @@ class FileSummary:
     reasons: list[str] = field(default_factory=list)
     message: str | None = None
     content_hash: str | None = None
+    unreadable: int = 0  # records that could not be read as a record of the format at all
+    ends_early: str | None = None  # why the file ends early (damaged or cut off), if it does
+    warnings: list[str] = field(default_factory=list)  # things read with a guess, said aloud
+    warning_count: int = 0
 
-    def note_reject(self, line: int | None, reason: str) -> None:
-        """Count a rejected record, keeping the first few reasons."""
+    def note_reject(self, line: int | None, reason: str, kind: str = "invalid") -> None:
+        """Count a rejected record, keeping the first few reasons. ``kind`` is the reject's
+        kind: ``read`` and ``damaged`` records count as unreadable; the first ``damaged`` one
+        says why the file ends early."""
         self.rejected += 1
+        if kind in ("read", "damaged"):
+            self.unreadable += 1
+        if kind == "damaged" and self.ends_early is None:
+            self.ends_early = f"line {line}: {reason}" if line else reason
         if len(self.reasons) < FIRST_REASONS:
             self.reasons.append(f"line {line}: {reason}" if line else reason)
+
+    def note_warning(self, warning: str) -> None:
+        """Count a warning (a line read with a guess, like a legacy encoding), keeping the first few."""
+        self.warning_count += 1
+        if len(self.warnings) < FIRST_REASONS:
+            self.warnings.append(warning)
+
+    def settle_status(self) -> None:
+        """The status of a source read to its end without a file-level failure:
+
+        * ``failed`` when it had records and none of them could be read as one (a binary file
+          read with a forced format, say): nothing in it was a hand history;
+        * ``partial`` when it ends early (damaged compressed data, a cut-off last line): the
+          records before the damage were read and stored;
+        * ``complete`` otherwise (rejected records included: each has its reason).
+        """
+        if self.status != "complete" or not self.records:
+            return
+        if self.unreadable == self.records and not self.stored and not self.duplicates:
+            self.status = "failed"
+            first = self.reasons[0] if self.reasons else "unreadable"
+            self.message = (f"no record could be read as {self.format or 'a known format'} "
+                            f"({self.records:,} unreadable; first: {first})")
+        elif self.ends_early is not None:
+            self.status = "partial"
+            self.message = (f"the file ends early, read up to the damage ({self.ends_early}); "
+                            "ingest it again once it is complete")
+        elif self.warning_count and self.message is None:
+            plural = "s" if self.warning_count > 1 else ""
+            self.message = f"{self.warning_count:,} warning{plural}; first: {self.warnings[0]}"
 
 
 @dataclass(slots=True)

@@ -13,6 +13,9 @@ import contextlib
 import gc
 import multiprocessing
 import os
+import select
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 
 from pipeline.formats.source import RawLine, SourceLine
@@ -22,6 +25,7 @@ from pipeline.records.rules_file import RulesResolver
 __all__ = [
     "PARALLEL_MIN_BYTES",
     "WORKER_NICENESS",
+    "exit_with",
     "parallel_workers",
     "prepare_spilled",
     "worker_pool",
@@ -44,10 +48,15 @@ def parallel_workers(workers: int | None, format: str | None, size: int) -> int:
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes, started now (forked from a server that has imported
-    this module, so each starts in milliseconds: it imports all a worker runs)."""
+    this module, so each starts in milliseconds: it imports all a worker runs).
+
+    Each worker ends itself as soon as this process dies, even by ``kill -9`` (which leaves no
+    chance to shut the pool down): otherwise the workers would wait for work forever, and the
+    forkserver and the resource tracker with them."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([__name__])
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start)
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start,
+                               initargs=(os.getpid(),))
     for _ in range(workers):
         pool.submit(_worker_ready)
     return pool
@@ -57,13 +66,51 @@ def _worker_ready() -> None:
     """Nothing: submitted once per worker so the processes start at once."""
 
 
-def _worker_start() -> None:
-    """Worker processes: no cyclic garbage collection (see Ingestor.run), and a lower CPU
-    priority than the writer, which is the one serial step: when the cores are busy it should
-    not wait for them."""
+def _worker_start(ingesting_process: int) -> None:
+    """Worker processes: no cyclic garbage collection (see Ingestor.run), a lower CPU priority
+    than the writer, which is the one serial step (when the cores are busy it should not wait
+    for them), and an end together with the ingesting process."""
     gc.disable()
     with contextlib.suppress(OSError, AttributeError):  # os.nice is Unix only
         os.nice(WORKER_NICENESS)
+    exit_with(ingesting_process)
+
+
+PARENT_POLL_SECONDS = 0.5
+"""How often a worker looks for its ingesting process where it cannot wait on it directly."""
+
+
+def exit_with(process: int) -> threading.Thread:
+    """Start a daemon thread that ends this process (``os._exit``) as soon as ``process`` exits.
+
+    It waits on a pidfd (Linux 5.3+: woken the moment the process dies, no polling); elsewhere
+    it checks every :data:`PARENT_POLL_SECONDS`. A process that is already gone ends this one at
+    once. (The worker's own parent is the forkserver, not the ingesting process, so the
+    parent-death signal of ``prctl`` does not apply.)"""
+    try:
+        handle: int | None = os.pidfd_open(process)  # type: ignore[attr-defined]
+    except ProcessLookupError:
+        os._exit(1)
+    except (AttributeError, OSError):
+        handle = None
+
+    def watch() -> None:
+        if handle is not None:
+            select.select([handle], [], [])
+        else:
+            while True:
+                time.sleep(PARENT_POLL_SECONDS)
+                try:
+                    os.kill(process, 0)
+                except ProcessLookupError:
+                    break
+                except PermissionError:
+                    continue
+        os._exit(1)
+
+    watcher = threading.Thread(target=watch, name="ofc-exit-with-ingest", daemon=True)
+    watcher.start()
+    return watcher
 
 
 def prepare_spilled(

@@ -253,7 +253,7 @@ def insert_rejects(connection: duckdb.DuckDBPyConnection, rejects: Sequence[Reje
             continue
         seen.add(key)
         rows.append((reject.path, reject.line, reject.hand_id, reject.reason, raw, now,
-                     reject.kind, reject.conflict_with, key))
+                     reject.kind, reject.conflict_with, key, reject.site, None, None))
     connection.register("_frame_rejects", _rows_table("rejects", rows))
     try:
         connection.execute(
@@ -262,6 +262,40 @@ def insert_rejects(connection: duckdb.DuckDBPyConnection, rejects: Sequence[Reje
         )
     finally:
         connection.unregister("_frame_rejects")
+
+
+RESOLVABLE_KINDS = ("read", "damaged", "invalid", "rules")
+"""Reject kinds a stored hand of the same id resolves. A conflict is never resolved this way (its
+hand is stored by definition: the other version needs a person), nor a whole-file reject."""
+
+
+def resolve_rejects(connection: duckdb.DuckDBPyConnection) -> int:
+    """Mark open rejects whose hand is now stored as resolved: same hand id, and the same site
+    when the reject knows it (a file fixed and ingested again leaves no stale reject beside its
+    hand). Returns how many were resolved."""
+    kinds = ", ".join(f"'{kind}'" for kind in RESOLVABLE_KINDS)
+    open_rejects = connection.execute(
+        f"SELECT count(*) FROM rejects WHERE resolved_at IS NULL AND hand_id IS NOT NULL "
+        f"AND kind IN ({kinds})"
+    ).fetchall()[0][0]
+    if not open_rejects:
+        return 0
+    now = datetime.now(UTC).replace(tzinfo=None)
+    resolved = connection.execute(
+        f"""
+        UPDATE rejects SET resolved_at = ?, resolved_by = found.stored_at
+        FROM (
+            SELECT r.reject_key, min(h.source_path || ':' || h.source_line) AS stored_at
+            FROM rejects r JOIN hands h ON h.hand_id = r.hand_id
+                AND (r.site IS NULL OR r.site = h.site)
+            WHERE r.resolved_at IS NULL AND r.kind IN ({kinds})
+            GROUP BY r.reject_key
+        ) found
+        WHERE rejects.reject_key = found.reject_key AND rejects.resolved_at IS NULL
+        """,
+        [now],
+    ).fetchall()
+    return int(resolved[0][0]) if resolved else 0
 
 
 def _record_file(
@@ -295,6 +329,7 @@ def finish_source(
         elif touched:
             update_sessions(connection, touched, session_gap)
         store.set_meta(connection, SESSION_GAP_META_KEY, repr(float(session_gap)))
+        resolve_rejects(connection)
         _record_file(connection, summary, size)
 
 

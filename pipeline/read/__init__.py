@@ -8,6 +8,8 @@ Modules:
 * :mod:`~pipeline.read.source` — the one small interface the model reads through
   (:class:`~pipeline.read.source.Source`: a DuckDB file today, a Parquet lake just as well),
   the read-only connection and the readers/writer lock;
+* :mod:`~pipeline.read.access` — who may use a served dashboard (a salted password or token
+  hash) and the read-only switch that closes the dashboard's one door for writes;
 * :mod:`~pipeline.read.scope` — the shared filters and how they become SQL;
 * one module per topic: :mod:`~pipeline.read.overview`, :mod:`~pipeline.read.players`,
   :mod:`~pipeline.read.sessions`, :mod:`~pipeline.read.flow`, :mod:`~pipeline.read.hands`,
@@ -26,6 +28,7 @@ Values always travel as SQL parameters, never inside the SQL text.
 from __future__ import annotations
 
 from pipeline.read import (
+    access,
     audit,
     data,
     flow,
@@ -40,6 +43,6 @@ from pipeline.read import (
 )
 
 __all__ = [
-    "audit", "data", "flow", "grading", "hands", "overview", "players", "report", "scope",
+    "access", "audit", "data", "flow", "grading", "hands", "overview", "players", "report", "scope",
     "sessions", "source",
 ]

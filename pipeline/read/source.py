@@ -26,6 +26,7 @@ import duckdb
 import polars as pl
 
 from pipeline import store
+from pipeline.read.access import WritesForbidden, writes_forbidden
 
 
 @runtime_checkable
@@ -173,8 +174,12 @@ def database_lock() -> Iterator[None]:
     """Write access for this process: waits until no connection of the dashboard is open.
 
     The Data and Record pages ingest under it. The calling thread's own read connection is closed
-    first (see :func:`before_write`); other page views finish their reads.
+    first (see :func:`before_write`); other page views finish their reads. A read-only dashboard
+    (:mod:`pipeline.read.access`) refuses with :class:`~pipeline.read.access.WritesForbidden`.
     """
+    if writes_forbidden():
+        raise WritesForbidden("this dashboard is read-only (ofc dashboard --read-only): "
+                              "nothing can be written from it")
     for release in _BEFORE_WRITE:
         release()
     with _PROCESS_LOCK.write(timeout=WRITE_WAIT_SECONDS):

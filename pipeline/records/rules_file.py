@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from functools import cache
 from importlib.resources import files
@@ -41,8 +42,43 @@ def _rules_validator() -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(json.loads(text))
 
 
+def _non_finite_key(value: Any, path: str = "") -> str | None:
+    """The key of the first nan or infinite number in a parsed rules file, if any (TOML allows
+    ``nan`` and ``inf``; JSON Schema cannot refuse them)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path or "(top level)"
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found = _non_finite_key(item, f"{path}.{key}" if path else str(key))
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = _non_finite_key(item, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
+
+
 def validate_rules_mapping(mapping: dict[str, Any], source: str = "rules") -> None:
-    """Check a parsed rules file against ``schemas/rules.schema.json``; raise naming the key."""
+    """Check a parsed rules file against ``schemas/rules.schema.json``; raise naming the key.
+
+    Numbers must be finite: ``stake = nan`` or ``inf`` is refused here (the schema cannot say so).
+    """
+    non_finite = _non_finite_key(mapping)
+    if non_finite is not None:
+        raise RulesError(f"{source}: {non_finite}: expected a finite number, got nan or infinity")
+    scoring = mapping.get("scoring")
+    if isinstance(scoring, dict) and (
+        scoring.get("cap_scope") == "match" or scoring.get("match_hands", 0) != 0
+    ):
+        # A match cap: the code's own reason says why it is refused (the schema would only say
+        # "greater than the maximum of 0").
+        try:
+            ruleset_from_mapping({"scoring": {key: scoring[key] for key in ("cap_scope", "match_hands")
+                                              if key in scoring}})
+        except RulesError as error:
+            raise RulesError(f"{source}: {error}") from None
     errors = sorted(_rules_validator().iter_errors(mapping), key=lambda error: list(error.path))
     if not errors:
         return

@@ -15,13 +15,20 @@ tests keep the two in agreement. Conventions shared with the schema:
 * ``table``, ``started_at``, ``button``, ``streets``, ``board`` and ``reported_points`` may be
   ``null``, which means the same as absent;
 * ``hand_id`` and ``table`` may be integers and are stringified;
-* integral floats (``5.0``) count as integers, as in JSON Schema.
+* integral floats (``5.0``) count as integers, as in JSON Schema;
+* texts that identify something (``hand_id``, ``site``, ``table``, ``rules``, ``button``, player
+  names) are normalised the same way on every path (:func:`normalise_text`): Unicode NFC,
+  surrounding white space trimmed, inner runs kept; they may hold no control character and are
+  at most :data:`MAX_NAME_LENGTH` (names) or :data:`MAX_ID_LENGTH` (the others) characters;
+* every number has a range: seats 0..:data:`MAX_SEAT`, ``reported_points`` within
+  ±:data:`MAX_REPORTED_POINTS`, ``started_at`` in the years :data:`STARTED_AT_YEARS`.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from datetime import datetime
 from typing import Any
 
@@ -29,7 +36,20 @@ from pipeline.records.record import FinalBoard, HandRecord, PlayerRecord, Street
 from pipeline.rules.cards import Card, CardError, card_text, parse_card
 from pipeline.rules.game import ROW_SIZES, ROWS, VARIANTS_BY_NAME, Row, Variant
 
-__all__ = ["MAX_SEAT", "STARTED_AT_PATTERN", "InvalidHand", "hand_to_mapping", "parse_hand"]
+__all__ = [
+    "MAX_ID_LENGTH",
+    "MAX_NAME_LENGTH",
+    "MAX_REPORTED_POINTS",
+    "MAX_SEAT",
+    "STARTED_AT_PATTERN",
+    "STARTED_AT_YEARS",
+    "InvalidHand",
+    "hand_to_mapping",
+    "is_plain_text",
+    "normalise_text",
+    "parse_hand",
+    "points_in_range",
+]
 
 
 class InvalidHand(ValueError):
@@ -58,6 +78,23 @@ _PLAYER_FIELDS = frozenset(
 
 MAX_SEAT = 999
 """Highest seat number a record may use (seats are small numbers; the database stores SMALLINT)."""
+
+MAX_REPORTED_POINTS = 1_000_000
+"""Largest ``reported_points`` a record may give, either sign (a hand pays a few hundred at most;
+the database stores DOUBLE, exact for whole numbers far beyond this)."""
+
+MAX_NAME_LENGTH = 64
+"""Longest player name (and ``button``), in characters after normalising."""
+
+MAX_ID_LENGTH = 128
+"""Longest ``hand_id``, ``site``, ``table`` and ``rules``, in characters after normalising."""
+
+STARTED_AT_YEARS = (1900, 2199)
+"""First and last year a ``started_at`` may fall in (also after conversion to UTC)."""
+
+_FORBIDDEN_IN_TEXT = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+"""Control characters (C0, DEL, C1) and the bidirectional overrides that make text display as
+something it is not: refused in names and ids."""
 
 _TOP_SIZE = ROW_SIZES[Row.TOP]
 _MIDDLE_SIZE = ROW_SIZES[Row.MIDDLE]
@@ -131,6 +168,49 @@ def _as_integer(value: Any) -> int | None:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return None
+
+
+def normalise_text(text: str) -> str:
+    """A name or id as stored: Unicode NFC, surrounding white space trimmed, inner runs kept
+    (``" Ame\u0301lie "`` → ``"Amélie"``, ``"kofi  b"`` stays ``"kofi  b"``)."""
+    if text.isascii():
+        return text.strip()
+    return unicodedata.normalize("NFC", text).strip()
+
+
+def is_plain_text(text: str, limit: int) -> bool:
+    """True when a name or id needs no normalising and no check: printable ASCII (or printable
+    NFC text), no surrounding space, non-empty, at most ``limit`` characters. The fast paths
+    accept only such texts and hand everything else to the checking path."""
+    if not text or len(text) > limit or not text.isprintable():
+        return False
+    if text[0] == " " or text[-1] == " ":
+        return False
+    return text.isascii() or unicodedata.is_normalized("NFC", text)
+
+
+def points_in_range(value: object) -> bool:
+    """True when ``value`` is a usable ``reported_points``: an int or a finite float within
+    ±:data:`MAX_REPORTED_POINTS` (False for bools, nan and infinities)."""
+    kind = type(value)
+    if kind is int or kind is float:
+        return -MAX_REPORTED_POINTS <= value <= MAX_REPORTED_POINTS  # false for nan
+    return False
+
+
+def _checked_text(value: str, what: str, limit: int) -> str:
+    """A name or id normalised, or InvalidHand naming what is wrong with it."""
+    if len(value) > limit:  # as written: normalising only shortens, so the schema's cap holds
+        raise InvalidHand(f"{what} is {len(value)} characters long, the limit is {limit}")
+    text = normalise_text(value)
+    if not text:
+        raise InvalidHand(f"{what} must be a non-empty string, got {_show(value)}")
+    bad = _FORBIDDEN_IN_TEXT.search(text)
+    if bad is not None:
+        raise InvalidHand(
+            f"{what} {_show(value)} contains the control character U+{ord(bad.group()):04X}"
+        )
+    return text
 
 
 def _count(cards: int) -> str:
@@ -216,28 +296,31 @@ def _read_hand_id(mapping: dict) -> str:
         raise InvalidHand("missing field 'hand_id'")
     value = mapping["hand_id"]
     if type(value) is str:
-        if value:
-            return value
+        if value.strip():
+            return _checked_text(value, "hand_id", MAX_ID_LENGTH)
     else:
         integer = _as_integer(value)
         if integer is not None:
-            return str(integer)
+            return _checked_text(str(integer), "hand_id", MAX_ID_LENGTH)
     raise InvalidHand(f"hand_id must be a non-empty string or an integer, got {_show(value)}")
 
 
-def _optional_text(mapping: dict, key: str, default: str | None, allow_integer: bool) -> str | None:
-    """An optional text field: absent gives ``default``; ``null`` is allowed when default is None."""
+def _optional_text(
+    mapping: dict, key: str, default: str | None, allow_integer: bool, limit: int = MAX_ID_LENGTH
+) -> str | None:
+    """An optional text field: absent gives ``default``; ``null`` is allowed when default is None.
+    The text is normalised (:func:`normalise_text`) and checked."""
     value = mapping.get(key)
     if value is None:
         if default is not None and key in mapping:
             raise InvalidHand(f"{key} must be a non-empty string, got null")
         return default
-    if type(value) is str and value:
-        return value
+    if type(value) is str and value.strip():
+        return _checked_text(value, key, limit)
     if allow_integer:
         integer = _as_integer(value)
         if integer is not None:
-            return str(integer)
+            return _checked_text(str(integer), key, limit)
         raise InvalidHand(
             f"{key} must be a non-empty string, an integer or null, got {_show(value)}"
         )
@@ -261,7 +344,7 @@ def _parse_checked(mapping: dict, hand_id: str) -> HandRecord:
     site = _optional_text(mapping, "site", "local", allow_integer=False)
     rules = _optional_text(mapping, "rules", "standard", allow_integer=False)
     table = _optional_text(mapping, "table", None, allow_integer=True)
-    button = _optional_text(mapping, "button", None, allow_integer=False)
+    button = _optional_text(mapping, "button", None, allow_integer=False, limit=MAX_NAME_LENGTH)
     started_at = mapping.get("started_at")
     if started_at is not None:
         _check_started_at(started_at)
@@ -322,16 +405,29 @@ def _hand_record(
     )
 
 
+def _year_in_range(moment: datetime) -> bool:
+    """True when a start time falls in :data:`STARTED_AT_YEARS`, as written and in UTC (the
+    years around the range could overflow on conversion)."""
+    first, last = STARTED_AT_YEARS
+    return first < moment.year < last or (
+        first <= moment.year <= last
+        and (moment.tzinfo is None or first <= (moment - moment.utcoffset()).year <= last)
+    )
+
+
 def _check_started_at(value: Any) -> None:
     """Raise unless ``value`` is an ISO 8601 date-time string."""
     if type(value) is not str:
         raise InvalidHand(f"started_at must be an ISO 8601 date-time string, got {_show(value)}")
     if STARTED_AT_PATTERN.fullmatch(value) is not None:
         try:
-            datetime.fromisoformat(value)
+            moment = datetime.fromisoformat(value)
         except ValueError:
             pass
         else:
+            if not _year_in_range(moment):
+                first, last = STARTED_AT_YEARS
+                raise InvalidHand(f"started_at {_show(value)} is outside the years {first}-{last}")
             return
     raise InvalidHand(
         f"started_at {_show(value)} is not an ISO 8601 date-time (like 2026-11-01T20:15:03Z)"
@@ -349,6 +445,7 @@ def _parse_player(
         if "name" not in raw:
             raise InvalidHand(f"players[{index}]: missing field 'name'")
         raise InvalidHand(f"players[{index}]: name must be a non-empty string, got {_show(name)}")
+    name = _checked_text(name, f"players[{index}]: name", MAX_NAME_LENGTH)
     where = f"players[{index}] ({name!r})"
 
     if "seat" not in raw:
@@ -371,6 +468,13 @@ def _parse_player(
     ):
         raise InvalidHand(
             f"{where}: reported_points must be a number or null, got {_show(reported_points)}"
+        )
+    if reported_points is not None and not (
+        -MAX_REPORTED_POINTS <= reported_points <= MAX_REPORTED_POINTS
+    ):
+        raise InvalidHand(
+            f"{where}: reported_points must be from {-MAX_REPORTED_POINTS:,} to "
+            f"{MAX_REPORTED_POINTS:,}, got {_show(reported_points)}"
         )
 
     raw_streets = raw.get("streets")
@@ -601,26 +705,33 @@ def _parse_fast(mapping: Any) -> HandRecord | None:
     if type(mapping) is not dict:
         return None
     hand_id = mapping["hand_id"]
-    if type(hand_id) is not str or not hand_id:
+    if type(hand_id) is not str:
         if type(hand_id) is not int:
             return None
         hand_id = str(hand_id)
     variant = VARIANTS_BY_NAME[mapping["variant"]]
     site = mapping.get("site", "local")
     rules = mapping.get("rules", "standard")
-    if type(site) is not str or not site or type(rules) is not str or not rules:
+    if (
+        type(site) is not str or type(rules) is not str
+        or not is_plain_text(hand_id, MAX_ID_LENGTH) or not is_plain_text(site, MAX_ID_LENGTH)
+        or not is_plain_text(rules, MAX_ID_LENGTH)
+    ):
         return None
     table = mapping.get("table")
-    if table is not None and (type(table) is not str or not table):
+    if table is not None and (type(table) is not str or not is_plain_text(table, MAX_ID_LENGTH)):
         return None
     button = mapping.get("button")
-    if button is not None and (type(button) is not str or not button):
+    if button is not None and (
+        type(button) is not str or not is_plain_text(button, MAX_NAME_LENGTH)
+    ):
         return None
     started_at = mapping.get("started_at")
     if started_at is not None:
         if type(started_at) is not str or STARTED_AT_PATTERN.fullmatch(started_at) is None:
             return None
-        datetime.fromisoformat(started_at)
+        if not _year_in_range(datetime.fromisoformat(started_at)):
+            return None
 
     raw_players = mapping["players"]
     if type(raw_players) is not list:
@@ -651,15 +762,16 @@ def _parse_player_fast(raw: Any, variant: Variant, all_cards: list[Card]) -> Pla
         return None
     name = raw["name"]
     seat = raw["seat"]
-    if type(name) is not str or not name.strip() or type(seat) is not int or not 0 <= seat <= MAX_SEAT:
+    if (
+        type(name) is not str or not is_plain_text(name, MAX_NAME_LENGTH)
+        or type(seat) is not int or not 0 <= seat <= MAX_SEAT
+    ):
         return None
     fantasyland = raw.get("fantasyland", False)
     if fantasyland is not False and fantasyland is not True:
         return None
     reported_points = raw.get("reported_points")
-    if reported_points is not None and type(reported_points) is not int and (
-        type(reported_points) is not float or not math.isfinite(reported_points)
-    ):
+    if reported_points is not None and not points_in_range(reported_points):
         return None
 
     raw_streets = raw.get("streets")

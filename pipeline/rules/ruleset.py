@@ -200,6 +200,10 @@ def _expect_table(mapping: Any, path: str, allowed: tuple[str, ...]) -> Mapping[
     return mapping
 
 
+MAX_STAKE = 1_000_000
+"""Largest ``scoring.stake`` (money per point) a rule set may have (schemas/rules.schema.json)."""
+
+
 def _expect_int(value: Any, path: str, minimum: int = 0, maximum: int = 1_000_000) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise RulesError(f"{path}: expected a whole number, got {value!r}")
@@ -320,8 +324,11 @@ def _build(mapping: Mapping[str, Any]) -> RuleSet:
     scoring_table = _expect_table(mapping["scoring"], "scoring", _SCORING_KEYS)
     _reject_match_cap(scoring_table)
     stake = scoring_table["stake"]
-    if isinstance(stake, bool) or not isinstance(stake, int | float) or stake < 0:
-        raise RulesError(f"scoring.stake: expected a number ≥ 0, got {stake!r}")
+    if (
+        isinstance(stake, bool) or not isinstance(stake, int | float)
+        or not 0 <= stake <= MAX_STAKE  # also false for nan
+    ):
+        raise RulesError(f"scoring.stake: expected a finite number 0..{MAX_STAKE:,}, got {stake!r}")
     scoring = ScoringRules(
         method=ScoringMethod(_expect_choice(scoring_table["method"], "scoring.method", ("1-6", "2-4"))),
         scoop_bonus=_expect_int(scoring_table["scoop_bonus"], "scoring.scoop_bonus", 0, 100),

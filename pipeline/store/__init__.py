@@ -158,9 +158,12 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         reason VARCHAR NOT NULL,
         raw VARCHAR,
         rejected_at TIMESTAMP NOT NULL,
-        kind VARCHAR,                    -- read | invalid | rules | conflict | file
+        kind VARCHAR,                    -- read | damaged | invalid | rules | conflict | file
         conflict_with VARCHAR,           -- conflict: "path:line" of the hand already stored
-        reject_key VARCHAR               -- hash of (path, line, reason, raw): makes rejects idempotent
+        reject_key VARCHAR,              -- hash of (path, line, reason, raw): makes rejects idempotent
+        site VARCHAR,                    -- the record's site when it could be read
+        resolved_at TIMESTAMP,           -- when a hand of this id was stored after all (null: open)
+        resolved_by VARCHAR              -- "path:line" of the stored hand that resolved it
     )""",
     # Decision grading (`ofc analyze`, pipeline/analysis): one row per graded street of a player.
     """CREATE TABLE IF NOT EXISTS decision_grades (
@@ -257,6 +260,9 @@ MIGRATIONS: tuple[tuple[str, str, str], ...] = (
     ("rejects", "kind", "VARCHAR"),
     ("rejects", "conflict_with", "VARCHAR"),
     ("rejects", "reject_key", "VARCHAR"),
+    ("rejects", "site", "VARCHAR"),
+    ("rejects", "resolved_at", "TIMESTAMP"),
+    ("rejects", "resolved_by", "VARCHAR"),
 )
 """Columns added after schema version 1: (table, column, type), applied to older databases."""
 
@@ -352,6 +358,43 @@ def insert_frame(
         connection.unregister(name)
 
 
+DUCKDB_MAGIC = b"DUCK"
+"""The bytes a DuckDB database file carries at :data:`DUCKDB_MAGIC_OFFSET`."""
+
+DUCKDB_MAGIC_OFFSET = 8
+
+
+class NotADatabase(duckdb.Error):
+    """The path exists but is not a DuckDB database (a hand-history file, a folder...).
+
+    DuckDB would open such a file as an empty in-memory database and every write would be lost,
+    so :func:`connect` refuses it before DuckDB sees it."""
+
+
+def check_database_file(path: str | Path) -> None:
+    """Raise :class:`NotADatabase` when ``path`` exists and is not a DuckDB database file.
+
+    A missing path, or an empty file, is fine: DuckDB creates the database there.
+    """
+    path = Path(path)
+    if not path.exists():
+        return
+    if path.is_dir():
+        raise NotADatabase(f"{path} is a folder, not a DuckDB database file")
+    try:
+        with open(path, "rb") as stream:
+            head = stream.read(DUCKDB_MAGIC_OFFSET + len(DUCKDB_MAGIC))
+    except OSError as error:
+        raise NotADatabase(f"cannot read {path}: {error.strerror or error}") from error
+    if not head:
+        return
+    if head[DUCKDB_MAGIC_OFFSET:] != DUCKDB_MAGIC:
+        raise NotADatabase(
+            f"{path} exists and is not a DuckDB database (a hand-history file?); it is left "
+            "untouched: give a new file name or an ofc database"
+        )
+
+
 def _is_lock_error(error: Exception) -> bool:
     text = str(error).lower()
     return "lock" in text or "conflicting" in text or "being used" in text
@@ -364,11 +407,13 @@ def connect(
 ) -> duckdb.DuckDBPyConnection:
     """Open the database file; a writer waits (up to ``wait_seconds``) while another process holds it.
 
-    A read-only open of a missing file raises FileNotFoundError.
+    A read-only open of a missing file raises FileNotFoundError; an existing file that is not a
+    DuckDB database raises :class:`NotADatabase` (a ``duckdb.Error``).
     """
     path = Path(path)
     if read_only and not path.exists():
         raise FileNotFoundError(f"no database at {path}")
+    check_database_file(path)
     deadline = time.monotonic() + wait_seconds
     delay = 0.02
     while True:

@@ -93,9 +93,8 @@ def test_binary_file(tmp_path: Path) -> None:
     path = tmp_path / "hands.jsonl"
     path.write_bytes(b"\x00\x01binary" * 100)
     records = list(read_canonical(path))
-    assert [(record.line, record.error) for record in records] == [
-        (1, "binary file, not a hand history")
-    ]
+    assert [(record.line, record.record) for record in records] == [(1, None)]
+    assert "holds NUL bytes" in records[0].error and records[0].damaged
 
 
 def test_empty_file(tmp_path: Path) -> None:

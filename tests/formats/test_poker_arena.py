@@ -392,9 +392,8 @@ def test_invalid_utf8_and_over_long_lines(pineapple_log: Path, tmp_path: Path) -
 def test_binary_and_empty_files(tmp_path: Path) -> None:
     binary = tmp_path / "ofc.jsonl"
     binary.write_bytes(b"\x00" * 100)
-    assert [record.error for record in read_poker_arena(binary)] == [
-        "binary file, not a hand history"
-    ]
+    (record,) = read_poker_arena(binary)
+    assert "holds NUL bytes" in record.error and record.damaged
     empty = tmp_path / "match.jsonl"
     empty.write_bytes(b"")
     assert list(read_poker_arena(empty)) == []

@@ -45,20 +45,24 @@ def test_non_utf8_line_is_an_error_and_later_lines_still_come(tmp_path: Path) ->
     assert lines[7].text == "after"
 
 
-def test_binary_file_gives_one_error(tmp_path: Path) -> None:
+def test_a_line_with_nul_bytes_is_an_error_and_a_binary_file_is_named(tmp_path: Path) -> None:
+    from pipeline.formats import detect_format
+
     path = tmp_path / "a.bin"
     path.write_bytes(b"PK\x03\x04\x00\x00" + bytes(range(256)) * 10 + b"\n" * 50)
     lines = list(read_lines(path))
-    assert len(lines) == 1
-    assert lines[0].error == BINARY_FILE_ERROR
+    assert lines[0].text is None and "holds NUL bytes" in lines[0].error
+    with pytest.raises(FormatError, match=BINARY_FILE_ERROR):
+        detect_format(path)
 
 
-def test_nul_after_the_first_8_kib_is_not_binary(tmp_path: Path) -> None:
+def test_a_nul_byte_spoils_only_its_own_line(tmp_path: Path) -> None:
     path = tmp_path / "a.txt"
-    path.write_bytes(b"x" * 9000 + b"\n" + b"a\x00b\n")
+    path.write_bytes(b"x" * 9000 + b"\n" + b"a\x00b\n" + b"after\n" + b"\x00" * 5000)
     lines = list(read_lines(path))
-    assert len(lines) == 2
-    assert lines[1].text == "a\x00b"
+    assert [line.text for line in lines] == ["x" * 9000, None, "after", None]
+    assert lines[1].error.startswith("line 2 holds NUL bytes") and not lines[1].damaged
+    assert lines[3].damaged and not lines[3].terminated  # a zero-filled tail: the file ends early
 
 
 def test_empty_file_yields_nothing(tmp_path: Path) -> None:
@@ -80,7 +84,9 @@ def test_binary_check_applies_to_decompressed_content(tmp_path: Path) -> None:
     path = tmp_path / "a.gz"
     path.write_bytes(gzip.compress(b"\x00\x01\x02 binary\n"))
     lines = list(read_lines(path))
-    assert [line.error for line in lines] == [BINARY_FILE_ERROR]
+    assert [line.error for line in lines] == [
+        "line 1 holds NUL bytes: binary data, or the zero-filled end of a file cut off while "
+        "being written"]
 
 
 def test_damaged_gzip_ends_with_an_error_not_a_crash(tmp_path: Path) -> None:

@@ -96,7 +96,7 @@ def _run_child(tmp_path: Path, mode: str, argument: int, source: Path, database:
 
 def _everything(database: Path) -> dict[str, list[tuple]]:
     tables = {table: table_rows(database, table) for table in HAND_TABLES}
-    tables["rejects"] = table_rows(database, "rejects", exclude=("rejected_at",))
+    tables["rejects"] = table_rows(database, "rejects", exclude=("rejected_at", "resolved_at"))
     tables["files"] = [
         row for row in table_rows(database, "ingested_files", exclude=(
             "ingested_at", "records", "stored", "duplicates", "rejected"))

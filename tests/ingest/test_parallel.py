@@ -37,5 +37,5 @@ def test_parallel_ingest_gives_the_sequential_database(tmp_path: Path) -> None:
     for table in HAND_TABLES:
         assert table_rows(tmp_path / "one.duckdb", table) == table_rows(
             tmp_path / "two.duckdb", table), table
-    assert table_rows(tmp_path / "one.duckdb", "rejects", exclude=("rejected_at",)) == table_rows(
-        tmp_path / "two.duckdb", "rejects", exclude=("rejected_at",))
+    assert table_rows(tmp_path / "one.duckdb", "rejects", exclude=("rejected_at", "resolved_at")) == table_rows(
+        tmp_path / "two.duckdb", "rejects", exclude=("rejected_at", "resolved_at"))

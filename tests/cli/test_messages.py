@@ -1,0 +1,43 @@
+"""Messages say what they mean: no doubled word in JSON errors, ``ofc board --help`` speaks of
+the board, not of records."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pipeline.cli import build_parser
+from pipeline.formats import read_source
+from pipeline.formats.source import json_error_reason
+
+
+def test_json_errors_name_the_column_once(tmp_path: Path) -> None:
+    path = tmp_path / "cut.jsonl"
+    path.write_text('{"hand_id": "h1", "players": [], "site": "unterminated\n', encoding="utf-8")
+    (record,) = list(read_source(path, format="canonical"))
+    assert "at at" not in record.error
+    assert "Unterminated string starting at column" in record.error
+    try:
+        json.loads('{"a" 1}')
+    except json.JSONDecodeError as error:
+        assert json_error_reason(error) == "invalid JSON: Expecting ':' delimiter at column 6"
+
+
+def test_board_help_speaks_of_the_board() -> None:
+    parser = build_parser()
+    subparsers = next(action for action in parser._actions if action.dest == "command")
+    text = subparsers.choices["board"].format_help()
+    assert "record" not in text
+    assert "judge the board" in " ".join(text.split())
+
+
+def test_ingest_options_out_of_range_are_refused(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    from pipeline.cli import main
+
+    hands = tmp_path / "none.jsonl"
+    hands.write_text("", encoding="utf-8")
+    for option, value in (("--session-gap", "nan"), ("--session-gap", "-5"),
+                          ("--batch-size", "0"), ("--workers", "-2")):
+        assert main(["ingest", str(hands), "--db", str(tmp_path / "x.duckdb"), option, value]) == 2
+        assert option in capsys.readouterr().err
+    assert not (tmp_path / "x.duckdb").exists()
