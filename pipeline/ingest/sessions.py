@@ -37,11 +37,12 @@ def _session_rows_sql(gap_minutes: float, scoped: bool) -> str:
     CREATE OR REPLACE TEMP TABLE _session_rows AS
     WITH s AS (
         SELECT se.hand_key, se.player, h.site, h.table_name, h.started_at,
-               coalesce(r.points, 0) AS points
+               coalesce(r.points, 0) AS points, e.foul, e.royalties
         FROM seats se
         JOIN hands h ON h.hand_key = se.hand_key
         {scope_join}
         LEFT JOIN results r ON r.hand_key = se.hand_key AND r.player = se.player
+        LEFT JOIN evaluations e ON e.hand_key = se.hand_key AND e.player = se.player
         WHERE h.started_at IS NOT NULL
     ),
     g AS (
@@ -69,7 +70,8 @@ def _session_rows_sql(gap_minutes: float, scoped: bool) -> str:
         FROM n
         GROUP BY player, site, table_name, session_number
     )
-    SELECT n.hand_key, n.player, n.site, n.table_name, n.started_at, n.points, k.session_id
+    SELECT n.hand_key, n.player, n.site, n.table_name, n.started_at, n.points, n.foul,
+           n.royalties, k.session_id
     FROM n JOIN k ON n.player = k.player AND n.site = k.site
         AND n.table_name IS NOT DISTINCT FROM k.table_name
         AND n.session_number = k.session_number
@@ -118,7 +120,9 @@ def update_sessions(
             """INSERT INTO sessions BY NAME
                SELECT session_id, any_value(player) AS player, any_value(site) AS site,
                       any_value(table_name) AS table_name, min(started_at) AS started_at,
-                      max(started_at) AS ended_at, count(*) AS hands, sum(points) AS points
+                      max(started_at) AS ended_at, count(*) AS hands, sum(points) AS points,
+                      count(*) FILTER (WHERE foul) AS fouls,
+                      coalesce(sum(royalties), 0) AS royalties
                FROM _session_rows GROUP BY session_id"""
         )
         connection.execute(
@@ -136,15 +140,23 @@ def update_sessions(
 
 
 def update_session_points(connection: duckdb.DuckDBPyConnection) -> None:
-    """Recompute every session's points from ``results`` (after a re-score: which hands form a
-    session depends on times only, not on the rules). Runs in the caller's transaction."""
+    """Recompute every session's points, fouls and royalties from ``results`` and
+    ``evaluations`` (after a re-score: which hands form a session depends on times only, not on
+    the rules; also fills them in a database made before sessions had fouls and royalties).
+    Runs in the caller's transaction."""
     connection.execute(
-        """UPDATE sessions SET points = t.points FROM (
-               SELECT se.session_id, sum(coalesce(r.points, 0)) AS points
+        """UPDATE sessions SET points = t.points, fouls = t.fouls, royalties = t.royalties FROM (
+               SELECT se.session_id, sum(coalesce(r.points, 0)) AS points,
+                      count(*) FILTER (WHERE e.foul) AS fouls,
+                      coalesce(sum(e.royalties), 0) AS royalties
                FROM seats se
                LEFT JOIN results r ON r.hand_key = se.hand_key AND r.player = se.player
+               LEFT JOIN evaluations e ON e.hand_key = se.hand_key AND e.player = se.player
                WHERE se.session_id IS NOT NULL
                GROUP BY se.session_id
            ) t
-           WHERE sessions.session_id = t.session_id AND sessions.points IS DISTINCT FROM t.points"""
+           WHERE sessions.session_id = t.session_id
+             AND (sessions.points IS DISTINCT FROM t.points
+                  OR sessions.fouls IS DISTINCT FROM t.fouls
+                  OR sessions.royalties IS DISTINCT FROM t.royalties)"""
     )

@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 
 from pipeline import store
 from pipeline.formats.base import clip_raw
+from pipeline.ingest.aggregates import add_hands
 from pipeline.ingest.batches import Candidate, PreparedBatch, Reject
 from pipeline.ingest.columns import TABLE_SCHEMAS
 from pipeline.ingest.errors import DatabaseError
@@ -183,6 +184,7 @@ def write_batch(
             for name, frame in frames.items():
                 store.insert_frame(connection, name, frame, only_keys="_new_keys")
             connection.unregister("_new_keys")
+        add_hands(connection, frames, stored)
         insert_rejects(connection, rejects)
     prepared.frames = None
     prepared.discard_spill()

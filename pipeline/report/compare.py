@@ -148,8 +148,7 @@ def _session_trend(hands: pl.DataFrame, column: str) -> WithinFit | None:
 
 
 def _strata(hands: pl.DataFrame) -> list[str]:
-    return [f"{variant}/{count}" for variant, count in
-            hands.select("variant", "player_count").rows()]
+    return hands.select(pl.format("{}/{}", "variant", "player_count")).to_series().to_list()
 
 
 def compare_players(db: Database, filters: Filters, players: tuple[str, ...],

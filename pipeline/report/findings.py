@@ -699,8 +699,7 @@ def _sessions(hands: pl.DataFrame) -> list[SessionLine]:
 
 
 def _strata_labels(hands: pl.DataFrame) -> list[str]:
-    return [f"{variant}/{count}" for variant, count in
-            hands.select("variant", "player_count").rows()]
+    return hands.select(pl.format("{}/{}", "variant", "player_count")).to_series().to_list()
 
 
 def _trend_findings(hands: pl.DataFrame, sessions: Sequence[SessionLine],

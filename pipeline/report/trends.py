@@ -43,8 +43,21 @@ class WithinFit:
 
 
 def _codes(values: Sequence[object]) -> np.ndarray:
-    index: dict[object, int] = {}
-    return np.asarray([index.setdefault(value, len(index)) for value in values], dtype=np.int64)
+    """Codes 0, 1, ... of ``values`` in order of first appearance (equal values, equal codes)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
+        return _first_appearance(values)
+    index = {value: code for code, value in enumerate(dict.fromkeys(values))}
+    return np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
+
+
+def _first_appearance(values: np.ndarray) -> np.ndarray:
+    """:func:`_codes` of a numeric array, without a Python loop."""
+    if values.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    uniques, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    rank = np.empty(uniques.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(uniques.size)
+    return rank[inverse.reshape(-1)]
 
 
 def _weighted_demeaned(values: np.ndarray, weights: np.ndarray, groups: np.ndarray,
@@ -72,15 +85,20 @@ def within_effect(y: Sequence[float], x: Sequence[float], strata: Sequence[objec
     x_values = np.asarray(x, dtype=float)
     if y_values.size < 3:
         return None
-    keys = list(zip(strata, sessions, x_values.tolist(), strict=True))
-    cell = _codes(keys)
+    if not len(strata) == len(sessions) == x_values.size:
+        raise ValueError("y, x, strata and sessions differ in length")
+    stratum_codes = _codes(strata)
+    session_codes = _codes(sessions)
+    x_codes = _codes(x_values)
+    # one code per (stratum, session, x), numbered by first appearance
+    cell = _first_appearance((stratum_codes * (int(session_codes.max()) + 1) + session_codes)
+                             * (int(x_codes.max()) + 1) + x_codes)
     cells = int(cell.max()) + 1
     hands_per_cell = np.bincount(cell, minlength=cells).astype(float)
     y_cell = np.bincount(cell, weights=y_values, minlength=cells) / hands_per_cell
     x_cell = np.bincount(cell, weights=x_values, minlength=cells) / hands_per_cell
     first = np.zeros(cells, dtype=np.int64)
     first[cell[::-1]] = np.arange(cell.size)[::-1]
-    stratum_codes = _codes(strata)
     stratum = stratum_codes[first]
     strata_count = int(stratum.max()) + 1
     x_within = _weighted_demeaned(x_cell, hands_per_cell, stratum, strata_count)
@@ -108,7 +126,7 @@ def within_effect(y: Sequence[float], x: Sequence[float], strata: Sequence[objec
     t = estimate / se if se > 0 else None
     p = t_two_sided_p(t, df) if t is not None else (None if estimate else 1.0)
     margin = t_quantile(level, df) * se
-    session = _codes(sessions)[first]
+    session = session_codes[first]
     sessions_used = int(np.unique(session[informative]).size)
     return WithinFit(estimate, se, df, int(hands_per_cell[informative].sum()), sessions_used,
                      informing_strata, t, p, estimate - margin, estimate + margin)
