@@ -109,17 +109,15 @@ def _draws_sql(placements: str, where: str) -> str:
             f"WHERE {condition}{' AND ' + where if where else ''}")
 
 
-def _board_totals_sql(relations: Mapping[str, str], draws: str, where: str, sign: int) -> str:
-    """``board_totals`` rows of the boards in ``relations`` (table or frame names) whose
-    hand_key passes ``where``, every sum multiplied by ``sign``."""
+_FACTS = "_aggregate_facts"
+"""The temporary table of board facts both aggregates are grouped from."""
+
+
+def _facts_sql(relations: Mapping[str, str], draws: str, where: str) -> str:
+    """One row per board of ``relations`` (table or frame names) whose hand_key passes
+    ``where``: the grain of ``board_totals``, the board's flags and figures, and the totals of
+    its pairings (count, scoops, settled ``S`` and royalty points ``U``)."""
     keep = f" WHERE {where}" if where else ""
-
-    def total(expression: str) -> str:
-        return f"({sign} * coalesce(sum({expression}), 0))::BIGINT"
-
-    def count(condition: str) -> str:
-        return f"({sign} * count(*) FILTER (WHERE {condition}))::BIGINT"
-
     return f"""
         WITH h AS (SELECT hand_key, started_at, variant, rules, player_count, has_streets
                    FROM {relations['hands']}{keep}),
@@ -135,44 +133,65 @@ def _board_totals_sql(relations: Mapping[str, str], draws: str, where: str, sign
                      sum(royalty_points)::BIGINT AS royalty_points
               FROM {relations['matchups']}{keep} GROUP BY hand_key, player),
         d AS ({draws})
-        SELECT s.player, h.started_at::DATE AS day, h.variant, h.rules, h.player_count,
-               s.position, s.fantasyland, e.foul,
-               ({sign} * count(*))::BIGINT AS boards,
-               {count('s.is_button')} AS buttons,
-               {count('h.has_streets')} AS with_streets,
-               {count(f'NOT s.fantasyland AND (e.top_value >= {fantasyland_top_value()} '
-                      'OR d.player IS NOT NULL)')} AS chasing,
-               {count('e.fantasyland_next')} AS fantasyland_next,
-               {count('r.disagrees')} AS disagreements,
-               {total('r.points')} AS points,
-               {total('r.points::BIGINT * r.points')} AS points_sq,
-               {total('e.royalty_top')} AS royalty_top,
-               {total('e.royalty_top::BIGINT * e.royalty_top')} AS royalty_top_sq,
-               {total('e.royalty_middle')} AS royalty_middle,
-               {total('e.royalty_middle::BIGINT * e.royalty_middle')} AS royalty_middle_sq,
-               {total('e.royalty_bottom')} AS royalty_bottom,
-               {total('e.royalty_bottom::BIGINT * e.royalty_bottom')} AS royalty_bottom_sq,
-               {total('m.matchups')} AS matchups,
-               {total('m.scoops')} AS scoops,
-               {total('m.scooped')} AS scooped,
-               ({sign} * count(m.player))::BIGINT AS paired_boards,
-               {total('m.settled')} AS settled,
-               {total('m.settled * m.settled')} AS settled_sq,
-               {total('m.royalty_points')} AS royalty_points,
-               {total('m.royalty_points * m.royalty_points')} AS royalty_points_sq,
-               {total('m.royalty_points * m.settled')} AS royalty_settled
+        SELECT s.hand_key, s.player, h.started_at::DATE AS day, h.variant, h.rules,
+               h.player_count, s.position, s.fantasyland, e.foul, s.is_button, h.has_streets,
+               NOT s.fantasyland AND (e.top_value >= {fantasyland_top_value()}
+                                      OR d.player IS NOT NULL) AS chasing,
+               e.fantasyland_next, r.disagrees, r.points::BIGINT AS points,
+               e.royalty_top::BIGINT AS royalty_top, e.royalty_middle::BIGINT AS royalty_middle,
+               e.royalty_bottom::BIGINT AS royalty_bottom, m.matchups, m.scoops, m.scooped,
+               m.player IS NOT NULL AS paired, m.settled, m.royalty_points
         FROM s
         JOIN h ON h.hand_key = s.hand_key
         JOIN e ON e.hand_key = s.hand_key AND e.player = s.player
         JOIN r ON r.hand_key = s.hand_key AND r.player = s.player
         LEFT JOIN m ON m.hand_key = s.hand_key AND m.player = s.player
         LEFT JOIN d ON d.hand_key = s.hand_key AND d.player = s.player
+    """
+
+
+def _board_totals_sql(sign: int) -> str:
+    """``board_totals`` rows of the facts table, every sum multiplied by ``sign``."""
+
+    def total(expression: str) -> str:
+        return f"({sign} * coalesce(sum({expression}), 0))::BIGINT"
+
+    def count(condition: str) -> str:
+        return f"({sign} * count(*) FILTER (WHERE {condition}))::BIGINT"
+
+    return f"""
+        SELECT player, day, variant, rules, player_count, position, fantasyland, foul,
+               ({sign} * count(*))::BIGINT AS boards,
+               {count('is_button')} AS buttons,
+               {count('has_streets')} AS with_streets,
+               {count('chasing')} AS chasing,
+               {count('fantasyland_next')} AS fantasyland_next,
+               {count('disagrees')} AS disagreements,
+               {total('points')} AS points,
+               {total('points * points')} AS points_sq,
+               {total('royalty_top')} AS royalty_top,
+               {total('royalty_top * royalty_top')} AS royalty_top_sq,
+               {total('royalty_middle')} AS royalty_middle,
+               {total('royalty_middle * royalty_middle')} AS royalty_middle_sq,
+               {total('royalty_bottom')} AS royalty_bottom,
+               {total('royalty_bottom * royalty_bottom')} AS royalty_bottom_sq,
+               {total('matchups')} AS matchups,
+               {total('scoops')} AS scoops,
+               {total('scooped')} AS scooped,
+               {count('paired')} AS paired_boards,
+               {total('settled')} AS settled,
+               {total('settled * settled')} AS settled_sq,
+               {total('royalty_points')} AS royalty_points,
+               {total('royalty_points * royalty_points')} AS royalty_points_sq,
+               {total('royalty_points * settled')} AS royalty_settled
+        FROM {_FACTS}
         GROUP BY ALL
     """
 
 
-def _pair_totals_sql(relations: Mapping[str, str], where: str, sign: int) -> str:
-    """``pair_totals`` rows of the pairings in ``relations`` whose hand_key passes ``where``.
+def _pair_totals_sql(matchups: str, where: str, sign: int) -> str:
+    """``pair_totals`` rows of the pairings in ``matchups`` whose hand_key passes ``where``,
+    with their boards' facts.
 
     Per pairing of a board with one opponent: its settled points ``s`` and royalty points ``u``
     against that opponent, and the board's totals over all its pairings ``S`` and ``U``; the
@@ -188,19 +207,10 @@ def _pair_totals_sql(relations: Mapping[str, str], where: str, sign: int) -> str
         return f"({sign} * count(*) FILTER (WHERE {condition}))::BIGINT"
 
     return f"""
-        WITH h AS (SELECT hand_key, started_at, variant, rules, player_count
-                   FROM {relations['hands']}{keep}),
-        s AS (SELECT hand_key, player, position, fantasyland FROM {relations['seats']}{keep}),
-        e AS (SELECT hand_key, player, foul, fantasyland_next
-              FROM {relations['evaluations']}{keep}),
-        m AS (SELECT hand_key, player, opponent, scoop, settled::BIGINT AS settled,
-                     royalty_points::BIGINT AS royalty_points
-              FROM {relations['matchups']}{keep}),
-        b AS (SELECT hand_key, player, sum(settled)::BIGINT AS board_points,
-                     sum(royalty_points)::BIGINT AS board_royalty
-              FROM m GROUP BY hand_key, player)
-        SELECT m.player, m.opponent, h.started_at::DATE AS day, h.variant, h.rules,
-               h.player_count, s.position, s.fantasyland, e.foul,
+        WITH m AS (SELECT hand_key, player, opponent, scoop, settled::BIGINT AS settled,
+                          royalty_points::BIGINT AS royalty_points FROM {matchups}{keep})
+        SELECT m.player, m.opponent, f.day, f.variant, f.rules, f.player_count, f.position,
+               f.fantasyland, f.foul,
                ({sign} * count(*))::BIGINT AS hands,
                {total('m.settled')} AS points,
                {total('m.settled * m.settled')} AS points_sq,
@@ -209,26 +219,43 @@ def _pair_totals_sql(relations: Mapping[str, str], where: str, sign: int) -> str
                {total('m.settled', 'm.scoop > 0')} AS scoop_points,
                {total('m.settled', 'm.scoop < 0')} AS scooped_points,
                {total('m.settled', 'm.scoop = 0')} AS neither_points,
-               {count('e.fantasyland_next')} AS fantasyland_next,
+               {count('f.fantasyland_next')} AS fantasyland_next,
                {total('m.royalty_points')} AS royalty,
                {total('m.royalty_points * m.royalty_points')} AS royalty_sq,
                {total('m.royalty_points * m.settled')} AS royalty_points,
-               {total('b.board_points')} AS board_points,
-               {total('b.board_points * b.board_points')} AS board_points_sq,
-               {total('b.board_royalty')} AS board_royalty,
-               {total('b.board_royalty * b.board_royalty')} AS board_royalty_sq,
-               {total('b.board_royalty * b.board_points')} AS board_royalty_points,
-               {total('b.board_points * m.settled')} AS cross_points,
-               {total('b.board_royalty * m.royalty_points')} AS cross_royalty,
-               {total('b.board_royalty * m.settled')} AS cross_royalty_points,
-               {total('b.board_points * m.royalty_points')} AS cross_points_royalty
-        FROM m
-        JOIN h ON h.hand_key = m.hand_key
-        JOIN s ON s.hand_key = m.hand_key AND s.player = m.player
-        JOIN e ON e.hand_key = m.hand_key AND e.player = m.player
-        JOIN b ON b.hand_key = m.hand_key AND b.player = m.player
+               {total('f.settled')} AS board_points,
+               {total('f.settled * f.settled')} AS board_points_sq,
+               {total('f.royalty_points')} AS board_royalty,
+               {total('f.royalty_points * f.royalty_points')} AS board_royalty_sq,
+               {total('f.royalty_points * f.settled')} AS board_royalty_points,
+               {total('f.settled * m.settled')} AS cross_points,
+               {total('f.royalty_points * m.royalty_points')} AS cross_royalty,
+               {total('f.royalty_points * m.settled')} AS cross_royalty_points,
+               {total('f.settled * m.royalty_points')} AS cross_points_royalty
+        FROM m JOIN {_FACTS} f ON f.hand_key = m.hand_key AND f.player = m.player
         GROUP BY ALL
     """
+
+
+def _count(connection: duckdb.DuckDBPyConnection, relations: Mapping[str, str], draws: str,
+           where: str, sign: int, replace: bool = False) -> None:
+    """Add (``sign`` 1) or take out (-1) the boards and pairings of ``relations`` passing
+    ``where``; with ``replace``, the aggregates become exactly these (a rebuild)."""
+    connection.execute(f"CREATE OR REPLACE TEMP TABLE {_FACTS} AS "
+                       f"{_facts_sql(relations, draws, where)}")
+    try:
+        board_rows = _board_totals_sql(sign)
+        pair_rows = _pair_totals_sql(relations["matchups"], where, sign)
+        if replace:
+            connection.execute("DELETE FROM board_totals")
+            connection.execute(f"INSERT INTO board_totals BY NAME {board_rows}")
+            connection.execute("DELETE FROM pair_totals")
+            connection.execute(f"INSERT INTO pair_totals BY NAME {pair_rows}")
+        else:
+            _merge(connection, "board_totals", board_rows, BOARD_GRAIN, BOARD_SUMS)
+            _merge(connection, "pair_totals", pair_rows, PAIR_GRAIN, PAIR_SUMS)
+    finally:
+        connection.execute(f"DROP TABLE IF EXISTS {_FACTS}")
 
 
 STORED = {name: name for name in ("hands", "seats", "evaluations", "results", "matchups",
@@ -267,13 +294,8 @@ def rebuild(connection: duckdb.DuckDBPyConnection, keep_draws: bool = False) -> 
         connection.execute("DELETE FROM fantasyland_draws")
         connection.execute(f"INSERT INTO fantasyland_draws BY NAME "
                            f"{_draws_sql('placements', '')}")
-    connection.execute("DELETE FROM board_totals")
-    connection.execute(
-        "INSERT INTO board_totals BY NAME "
-        + _board_totals_sql(STORED, "SELECT hand_key, player FROM fantasyland_draws", "", 1)
-    )
-    connection.execute("DELETE FROM pair_totals")
-    connection.execute("INSERT INTO pair_totals BY NAME " + _pair_totals_sql(STORED, "", 1))
+    _count(connection, STORED, "SELECT hand_key, player FROM fantasyland_draws", "", 1,
+           replace=True)
     store.set_meta(connection, AGGREGATES_META_KEY, AGGREGATES_VERSION)
 
 
@@ -321,10 +343,7 @@ def add_hands(connection: duckdb.DuckDBPyConnection, frames: Mapping[str, pa.Tab
             where = f"hand_key NOT IN (SELECT hand_key FROM {_FRAME_PREFIX}skip)"
         draws = _draws_sql(relations["placements"], where)
         connection.execute(f"INSERT INTO fantasyland_draws BY NAME {draws}")
-        _merge(connection, "board_totals", _board_totals_sql(relations, draws, where, 1),
-               BOARD_GRAIN, BOARD_SUMS)
-        _merge(connection, "pair_totals", _pair_totals_sql(relations, where, 1),
-               PAIR_GRAIN, PAIR_SUMS)
+        _count(connection, relations, draws, where, 1)
     finally:
         for name in registered:
             connection.unregister(name)
@@ -341,10 +360,7 @@ def remove_hands(connection: duckdb.DuckDBPyConnection, keys: Collection[int]) -
     try:
         where = f"hand_key IN (SELECT hand_key FROM {_FRAME_PREFIX}keys)"
         draws = f"SELECT hand_key, player FROM fantasyland_draws WHERE {where}"
-        _merge(connection, "board_totals", _board_totals_sql(STORED, draws, where, -1),
-               BOARD_GRAIN, BOARD_SUMS)
-        _merge(connection, "pair_totals", _pair_totals_sql(STORED, where, -1),
-               PAIR_GRAIN, PAIR_SUMS)
+        _count(connection, STORED, draws, where, -1)
         connection.execute(f"DELETE FROM fantasyland_draws WHERE {where}")
     finally:
         connection.unregister(f"{_FRAME_PREFIX}keys")

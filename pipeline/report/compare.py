@@ -78,7 +78,7 @@ class PlayerComparison:
 def _sums(rows: pl.DataFrame, columns: tuple[str, ...]) -> dict[str, dict[str, float]]:
     if rows.is_empty():
         return {}
-    summed = rows.group_by("variant").agg([pl.col(c).sum() for c in columns])
+    summed = rows.group_by("variant", maintain_order=True).agg([pl.col(c).sum() for c in columns])
     return {row["variant"]: {c: float(row[c] or 0) for c in columns}
             for row in summed.iter_rows(named=True)}
 
@@ -122,7 +122,7 @@ def _basis(states: pl.DataFrame) -> dict[str, tuple[int, float, float | None]]:
     """Per player: boards, mean value, its standard error (from report_state_totals)."""
     if states.is_empty():
         return {}
-    summed = states.group_by("player").agg(pl.col("boards").sum(), pl.col("value").sum(),
+    summed = states.group_by("player", maintain_order=True).agg(pl.col("boards").sum(), pl.col("value").sum(),
                                            pl.col("value_sq").sum())
     result = {}
     for player, boards, total, total_sq in summed.select(
