@@ -14,7 +14,6 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from pipeline import read, store
-from pipeline.ingest import aggregates
 from pipeline.ingest.delete import delete_hand
 from pipeline.ingest.driver import ingest_mappings, ingest_paths
 from pipeline.ingest.errors import DatabaseError
