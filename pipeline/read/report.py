@@ -59,7 +59,8 @@ def _report_conditions(filters: Filters) -> tuple[str, list[Any]]:
 __all__ = [
     "BOARD_STATES", "FANTASYLAND_CARD_RANKS", "fantasyland_top_value", "report_hand_grades",
     "report_matchup_totals", "report_pair_totals", "report_player_hands",
-    "report_player_totals", "report_progress_hands", "report_state_totals",
+    "report_player_totals", "report_progress_hands", "report_session_cells",
+    "report_state_totals",
 ]
 
 
@@ -617,6 +618,79 @@ def report_hand_grades(db: Database, hand_keys: tuple[int, ...],
         ORDER BY hand_key, player, street
     """
     return frame(db, sql, [*hand_keys, *players]).cast(columns)  # type: ignore[arg-type]
+
+
+SESSION_CELL_COLUMNS: dict[str, type[pl.DataType]] = {
+    "player": pl.String, "session_id": pl.String, "variant": pl.String,
+    "player_count": pl.Int8, "hands": pl.Int64, "points": pl.Int64, "points_sq": pl.Int64,
+    "fouls": pl.Int64, "first_started_at": pl.Datetime("us"), "first_hand_key": pl.Int64,
+}
+"""The columns of :func:`report_session_cells`, with their types."""
+
+
+def report_session_cells(db: Database, filters: Filters,
+                         route: Route = Route.AUTO) -> pl.DataFrame:
+    """Per player of ``filters.players`` (required), session and game (variant, table size):
+    the hands in scope that a trend across sessions pools together — hands, points, points²,
+    fouls, and the first of them (start, then key), by player and then in order of that first
+    hand.
+
+    From ``session_totals`` (kept with the sessions) unless dates or tables are filtered (a
+    session may straddle the edge of a date range); else from the players' hands.
+    """
+    if not filters.players:
+        raise ValueError("report_session_cells needs the players in filters.players")
+    heroes = placeholders(filters.players)
+    with reading(db) as connection:
+        served = not (filters.date_from or filters.date_to or filters.tables)
+        if use_aggregates(connection, route, served) and _session_totals_ready(connection):
+            conditions, params = totals_conditions(Filters(
+                players=filters.players, variants=filters.variants, rules=filters.rules))
+            source = f"""
+                SELECT player, session_id, variant, player_count, hands, points, points_sq,
+                       fouls, struct_pack(started_at := first_started_at,
+                                          hand_key := first_hand_key) AS first
+                FROM session_totals t WHERE TRUE{conditions}"""
+        else:
+            if route is Route.AGGREGATES and served:
+                raise AggregatesUnavailable("the session totals do not count every session")
+            where, hand_params = _report_conditions(filters)
+            source = f"""
+                SELECT s.player, s.session_id, h.variant, h.player_count, 1 AS hands,
+                       coalesce(r.points, 0)::BIGINT AS points,
+                       coalesce(r.points, 0)::BIGINT * coalesce(r.points, 0) AS points_sq,
+                       CASE WHEN e.foul THEN 1 ELSE 0 END AS fouls,
+                       struct_pack(started_at := h.started_at, hand_key := h.hand_key) AS first
+                FROM seats s
+                JOIN hands h ON h.hand_key = s.hand_key
+                LEFT JOIN results r ON r.hand_key = s.hand_key AND r.player = s.player
+                LEFT JOIN evaluations e ON e.hand_key = s.hand_key AND e.player = s.player
+                WHERE s.player IN ({heroes}) AND s.session_id IS NOT NULL AND {where}"""
+            params = [*filters.players, *hand_params]
+        sql = f"""
+            SELECT player, session_id, variant, player_count, hands, points, points_sq, fouls,
+                   first.started_at AS first_started_at, first.hand_key AS first_hand_key
+            FROM (
+                SELECT player, session_id, variant, player_count, sum(hands)::BIGINT AS hands,
+                       sum(points)::BIGINT AS points, sum(points_sq)::BIGINT AS points_sq,
+                       sum(fouls)::BIGINT AS fouls, min(first) AS first
+                FROM ({source}) GROUP BY player, session_id, variant, player_count
+            )
+            ORDER BY player, first_started_at, first_hand_key
+        """
+        return connection.sql(sql, params=params).pl().cast(
+            SESSION_CELL_COLUMNS)  # type: ignore[arg-type]
+
+
+def _session_totals_ready(connection: duckdb.DuckDBPyConnection) -> bool:
+    """``session_totals`` counts every hand of every session."""
+    try:
+        kept, sessions = connection.sql(
+            "SELECT (SELECT coalesce(sum(hands), 0) FROM session_totals), "
+            "(SELECT coalesce(sum(hands), 0) FROM sessions)").fetchall()[0]
+    except duckdb.Error:
+        return False
+    return int(kept) == int(sessions)
 
 
 def report_progress_hands(db: Database, filters: Filters) -> pl.DataFrame:

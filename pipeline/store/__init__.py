@@ -153,6 +153,21 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         fouls BIGINT,                    -- boards fouled in the session
         royalties BIGINT                 -- royalty points collected in the session
     )""",
+    # Per session and game (kept with sessions, pipeline/ingest/sessions.py): the sums a trend
+    # across sessions needs, so it reads no hand of the players compared.
+    """CREATE TABLE IF NOT EXISTS session_totals (
+        session_id VARCHAR NOT NULL,
+        player VARCHAR NOT NULL,
+        variant VARCHAR NOT NULL,
+        rules VARCHAR NOT NULL,
+        player_count TINYINT NOT NULL,
+        hands BIGINT NOT NULL,
+        points BIGINT NOT NULL,
+        points_sq BIGINT NOT NULL,
+        fouls BIGINT NOT NULL,
+        first_started_at TIMESTAMP NOT NULL,  -- the first of these hands (start, then key)
+        first_hand_key BIGINT NOT NULL
+    )""",
     """CREATE TABLE IF NOT EXISTS rejects (
         path VARCHAR NOT NULL,
         line INTEGER,
@@ -351,7 +366,8 @@ HAND_DATA_TABLES: tuple[str, ...] = (
 )
 """Tables derived from hand records (everything except meta, ingested_files and rejects)."""
 
-AGGREGATE_TABLES: tuple[str, ...] = ("board_totals", "pair_totals", "fantasyland_draws")
+AGGREGATE_TABLES: tuple[str, ...] = ("board_totals", "pair_totals", "fantasyland_draws",
+                                     "session_totals")
 """Tables the writers keep from the hand tables (pipeline/ingest/aggregates.py): rebuilt by a
 re-score, built once in a database made before them (its next write)."""
 

@@ -148,3 +148,26 @@ def test_the_comparison_is_the_same_every_time(mixed: Mixed) -> None:
               for _ in range(8)]
     for table in tables[1:]:
         assert_frame_equal(table, tables[0], check_exact=True)
+
+
+def test_the_trend_from_session_totals_is_the_fit_of_the_hands(mixed: Mixed) -> None:
+    """The comparison's trend across sessions, fitted from the totals kept per session, is the
+    fit of the players' hands themselves."""
+    from pipeline.report.compare import _hand_trend, _session_trend
+
+    players = tuple(players_of(mixed.database)[:5])
+    connection = read.source.open_reader(mixed.database)
+    try:
+        cells = read.report.report_session_cells(connection, Filters(players=players),
+                                                 route=Route.AGGREGATES)
+        hands = read.report.report_progress_hands(connection, Filters(players=players))
+    finally:
+        connection.close()
+    fitted = 0
+    for player in players:
+        for column in ("points", "foul"):
+            from_totals = _session_trend(cells.filter(cells["player"] == player), column)
+            from_hands = _hand_trend(hands.filter(hands["player"] == player), column)
+            assert from_totals == from_hands
+            fitted += from_totals is not None
+    assert fitted >= 6
