@@ -155,7 +155,7 @@ def test_the_trend_from_session_totals_is_the_fit_of_the_hands(mixed: Mixed) -> 
     fit of the players' hands themselves."""
     from pipeline.report.compare import _hand_trend, _session_trend
 
-    players = tuple(players_of(mixed.database)[:5])
+    players = tuple(players_of(mixed.database))
     connection = read.source.open_reader(mixed.database)
     try:
         cells = read.report.report_session_cells(connection, Filters(players=players),
@@ -170,4 +170,4 @@ def test_the_trend_from_session_totals_is_the_fit_of_the_hands(mixed: Mixed) -> 
             from_hands = _hand_trend(hands.filter(hands["player"] == player), column)
             assert from_totals == from_hands
             fitted += from_totals is not None
-    assert fitted >= 6
+    assert fitted >= 2
