@@ -4,7 +4,7 @@ Not a test. Builds (once, then reuses) a database of ``--hands`` three-player ha
 generator written against the schema of :mod:`pipeline.store` — plausible shapes, not real
 poker: 30 players at 20 tables, sessions of 200 hands, ~20 % fouls, ~5 % Fantasyland, matchups
 in both directions summing to each player's result — and the aggregates the writers keep
-(:mod:`pipeline.ingest.aggregates`, built from the generated tables). Then times each query
+(:mod:`pipeline.ingest.aggregates` and ``session_totals``, built from the generated tables). Then times each query
 function the way the pages call it (no cache), including the comparison view, the fair trend and
 the whole coaching report, two ways in alternation: as the pages ask (from the aggregates where
 the filters allow) and forced to a full pass over the hand tables (the baseline, same run). Prints
@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from pipeline import read, store  # noqa: E402
 from pipeline.ingest import aggregates  # noqa: E402
+from pipeline.ingest.sessions import update_session_points  # noqa: E402
 from pipeline.read.scope import Filters, HandFlags  # noqa: E402
 from pipeline.read.totals import Route, preferred_route  # noqa: E402
 from pipeline.report import ReportRequest, create_report  # noqa: E402
@@ -156,6 +157,7 @@ def build_database(path: Path, hands: int) -> None:
                 connection.execute(statement)
         connection.execute("BEGIN TRANSACTION")
         aggregates.rebuild(connection)
+        update_session_points(connection)  # session_totals, kept with the sessions
         connection.execute("COMMIT")
         connection.execute("CHECKPOINT")
 
