@@ -41,6 +41,7 @@ export default function (component) {
     me = { epoch: null, seq: 0, boards: [], player: 0, row: 0, flash: "" };
     instances.set(parentElement, me);
   }
+  console.log("PADRENDER", data.epoch, data.seq, me.epoch, me.seq);
   me.data = data;
   if (me.epoch !== data.epoch) {
     me.epoch = data.epoch;
@@ -155,6 +156,17 @@ export default function (component) {
       };
       players.appendChild(button);
     });
+    const backButton = el("button", "tool back", "\u232b");
+    backButton.type = "button";
+    backButton.title = "Take the last card back";
+    backButton.setAttribute("aria-label", "Take the last card back");
+    backButton.onclick = back;
+    const clearButton = el("button", "tool clear", "\u2715");
+    clearButton.type = "button";
+    clearButton.title = "Clear this board";
+    clearButton.setAttribute("aria-label", "Clear this board");
+    clearButton.onclick = clear;
+    players.append(backButton, clearButton);
     root.appendChild(players);
 
     const rowsBox = el("div", "rows");
@@ -196,15 +208,6 @@ export default function (component) {
     });
     root.appendChild(deck);
 
-    const actions = el("div", "actions");
-    const backButton = el("button", "back", "\u232b Last card");
-    backButton.type = "button";
-    backButton.onclick = back;
-    const clearButton = el("button", "clear", "Clear board");
-    clearButton.type = "button";
-    clearButton.onclick = clear;
-    actions.append(backButton, clearButton);
-    root.appendChild(actions);
   }
 
   render();

@@ -18,7 +18,12 @@ labels, or as ``textContent`` in the card pad.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import html
+import threading
+import uuid
+from collections.abc import Callable, Iterator
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -34,9 +39,10 @@ from pipeline.live.session import (
     LiveSession,
     board_verdicts,
     default_fantasyland_cards,
+    session_mapping,
     start_session,
 )
-from pipeline.live.state import Draft, LiveState, boards_of
+from pipeline.live.state import Draft, LiveState, boards_of, state_from_mapping
 from pipeline.live.storage import (
     LiveStoreError,
     StaleSession,
@@ -67,6 +73,8 @@ SETUP_ERROR = "rec_setup_error"
 NAME_QUESTIONS = "rec_setup_questions"  # {typed name: (stored name, hands)} still to answer
 CONFIRMED = "rec_setup_confirmed"  # stored names the user said are the same person
 STALE = "rec_stale"
+WRITER = "rec_writer"  # who this page view is, in the live_sessions table
+LOCK = "rec_lock"
 
 # Static CSS (no untrusted value): a narrow column, a compact header, every control >= 44 px.
 PAGE_CSS = """
@@ -74,12 +82,11 @@ PAGE_CSS = """
 .st-key-rec_page { max-width: 40rem; }
 [data-testid="stMainBlockContainer"]:has(.st-key-rec_page) { padding-top: 3.6rem; padding-bottom: 2rem; }
 .st-key-rec_page h1 { font-size: 1.35rem; padding: 0; margin: 0; }
-.st-key-rec_page h1 a, .st-key-rec_page h2 a, .st-key-rec_page h3 a { display: none !important; }
 .st-key-rec_page h3 { font-size: 1.1rem; padding: 0.25rem 0 0; }
 .st-key-rec_page button { min-height: 44px; }
-.st-key-rec_page [data-baseweb="input"], .st-key-rec_page [data-baseweb="input"] input { min-height: 44px; }
-.st-key-rec_page [data-baseweb="select"] > div { min-height: 44px; }
-.st-key-rec_page label[data-baseweb="checkbox"] { min-height: 44px; align-items: center; }
+.st-key-rec_page [data-testid="stTextInputRootElement"], .st-key-rec_page input[type="text"],
+.st-key-rec_page [data-testid="stSelectbox"] [role="group"] { min-height: 44px; }
+.st-key-rec_page [data-testid="stCheckbox"] label { min-height: 44px; align-items: center; }
 .st-key-rec_page details summary { min-height: 44px; display: flex; align-items: center; }
 .st-key-rec_page [data-testid="stElementToolbar"] { display: none; }
 .st-key-rec_page table { width: 100%; }
@@ -88,8 +95,13 @@ PAGE_CSS = """
 
 
 def board_key(index: int) -> str:
-    """Session-state key of player ``index``'s board text."""
+    """Session-state key of player ``index``'s board as entered (tapped or typed)."""
     return f"rec_board_{index}"
+
+
+def typed_key(index: int) -> str:
+    """Widget key of player ``index``'s text field (in a form: it applies on Enter)."""
+    return f"rec_type_{index}"
 
 
 def fantasyland_key(index: int) -> str:
@@ -104,8 +116,74 @@ def _database() -> Path:
 # --- the state behind the widgets ---------------------------------------------------------------
 
 
+def _writer() -> str:
+    """This page view's name in the live_sessions table (a new one per browser session)."""
+    return st.session_state.setdefault(WRITER, uuid.uuid4().hex)
+
+
+@contextlib.contextmanager
+def _exclusive() -> Iterator[None]:
+    """This page view's lock around changes of the stored state.
+
+    With fast reruns, the run being interrupted may still be writing when the next one starts;
+    the lock makes them take turns. This thread's read connection is closed first: a run that
+    waits here while holding one would keep the other from writing (a deadlock).
+    """
+    components.release_connection()
+    lock = st.session_state.setdefault(LOCK, threading.RLock())
+    with lock:
+        yield
+
+
+def locked(callback: Callable[..., None]) -> Callable[..., None]:
+    """Run a callback under the page view's lock (see :func:`_exclusive`)."""
+
+    @functools.wraps(callback)
+    def run(*arguments: object) -> None:
+        with _exclusive():
+            callback(*arguments)
+
+    return run
+
+
 def _state() -> LiveState | None:
-    return st.session_state.get(STATE)
+    """The newest state of the session being recorded.
+
+    With fast reruns Streamlit starts a new run while the one it interrupts is still finishing,
+    and an interrupted run can write the database and then stop before it keeps the result. So
+    the stored revision is the truth: a newer one written by this page view is taken over (its
+    fields too, when hands changed); one written elsewhere stops the page with an offer to load it.
+    """
+    state: LiveState | None = st.session_state.get(STATE)
+    if state is None or state.revision is None:
+        return state
+    database = _database()
+    try:
+        stored = read.live.live_session_revision(database, state.session.session_id)
+    except (OSError, read.source.DatabaseBusy):
+        return state
+    if stored is None or stored.revision <= state.revision:
+        return state
+    if stored.writer != _writer():
+        st.session_state[STALE] = (f"Session {state.session.session_id} was changed on another "
+                                   f"device or tab (revision {stored.revision}, this page has "
+                                   f"{state.revision})")
+        return state
+    found = read.live.live_session_state(database, state.session.session_id)
+    if found is None:
+        return state
+    try:
+        newest = state_from_mapping(found[0], found[1])
+    except LiveError:
+        return state
+    same_hands = (session_mapping(newest.session) == session_mapping(state.session)
+                  and newest.last_action == state.last_action)
+    if same_hands:
+        newest = newest.with_draft(state.draft)
+        st.session_state[STATE] = newest
+    else:
+        _load_fields(newest)
+    return newest
 
 
 def _entries(session: LiveSession) -> dict[str, str]:
@@ -158,6 +236,7 @@ def _load_fields(state: LiveState) -> None:
         marks = set(session.fantasyland)
     for index, name in enumerate(session.players):
         st.session_state[board_key(index)] = draft.boards.get(name, "")
+        st.session_state[typed_key(index)] = draft.boards.get(name, "")
         st.session_state[fantasyland_key(index)] = name in marks
     st.session_state[STATE] = state
     st.session_state[ACTIVE_PLAYER], st.session_state[ACTIVE_ROW] = _first_open(state)
@@ -170,37 +249,45 @@ def _write(state: LiveState) -> LiveState | None:
     """Persist a state; on a newer stored copy say so and return None."""
     try:
         with read.source.database_lock():
-            return persist(_database(), state)
+            return persist(_database(), state, _writer())
     except StaleSession as error:
         st.session_state[STALE] = str(error)
         return None
 
 
-def _sync_draft(state: LiveState) -> LiveState:
-    """The state with the fields' draft, written to the database when it changed."""
-    draft = _current_draft(state)
-    if draft == state.draft and state.revision is not None:
-        return state
-    written = _write(state.with_draft(draft))
-    if written is None:
-        return state
-    st.session_state[STATE] = written
-    return written
+def _sync_draft() -> None:
+    """Write the fields' draft to the database when it changed (the newest state, under the lock)."""
+    with _exclusive():
+        state = _state()
+        if state is None:
+            return
+        draft = _current_draft(state)
+        if draft == state.draft and state.revision is not None:
+            return
+        written = _write(state.with_draft(draft))
+        if written is not None:
+            st.session_state[STATE] = written
 
 
 # --- callbacks (they run before the rerun, so they may set widget values) -----------------------
 
 
-def _pad_changed() -> None:
-    """The card pad reported taps: copy its boards into the fields."""
-    state = _state()
+def _apply_pad() -> None:
+    """Copy the card pad's latest report into the fields, if it is newer than the last applied.
+
+    Called by the pad's callback and again before anything reads the fields (a save, a delete,
+    each run): Streamlit may skip a component's callback when runs interrupt each other, but the
+    report itself is always in the session state.
+    """
+    state = st.session_state.get(STATE)
     if state is None:
         return
     entry = pad_entry(PAD, int(st.session_state.get(EPOCH, 0)))
-    if entry is None:
+    if entry is None or entry.seq <= int(st.session_state.get(PAD_SEQ, 0)):
         return
     for index, rows in enumerate(entry.boards[: len(state.session.players)]):
         st.session_state[board_key(index)] = entry_text(rows)
+        st.session_state[typed_key(index)] = entry_text(rows)
     st.session_state[ACTIVE_PLAYER] = entry.player
     st.session_state[ACTIVE_ROW] = entry.row
     st.session_state[PAD_SEQ] = entry.seq
@@ -209,8 +296,22 @@ def _pad_changed() -> None:
         st.session_state[SAVED_NOTICE] = None
 
 
+@locked
+def _pad_changed() -> None:
+    """The card pad reported taps."""
+    _apply_pad()
+
+
+@locked
 def _typed() -> None:
-    """A board was typed: the pad takes the typed boards; an old "not saved" no longer applies."""
+    """Typed boards were applied (Enter in a field): they replace the boards, the pad takes them,
+    and an old "not saved" no longer applies."""
+    state = _state()
+    if state is None:
+        return
+    for index in range(len(state.session.players)):
+        st.session_state[board_key(index)] = str(st.session_state.get(typed_key(index)) or "")
+    st.session_state[ACTIVE_PLAYER], st.session_state[ACTIVE_ROW] = _first_open(state)
     st.session_state[EPOCH] = int(st.session_state.get(EPOCH, 0)) + 1
     saved = st.session_state.get(SAVED_NOTICE)
     if saved and saved[0] == "error":
@@ -233,7 +334,9 @@ def _not_saved_text(check: EntryCheck) -> str:
             + "; ".join(parts) + ".")
 
 
+@locked
 def _save() -> None:
+    _apply_pad()
     state = _state()
     if state is None:
         return
@@ -243,7 +346,8 @@ def _save() -> None:
     state = state.with_draft(_current_draft(state))
     try:
         with read.source.database_lock():
-            new_state, hand = save_entry(_database(), state, entries, _marks(session))
+            new_state, hand = save_entry(_database(), state, entries, _marks(session),
+                                          _writer())
     except EntryRejected as error:
         st.session_state[ATTEMPTED] = True
         st.session_state[FRESH] = False  # the last saved hand is not the one being entered
@@ -267,7 +371,9 @@ def _save() -> None:
     st.session_state[SAVED_NOTICE] = ("success", f"Hand {hand.number} {verb}: {points}.{fantasyland}")
 
 
+@locked
 def _edit_last() -> None:
+    _apply_pad()
     state = _state()
     if state is None or state.session.last_hand is None or state.draft.editing:
         return
@@ -280,6 +386,7 @@ def _edit_last() -> None:
     st.session_state[SAVED_NOTICE] = None
 
 
+@locked
 def _cancel_edit() -> None:
     state = _state()
     if state is None:
@@ -287,14 +394,16 @@ def _cancel_edit() -> None:
     _load_fields(state.with_draft(Draft(boards=dict(state.draft.put_aside))))
 
 
+@locked
 def _delete_last() -> None:
+    _apply_pad()
     state = _state()
     if state is None or state.session.last_hand is None:
         return
     state = state.with_draft(_current_draft(state))
     try:
         with read.source.database_lock():
-            new_state, hand = delete_last(_database(), state)
+            new_state, hand = delete_last(_database(), state, _writer())
     except StaleSession as error:
         st.session_state[STALE] = str(error)
         return
@@ -310,14 +419,16 @@ def _delete_last() -> None:
                                         f"fields, to correct and save again.{replaced}")
 
 
+@locked
 def _undo() -> None:
+    _apply_pad()
     state = _state()
     if state is None or state.last_action is None:
         return
     state = state.with_draft(_current_draft(state))
     try:
         with read.source.database_lock():
-            new_state, message = undo_last(_database(), state)
+            new_state, message = undo_last(_database(), state, _writer())
     except StaleSession as error:
         st.session_state[STALE] = str(error)
         return
@@ -330,7 +441,9 @@ def _undo() -> None:
     st.session_state[NOTICE] = ("success", message)
 
 
+@locked
 def _ask_end() -> None:
+    _apply_pad()
     state = _state()
     if state is not None and _current_draft(state).cards:
         st.session_state[CONFIRM_END] = True
@@ -348,6 +461,7 @@ def _forget_page_state() -> None:
             del st.session_state[key]
 
 
+@locked
 def _end() -> None:
     state = _state()
     if state is not None:
@@ -361,6 +475,7 @@ def _end() -> None:
     st.session_state[SETUP_ERROR] = None
 
 
+@locked
 def _reload_stored() -> None:
     """Take the stored (newer) copy of the session after a stale write."""
     state = _state()
@@ -369,6 +484,7 @@ def _reload_stored() -> None:
         _resume(state.session.session_id)
 
 
+@locked
 def _resume(session_id: str) -> None:
     try:
         with read.source.database_lock():
@@ -387,6 +503,7 @@ def _setup_names() -> list[str]:
             if name.strip()]
 
 
+@locked
 def _start() -> None:
     state = st.session_state
     names = _setup_names()
@@ -428,6 +545,7 @@ def _start() -> None:
     _load_fields(written)
 
 
+@locked
 def _answer_name(typed: str, same: bool) -> None:
     state = st.session_state
     questions = dict(state.get(NAME_QUESTIONS) or {})
@@ -488,7 +606,7 @@ def name_questions() -> None:
 def setup() -> None:
     """Resume a stored session, or start one."""
     resume_offers()
-    st.subheader("New live session")
+    st.subheader("New live session", anchor=False)
     with st.container(key="rec_setup"):
         st.text_input("Players, clockwise, comma separated", key="rec_setup_players",
                       placeholder="mara, jun, ivo")
@@ -660,23 +778,27 @@ def fantasyland_toggles(state: LiveState) -> None:
 def typed_fields(state: LiveState, check: EntryCheck, notes: list[PadNote], button: str) -> None:
     """One text field per player (13 cards in order, or rows with "/"), with its note."""
     session = state.session
-    st.caption("Or type the boards: 13 cards in order (top 3, middle 5, bottom 5), with or "
-               "without spaces, or rows separated by “/”.")
-    for index, name in enumerate(session.players):
-        label = f"**{components.md(name)}**" + (" · button" if name == button else "")
-        st.text_input(label, key=board_key(index), placeholder="Qs Qh 5d / Kc Kd 4h 3s 2c / …",
-                      on_change=_typed)
-        note = notes[index]
-        if note.kind in ("error", "foul"):
-            st.error(components.md(note.text), icon="✖")
-        elif note.kind != "missing":
-            st.caption(components.md(note.text))
+    with st.form("rec_typed", border=False, enter_to_submit=True):
+        st.caption("Or type the boards: 13 cards in order (top 3, middle 5, bottom 5), with or "
+                   "without spaces, or rows separated by “/”. Enter applies them.")
+        for index, name in enumerate(session.players):
+            label = f"**{components.md(name)}**" + (" · button" if name == button else "")
+            st.text_input(label, key=typed_key(index),
+                          placeholder="Qs Qh 5d / Kc Kd 4h 3s 2c / …")
+            note = notes[index]
+            if note.kind in ("error", "foul"):
+                st.error(components.md(note.text), icon="✖")
+            elif note.kind != "missing":
+                st.caption(components.md(note.text))
+        st.form_submit_button("Apply typed boards", on_click=_typed, key="rec_apply_typed",
+                              width="stretch")
 
 
 def recording(state: LiveState) -> None:
     """The page while a session runs."""
     session = state.session
     editing = state.draft.editing and session.last_hand is not None
+    _apply_pad()
     if st.session_state.get(STALE):
         st.error(components.md(st.session_state[STALE]) + " — your last change was not kept.")
         st.button("Load the newer copy", type="primary", on_click=_reload_stored,
@@ -688,14 +810,13 @@ def recording(state: LiveState) -> None:
     first = session.action_order(button)[0]
     title = f"Editing hand {number}" if editing else f"Hand {number}"
     stake = f" · {session.stake}/pt" if session.stake else ""
-    st.subheader(title)
+    st.subheader(title, anchor=False)
     st.caption(f"Button {components.md(button)} · {components.md(first)} acts first · "
                f"{components.md(session.variant.value)} · {components.md(session.rules.name)}"
                f"{stake}")
     check = check_entry(session, _entries(session))
     notes = notes_for(state, check)
     pad(state, notes, button)
-    fantasyland_toggles(state)
     label = f"Save changes to hand {number}" if editing else f"Save hand {number}"
     with st.container(key="rec_save", horizontal=True):
         if editing:
@@ -706,6 +827,7 @@ def recording(state: LiveState) -> None:
     if saved:
         kind, text = saved
         (st.success if kind == "success" else st.error)(components.md(text))
+    fantasyland_toggles(state)
     show_result(state)
     if session.hands:
         components.show_html(totals_table(session))
@@ -723,16 +845,17 @@ def recording(state: LiveState) -> None:
         st.button("End this session", on_click=_ask_end, key="rec_end")
     st.caption(f"Session {components.md(session.session_id)}: saved hands stay in the database; "
                "until it is ended, a reload or another device can resume it.")
-    _sync_draft(state)
+    _sync_draft()
 
 
 def main() -> None:
     """Draw the Record page."""
     st.html(PAGE_CSS)
     with st.container(key="rec_page"):
-        st.title("Record")
-        state = _state()
+        with _exclusive():
+            state = _state()
         if state is None:
+            st.title("Record", anchor=False)
             setup()
         else:
             recording(state)

@@ -124,11 +124,12 @@ def _utc_naive(moment: datetime) -> datetime:
     return (moment if moment.tzinfo is None else moment.astimezone(UTC)).replace(tzinfo=None)
 
 
-def persist(database: str | Path, state: LiveState) -> LiveState:
+def persist(database: str | Path, state: LiveState, writer: str = "") -> LiveState:
     """Write the session's row (session, draft, last action); returns the state at its new revision.
 
     Raises :class:`StaleSession` when the stored row changed since this copy was read (another
-    device recorded meanwhile): nothing is written.
+    device recorded meanwhile, or a write of the same ``writer`` whose result was not kept):
+    nothing is written.
     """
     session = state.session
     now = _utc_naive(session.clock())
@@ -140,7 +141,7 @@ def persist(database: str | Path, state: LiveState) -> LiveState:
         totals=session.totals, state=state_mapping(state),
     )
     with store.open_database(database) as connection:
-        revision = write_live_session(connection, row, state.revision)
+        revision = write_live_session(connection, row, state.revision, writer)
     return replace(state, revision=revision)
 
 
@@ -173,7 +174,7 @@ def end_session(database: str | Path, state: LiveState) -> None:
 
 def save_entry(
     database: str | Path, state: LiveState, entries: Mapping[str, BoardInput],
-    fantasyland: Mapping[str, int] | Collection[str] | None = None,
+    fantasyland: Mapping[str, int] | Collection[str] | None = None, writer: str = "",
 ) -> tuple[LiveState, LiveHand]:
     """Save the hand being entered (or, while editing, the new version of the last hand).
 
@@ -197,10 +198,12 @@ def save_entry(
         action = LastAction(ActionKind.SAVED, hand.number, None, before)
         draft = Draft()
     new_state = replace(state, session=new_session, draft=draft, last_action=action)
-    return persist(database, new_state), hand
+    return persist(database, new_state, writer), hand
 
 
-def delete_last(database: str | Path, state: LiveState) -> tuple[LiveState, LiveHand]:
+def delete_last(
+    database: str | Path, state: LiveState, writer: str = "",
+) -> tuple[LiveState, LiveHand]:
     """Delete the last saved hand; its boards come back into the fields (to correct and save
     again), and the delete can be undone (the draft that was there comes back with the undo)."""
     session = state.session
@@ -211,10 +214,10 @@ def delete_last(database: str | Path, state: LiveState) -> tuple[LiveState, Live
     action = LastAction(ActionKind.DELETED, hand.number, hand, state.draft)
     draft = Draft(boards=boards_of(hand), marks=tuple(hand.fantasyland))
     new_state = replace(state, session=new_session, draft=draft, last_action=action)
-    return persist(database, new_state), hand
+    return persist(database, new_state, writer), hand
 
 
-def undo_last(database: str | Path, state: LiveState) -> tuple[LiveState, str]:
+def undo_last(database: str | Path, state: LiveState, writer: str = "") -> tuple[LiveState, str]:
     """Undo the last action; returns the new state and what was done (``Hand 3 is back``).
 
     A save is undone by deleting the hand (its boards go back into the fields), an edit by
@@ -248,4 +251,4 @@ def undo_last(database: str | Path, state: LiveState) -> tuple[LiveState, str]:
         draft = action.draft
         message = f"Hand {action.number} is back."
     new_state = replace(state, session=new_session, draft=draft, last_action=None)
-    return persist(database, new_state), message
+    return persist(database, new_state, writer), message

@@ -21,7 +21,14 @@ import duckdb
 
 from pipeline.read.source import Database, reading
 
-__all__ = ["OpenSession", "live_session_state", "open_live_sessions", "players_like"]
+__all__ = [
+    "OpenSession",
+    "StoredRevision",
+    "live_session_revision",
+    "live_session_state",
+    "open_live_sessions",
+    "players_like",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +60,31 @@ def open_live_sessions(db: Database) -> tuple[OpenSession, ...]:
                     int(revision))
         for session_id, players, started, updated, hands, totals, revision in rows
     )
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRevision:
+    """Where a stored session stands: its revision, who wrote it, whether it was ended."""
+
+    revision: int
+    writer: str
+    ended: bool
+
+
+def live_session_revision(db: Database, session_id: str) -> StoredRevision | None:
+    """A stored session's revision and writer (cheap: the state is not read); None if absent."""
+    with reading(db) as connection:
+        try:
+            rows = connection.execute(
+                "SELECT revision, coalesce(writer, ''), ended_at IS NOT NULL FROM live_sessions "
+                "WHERE session_id = ?", [session_id]
+            ).fetchall()
+        except duckdb.CatalogException:
+            return None
+    if not rows:
+        return None
+    revision, writer, ended = rows[0]
+    return StoredRevision(int(revision), str(writer), bool(ended))
 
 
 def live_session_state(db: Database, session_id: str) -> tuple[dict[str, Any], int, bool] | None:

@@ -252,6 +252,7 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         hands INTEGER NOT NULL,          -- hands saved so far
         totals JSON NOT NULL,            -- {player: points} over the saved hands
         revision INTEGER NOT NULL,       -- +1 per write; a stale writer is refused
+        writer VARCHAR,                  -- who wrote that revision (a page view, a terminal)
         state JSON NOT NULL              -- pipeline.live.state: session, draft hand, last action
     )""",
 )

@@ -21,13 +21,15 @@ __all__ = ["LiveSessionRow", "StaleSession", "end_live_session", "write_live_ses
 class StaleSession(RuntimeError):
     """The stored session is newer than the copy being written (changed on another device)."""
 
-    def __init__(self, session_id: str, stored: int, expected: int | None) -> None:
+    def __init__(self, session_id: str, stored: int, expected: int | None,
+                 writer: str | None = None) -> None:
         super().__init__(
             f"session {session_id} was changed elsewhere (revision {stored}, this copy "
             f"{expected if expected is not None else 'new'})"
         )
         self.session_id = session_id
         self.stored = stored
+        self.writer = writer
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,34 +47,37 @@ class LiveSessionRow:
 
 def write_live_session(
     connection: duckdb.DuckDBPyConnection, row: LiveSessionRow, expected_revision: int | None,
+    writer: str = "",
 ) -> int:
     """Insert or update a session's row; returns its new revision.
 
     ``expected_revision`` is the revision this copy was read at (None for a new session). When
-    the stored row has another revision, nothing is written and :class:`StaleSession` is raised.
+    the stored row has another revision, nothing is written and :class:`StaleSession` is raised
+    (saying who wrote the stored one). ``writer`` names who writes (a page view, a terminal).
     An ended session is reopened by a write.
     """
     connection.execute("BEGIN TRANSACTION")
     try:
         stored = connection.execute(
-            "SELECT revision FROM live_sessions WHERE session_id = ?", [row.session_id]
+            "SELECT revision, writer FROM live_sessions WHERE session_id = ?", [row.session_id]
         ).fetchall()
         current = stored[0][0] if stored else None
         if current != expected_revision:
-            raise StaleSession(row.session_id, current or 0, expected_revision)
+            raise StaleSession(row.session_id, current or 0, expected_revision,
+                               stored[0][1] if stored else None)
         revision = (current or 0) + 1
         values = [row.players, row.started_at, row.updated_at, row.hands,
-                  json.dumps(row.totals), revision, json.dumps(row.state)]
+                  json.dumps(row.totals), revision, writer, json.dumps(row.state)]
         if current is None:
             connection.execute(
                 "INSERT INTO live_sessions (session_id, players, started_at, updated_at, hands, "
-                "totals, revision, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "totals, revision, writer, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [row.session_id, *values],
             )
         else:
             connection.execute(
                 "UPDATE live_sessions SET players = ?, started_at = ?, updated_at = ?, "
-                "hands = ?, totals = ?, revision = ?, state = ?, ended_at = NULL "
+                "hands = ?, totals = ?, revision = ?, writer = ?, state = ?, ended_at = NULL "
                 "WHERE session_id = ?",
                 [*values, row.session_id],
             )
