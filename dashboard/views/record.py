@@ -48,9 +48,10 @@ from pipeline.live.storage import (
     StaleSession,
     delete_last,
     end_session,
+    load_session,
     persist,
-    resume,
     save_entry,
+    store_missing_hands,
     undo_last,
 )
 from pipeline.live.text import format_money, format_points, verdict_text
@@ -487,8 +488,9 @@ def _reload_stored() -> None:
 @locked
 def _resume(session_id: str) -> None:
     try:
+        state = load_session(_database(), session_id)
         with read.source.database_lock():
-            state = resume(_database(), session_id)
+            store_missing_hands(_database(), state)
     except (LiveError, LiveStoreError, IngestError, OSError) as error:
         st.session_state[SETUP_ERROR] = f"Session {session_id} cannot be resumed: {error}"
         return

@@ -54,12 +54,14 @@ __all__ = [
     "StaleSession",
     "delete_last",
     "end_session",
+    "load_session",
     "persist",
     "remove_hand",
     "replace_hand",
     "resume",
     "save_entry",
     "store_hand",
+    "store_missing_hands",
     "stored_hand_ids",
     "undo_last",
 ]
@@ -145,21 +147,35 @@ def persist(database: str | Path, state: LiveState, writer: str = "") -> LiveSta
     return replace(state, revision=revision)
 
 
-def resume(database: str | Path, session_id: str, rules: RuleSet | str | None = None) -> LiveState:
-    """Load a stored session (re-scoring its hands); raises :class:`LiveError` when it cannot be.
+def load_session(
+    database: str | Path, session_id: str, rules: RuleSet | str | None = None,
+) -> LiveState:
+    """Read a stored session (re-scoring its hands); raises :class:`LiveError` when it cannot be.
 
-    Hands of the session missing from the hand tables (a write cut short) are stored again.
+    Only reads: a page holding the dashboard's write lock must not call it.
     """
     path = Path(database)
     found = read.live.live_session_state(path, session_id) if path.exists() else None
     if found is None:
         raise LiveError(f"no live session {session_id!r} in {path}")
     mapping, revision, _ended = found
-    state = state_from_mapping(mapping, revision, rules=rules)
-    stored = set(stored_hand_ids(path, session_id))
-    for hand in state.session.hands:
-        if hand.hand_id not in stored:
-            store_hand(path, hand, state.session.rules)
+    return state_from_mapping(mapping, revision, rules=rules)
+
+
+def store_missing_hands(database: str | Path, state: LiveState) -> int:
+    """Store again the session's hands missing from the hand tables (a write cut short); returns
+    how many were stored."""
+    stored = set(stored_hand_ids(database, state.session.session_id))
+    missing = [hand for hand in state.session.hands if hand.hand_id not in stored]
+    for hand in missing:
+        store_hand(database, hand, state.session.rules)
+    return len(missing)
+
+
+def resume(database: str | Path, session_id: str, rules: RuleSet | str | None = None) -> LiveState:
+    """Load a stored session (:func:`load_session`) and store any of its hands that are missing."""
+    state = load_session(database, session_id, rules)
+    store_missing_hands(database, state)
     return state
 
 
