@@ -653,9 +653,9 @@ def undo_bar(state: LiveState) -> None:
         {"success": st.success, "info": st.info}.get(kind, st.error)(components.md(text))
     if action is None:
         return
-    with st.container(horizontal=True, key="rec_undo_bar", vertical_alignment="center"):
-        st.markdown(f"**{action.text}.**")
-        st.button(f"Undo: {action.text.lower()}", key="rec_undo", on_click=_undo)
+    with st.container(key="rec_undo_bar"):
+        st.button(f"Undo: {action.text.lower()}", key="rec_undo", on_click=_undo,
+                  icon=":material/undo:")
 
 
 def show_result(state: LiveState) -> None:

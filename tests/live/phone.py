@@ -15,6 +15,7 @@ PHONE = {"width": 390, "height": 844}
 LAUNCH_ARGUMENTS = ["--headless=new", "--no-sandbox", "--disable-background-networking",
                     "--disable-gpu"]
 MIN_TAP_HEIGHT = 44
+EXPECT_SECONDS = 20
 
 # Every element a finger can use, inside the page's main area and the card pad's shadow root.
 # A check box or switch is hidden behind its label, and a select's text input sits inside its
@@ -59,8 +60,9 @@ def chromium_available() -> bool:
 @contextmanager
 def phone_browser() -> Iterator[Any]:
     """A headless Chromium (Playwright) with a 390x844 touch context; yields the context."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=EXPECT_SECONDS * 1000)  # the machine is shared: be patient
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGUMENTS)
         try:
