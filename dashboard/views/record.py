@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
+import duckdb
 import streamlit as st
 
 from dashboard import components
@@ -59,6 +60,9 @@ from pipeline.rules.cards import card_text
 from pipeline.rules.game import ROW_SIZES, ROWS, Variant
 from pipeline.rules.ruleset import PRESET_NAMES
 
+DATABASE_TROUBLE = (OSError, duckdb.Error, read.source.DatabaseBusy)
+"""What a busy or unreadable database raises: shown as a message, never a crash."""
+
 STATE = "rec_state"  # the LiveState of the session being recorded
 EPOCH = "rec_epoch"  # raised whenever the page (not the pad) changes the boards
 PAD = "rec_pad"  # the card pad component's key
@@ -81,7 +85,7 @@ LOCK = "rec_lock"
 PAGE_CSS = """
 <style>
 .st-key-rec_page { max-width: 40rem; }
-[data-testid="stMainBlockContainer"]:has(.st-key-rec_page) { padding-top: 3.6rem; padding-bottom: 2rem; }
+[data-testid="stMainBlockContainer"]:has(.st-key-rec_page) { padding-top: 3.25rem; padding-bottom: 2rem; }
 .st-key-rec_page h1 { font-size: 1.35rem; padding: 0; margin: 0; }
 .st-key-rec_page h3 { font-size: 1.1rem; padding: 0.25rem 0 0; }
 .st-key-rec_page button { min-height: 44px; }
@@ -161,7 +165,7 @@ def _state() -> LiveState | None:
     database = _database()
     try:
         stored = read.live.live_session_revision(database, state.session.session_id)
-    except (OSError, read.source.DatabaseBusy):
+    except DATABASE_TROUBLE:
         return state
     if stored is None or stored.revision <= state.revision:
         return state
@@ -170,12 +174,12 @@ def _state() -> LiveState | None:
                                    f"device or tab (revision {stored.revision}, this page has "
                                    f"{state.revision})")
         return state
-    found = read.live.live_session_state(database, state.session.session_id)
-    if found is None:
-        return state
     try:
+        found = read.live.live_session_state(database, state.session.session_id)
+        if found is None:
+            return state
         newest = state_from_mapping(found[0], found[1])
-    except LiveError:
+    except (LiveError, *DATABASE_TROUBLE):
         return state
     same_hands = (session_mapping(newest.session) == session_mapping(state.session)
                   and newest.last_action == state.last_action)
@@ -253,6 +257,11 @@ def _write(state: LiveState) -> LiveState | None:
             return persist(_database(), state, _writer())
     except StaleSession as error:
         st.session_state[STALE] = str(error)
+        return None
+    except DATABASE_TROUBLE as error:
+        st.session_state[NOTICE] = ("error", f"The session could not be kept in the database "
+                                             f"just now (it is tried again with the next change): "
+                                             f"{error}")
         return None
 
 
@@ -339,7 +348,7 @@ def _not_saved_text(check: EntryCheck) -> str:
 def _save() -> None:
     _apply_pad()
     state = _state()
-    if state is None:
+    if state is None or st.session_state.get(STALE):
         return
     session = state.session
     editing = state.draft.editing and session.last_hand is not None
@@ -357,7 +366,7 @@ def _save() -> None:
     except StaleSession as error:
         st.session_state[STALE] = str(error)
         return
-    except (LiveStoreError, IngestError, OSError) as error:
+    except (LiveStoreError, IngestError, *DATABASE_TROUBLE) as error:
         st.session_state[FRESH] = False
         st.session_state[SAVED_NOTICE] = ("error", f"Not saved: {error}")
         return
@@ -376,7 +385,8 @@ def _save() -> None:
 def _edit_last() -> None:
     _apply_pad()
     state = _state()
-    if state is None or state.session.last_hand is None or state.draft.editing:
+    if (state is None or st.session_state.get(STALE) or state.session.last_hand is None
+            or state.draft.editing):
         return
     last = state.session.last_hand
     current = _current_draft(state)
@@ -399,7 +409,7 @@ def _cancel_edit() -> None:
 def _delete_last() -> None:
     _apply_pad()
     state = _state()
-    if state is None or state.session.last_hand is None:
+    if state is None or st.session_state.get(STALE) or state.session.last_hand is None:
         return
     state = state.with_draft(_current_draft(state))
     try:
@@ -408,7 +418,7 @@ def _delete_last() -> None:
     except StaleSession as error:
         st.session_state[STALE] = str(error)
         return
-    except (LiveError, IngestError, OSError) as error:
+    except (LiveError, IngestError, *DATABASE_TROUBLE) as error:
         st.session_state[NOTICE] = ("error", f"Not deleted: {error}")
         return
     _load_fields(new_state)
@@ -424,7 +434,7 @@ def _delete_last() -> None:
 def _undo() -> None:
     _apply_pad()
     state = _state()
-    if state is None or state.last_action is None:
+    if state is None or st.session_state.get(STALE) or state.last_action is None:
         return
     state = state.with_draft(_current_draft(state))
     try:
@@ -433,7 +443,7 @@ def _undo() -> None:
     except StaleSession as error:
         st.session_state[STALE] = str(error)
         return
-    except (LiveError, LiveStoreError, IngestError, OSError) as error:
+    except (LiveError, LiveStoreError, IngestError, *DATABASE_TROUBLE) as error:
         st.session_state[NOTICE] = ("error", f"Not undone: {error}")
         return
     _load_fields(new_state)
@@ -458,7 +468,8 @@ def _keep_going() -> None:
 
 def _forget_page_state() -> None:
     for key in list(st.session_state.keys()):
-        if str(key).startswith("rec_") and not str(key).startswith("rec_setup"):
+        if (str(key).startswith("rec_") and not str(key).startswith("rec_setup")
+                and key not in (EPOCH, WRITER, LOCK)):  # epochs only ever grow
             del st.session_state[key]
 
 
@@ -469,7 +480,7 @@ def _end() -> None:
         try:
             with read.source.database_lock():
                 end_session(_database(), state)
-        except OSError as error:
+        except DATABASE_TROUBLE as error:
             st.session_state[NOTICE] = ("error", f"Not ended: {error}")
             return
     _forget_page_state()
@@ -491,7 +502,7 @@ def _resume(session_id: str) -> None:
         state = load_session(_database(), session_id)
         with read.source.database_lock():
             store_missing_hands(_database(), state)
-    except (LiveError, LiveStoreError, IngestError, OSError) as error:
+    except (LiveError, LiveStoreError, IngestError, *DATABASE_TROUBLE) as error:
         st.session_state[SETUP_ERROR] = f"Session {session_id} cannot be resumed: {error}"
         return
     _forget_page_state()
@@ -513,7 +524,7 @@ def _start() -> None:
     database = _database()
     try:
         matches = read.live.players_like(database, names) if database.exists() else {}
-    except (OSError, read.source.DatabaseBusy):
+    except DATABASE_TROUBLE:
         matches = {}
     pending = {name: match for name, match in matches.items() if match[0] not in confirmed}
     if pending:
@@ -575,7 +586,7 @@ def resume_offers() -> None:
         return
     try:
         sessions = read.live.open_live_sessions(database)
-    except (OSError, read.source.DatabaseBusy):
+    except DATABASE_TROUBLE:
         return
     for number, offered in enumerate(sessions[:5]):
         totals = ", ".join(f"{name} {format_points(points)}"
@@ -806,16 +817,13 @@ def recording(state: LiveState) -> None:
         st.button("Load the newer copy", type="primary", on_click=_reload_stored,
                   key="rec_reload")
         return
-    undo_bar(state)
     button = _hand_button(state)
     number = session.last_hand.number if editing else session.hand_number
     first = session.action_order(button)[0]
     title = f"Editing hand {number}" if editing else f"Hand {number}"
-    stake = f" · {session.stake}/pt" if session.stake else ""
+    stake = f" · {session.stake} per point" if session.stake else ""
     st.subheader(title, anchor=False)
-    st.caption(f"Button {components.md(button)} · {components.md(first)} acts first · "
-               f"{components.md(session.variant.value)} · {components.md(session.rules.name)}"
-               f"{stake}")
+    st.caption(f"Button {components.md(button)} · {components.md(first)} acts first")
     check = check_entry(session, _entries(session))
     notes = notes_for(state, check)
     pad(state, notes, button)
@@ -829,6 +837,7 @@ def recording(state: LiveState) -> None:
     if saved:
         kind, text = saved
         (st.success if kind == "success" else st.error)(components.md(text))
+    undo_bar(state)
     fantasyland_toggles(state)
     show_result(state)
     if session.hands:
@@ -845,8 +854,10 @@ def recording(state: LiveState) -> None:
                       width="stretch")
     else:
         st.button("End this session", on_click=_ask_end, key="rec_end")
-    st.caption(f"Session {components.md(session.session_id)}: saved hands stay in the database; "
-               "until it is ended, a reload or another device can resume it.")
+    st.caption(f"Session {components.md(session.session_id)} · "
+               f"{components.md(session.variant.value)} · rules {components.md(session.rules.name)}"
+               f"{stake}. Saved hands stay in the database; until the session is ended, a reload "
+               "or another device can resume it.")
     _sync_draft()
 
 
