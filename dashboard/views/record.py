@@ -60,8 +60,9 @@ from pipeline.rules.cards import card_text
 from pipeline.rules.game import ROW_SIZES, ROWS, Variant
 from pipeline.rules.ruleset import PRESET_NAMES
 
+# What a busy or unreadable database raises: shown as a message, never a crash. (A page script
+# shows a bare string as Markdown, so no docstrings for constants here.)
 DATABASE_TROUBLE = (OSError, duckdb.Error, read.source.DatabaseBusy)
-"""What a busy or unreadable database raises: shown as a message, never a crash."""
 
 STATE = "rec_state"  # the LiveState of the session being recorded
 EPOCH = "rec_epoch"  # raised whenever the page (not the pad) changes the boards

@@ -410,3 +410,14 @@ def test_setup_problems_are_shown(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert app.button(key="rec_start")  # still on the setup form
     start(app, "mara, jun", stake="ten")
     assert texts(app.error) == [r"Money per point 'ten' is not a number \(e\.g\. 0\.10\)\."]
+
+
+def test_the_page_script_shows_no_stray_text() -> None:
+    """Streamlit's magic draws a bare string of a page script as Markdown: only the module
+    docstring may be one (a constant's docstring once showed at the top of the page)."""
+    import ast
+
+    tree = ast.parse((APP.parent / "views" / "record.py").read_text(encoding="utf-8"))
+    bare = [node.lineno for node in tree.body[1:]
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)]
+    assert bare == []
