@@ -139,6 +139,15 @@ def test_a_deleted_hand_is_undone_and_controls_stay_thumb_sized(server: tuple[st
     with phone.phone_browser() as context:
         page = phone.open_record(context, url)
         phone.start_session(page, "mara, jun, ivo")
+        # "top 4/3" shows all four cards, the fourth marked as extra.
+        field = page.locator(".st-key-rec_type_0 input")
+        field.fill("Qs Qh 5d 2c / Kc")
+        field.press("Enter")
+        top = page.locator(".st-key-rec_pad_box button[data-row='top']")
+        expect(top).to_contain_text("top 4/3")
+        expect(top.locator(".chip.extra")).to_have_text("2♣")
+        expect(top.locator(".tag")).to_have_text("1 extra")
+        expect(top.locator(".chip:not(.slot)")).to_have_count(4)
         for index, name in enumerate(sc.PLAYERS):
             field = page.locator(f".st-key-rec_type_{index} input")
             field.fill(sc.HAND_1[name].replace(" / ", " "))  # 13 cards, no separators
