@@ -14,7 +14,9 @@ hand in two ways, measured in the same run on the same server:
 
     .venv/bin/python tests/benchmarks/bench_live_entry.py [--hands 3]
 
-Playwright's own tap costs are in both figures; a person's thinking time is in neither.
+Playwright's own tap costs are in both figures; a person's thinking time is in neither. A third
+figure is the pad's own response inside the page: the time from a click on a card to the card
+drawn in its row (``performance.now()`` around the click handler, no Playwright in between).
 """
 
 from __future__ import annotations
@@ -57,6 +59,33 @@ def enter_hand(page, boards: dict[str, str], number: int, round_trip: bool) -> t
     return taps, time.monotonic() - started
 
 
+RESPONSE_SCRIPT = """
+(cards) => {
+  const box = document.querySelector('.st-key-rec_pad_box');
+  const host = [...box.querySelectorAll('*')].find((node) => node.shadowRoot);
+  const root = host.shadowRoot;
+  const times = [];
+  for (const card of cards) {
+    const started = performance.now();
+    root.querySelector(`button[data-card="${card}"]`).click();
+    const drawn = root.querySelector('button[data-card="' + card + '"]').disabled;
+    times.push({ms: performance.now() - started, drawn});
+  }
+  root.querySelector('button[data-player="0"]').click();
+  root.querySelector('button.clear').click();
+  return times;
+}
+"""
+
+
+def pad_response(page) -> list[float]:  # noqa: ANN001
+    """Milliseconds from a click on each of a board's 13 cards to the card drawn (and greyed)."""
+    cards = phone.board_cards(sc.HAND_1["mara"])
+    times = page.evaluate(RESPONSE_SCRIPT, cards)
+    assert all(item["drawn"] for item in times), times
+    return [item["ms"] for item in times]
+
+
 def main() -> None:
     """Run both ways and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -72,6 +101,8 @@ def main() -> None:
             page = phone.open_record(context, url)
             page.set_default_timeout(60_000)
             phone.start_session(page, "mara, jun, ivo")
+            response = pad_response(page)
+            page.wait_for_timeout(2000)  # let the server take the cleared board
             number = 1
             for repeat in range(arguments.hands):
                 for way in results:  # alternate, so both see the same warm server
@@ -89,7 +120,9 @@ def main() -> None:
         median = statistics.median(seconds for _, seconds in runs)
         medians[way] = median
         print(f"{way:<22}{taps:>10}{median:>17.2f}{median / taps:>8.3f}")
-    print(f"\nbaseline (round trip per tap) / card pad: "
+    print(f"\ncard pad, in the page: click -> card drawn: median {statistics.median(response):.2f} "
+          f"ms, max {max(response):.2f} ms over {len(response)} taps")
+    print(f"baseline (round trip per tap) / card pad: "
           f"{medians['round trip per tap'] / medians['card pad']:.1f}x; 39 cards + Save = 40 taps "
           "(cards + 1)")
 
