@@ -5,8 +5,9 @@ Everything else reads through :mod:`pipeline.read` or writes hand data through
 lets one process write at a time, so readers (the dashboard) open, query and close, and writers
 retry briefly while a reader holds the file.
 
-Modules: this one (schema, migrations, connections, keys, meta, frame inserts) and
-:mod:`~pipeline.store.export` (the database as partitioned Parquet).
+Modules: this one (schema, migrations, connections, keys, meta, frame inserts),
+:mod:`~pipeline.store.export` (the database as partitioned Parquet) and
+:mod:`~pipeline.store.live_sessions` (the live sessions being recorded, for resuming them).
 
 Layer: imports no other part of :mod:`pipeline`. May be imported by the layers above it: ingest,
 simulate, analysis, read, report, live, cli and the dashboard. Importing it loads DuckDB, so the
@@ -242,6 +243,20 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         points_given_up DOUBLE NOT NULL, -- solver_value - played_value
         stay_value DOUBLE NOT NULL,
         graded_at TIMESTAMP NOT NULL
+    )""",
+    # Live sessions being recorded (pipeline.live): one row per session, rewritten after every
+    # change, so a reload or another device can resume it. Its saved hands are ordinary hands.
+    """CREATE TABLE IF NOT EXISTS live_sessions (
+        session_id VARCHAR PRIMARY KEY,
+        players VARCHAR NOT NULL,        -- names in seat order, ", " between them
+        started_at TIMESTAMP NOT NULL,
+        updated_at TIMESTAMP NOT NULL,
+        ended_at TIMESTAMP,              -- null while open (offered for resume)
+        hands INTEGER NOT NULL,          -- hands saved so far
+        totals JSON NOT NULL,            -- {player: points} over the saved hands
+        revision INTEGER NOT NULL,       -- +1 per write; a stale writer is refused
+        writer VARCHAR,                  -- who wrote that revision (a page view, a terminal)
+        state JSON NOT NULL              -- pipeline.live.state: session, draft hand, last action
     )""",
 )
 
