@@ -115,6 +115,22 @@ def pad_note(page: Any) -> Any:
     return page.locator(".st-key-rec_pad_box .note")
 
 
+def settled_box(page: Any, selector: str, timeout_ms: int = 15_000) -> dict[str, float]:
+    """The bounding box of ``selector`` once the layout has settled: the same box on three reads
+    150 ms apart (a component's styles can arrive after its first paint on a busy machine)."""
+    locator = page.locator(selector)
+    boxes: list[dict[str, float] | None] = []
+    waited = 0
+    while waited < timeout_ms:
+        boxes.append(locator.bounding_box())
+        if len(boxes) >= 3 and boxes[-1] is not None and boxes[-1] == boxes[-2] == boxes[-3]:
+            return boxes[-1]
+        page.wait_for_timeout(150)
+        waited += 150
+    assert boxes and boxes[-1] is not None, f"{selector} is not on the page"
+    return boxes[-1]
+
+
 def board_cards(text: str) -> list[str]:
     """The cards of a board text, in the order they fill the rows."""
     return text.replace("/", " ").split()

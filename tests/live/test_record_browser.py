@@ -74,8 +74,8 @@ def test_a_hand_by_taps_only_shows_the_foul_before_saving(server: tuple[str, Pat
 
         # One player's entry and Save fit in one phone screen (measured, not assumed).
         expect(phone.pad_note(page)).to_have_text("No cards yet.")
-        pad_box = page.locator(".st-key-rec_pad_box").bounding_box()
-        save_box = page.locator(".st-key-rec_save_button button").bounding_box()
+        pad_box = phone.settled_box(page, ".st-key-rec_pad_box")
+        save_box = phone.settled_box(page, ".st-key-rec_save_button button")
         assert pad_box is not None and save_box is not None
         assert save_box["y"] + save_box["height"] - pad_box["y"] <= phone.PHONE["height"] - 60, \
             (pad_box, save_box)
@@ -120,8 +120,8 @@ def test_a_hand_by_taps_only_shows_the_foul_before_saving(server: tuple[str, Pat
               f"{tapped:.1f} s of taps, {elapsed:.1f} s until saved")
         expect(page.get_by_role("heading", name="Hand 2")).to_be_visible()
         expect(page.get_by_text("mara plays Fantasyland (14 cards)")).to_be_visible()
-        pad_box = page.locator(".st-key-rec_pad_box").bounding_box()
-        save_box = page.locator(".st-key-rec_save_button button").bounding_box()
+        pad_box = phone.settled_box(page, ".st-key-rec_pad_box")
+        save_box = phone.settled_box(page, ".st-key-rec_save_button button")
         assert save_box["y"] + save_box["height"] - pad_box["y"] <= phone.PHONE["height"] - 60
         expect(page.locator(".st-key-rec_fl_0 input")).to_be_checked()
         page.locator(".st-key-rec_page details summary", has_text="hand 1 result").tap()
