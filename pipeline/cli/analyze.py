@@ -129,52 +129,63 @@ def _progress(enabled: bool):  # noqa: ANN202
     return progress, update
 
 
+def _scope_line(arguments: argparse.Namespace, summary) -> str:  # noqa: ANN001
+    """Which hands this run graded: the selection, the dates and the variants."""
+    who = f" of {arguments.player}" if arguments.player else ""
+    if arguments.hands is not None:
+        chosen = f"the {arguments.hands:,} most recent hands with streets{who}"
+    else:
+        chosen = f"every hand with streets{who}"
+    dates = ""
+    if summary.oldest and summary.newest:
+        dates = f", {summary.oldest} to {summary.newest} UTC"
+    variants = ", ".join(f"{name} {count:,}" for name, count in sorted(summary.variants.items()))
+    return (f"scope: {chosen}: {summary.hands:,} hands{dates}"
+            + (f"; hands by variant: {variants}" if variants else ""))
+
+
+def _figure(value: tuple[float, float] | None) -> str:
+    if value is None:
+        return "–"
+    mean, error = value
+    return f"{mean:.2f}" if error != error else f"{mean:.2f} ± {error:.2f}"
+
+
 def _print_summary(arguments: argparse.Namespace, summary) -> None:  # noqa: ANN001
+    """One figure per player and variant for this run, with its scope (never a second,
+    differently scoped figure: stored grades of earlier runs are in the report and the dashboard)."""
     from rich.console import Console
     from rich.table import Table
 
-    from pipeline import read
-    console = Console(width=None if sys.stdout.isatty() else 140)
+    console = Console(width=None if sys.stdout.isatty() else 160)
     rate = summary.decisions_per_second
+    exact = sum(totals.exact for totals in summary.players.values())
     console.print(
-        f"graded {summary.decisions:,} decisions in {summary.hands:,} hands "
+        f"graded {summary.decisions:,} decisions ({exact:,} exact) in {summary.hands:,} hands "
         f"({summary.forced:,} streets had a single distinct placement) in {summary.seconds:.1f} s "
         f"({rate:.1f} decisions/s, {summary.samples:,} new rollouts, {arguments.jobs} jobs)"
     )
+    console.print(_scope_line(arguments, summary))
     for reason, count in summary.skipped.items():
         console.print(f"skipped {count:,} hands: {reason}")
     if not summary.players:
         console.print("nothing to grade (no hands with streets for this selection)")
         return
-    table = Table(title="this run")
-    for column in ("player", "hands", "decisions", "mistakes", "EV loss / decision",
+    table = Table(title="EV loss of this run, by player and variant (points, mean ± standard error)")
+    for column in ("player", "variant", "hands", "decisions", "mistakes", "EV loss / decision",
                    "EV loss / hand", "FL hands", "FL given up / hand"):
         table.add_column(column)
-    for name, totals in sorted(summary.players.items()):
-        hands = len(totals.hands)
+    for (name, variant), totals in sorted(summary.players.items()):
         table.add_row(
-            name, f"{hands:,}", f"{totals.decisions:,}", f"{totals.mistakes:,}",
-            f"{totals.ev_loss / totals.decisions:.2f}" if totals.decisions else "–",
-            f"{totals.ev_loss / hands:.2f}" if hands else "–",
-            f"{totals.fantasyland_hands:,}",
+            name, variant, f"{len(totals.hand_losses):,}", f"{totals.decisions:,}",
+            f"{totals.mistakes:,}", _figure(totals.loss_per_decision),
+            _figure(totals.loss_per_hand), f"{totals.fantasyland_hands:,}",
             f"{totals.fantasyland_given_up / totals.fantasyland_hands:.2f}"
             if totals.fantasyland_hands else "–",
         )
     console.print(table)
-    players = tuple(sorted(summary.players))
-    stored = read.grading.grading_summary(arguments.db, read.scope.Filters(players=players))
-    if stored.is_empty():
-        return
-    table = Table(title="stored grades (every run)")
-    for column in ("player", "decisions", "correct", "EV loss / decision", "EV loss / hand",
-                   "mean rollouts"):
-        table.add_column(column)
-    for row in stored.iter_rows(named=True):
-        if not row["decisions"]:
-            continue
-        table.add_row(
-            row["player"], f"{row['decisions']:,}", f"{row['correct_share']:.1%}",
-            f"{row['ev_loss_per_decision']:.2f} ± {row['ev_loss_se']:.2f}",
-            f"{row['ev_loss_per_hand']:.2f}", f"{row['rollouts']:.0f}",
-        )
-    console.print(table)
+    console.print(
+        "EV loss: the best play is picked on one set of rollouts and the loss measured on an "
+        "independent set (unbiased; it can be below zero). Per hand: over the hands with graded "
+        "decisions. Grades of every run: `ofc report`, dashboard page Decision grading."
+    )
