@@ -225,11 +225,16 @@ def _card(text: str) -> Card:
 
 
 def select_hands(
-    connection: duckdb.DuckDBPyConnection, player: str | None = None, limit: int | None = None
+    connection: duckdb.DuckDBPyConnection, player: str | None = None, limit: int | None = None,
+    variant: str | None = None,
 ) -> list[int]:
-    """Keys of hands with streets, most recent first: those ``player`` sat in, at most ``limit``."""
+    """Keys of hands with streets, most recent first: those ``player`` sat in (of ``variant``),
+    at most ``limit``."""
     params: list[Any] = []
     where = "h.has_streets"
+    if variant is not None:
+        where += " AND h.variant = ?"
+        params.append(variant)
     if player is not None:
         where += " AND h.hand_key IN (SELECT hand_key FROM seats WHERE player = ?)"
         params.append(player)

@@ -145,17 +145,19 @@ def plan_tasks(
     settings: GradeSettings | None = None,
     rules: RuleSet | None = None,
     decisions: bool = True,
+    variant: str | None = None,
 ) -> tuple[list[_Task], AnalysisSummary]:
     """Read the chosen hands and stored sums; one task per (hand, graded player).
 
-    ``decisions`` false keeps only the Fantasyland hands (compared with the solver)."""
+    ``decisions`` false keeps only the Fantasyland hands (compared with the solver); ``variant``
+    keeps only that variant's hands."""
     settings = settings or GradeSettings()
     settings.check()
     summary = AnalysisSummary()
     path = Path(database)
     connection = store.connect(path, read_only=True)
     try:
-        keys = select_hands(connection, player, hands)
+        keys = select_hands(connection, player, hands, variant)
         views = load_hands(connection, keys)
         resolver = RulesResolver(override=rules,
                                  search_directories=_search_directories(path, connection))
@@ -208,17 +210,19 @@ def analyze_database(
     rules: RuleSet | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     decisions: bool = True,
+    variant: str | None = None,
 ) -> AnalysisSummary:
     """Grade the decisions of the ``hands`` most recent hands with streets (of ``player``, or of
     everyone) and store them. ``on_progress(done, total)`` is called as players' hands finish
     (counts are decisions, Fantasyland hands counting one). ``decisions`` false compares only
-    the Fantasyland hands with the solver (fast: milliseconds a hand).
+    the Fantasyland hands with the solver (fast: milliseconds a hand); ``variant`` grades only
+    that variant's hands.
 
     Raises ValueError for unusable settings, FileNotFoundError for a missing database.
     """
     started = time.perf_counter()
     settings = settings or GradeSettings()
-    tasks, summary = plan_tasks(database, player, hands, settings, rules, decisions)
+    tasks, summary = plan_tasks(database, player, hands, settings, rules, decisions, variant)
     total = sum(_task_size(task) for task in tasks)
     done = 0
     if on_progress:

@@ -7,9 +7,12 @@ import os
 import sys
 from pathlib import Path
 
+from pipeline.analysis.exact import DEFAULT_EXACT_LIMIT
+from pipeline.analysis.rollout import DEFAULT_FANTASYLAND_VALUE, DEFAULT_POLICY
 from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option
 from pipeline.cli.database import add_database_option
+from pipeline.rules.game import Variant
 from pipeline.simulate.bots import BOTS
 
 DEFAULT_ROLLOUTS = 100
@@ -37,6 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--player", metavar="P", help="grade only this player's decisions")
     parser.add_argument("--hands", type=int, metavar="N",
                         help="only the N most recent hands with streets (of --player)")
+    parser.add_argument("--variant", choices=[variant.value for variant in Variant],
+                        help="only hands of this variant")
     parser.add_argument(
         "--rollouts", type=int, default=DEFAULT_ROLLOUTS, metavar="K",
         help="samples per alternative (alternatives clearly worse after --screen samples stop "
@@ -46,12 +51,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="worker processes (default: %(default)d)")
     parser.add_argument("--seed", type=int, default=1, metavar="S",
                         help="rollout seed; same seed, same results (default: %(default)d)")
-    parser.add_argument("--policy", choices=sorted(BOTS), default="solid",
+    parser.add_argument("--policy", choices=sorted(BOTS), default=DEFAULT_POLICY,
                         help="the bot that finishes every seat's board (default: %(default)s)")
     parser.add_argument(
-        "--fantasyland-value", type=float, default=10.0, metavar="X",
+        "--fantasyland-value", type=float, default=DEFAULT_FANTASYLAND_VALUE, metavar="X",
         help="points a board earning Fantasyland is worth on top of its result; also the stay "
              "value for Fantasyland hands (default: %(default)g)",
+    )
+    parser.add_argument(
+        "--evaluation", type=int, default=None, metavar="K",
+        help="independent samples of the best play and the play made, behind the EV loss "
+             "(default: as many as --rollouts)",
+    )
+    parser.add_argument(
+        "--exact-limit", type=int, default=DEFAULT_EXACT_LIMIT, metavar="D",
+        help="enumerate every deal of the unseen cards instead of sampling when there are at "
+             "most D (late streets; 0: never; default: %(default)d)",
+    )
+    parser.add_argument(
+        "--min-loss", type=float, default=0.25, metavar="P",
+        help="the smallest loss in points called a mistake (default: %(default)g)",
     )
     parser.add_argument(
         "--screen", type=int, default=16, metavar="N",
@@ -83,6 +102,8 @@ def run(arguments: argparse.Namespace) -> int:
     settings = GradeSettings(
         rollouts=arguments.rollouts, screen=arguments.screen, policy=arguments.policy,
         fantasyland_value=arguments.fantasyland_value, seed=arguments.seed,
+        evaluation=arguments.evaluation, exact_limit=arguments.exact_limit,
+        min_loss=arguments.min_loss,
     )
     try:
         settings.check()
@@ -94,7 +115,7 @@ def run(arguments: argparse.Namespace) -> int:
         summary = analyze_database(
             arguments.db, player=arguments.player, hands=arguments.hands, settings=settings,
             jobs=arguments.jobs, rules=rules, on_progress=update,
-            decisions=not arguments.fantasyland_only,
+            decisions=not arguments.fantasyland_only, variant=arguments.variant,
         )
     finally:
         if progress is not None:
@@ -132,6 +153,8 @@ def _progress(enabled: bool):  # noqa: ANN202
 def _scope_line(arguments: argparse.Namespace, summary) -> str:  # noqa: ANN001
     """Which hands this run graded: the selection, the dates and the variants."""
     who = f" of {arguments.player}" if arguments.player else ""
+    if arguments.variant:
+        who += f" in {arguments.variant}"
     if arguments.hands is not None:
         chosen = f"the {arguments.hands:,} most recent hands with streets{who}"
     else:

@@ -4,6 +4,12 @@ The hands come from ``sample_data/demo-hands.jsonl.gz`` when the project ships i
 simulator (``ofc simulate``, run as a child process so the dashboard never imports the CLI), and
 as a last resort from the small real samples in ``sample_data/`` (poker-arena logs, live boards).
 All go through :func:`pipeline.ingest.driver.ingest_paths`, the one way hand data gets into a database.
+
+The shipped sample hands come with decision grades for a few hundred of them
+(``sample_data/demo-grades/``: the ``decision_grades``, ``decision_alternatives`` and
+``fantasyland_grades`` rows ``ofc analyze`` wrote for them, made by
+``sample_data/make_demo_grades.py``), so the Decision grading and Trainer pages of a new demo
+are not empty. :func:`load_demo_grades` copies the rows whose hand is stored.
 """
 
 from __future__ import annotations
@@ -18,6 +24,9 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parents[2]
 SAMPLE_DATA = REPOSITORY / "sample_data"
 SAMPLE_HANDS = SAMPLE_DATA / "demo-hands.jsonl.gz"
+SAMPLE_GRADES = SAMPLE_DATA / "demo-grades"
+GRADE_FILES = ("decision_grades", "decision_alternatives", "fantasyland_grades")
+"""Tables shipped in :data:`SAMPLE_GRADES`, one ``{table}.parquet`` each."""
 DATA_DIR_ENV = "OFC_DATA_DIR"
 DEMO_DATABASE_NAME = "demo.duckdb"
 DEFAULT_SIMULATED_HANDS = 3000
@@ -87,7 +96,44 @@ def build_demo_database(database: str | os.PathLike[str], rebuild: bool = False,
         # no simulator: the few real sample hands still show every page
         return ingest_paths([SAMPLE_DATA], database)
     try:
-        return ingest_paths([source], database)
+        summary = ingest_paths([source], database)
     finally:
         if temporary:
             shutil.rmtree(source.parent, ignore_errors=True)
+    if not temporary:
+        load_demo_grades(database)
+    return summary
+
+
+def load_demo_grades(database: str | os.PathLike[str], folder: Path = SAMPLE_GRADES) -> int:
+    """Copy the shipped grades of the demo hands into ``database`` (rows of hands it holds;
+    earlier rows of those decisions are replaced). Returns the decisions loaded (0 when no
+    grades ship)."""
+    from pipeline import store
+
+    files = {table: folder / f"{table}.parquet" for table in GRADE_FILES}
+    if not all(path.is_file() for path in files.values()):
+        return 0
+    keys = {"decision_grades": ("hand_key", "player", "street"),
+            "decision_alternatives": ("hand_key", "player", "street"),
+            "fantasyland_grades": ("hand_key", "player")}
+    with store.open_database(database) as connection:
+        connection.execute("BEGIN TRANSACTION")
+        try:
+            for table, path in files.items():
+                connection.execute(
+                    f"CREATE OR REPLACE TEMP TABLE _demo_grades AS SELECT * FROM read_parquet(?) "
+                    f"WHERE hand_key IN (SELECT hand_key FROM hands)", [str(path)])
+                match = " AND ".join(f"d.{key} = {table}.{key}" for key in keys[table])
+                connection.execute(
+                    f"DELETE FROM {table} WHERE EXISTS (SELECT 1 FROM _demo_grades d WHERE {match})")
+                connection.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _demo_grades")
+            loaded = connection.execute(
+                "SELECT count(*) FROM decision_grades WHERE hand_key IN "
+                "(SELECT hand_key FROM hands)").fetchone()[0]
+            connection.execute("DROP TABLE _demo_grades")
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+    return int(loaded)
