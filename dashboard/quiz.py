@@ -149,7 +149,9 @@ def alternatives_chart(alternatives: pl.DataFrame, answer: int | None, limit: in
             colours.append("#9aa3ad")
         tags = [tag for tag, flag in (("best", row["is_best"]), ("played", row["is_chosen"]),
                                       ("your answer", row["alternative"] == answer)) if flag]
-        names.append(row["placement"] + (f"  [{', '.join(tags)}]" if tags else ""))
+        # two short lines per play: the bars keep their width on a phone
+        placement = row["placement"].replace(" · bottom", "<br>bottom", 1)
+        names.append(placement + (f" [{', '.join(tags)}]" if tags else ""))
     errors = [Z_95 * (value or 0.0) for value in shown["value_se"].to_list()]
     figure = go.Figure(go.Bar(
         x=shown["value"].to_list(), y=names, orientation="h", marker_color=colours,
@@ -157,8 +159,8 @@ def alternatives_chart(alternatives: pl.DataFrame, answer: int | None, limit: in
         hovertemplate="%{y}<br>%{x:.2f} points<extra></extra>",
     ))
     figure.update_layout(
-        height=120 + 28 * shown.height, margin={"l": 10, "r": 10, "t": 30, "b": 30},
+        height=120 + 40 * shown.height, margin={"l": 10, "r": 10, "t": 30, "b": 30},
         yaxis={"autorange": "reversed", "automargin": True, "tickfont": {"size": 11}},
-        xaxis_title="value (points, ± 95 %)", title="Every play's value", showlegend=False,
+        xaxis_title="points ± 95 %", title="Every play's value", showlegend=False,
     )
     return figure

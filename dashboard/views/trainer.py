@@ -133,8 +133,9 @@ def main() -> None:
                     f"{line['street']}" + (" ✓" if line["solved"] else ""))
             for index, line in enumerate(quizzes.iter_rows(named=True))
         }
-        st.caption(f"{count} costliest graded mistakes of {md(hero)}, largest first. Place the "
-                   "cards as you would now, then check.")
+        what = "graded mistake" if count == 1 else f"{count} costliest graded mistakes"
+        st.caption(f"The {what} of {md(hero)}, largest first. Place the cards as you would now, "
+                   "then check.")
         pick = st.selectbox("Quiz", list(labels), format_func=labels.__getitem__, key=PICK)
         row = quizzes.row(int(pick), named=True)
         position = components.ask(read.grading.quiz_position, row["hand_key"], row["player"],
