@@ -122,8 +122,8 @@ def load_demo_grades(database: str | os.PathLike[str], folder: Path = SAMPLE_GRA
         try:
             for table, path in files.items():
                 connection.execute(
-                    f"CREATE OR REPLACE TEMP TABLE _demo_grades AS SELECT * FROM read_parquet(?) "
-                    f"WHERE hand_key IN (SELECT hand_key FROM hands)", [str(path)])
+                    "CREATE OR REPLACE TEMP TABLE _demo_grades AS SELECT * FROM read_parquet(?) "
+                    "WHERE hand_key IN (SELECT hand_key FROM hands)", [str(path)])
                 match = " AND ".join(f"d.{key} = {table}.{key}" for key in keys[table])
                 connection.execute(
                     f"DELETE FROM {table} WHERE EXISTS (SELECT 1 FROM _demo_grades d WHERE {match})")

@@ -278,10 +278,23 @@ CHASER = HeuristicBot(
                             steer=0.0, middle_patience=0.3)},
 )
 
+EXPERT = HeuristicBot(
+    "expert",
+    "solid's judgement with weights tuned by simulation: fears a foul less, keeps the middle "
+    "open less (the grader's rollout policy)",
+    Style(foul_penalty=1.5, fantasyland_bonus=150.0, strength_weight=0.04, steer=0.4,
+          middle_patience=0.1125),
+    {Variant.CLASSIC: Style(foul_penalty=2.5, fantasyland_bonus=30.0, strength_weight=0.04,
+                            steer=0.0, middle_patience=0.15)},
+)
+"""Weights tuned by coordinate search on simulated 3-player tables against solid and chaser
+(tests/benchmarks/tune_policy.py; figures in docs/grading.md)."""
+
 BOTS: dict[str, Bot] = {
     "solid": SOLID,
     "chaser": CHASER,
     "random": RandomBot(),
+    "expert": EXPERT,
 }
 """Every bot by name. Adding a bot means adding it here."""
 

@@ -16,7 +16,14 @@ import numpy as np
 import pytest
 
 from pipeline import store
-from pipeline.analysis.decisions import Decision, HandView, SeatPlay, StreetPlay, decision_at, load_hands
+from pipeline.analysis.decisions import (
+    Decision,
+    HandView,
+    SeatPlay,
+    StreetPlay,
+    decision_at,
+    load_hands,
+)
 from pipeline.analysis.exact import deal_count, enumerate_deals
 from pipeline.analysis.grade import GradeSettings, grade_decision
 from pipeline.analysis.policy import BoardBatch
