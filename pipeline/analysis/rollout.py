@@ -5,8 +5,8 @@
 * The unseen cards (:mod:`pipeline.analysis.decisions`) are shuffled and dealt in the real deal's
   structure: the Fantasyland opponents' hands, then this street's cards of the opponents who act
   after the player, then every later street seat by seat in action order.
-* Every seat not in Fantasyland finishes its board with one simulator bot (default ``solid``:
-  :mod:`pipeline.simulate.bots`), played through :class:`~pipeline.analysis.policy.ColumnPolicy`
+* Every seat not in Fantasyland finishes its board with one simulator bot (default ``expert``,
+  solid's heuristic with weights tuned by simulation: :mod:`pipeline.simulate.bots`), played through :class:`~pipeline.analysis.policy.ColumnPolicy`
   exactly as the simulator plays it. An opponent in Fantasyland sets its cards with the exact
   setter (:func:`~pipeline.solver.fantasyland.solve_fantasyland`), as the simulator does; as
   that costs milliseconds, each group of :data:`FANTASYLAND_GROUP` consecutive samples shares
@@ -42,7 +42,7 @@ from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet
 from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
 
-DEFAULT_POLICY = "solid"
+DEFAULT_POLICY = "expert"
 DEFAULT_FANTASYLAND_VALUE = float(DEFAULT_STAY_VALUE)
 FANTASYLAND_GROUP = 4
 """Samples that share one deal of an opponent in Fantasyland (see :class:`Rollouts`)."""

@@ -126,7 +126,7 @@ def test_more_rollouts_refine_the_stored_sums(simulated_db: Path) -> None:
     assert (refined.best, refined.ev_loss) == (direct.best, pytest.approx(direct.ev_loss))
     for mine, theirs in zip(refined.evaluations, direct.evaluations, strict=True):
         if theirs.samples:
-            assert mine.samples == theirs.samples == 40
+            assert mine.samples == theirs.samples == more.evaluation_samples == 67
             assert mine.diff_total == pytest.approx(theirs.diff_total, abs=1e-9)
     # asking for no more than is stored adds nothing
     again = grade_decision(decision, STANDARD, more, {

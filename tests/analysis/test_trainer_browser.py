@@ -63,14 +63,18 @@ def test_a_quiz_on_a_phone(certain_db: Path, tmp_path: Path) -> None:
                 assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
                 assert box["height"] >= 40  # a thumb-sized target
             page.screenshot(path=str(ARTIFACTS / "trainer-phone-question.png"), full_page=True)
-            for card, row in (("K", "middle"), ("2", "top"), ("5", "discard")):
+            for placed, (card, row) in enumerate((("K", "middle"), ("2", "top"), ("5", "discard")), 1):
                 main.locator("button").filter(has_text=re.compile(rf"^{row} \d/\d$")).first.click()
                 _idle(page)
                 cards.filter(has_text=card).first.click()
+                # the tapped card's button now says where it went
+                cards.filter(has_text=f"→ {row}").first.wait_for(timeout=60_000)
+                assert cards.filter(has_text="→").count() == placed
                 _idle(page)
             check = main.get_by_role("button", name="Check my answer")
             check.scroll_into_view_if_needed()
             check.click()
+            main.get_by_text("played at the table").first.wait_for(timeout=60_000)
             _idle(page)
             text = main.inner_text()
             assert "best play" in text and ("Right" in text or "Good" in text), text[-1500:]
