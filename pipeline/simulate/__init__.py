@@ -4,7 +4,8 @@ lives in :mod:`pipeline.solver`).
 * :func:`solve_fantasyland` — re-exported from :mod:`pipeline.solver.fantasyland`;
 * :class:`SimulationConfig`, :func:`simulate`, :func:`write_simulation` — play planned sessions
   and write canonical JSON Lines (``ofc simulate``);
-* :data:`BOTS` — the bot registry (``solid``, ``chaser``, ``random``).
+* :data:`BOTS` — the bot registry (``solid``, ``chaser``, ``random``, ``expert``: the grader's
+  rollout policy).
 
 The names are loaded on first use, so importing one submodule (the CLI lists the bots) does not
 build every lookup table.

@@ -35,7 +35,6 @@ points; false-mistake rate ≤ 5 %.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import random
@@ -238,7 +237,12 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=None)
     parser.add_argument("--evaluation", type=int, default=None)
     parser.add_argument("--reference-policy", default="expert")
-    parser.add_argument("--reference-factor", type=int, default=50)
+    parser.add_argument("--reference-factor", type=int, default=50,
+                        help="the reference's rollouts over the grader's defaults")
+    parser.add_argument("--reference-rollouts", type=int, default=None,
+                        help="the reference's selection samples (instead of the factor)")
+    parser.add_argument("--reference-evaluation", type=int, default=None,
+                        help="the reference's evaluation samples (instead of the factor)")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir())
                         / "bench-grading-reference.json")
     parser.add_argument("--json", type=Path, help="also write the figures here")
@@ -249,12 +253,15 @@ def main() -> None:
                      **{name: value for name, value in (
                          ("policy", arguments.policy), ("rollouts", arguments.rollouts),
                          ("evaluation", arguments.evaluation)) if value is not None})
-    reference = replace(defaults, policy=arguments.reference_policy, seed=defaults.seed + 1000,
-                        rollouts=defaults.rollouts * arguments.reference_factor,
-                        evaluation=defaults.evaluation_samples * arguments.reference_factor)
+    reference = replace(
+        defaults, policy=arguments.reference_policy, seed=defaults.seed + 1000,
+        rollouts=arguments.reference_rollouts or defaults.rollouts * arguments.reference_factor,
+        evaluation=(arguments.reference_evaluation
+                    or defaults.evaluation_samples * arguments.reference_factor))
     chosen = decisions(arguments.hands, arguments.seed, arguments.per_street, variant)
-    digest = hashlib.blake2b("\n".join(_key(d) for d in chosen).encode(), digest_size=6).hexdigest()
-    tag = (f"{digest};{variant.value};policy={reference.policy};rollouts={reference.rollouts};"
+    # keyed by the hands (not the number per street: a larger set reuses a smaller one's work)
+    tag = (f"hands={arguments.hands};seed={arguments.seed};{variant.value};"
+           f"policy={reference.policy};rollouts={reference.rollouts};"
            f"evaluation={reference.evaluation};seed={reference.seed};"
            f"fantasyland_value={reference.fantasyland_value:g}")
     print(f"{len(chosen)} decisions ({arguments.per_street} per street) from {arguments.hands} "
