@@ -51,12 +51,14 @@ def _next(count: int) -> None:
 
 
 def _position(frame: pl.DataFrame, player: str) -> tuple[dict[str, list[str]], list[str], int,
-                                                         dict[str, dict[str, list[str]]]]:
-    """The player's board before the street, the dealt cards, the discards to make, and the
-    opponents' boards as seen."""
+                                                         dict[str, dict[str, list[str]]],
+                                                         list[str]]:
+    """The player's board before the street, the dealt cards, the discards to make, the
+    opponents' boards as seen, and the player's own earlier discards."""
     own: dict[str, list[str]] = {row: [] for row in ROWS}
     dealt: list[str] = []
     discards = 0
+    thrown: list[str] = []
     seen: dict[str, dict[str, list[str]]] = {}
     for line in frame.iter_rows(named=True):
         if line["kind"] == "dealt":
@@ -65,10 +67,12 @@ def _position(frame: pl.DataFrame, player: str) -> tuple[dict[str, list[str]], l
         elif line["kind"] == "own":
             if line["row_name"] in own:
                 own[line["row_name"]].append(line["card"])
+            else:
+                thrown.append(line["card"])
         else:
             seen.setdefault(line["player"], {row: [] for row in ROWS})[line["row_name"]].append(
                 line["card"])
-    return own, dealt, discards, seen
+    return own, dealt, discards, seen, thrown
 
 
 def _with(rows: dict[str, list[str]], placement: dict) -> dict[str, list[str]]:
@@ -140,12 +144,14 @@ def main() -> None:
         row = quizzes.row(int(pick), named=True)
         position = components.ask(read.grading.quiz_position, row["hand_key"], row["player"],
                                   row["street"])
-        own, dealt, discards, seen = _position(position, row["player"])
+        own, dealt, discards, seen, thrown = _position(position, row["player"])
         when = row["started_at"].strftime("%Y-%m-%d") if row["started_at"] is not None else "undated"
         st.markdown(f"**Hand {md(row['hand_id'])}** ({when}, {md(row['variant'])}), street "
                     f"{row['street']}: where do the dealt cards go?"
                     + (f" Discard {discards}." if discards else ""))
-        show_html(f'<div>dealt {cards_html(dealt)}</div>')
+        show_html(f'<div>dealt {cards_html(dealt)}</div>'
+                  + (f'<div style="font-size:0.85em;color:#6b7280">your earlier discards '
+                     f'{cards_html(thrown)}</div>' if thrown else ""))
         if seen:
             with st.expander("What you saw of the opponents", expanded=False):
                 for name, rows in seen.items():

@@ -88,6 +88,7 @@ class Quiz:
     street: int
     mistake_type: str
     own: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]  # the board before the street
+    discarded: tuple[str, ...]  # the player's own earlier discards
     dealt: tuple[str, ...]
     opponents: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...]  # (name, rows) seen
     played: str
@@ -205,12 +206,13 @@ def _scope(variants: tuple[VariantGrading, ...]) -> str:
 def _quiz(number: int, row: dict[str, Any], position: pl.DataFrame) -> Quiz:
     own: dict[str, list[str]] = {name: [] for name in ROWS}
     dealt: list[str] = []
+    thrown: list[str] = []
     seen: dict[str, dict[str, list[str]]] = {}
     for line in position.iter_rows(named=True):
         if line["kind"] == "dealt":
             dealt.append(line["card"])
-        elif line["kind"] == "own" and line["row_name"] in own:
-            own[line["row_name"]].append(line["card"])
+        elif line["kind"] == "own":
+            own.get(line["row_name"], thrown).append(line["card"])
         elif line["kind"] == "opponent":
             seen.setdefault(line["player"], {name: [] for name in ROWS})[line["row_name"]].append(
                 line["card"])
@@ -218,7 +220,7 @@ def _quiz(number: int, row: dict[str, Any], position: pl.DataFrame) -> Quiz:
         number=number, hand_id=row["hand_id"], started_at=_when(row["started_at"]),
         variant=row["variant"], street=int(row["street"]),
         mistake_type=row["mistake_type"] or "", own=tuple(tuple(own[name]) for name in ROWS),
-        dealt=tuple(dealt),
+        discarded=tuple(thrown), dealt=tuple(dealt),
         opponents=tuple((name, tuple(tuple(rows[row_name]) for row_name in ROWS))
                         for name, rows in seen.items()),
         played=row["chosen_placement"], best=row["best_placement"],

@@ -42,6 +42,7 @@ def test_the_report_carries_the_grades(certain_db: Path, tmp_path: Path) -> None
     quiz = next(quiz for quiz in grading.quizzes if quiz.hand_id == "A" and quiz.street == 5)
     assert quiz.dealt == ("Kh", "2c", "5d")
     assert quiz.own == (("Ks", "3h"), ("Qc", "Qd", "4h", "6s"), ("As", "Ad", "Ac", "7s", "7d"))
+    assert quiz.discarded == ("9c", "Tc", "Jc")
     assert [name for name, _ in quiz.opponents] == ["bob"]
     assert sum(len(cards) for cards in quiz.opponents[0][1]) == 11
     assert quiz.played == "top Kh · middle 2c · bottom – · discard 5d"
