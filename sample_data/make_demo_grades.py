@@ -27,7 +27,12 @@ sys.path.insert(0, str(HERE.parent))
 from pipeline import store  # noqa: E402
 from pipeline.analysis.grade import GradeSettings  # noqa: E402
 from pipeline.analysis.runner import analyze_database  # noqa: E402
-from pipeline.ingest.demo import GRADE_FILES, SAMPLE_GRADES, SAMPLE_HANDS  # noqa: E402
+from pipeline.ingest.demo import (  # noqa: E402
+    GRADE_FILES,
+    SAMPLE_GRADES,
+    SAMPLE_HANDS,
+    SHIPPED_COLUMNS,
+)
 from pipeline.ingest.driver import ingest_paths  # noqa: E402
 
 
@@ -46,6 +51,8 @@ def main() -> None:
         variants = [row[0] for row in connection.execute(
             "SELECT DISTINCT variant FROM hands WHERE has_streets ORDER BY variant").fetchall()]
     settings = GradeSettings()
+    if settings.fantasyland_value != round(settings.fantasyland_value):
+        raise SystemExit("the shipped sums are whole numbers: the Fantasyland value must be one")
     for variant in variants:
         started = time.perf_counter()
         summary = analyze_database(database, hands=arguments.hands_per_variant, settings=settings,
@@ -56,8 +63,9 @@ def main() -> None:
     with store.open_database(database, read_only=True) as connection:
         for table in GRADE_FILES:
             target = arguments.out / f"{table}.parquet"
+            columns = SHIPPED_COLUMNS.get(table, "*")
             connection.execute(
-                f"COPY (SELECT * FROM {table} ORDER BY ALL) TO '{target}' "
+                f"COPY (SELECT {columns} FROM {table} ORDER BY ALL) TO '{target}' "
                 "(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 19)")
             rows = connection.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
             print(f"{target.name}: {rows:,} rows, {target.stat().st_size / 1024:,.0f} KiB")

@@ -105,6 +105,51 @@ def build_demo_database(database: str | os.PathLike[str], rebuild: bool = False,
     return summary
 
 
+def _mean_se(samples: str, total: str, squares: str, exact: str = "false") -> tuple[str, str]:
+    """SQL for the mean and standard error of sums (as :class:`pipeline.analysis.grade.Tally`)."""
+    mean = f"({total} / nullif({samples}, 0))"
+    error = (f"CASE WHEN coalesce({exact}, false) THEN 0.0 WHEN {samples} < 2 THEN NULL ELSE "
+             f"sqrt(greatest(0, ({squares} - {samples} * {mean} * {mean}) / ({samples} - 1)) "
+             f"/ {samples}) END")
+    return mean, error
+
+
+def _derived_alternatives() -> dict[str, str]:
+    ev, se = _mean_se("samples", "total", "total_sq", "exact")
+    diff, diff_se = _mean_se("samples", "diff_total", "diff_total_sq", "exact")
+    eval_ev, eval_se = _mean_se("eval_samples", "eval_total", "eval_total_sq")
+
+    def cards(pattern: str) -> str:
+        return f"replace(trim(regexp_extract(placement, '{pattern}', 1)), '–', '')"
+
+    return {
+        "ev": f"coalesce({ev}, 0.0)", "se": se, "diff": f"coalesce({diff}, 0.0)",
+        "diff_se": diff_se, "eval_ev": f"CASE WHEN eval_samples > 0 THEN {eval_ev} END",
+        "eval_se": f"CASE WHEN eval_samples > 0 THEN {eval_se} END",
+        "top": cards("^top ([^·]*)"), "middle": cards("· middle ([^·]*)"),
+        "bottom": cards("· bottom ([^·]*)"), "discards": cards("· discard (.*)$"),
+    }
+
+
+DERIVED = {"decision_alternatives": _derived_alternatives()}
+
+SHIPPED_COLUMNS = {
+    # the alternatives without what can be derived (means and errors from the sums, the rows'
+    # cards from the placement): the sums are whole numbers (points, Fantasyland value 10)
+    "decision_alternatives": (
+        "hand_key, player, street, alternative, placement, equivalents, is_chosen, is_best, "
+        "samples, total::BIGINT AS total, total_sq::BIGINT AS total_sq, "
+        "diff_total::BIGINT AS diff_total, diff_total_sq::BIGINT AS diff_total_sq, "
+        "eval_samples, eval_total::BIGINT AS eval_total, eval_total_sq::BIGINT AS eval_total_sq, "
+        "eval_diff_total::BIGINT AS eval_diff_total, "
+        "eval_diff_total_sq::BIGINT AS eval_diff_total_sq, exact"),
+}
+"""Columns sample_data/make_demo_grades.py writes per table (every column when not listed);
+:func:`load_demo_grades` rebuilds the rest (:data:`DERIVED`)."""
+
+"""Columns the shipped files leave out (sample_data/make_demo_grades.py), rebuilt on load."""
+
+
 def load_demo_grades(database: str | os.PathLike[str], folder: Path = SAMPLE_GRADES) -> int:
     """Copy the shipped grades of the demo hands into ``database`` (rows of hands it holds;
     earlier rows of those decisions are replaced). Returns the decisions loaded (0 when no
@@ -121,9 +166,15 @@ def load_demo_grades(database: str | os.PathLike[str], folder: Path = SAMPLE_GRA
         connection.execute("BEGIN TRANSACTION")
         try:
             for table, path in files.items():
+                present = {row[0] for row in connection.execute(
+                    "DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall()}
+                extra = "".join(f", {expression} AS {name}"
+                                for name, expression in DERIVED.get(table, {}).items()
+                                if name not in present)
                 connection.execute(
-                    "CREATE OR REPLACE TEMP TABLE _demo_grades AS SELECT * FROM read_parquet(?) "
-                    "WHERE hand_key IN (SELECT hand_key FROM hands)", [str(path)])
+                    f"CREATE OR REPLACE TEMP TABLE _demo_grades AS SELECT *{extra} "
+                    "FROM read_parquet(?) WHERE hand_key IN (SELECT hand_key FROM hands)",
+                    [str(path)])
                 match = " AND ".join(f"d.{key} = {table}.{key}" for key in keys[table])
                 connection.execute(
                     f"DELETE FROM {table} WHERE EXISTS (SELECT 1 FROM _demo_grades d WHERE {match})")

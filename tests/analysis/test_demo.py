@@ -42,9 +42,45 @@ def test_grades_are_copied_for_stored_hands_only_and_idempotently(
     assert demo.load_demo_grades(target, tmp_path / "missing") == 0
 
 
+def test_the_shipped_format_rebuilds_every_column(certain_db: Path, tmp_path: Path) -> None:
+    """The compact files (sums only, no cards per row) load back to the rows ofc analyze wrote."""
+    graded = tmp_path / "graded.duckdb"
+    shutil.copy(certain_db, graded)
+    analyze_database(graded, settings=GradeSettings(rollouts=12))
+    folder = tmp_path / "grades"
+    folder.mkdir()
+    with store.open_database(graded, read_only=True) as connection:
+        for table in demo.GRADE_FILES:
+            columns = demo.SHIPPED_COLUMNS.get(table, "*")
+            connection.execute(f"COPY (SELECT {columns} FROM {table}) TO "
+                               f"'{folder / (table + '.parquet')}' (FORMAT parquet)")
+    target = tmp_path / "target.duckdb"
+    shutil.copy(certain_db, target)
+    assert demo.load_demo_grades(target, folder) > 0
+    order = "ORDER BY hand_key, player, street, alternative"
+    columns = ("placement, top, middle, bottom, discards, samples, total, ev, se, diff, diff_se, "
+               "eval_samples, eval_ev, eval_se, exact, is_best, is_chosen")
+    rows = {}
+    for name, database in (("original", graded), ("loaded", target)):
+        connection = duckdb.connect(str(database), read_only=True)
+        try:
+            rows[name] = connection.execute(
+                f"SELECT {columns} FROM decision_alternatives {order}").fetchall()
+        finally:
+            connection.close()
+    assert len(rows["loaded"]) == len(rows["original"]) > 0
+    for mine, theirs in zip(rows["loaded"], rows["original"], strict=True):
+        assert mine[:5] == theirs[:5]
+        for value, expected in zip(mine[5:], theirs[5:], strict=True):
+            if isinstance(expected, float):
+                assert value == pytest.approx(expected, rel=1e-9, abs=1e-9)
+            else:
+                assert value == expected
+
+
 @pytest.mark.skipif(not (demo.SAMPLE_HANDS.exists() and demo.SAMPLE_GRADES.is_dir()),
                     reason="the sample data does not ship here")
-def test_the_demo_database_is_graded(tmp_path: Path) -> None:
+def test_the_demo_database_is_graded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     database = tmp_path / "demo.duckdb"
     demo.build_demo_database(database)
     everyone = read.scope.Filters()
@@ -64,3 +100,17 @@ def test_the_demo_database_is_graded(tmp_path: Path) -> None:
     alternatives = read.grading.decision_alternatives(database, first["hand_key"], player,
                                                       first["street"])
     assert alternatives.height == first["alternatives"]
+    # a new user's first look: both pages show grades
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("OFC_DASHBOARD_DB", str(database))
+    app = AppTest.from_file(str(Path(__file__).parents[2] / "dashboard" / "app.py"),
+                            default_timeout=120)
+    app.run()
+    app.switch_page("views/decision_grading.py").run()
+    assert not app.exception, [error.message for error in app.exception]
+    assert not app.info  # no "nothing graded yet"
+    assert {metric.label for metric in app.metric} >= {"EV loss / decision", "EV loss / hand"}
+    app.switch_page("views/trainer.py").run()
+    assert not app.exception, [error.message for error in app.exception]
+    assert len(app.selectbox(key="trainer_pick").options) > 0
