@@ -28,12 +28,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "the player saw their own board and discards and the opponents' placed cards; every "
             "legal alternative (symmetric ones merged) is played out over the unseen cards, all "
             "seats finishing with a simulator bot (--policy) and Fantasyland opponents with the "
-            "exact setter, and scored by the rules core. Each decision gets the chosen and best "
-            "placements, every alternative's estimate with its standard error, and the EV loss; "
-            "it is a mistake only when the loss is clearly beyond the noise. Fantasyland hands "
-            "are compared with the exact solver. Results go to the decision_grades, "
-            "decision_alternatives and fantasyland_grades tables; running again with more "
-            "--rollouts (same --seed, --policy, --fantasyland-value) refines them."
+            "exact setter, and scored by the rules core. The best play is picked on one set of "
+            "rollouts and the EV loss measured on an independent set (--evaluation), so the "
+            "loss is not inflated by the pick; late streets with few possible deals are "
+            "enumerated instead (exact). A decision is a mistake only when the loss is clearly "
+            "beyond the noise and at least --min-loss. Fantasyland hands are compared with the "
+            "exact solver. Results go to the decision_grades, decision_alternatives and "
+            "fantasyland_grades tables; running again with more --rollouts (same --seed, "
+            "--policy, --fantasyland-value) refines them. See docs/grading.md."
         ),
     )
     add_database_option(parser)
