@@ -60,9 +60,10 @@ BOT_OF = {"mara": "solid", "jun": "chaser", "lee": "random"}  # simulate.players
 
 @pytest.mark.slow
 def test_the_grades_separate_random_from_solid(tmp_path: Path) -> None:
-    """60 hands (about 850 decisions; minutes of CPU): random gives up clearly more than solid.
-    Measured: solid 2.4 ± 0.2, random 3.7 ± 0.2 points per decision (1.5×, not the 3× the issue
-    asked for: the solid bot's own blunders are real, see docs/grading.md)."""
+    """60 hands (about 850 decisions; minutes of CPU): random gives up clearly more than solid,
+    but not the 3× the issue asked for (the demo's graded Pineapple hands: solid 2.39 ± 0.13,
+    random 3.69 ± 0.20 points per decision): the solid bot's own blunders are real, see
+    docs/grading.md."""
     styled = _styled(tmp_path, 60)
     settings = GradeSettings()
     losses: dict[str, list[float]] = {"solid": [], "random": []}
