@@ -34,6 +34,10 @@ def test_analyze_grades_and_refines(simulated_db: Path, capsys: pytest.CaptureFi
     output = capsys.readouterr().out
     assert status == 0
     assert "graded" in output and player in output
+    # one figure per player and variant, under one scope line naming the hands and variants
+    assert f"scope: the 3 most recent hands with streets of {player}: 3 hands" in output
+    assert "hands by variant: pineapple 3" in output
+    assert output.count("EV loss of this run") == 1 and "stored grades" not in output
     grades = _rows(simulated_db, "SELECT hand_key, street, rollouts, chosen_placement, mistake, "
                                  "exact FROM decision_grades ORDER BY hand_key, street")
     normal_hands = _rows(simulated_db, f"""
