@@ -15,6 +15,7 @@ from pipeline.store import DEFAULT_DATABASE
 
 APP_MODULE = "dashboard.app"
 DATABASE_ENV = "OFC_DASHBOARD_DB"  # read by dashboard.components.database_path
+LAKE_ENV = "OFC_DASHBOARD_LAKE"  # read by dashboard.components.database_path
 DEFAULT_PORT = 8501
 
 
@@ -30,6 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("--db", default=DEFAULT_DATABASE, help=f"database file (default {DEFAULT_DATABASE})")
+    parser.add_argument("--lake", metavar="DIR",
+                        help="show the Parquet lake in DIR (ofc lake build) instead of --db")
     add_server_options(parser)
     parser.set_defaults(handler=run)
 
@@ -67,8 +70,9 @@ def app_path() -> Path:
     return Path(spec.origin)
 
 
-def streamlit_command(database: Path, port: int, host: str | None, no_browser: bool) -> list[str]:
-    """The ``streamlit run`` command line for the dashboard."""
+def streamlit_command(database: Path, port: int, host: str | None, no_browser: bool,
+                      lake: bool = False) -> list[str]:
+    """The ``streamlit run`` command line for the dashboard (on a lake folder with ``lake``)."""
     command = [
         sys.executable, "-m", "streamlit", "run", str(app_path()),
         "--server.port", str(port),
@@ -79,22 +83,35 @@ def streamlit_command(database: Path, port: int, host: str | None, no_browser: b
     ]
     if host:
         command += ["--server.address", host]
-    return command + ["--", "--db", str(database)]
+    return command + ["--", "--lake" if lake else "--db", str(database)]
 
 
-def serve(database: str | Path, port: int, host: str | None, no_browser: bool) -> int:
-    """Run Streamlit on ``database`` until interrupted; returns its exit status."""
+def serve(database: str | Path, port: int, host: str | None, no_browser: bool,
+          lake: bool = False) -> int:
+    """Run Streamlit on ``database`` (a lake folder with ``lake``) until interrupted; returns
+    its exit status."""
     if not 0 < port < 65536:
         raise CommandError(f"--port must be between 1 and 65535, got {port}", code=2)
     database = Path(database).expanduser().resolve()
-    if database.is_dir():
-        raise CommandError(f"{database} is a folder, not a database file", code=2)
-    if not database.exists():
-        print(f"ofc dashboard: no database at {database} yet; the start page explains how to load hands")
-    environment = dict(os.environ, **{DATABASE_ENV: str(database)})
+    if lake:
+        from pipeline.read.lake import is_lake
+
+        if not is_lake(database):
+            raise CommandError(
+                f"no lake at {database} (build one with: ofc lake build PATH --lake {database})",
+                code=2)
+        environment = dict(os.environ, **{LAKE_ENV: str(database)})
+    else:
+        if database.is_dir():
+            raise CommandError(f"{database} is a folder, not a database file", code=2)
+        if not database.exists():
+            print(f"ofc dashboard: no database at {database} yet; the start page explains how to load hands")
+        environment = dict(os.environ, **{DATABASE_ENV: str(database)})
+        environment.pop(LAKE_ENV, None)
     where = host or "localhost"
     print(f"ofc dashboard: serving {database} on http://{where}:{port} (Ctrl-C to stop)", flush=True)
-    process = subprocess.Popen(streamlit_command(database, port, host, no_browser), env=environment)
+    process = subprocess.Popen(streamlit_command(database, port, host, no_browser, lake),
+                               env=environment)
     installed, previous = _on_terminate(_raise_terminated)
     try:
         return process.wait()
@@ -131,5 +148,8 @@ def _on_terminate(handler: object) -> tuple[bool, object]:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    """Serve the dashboard on ``--db``."""
+    """Serve the dashboard on ``--lake`` or ``--db``."""
+    if arguments.lake:
+        return serve(arguments.lake, arguments.port, arguments.host, arguments.no_browser,
+                     lake=True)
     return serve(arguments.db, arguments.port, arguments.host, arguments.no_browser)

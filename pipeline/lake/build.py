@@ -194,6 +194,7 @@ class _Commit:
         self.summaries: list[FileSummary] = []
         self.staging = store.staging()
         self.prefix = f"{manifest.version + 1:06d}-{self.staging.name}"
+        engine.begin(self.staging)
 
     # --- the steps ---------------------------------------------------------------------------
 
@@ -254,6 +255,8 @@ class _Commit:
             if self.progress is not None:
                 self.progress.advance(count)
 
+        if self.progress is not None:
+            self.progress.reading()
         engine.prepare(units, self.resolver, self.staging, self.batch_size, on_records)
         engine.register_folder("events", self.staging / EVENTS_FOLDER, EVENT_SCHEMA)
         for table in HAND_TABLES:
@@ -271,15 +274,15 @@ class _Commit:
         counts = {(row["file_order"], row["outcome"]): row["n"] for row in engine.query(
             "SELECT file_order, outcome, count(*) AS n FROM outcomes "
             "GROUP BY file_order, outcome").to_pylist()}
-        reject_counts = {row["file_order"]: row["n"] for row in engine.query(
-            "SELECT file_order, count(*) AS n FROM events WHERE kind = 'reject' "
-            "GROUP BY file_order").to_pylist()}
+        reject_counts: dict[int, int] = {}
         first_reasons: dict[int, list[tuple[int, str]]] = {}
         for row in engine.query(
-            "SELECT file_order, line, reason FROM (SELECT file_order, line, reason, "
-            "row_number() OVER (PARTITION BY file_order ORDER BY ord) AS n FROM events "
+            "SELECT file_order, line, reason, total FROM (SELECT file_order, line, reason, "
+            "row_number() OVER (PARTITION BY file_order ORDER BY ord) AS n, "
+            "count(*) OVER (PARTITION BY file_order) AS total FROM events "
             f"WHERE kind = 'reject') ranked WHERE n <= {FIRST_REASONS}"
         ).to_pylist():
+            reject_counts[row["file_order"]] = row["total"]
             first_reasons.setdefault(row["file_order"], []).append((row["line"] or 0,
                                                                     row["reason"]))
         conflicts = self._conflicts(scans)
@@ -309,7 +312,7 @@ class _Commit:
                 file_rejects.append(Reject(scan.path, None, None, item.message or "", "", "file"))
                 item.note_reject(None, item.message or "")
 
-        engine.materialise("new_keys", "SELECT hand_key, ord FROM outcomes WHERE outcome = 'stored'")
+        engine.view("new_keys", "SELECT hand_key, ord FROM outcomes WHERE outcome = 'stored'")
         for table in HAND_TABLES:
             engine.view(f"new_{table}", queries.new_rows(table))
         replaced = self._sessions()
@@ -354,10 +357,10 @@ class _Commit:
         stored_gap = self.manifest.meta.get(SESSION_GAP_META_KEY)
         every_table = stored_gap is not None and float(stored_gap) != self.session_gap
         if every_table:
-            engine.materialise("touched", "SELECT DISTINCT site, table_name FROM lake_hands "
-                                          "UNION SELECT DISTINCT site, table_name FROM new_hands")
+            engine.view("touched", "SELECT DISTINCT site, table_name FROM lake_hands "
+                                   "UNION SELECT DISTINCT site, table_name FROM new_hands")
         else:
-            engine.materialise("touched", "SELECT DISTINCT site, table_name FROM new_hands")
+            engine.view("touched", "SELECT DISTINCT site, table_name FROM new_hands")
         engine.materialise("assignments", queries.session_assignments(
             engine.dialect, self.session_gap, every_table))
         changed = [engine.file_path(row["_file"]) for row in engine.query(

@@ -58,6 +58,10 @@ class Engine(Protocol):
     name: str
     dialect: Dialect
 
+    def begin(self, staging: Path) -> None:
+        """A commit starts: ``staging`` is its folder (intermediate results may go there)."""
+        ...
+
     def scan(self, paths: Sequence[str], forced_format: str | None,
              split_bytes: int) -> list[FileScan]:
         """:func:`~pipeline.lake.plan.scan_file` every file, in order."""
@@ -129,6 +133,9 @@ class LocalEngine:
         if memory_limit:
             self.connection.execute(f"SET memory_limit = {_literal(memory_limit)}")
         self._arrow: dict[str, pa.Table] = {}
+
+    def begin(self, staging: Path) -> None:
+        """Nothing to prepare: intermediate results are DuckDB temporary tables."""
 
     def scan(self, paths: Sequence[str], forced_format: str | None,
              split_bytes: int) -> list[FileScan]:

@@ -80,7 +80,7 @@ DUCKDB = Dialect(
 )
 SPARK = Dialect(
     name="spark", timestamp_type="TIMESTAMP_NTZ",
-    epoch_micros="unix_micros(CAST({value} AS TIMESTAMP))",
+    epoch_micros="unix_micros(CAST({value} AS TIMESTAMP_LTZ))",
     timestamp_text="date_format({value}, \"yyyy-MM-dd'T'HH:mm:ss.SSSSSS\")",
     month_text="date_format({value}, 'yyyy-MM')",
     anti_join="LEFT ANTI JOIN",
