@@ -265,30 +265,33 @@ class _Commit:
         self._register_lake()
         engine.materialise("outcomes", queries.outcomes())
 
-        # Per file: records, whether the reader gave up, the format it was read as.
+        # What happened to each file, in one query: its units (records, whether the reader
+        # gave up, the format read), its records' outcomes, its first reject reasons and their
+        # count, and its conflicts.
         units_by_file: dict[int, list[dict]] = {}
-        for row in engine.query(
-            "SELECT file_order, unit, records, failed, format FROM events WHERE kind = 'unit'"
-        ).to_pylist():
-            units_by_file.setdefault(row["file_order"], []).append(row)
-        counts = {(row["file_order"], row["outcome"]): row["n"] for row in engine.query(
-            "SELECT file_order, outcome, count(*) AS n FROM outcomes "
-            "GROUP BY file_order, outcome").to_pylist()}
+        counts: dict[tuple[int, str], int] = {}
         reject_counts: dict[int, int] = {}
         first_reasons: dict[int, list[tuple[int, str]]] = {}
-        for row in engine.query(
-            "SELECT file_order, line, reason, total FROM (SELECT file_order, line, reason, "
-            "row_number() OVER (PARTITION BY file_order ORDER BY ord) AS n, "
-            "count(*) OVER (PARTITION BY file_order) AS total FROM events "
-            f"WHERE kind = 'reject') ranked WHERE n <= {FIRST_REASONS}"
-        ).to_pylist():
-            reject_counts[row["file_order"]] = row["total"]
-            first_reasons.setdefault(row["file_order"], []).append((row["line"] or 0,
-                                                                    row["reason"]))
-        conflicts = self._conflicts(scans)
-        for reject in conflicts:
-            first_reasons.setdefault(reject[0], []).append((reject[1].line or 0,
-                                                            reject[1].reason))
+        conflict_rows: list[dict] = []
+        for row in engine.query(queries.commit_report(FIRST_REASONS)).to_pylist():
+            what, order = row["what"], row["file_order"]
+            if what == "unit":
+                units_by_file.setdefault(order, []).append(
+                    {"unit": row["number"], "records": row["count"], "failed": row["text1"],
+                     "format": row["text2"]})
+            elif what == "outcome":
+                counts[(order, row["text1"])] = row["count"]
+            elif what == "reason":
+                reject_counts[order] = row["count"]
+                first_reasons.setdefault(order, []).append((row["number"] or 0, row["text1"]))
+            else:
+                conflict_rows.append(
+                    {"file_order": order, "line": row["number"], "hand_id": row["text1"],
+                     "site": row["text2"], "path": row["text3"], "winner_path": row["text4"],
+                     "winner_line": row["count"]})
+        conflicts = self._conflicts(scans, conflict_rows)
+        for order, reject in conflicts:
+            first_reasons.setdefault(order, []).append((reject.line or 0, reject.reason))
 
         for scan in scans:
             item = summaries[scan.order]
@@ -325,11 +328,9 @@ class _Commit:
         replaced["player_totals"] = list(self.manifest.files("player_totals"))
         return replaced
 
-    def _conflicts(self, scans: Sequence[FileScan]) -> list[tuple[int, Reject]]:
+    def _conflicts(self, scans: Sequence[FileScan],
+                   rows: Sequence[dict]) -> list[tuple[int, Reject]]:
         """The conflicts of the commit as rejects (file order, reject), their raw text read again."""
-        rows = self.engine.query(
-            "SELECT file_order, hand_id, site, path, line, winner_path, winner_line "
-            "FROM outcomes WHERE outcome = 'conflict'").to_pylist()
         if not rows:
             return []
         by_order = {scan.order: scan for scan in scans}
@@ -363,19 +364,24 @@ class _Commit:
             engine.view("touched", "SELECT DISTINCT site, table_name FROM new_hands")
         engine.materialise("assignments", queries.session_assignments(
             engine.dialect, self.session_gap, every_table))
-        changed = [engine.file_path(row["_file"]) for row in engine.query(
-            "SELECT DISTINCT se._file FROM lake_seats se JOIN assignments a "
+        # Lake files to rewrite: seats whose session changed, sessions of the touched tables.
+        rewrite: dict[str, list[Path]] = {"seats": [], "sessions": []}
+        for row in engine.query(
+            "SELECT DISTINCT 'seats' AS what, se._file FROM lake_seats se JOIN assignments a "
             "ON a.hand_key = se.hand_key AND a.player = se.player "
-            "WHERE se.session_id IS DISTINCT FROM a.session_id").to_pylist()]
+            "WHERE se.session_id IS DISTINCT FROM a.session_id "
+            "UNION ALL "
+            "SELECT DISTINCT 'sessions' AS what, s._file FROM lake_sessions s "
+            "JOIN touched t ON t.site = s.site AND t.table_name IS NOT DISTINCT FROM s.table_name"
+        ).to_pylist():
+            rewrite[row["what"]].append(engine.file_path(row["_file"]))
+        changed, touched_sessions = rewrite["seats"], rewrite["sessions"]
         engine.register_lake("rewrite_seats", "seats", changed, self.store.root)
         engine.write(
             f"SELECT {queries.columns('seats', 'se', {'session_id': 'coalesce(a.session_id, se.session_id)'})} "
             "FROM rewrite_seats se LEFT JOIN assignments a "
             "ON a.hand_key = se.hand_key AND a.player = se.player",
             "seats", self.staging / "seats", self.prefix + "-s")
-        touched_sessions = [engine.file_path(row["_file"]) for row in engine.query(
-            "SELECT DISTINCT s._file FROM lake_sessions s JOIN touched t ON t.site = s.site "
-            "AND t.table_name IS NOT DISTINCT FROM s.table_name").to_pylist()]
         engine.register_lake("rewrite_sessions", "sessions", touched_sessions, self.store.root)
         engine.write(
             f"SELECT {queries.columns('sessions', 's')} FROM rewrite_sessions s "

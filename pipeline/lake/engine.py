@@ -209,7 +209,7 @@ class LocalEngine:
         """Streamed from DuckDB in batches into a :class:`PartitionedWriter`."""
         writer = PartitionedWriter(folder, table, prefix)
         try:
-            reader = self.connection.sql(sql).fetch_record_batch(200_000)
+            reader = self.connection.sql(sql).to_arrow_reader(200_000)
             for batch in reader:
                 writer.write(batch)
         finally:
@@ -227,7 +227,7 @@ class LocalEngine:
                    for name in ("evaluations", "matchups", "results")}
         try:
             ordered = f"SELECT {', '.join(BOARD_COLUMNS)} FROM ({boards_sql}) ORDER BY hand_key, position"
-            reader = self.connection.sql(ordered).fetch_record_batch(100_000)
+            reader = self.connection.sql(ordered).to_arrow_reader(100_000)
             before = 0
             for tables in scored_chunks(reader, resolver, counts):
                 for name, frame in tables.items():

@@ -34,6 +34,7 @@ __all__ = [
     "SPARK",
     "Dialect",
     "columns",
+    "commit_report",
     "new_rows",
     "outcomes",
     "player_totals",
@@ -121,6 +122,35 @@ def outcomes() -> str:
                 ELSE 'conflict' END AS outcome,
            w.path AS winner_path, w.line AS winner_line
     FROM fresh f JOIN winners w ON w.hand_key = f.hand_key
+    """
+
+
+def commit_report(first_reasons: int) -> str:
+    """Per file of the commit, one query (``what`` says which part a row is): ``unit`` (number =
+    unit, count = records, text1 = why the reader gave up, text2 = the format read), ``outcome``
+    (text1 = stored/duplicate/conflict, count), ``reason`` (the first reject reasons: number =
+    line, text1 = reason, count = the file's rejects) and ``conflict`` (number = line, text1 =
+    hand id, text2 = site, text3 = path, text4 and count = where the stored record is)."""
+    return f"""
+    SELECT 'unit' AS what, file_order, CAST(unit AS BIGINT) AS number, records AS count,
+           failed AS text1, format AS text2, CAST(NULL AS STRING) AS text3,
+           CAST(NULL AS STRING) AS text4
+    FROM events WHERE kind = 'unit'
+    UNION ALL
+    SELECT 'outcome', file_order, CAST(NULL AS BIGINT), count(*), outcome, NULL, NULL, NULL
+    FROM outcomes GROUP BY file_order, outcome
+    UNION ALL
+    SELECT 'reason', file_order, CAST(line AS BIGINT), total, reason, NULL, NULL, NULL
+    FROM (
+        SELECT file_order, line, reason,
+               row_number() OVER (PARTITION BY file_order ORDER BY ord) AS n,
+               count(*) OVER (PARTITION BY file_order) AS total
+        FROM events WHERE kind = 'reject'
+    ) ranked WHERE n <= {first_reasons}
+    UNION ALL
+    SELECT 'conflict', file_order, CAST(line AS BIGINT), CAST(winner_line AS BIGINT), hand_id,
+           site, path, winner_path
+    FROM outcomes WHERE outcome = 'conflict'
     """
 
 

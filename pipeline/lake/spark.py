@@ -269,7 +269,9 @@ class SparkEngine:
 
         numbers = self.context.parallelize([(unit.unit,) for unit in units], max(1, len(units)))
         frame = self.spark.createDataFrame(numbers, "unit int")
-        events = frame.mapInArrow(run_units, _arrow_to_spark(EVENT_SCHEMA))
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=_PANDAS_WARNING, category=FutureWarning)
+            events = frame.mapInArrow(run_units, _arrow_to_spark(EVENT_SCHEMA))
         with _Action(self, "read, validate, score (mapInArrow)", accumulator, on_records):
             events.write.mode("overwrite").parquet(str(staging / EVENTS_FOLDER))
 
@@ -374,8 +376,10 @@ class SparkEngine:
         boards = (self.spark.sql(boards_sql).selectExpr(*BOARD_COLUMNS)
                   .repartition(partitions, "hand_key")
                   .sortWithinPartitions("hand_key", "position"))
-        stats = boards.mapInArrow(
-            score, "hands long, players long, disagreements long, rules string")
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=_PANDAS_WARNING, category=FutureWarning)
+            stats = boards.mapInArrow(
+                score, "hands long, players long, disagreements long, rules string")
         with _Action(self, "re-score boards (mapInArrow)", accumulator, on_records):
             rows = stats.collect()
         counts = RescoreCounts()
