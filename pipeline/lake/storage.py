@@ -83,7 +83,7 @@ class Lake:
     """A lake folder: reads its manifest, and (under :meth:`writing`) stages and commits."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.root = Path(root).expanduser()
+        self.root = Path(root).expanduser().absolute()
 
     @property
     def manifest_path(self) -> Path:
@@ -155,6 +155,7 @@ class Lake:
             manifest = self.manifest()
             self.clean(manifest)
             yield manifest
+            shutil.rmtree(self.root / STAGING_NAME, ignore_errors=True)
         finally:
             handle.close()  # releases the lock
 

@@ -4,15 +4,15 @@ it, lakes built from it, the Spark session, and table dumps to compare them.
 The corpus (``first/``, then ``later/``):
 
 * canonical JSON Lines: the five-hand example (plain, read in three parts with a small split
-  size), the 3,000 demo hands (gzip), a byte copy of the example (``unchanged``), hands of a
-  site whose name needs escaping in a folder name (``home/game: #1 é``), the broken example
-  (four bad lines), an empty file and a file in no known format;
+  size), the 3,000 demo hands (gzip), hands of a site whose name needs escaping in a folder
+  name (``home/game: #1 é``), the broken example (four bad lines), an empty file and a file in
+  no known format;
 * poker-arena logs of all four games (``ofc``, ``ofc-pineapple``, and the Pineapple log read as
   ``ofc-progressive`` and ``ofc-27``, whose engine verdicts then disagree with the re-score);
 * the boards CSV of a live game;
 * ``later/``: new hands at the demo tables that join, extend and move the start of existing
   sessions, a repeat of a stored hand (a duplicate) and a changed one (a conflict naming the
-  first file).
+  first file); and a byte copy of the example, which is ``unchanged``.
 """
 
 from __future__ import annotations
@@ -79,7 +79,6 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     for name in ("canonical-example.jsonl", "demo-hands.jsonl.gz", "broken-example.jsonl",
                  "live-boards.csv"):
         shutil.copy(SAMPLES / name, first / name)
-    shutil.copy(SAMPLES / "canonical-example.jsonl", first / "copy-of-example.jsonl")
     write_jsonl(first / "odd-site.jsonl", [
         deal_hand(seed, site=ODD_SITE, hand_id=f"odd-{seed}", table="T'9",
                   started_at=f"2026-{11 + seed % 2}-0{1 + seed % 3}T20:00:00Z")
@@ -99,6 +98,7 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     later.mkdir()
     (later / "more-hands.jsonl").write_text("\n".join(_later_hands(first)) + "\n",
                                             encoding="utf-8")
+    shutil.copy(SAMPLES / "canonical-example.jsonl", later / "copy-of-example.jsonl")
     return first, later
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.cli import main
+from pipeline.ingest.driver import ingest_paths
 from pipeline.ingest.rescore import rescore
 from pipeline.lake.build import build_lake
 from pipeline.lake.engine import LocalEngine
@@ -122,6 +123,18 @@ def test_the_second_build_added_only_its_hands_and_moved_a_session(
     assert {row[-2] for row in first["seats"]} - {row[-2] for row in both["seats"]}
 
 
+def test_a_file_repeating_another_in_the_same_build_is_unchanged(
+    tmp_path: Path, corpus: tuple[Path, Path]
+) -> None:
+    database, lake = tmp_path / "db.duckdb", tmp_path / "lake"
+    files = [corpus[1] / "copy-of-example.jsonl", corpus[0] / "canonical-example.jsonl"]
+    ingest_paths(files, database)
+    summary = build_lake(files, lake, LocalEngine())
+    assert [item.status for item in summary.files] == ["complete", "unchanged"]
+    assert summary.files[1].message.startswith(f"unchanged: already ingested as {files[0]}")
+    assert_same_tables(database_tables(database), lake_tables(lake))
+
+
 def test_building_again_adds_nothing(corpus: tuple[Path, Path], local_lakes: tuple[Path, Path],
                                      tmp_path: Path) -> None:
     lake = tmp_path / "again"
@@ -153,8 +166,10 @@ def test_local_rescore_equals_ofc_rescore(local_lakes: tuple[Path, Path],
 
 @pytest.fixture(scope="session")
 def spark_lakes(spark: object, corpus: tuple[Path, Path],
-                tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, object]:
-    """Lakes built on Spark (local[2]): after ``first/``, after ``later/`` too; the engine."""
+                tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, object, str]:
+    """Lakes built on Spark (local[2]): after ``first/`` (through the API), after ``later/``
+    too (through ``ofc lake build --engine spark``); the first build's engine; what the
+    command printed."""
     from pipeline.lake.spark import SparkEngine
 
     engine = SparkEngine(spark=spark)
@@ -163,8 +178,11 @@ def spark_lakes(spark: object, corpus: tuple[Path, Path],
     build_lake([corpus[0]], after_first, engine, split_bytes=SPLIT_BYTES)
     after_both = folder / "both"
     shutil.copytree(after_first, after_both)
-    build_lake([corpus[1]], after_both, engine, split_bytes=SPLIT_BYTES)
-    return after_first, after_both, engine
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        assert main(["lake", "build", str(corpus[1]), "--lake", str(after_both), "--engine",
+                     "spark", "--master", "local[2]"]) == 0
+    return after_first, after_both, engine, printed.getvalue()
 
 
 def test_spark_lake_holds_what_ingest_stores(ingested: tuple[Path, Path],
@@ -188,16 +206,22 @@ def test_spark_ran_the_units_as_partitions_of_map_in_arrow(
 
     files = [str(path) for path in expand_paths([corpus[0]])]
     scans = [scan_file(order, path, split_bytes=SPLIT_BYTES) for order, path in enumerate(files)]
-    fresh = {}
-    for scan in scans:  # a repeated file is not read again
-        fresh.setdefault(scan.content_hash, scan)
-    units = work_units(list(fresh.values()), None, None)
-    assert len(units) > len(fresh)  # the plain canonical files were split into parts
+    units = work_units(scans, None, None)
+    assert len(units) > len(scans)  # the plain canonical files were split into parts
     steps = {label: (stages, partitions) for label, stages, partitions, _ in
              spark_lakes[2].stage_summary()}
-    mapped = steps["read, validate, score (mapInArrow)"]
-    # the first build's units, then the second build's one file
-    assert mapped[1] >= len(units) + 1
+    # one partition per unit
+    assert steps["read, validate, score (mapInArrow)"] == (1, len(units))
+
+
+def test_spark_build_command_summarises_its_stages(spark_lakes: tuple[Path, Path, object, str]
+                                                   ) -> None:
+    printed = spark_lakes[3]
+    assert "(spark engine)" in printed and "Spark steps" in printed
+    assert re.search(r"read, validate, score \(mapInArrow\)\s+│\s+1\s+│\s+1\s+│", printed), printed
+    assert re.search(r"2 file\(s\), 14 records, 12 stored, 1 duplicates, 1 rejected in [\d.]+ s "
+                     r"\([\d,]+ hands/s\)", printed), printed
+    assert "hands/s" in printed and not re.search(r"\b(WARN|INFO)\b", printed)
 
 
 def test_spark_rescore_equals_ofc_rescore(spark_lakes: tuple[Path, Path, object],
