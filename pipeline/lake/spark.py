@@ -283,7 +283,10 @@ class SparkEngine:
             self._empty(relation_schema(table, partitioned, with_file)).createOrReplaceTempView(
                 name)
             return
-        reader = self.spark.read
+        # The schema is given: Spark need not read footers to infer it (and reads the same
+        # types whichever engine wrote the files).
+        reader = self.spark.read.schema(_arrow_to_spark(relation_schema(table, partitioned,
+                                                                        False)))
         if partitioned:
             reader = reader.option("basePath", str(base / table))
         frame = reader.parquet(*(str(path) for path in files))
@@ -296,7 +299,8 @@ class SparkEngine:
     def register_folder(self, name: str, folder: Path, schema: pa.Schema) -> None:
         """Every Parquet file of the folder (empty with ``schema`` when there is none)."""
         if folder.is_dir() and any(folder.glob("*.parquet")):
-            self.spark.read.parquet(str(folder)).createOrReplaceTempView(name)
+            self.spark.read.schema(_arrow_to_spark(schema)).parquet(
+                str(folder)).createOrReplaceTempView(name)
         else:
             self._empty(schema).createOrReplaceTempView(name)
 
