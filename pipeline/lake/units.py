@@ -49,11 +49,18 @@ from pipeline.ingest.batches import (
     DEFAULT_BATCH_SIZE,
     BatchBuilder,
     PreparedBatch,
+    Reject,
     prepare_canonical,
 )
 from pipeline.ingest.writer import stored_raw_and_key
 from pipeline.lake.plan import WorkUnit
-from pipeline.lake.tables import HAND_TABLES, ORDER_COLUMN, months_of, staged_schema
+from pipeline.lake.tables import (
+    HAND_TABLES,
+    ORDER_COLUMN,
+    months_of,
+    partition_value,
+    staged_schema,
+)
 from pipeline.records.rules_file import RulesResolver
 
 __all__ = [
@@ -70,6 +77,9 @@ FRAMES_FOLDER = "frames"
 
 LINE_BITS = 32
 """A record's order is ``file_order << LINE_BITS | line``."""
+
+MAX_PARTITION_NAME_BYTES = 200
+"""Longest ``site=<escaped site>`` folder name (file systems allow 255 bytes per name)."""
 
 EVENT_SCHEMA = pa.schema([
     ("kind", pa.string()),  # hand | reject | unit
@@ -194,11 +204,44 @@ class _Events:
         return pa.Table.from_pydict(self.columns, schema=EVENT_SCHEMA)
 
 
+def _set_aside_long_sites(prepared: PreparedBatch,
+                          frames: dict[str, pa.Table]) -> dict[str, pa.Table]:
+    """Hands whose site cannot name a partition folder (too long once escaped) become rejects
+    with that reason; the frames without them. (The database has no such limit: this is the one
+    record a lake refuses that ``ofc ingest`` would store.)"""
+    hands = frames.get("hands")
+    if hands is None or not hands.num_rows:
+        return frames
+    long = {site for site in set(hands.column("site").to_pylist())
+            if len(f"site={partition_value(site)}".encode()) > MAX_PARTITION_NAME_BYTES}
+    if not long:
+        return frames
+
+    def reason(site: str) -> str:
+        size = len(f"site={partition_value(site)}".encode())
+        return (f"site name too long for a lake: its partition folder would be {size} bytes "
+                f"(at most {MAX_PARTITION_NAME_BYTES})")
+
+    refused = hands.filter(pc.is_in(hands.column("site"), value_set=pa.array(sorted(long))))
+    for path, line, hand_id, site in zip(*(refused.column(name).to_pylist() for name in (
+            "source_path", "source_line", "hand_id", "site")), strict=True):
+        prepared.rejects.append(Reject(path, line, hand_id, reason(site),
+                                       prepared.raw_text(line), "invalid"))
+    for candidate in [candidate for candidate in prepared.later if candidate.site in long]:
+        prepared.rejects.append(Reject(candidate.path, candidate.line, candidate.hand_id,
+                                       reason(candidate.site), prepared.raw_text(candidate.line),
+                                       "invalid"))
+    prepared.later = [candidate for candidate in prepared.later if candidate.site not in long]
+    keys = refused.column("hand_key")
+    return {name: frame.filter(pc.invert(pc.is_in(frame.column("hand_key"), value_set=keys)))
+            for name, frame in frames.items()}
+
+
 def _stage_batch(prepared: PreparedBatch, unit: WorkUnit, writers: _FrameWriters,
                  events: _Events) -> None:
     """A prepared batch's frames (with site, month and order) to the unit's files, its hands,
     later records of a key and rejects to the events."""
-    frames = prepared.tables()
+    frames = _set_aside_long_sites(prepared, prepared.tables())
     hands = frames.get("hands")
     if hands is not None and hands.num_rows:
         lines = hands.column("source_line").cast(pa.int64())

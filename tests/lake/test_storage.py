@@ -112,3 +112,20 @@ def test_a_gzip_or_other_format_file_is_read_whole(tmp_path: Path) -> None:
         scan = scan_file(0, str(SAMPLES / name), split_bytes=1000)
         assert scan.splits == ()
         assert len(work_units([scan], None, None)) == 1
+
+
+def test_a_site_too_long_for_a_folder_name_is_quarantined_not_a_crash(tmp_path: Path) -> None:
+    from tests.ingest.conftest import deal_hand, write_jsonl
+
+    path = write_jsonl(tmp_path / "hands.jsonl", [
+        deal_hand(1, site="s" * 300, hand_id="long"), deal_hand(2, hand_id="fine"),
+        deal_hand(3, site="s" * 300, hand_id="long"),  # the same key again
+    ])
+    lake = tmp_path / "lake"
+    summary = build_lake([path], lake, LocalEngine())
+    assert (summary.stored, summary.rejected) == (1, 2)
+    tables = lake_tables(lake)
+    assert [row[2] for row in tables["hands"]] == ["fine"]
+    reasons = sorted((row[1], row[3]) for row in tables["rejects"])
+    assert [line for line, _ in reasons] == [1, 3]
+    assert all("site name too long for a lake" in reason for _, reason in reasons)
