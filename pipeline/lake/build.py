@@ -317,7 +317,9 @@ class _Commit:
 
         engine.view("new_keys", "SELECT hand_key, ord FROM outcomes WHERE outcome = 'stored'")
         for table in HAND_TABLES:
-            engine.view(f"new_{table}", queries.new_rows(table))
+            # hands, seats, results, evaluations and matchups feed sessions and totals too
+            engine.view(f"new_{table}", queries.new_rows(table),
+                        reused=table not in ("placements", "discards", "boards"))
         replaced = self._sessions()
         self._write_hands()
         self._write_rejects(file_rejects, [reject for _, reject in conflicts])
@@ -359,9 +361,11 @@ class _Commit:
         every_table = stored_gap is not None and float(stored_gap) != self.session_gap
         if every_table:
             engine.view("touched", "SELECT DISTINCT site, table_name FROM lake_hands "
-                                   "UNION SELECT DISTINCT site, table_name FROM new_hands")
+                                   "UNION SELECT DISTINCT site, table_name FROM new_hands",
+                        reused=True)
         else:
-            engine.view("touched", "SELECT DISTINCT site, table_name FROM new_hands")
+            engine.view("touched", "SELECT DISTINCT site, table_name FROM new_hands",
+                        reused=True)
         engine.materialise("assignments", queries.session_assignments(
             engine.dialect, self.session_gap, every_table))
         # Lake files to rewrite: seats whose session changed, sessions of the touched tables.

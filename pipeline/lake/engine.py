@@ -85,8 +85,9 @@ class Engine(Protocol):
         """A small Arrow table from this process as ``name``."""
         ...
 
-    def view(self, name: str, sql: str) -> None:
-        """``sql`` as the relation ``name`` (computed where it is used)."""
+    def view(self, name: str, sql: str, reused: bool = False) -> None:
+        """``sql`` as the relation ``name`` (computed where it is used; ``reused``: used several
+        times in the commit, so an engine may keep its rows once computed)."""
         ...
 
     def materialise(self, name: str, sql: str) -> None:
@@ -193,8 +194,8 @@ class LocalEngine:
         self._arrow[name] = data
         self.connection.register(name, data)
 
-    def view(self, name: str, sql: str) -> None:
-        """A temporary view."""
+    def view(self, name: str, sql: str, reused: bool = False) -> None:
+        """A temporary view (DuckDB reads the staged Parquet again where it is used)."""
         self.connection.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS {sql}")
 
     def materialise(self, name: str, sql: str) -> None:

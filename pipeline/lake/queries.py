@@ -198,16 +198,16 @@ def session_assignments(dialect: Dialect, gap_minutes: float, every_table: bool)
             ) AS session_number
         FROM g
     ), k AS (
-        SELECT player, site, table_name, session_number,
-            'S' || substr(md5(player || chr(31) || site || chr(31) || coalesce(table_name, '')
-                || chr(31) || {dialect.iso('min(started_at)')}), 1, 15) AS session_id
+        -- the session's first start, by a window on the same partitions (no join, no shuffle)
+        SELECT n.*,
+            min(started_at) OVER (PARTITION BY player, site, table_name, session_number)
+                AS session_start
         FROM n
-        GROUP BY player, site, table_name, session_number
     )
-    SELECT n.hand_key, n.player, n.site, n.table_name, n.started_at, n.points, k.session_id
-    FROM n JOIN k ON n.player = k.player AND n.site = k.site
-        AND n.table_name IS NOT DISTINCT FROM k.table_name
-        AND n.session_number = k.session_number
+    SELECT hand_key, player, site, table_name, started_at, points,
+        'S' || substr(md5(player || chr(31) || site || chr(31) || coalesce(table_name, '')
+            || chr(31) || {dialect.iso('session_start')}), 1, 15) AS session_id
+    FROM k
     """
 
 

@@ -225,8 +225,10 @@ class SparkEngine:
         return self.scratch
 
     def begin(self, staging: Path) -> None:
-        """Where this commit's intermediate results go (inside its staging folder)."""
+        """Where this commit's intermediate results go (inside its staging folder); what the
+        previous commit persisted is let go."""
         self.scratch = staging / "_scratch"
+        self.spark.catalog.clearCache()
 
     def _empty(self, schema: pa.Schema) -> Any:
         return self.spark.createDataFrame([], _arrow_to_spark(schema))
@@ -309,9 +311,15 @@ class SparkEngine:
         frame = self.spark.createDataFrame(data) if data.num_rows else self._empty(data.schema)
         frame.createOrReplaceTempView(name)
 
-    def view(self, name: str, sql: str) -> None:
-        """A temporary view."""
-        self.spark.sql(sql).createOrReplaceTempView(name)
+    def view(self, name: str, sql: str, reused: bool = False) -> None:
+        """A temporary view; ``reused`` ones are persisted (memory, then disk) until the next
+        commit begins."""
+        frame = self.spark.sql(sql)
+        if reused:
+            from pyspark import StorageLevel
+
+            frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+        frame.createOrReplaceTempView(name)
 
     def materialise(self, name: str, sql: str) -> None:
         """Written as Parquet under the commit's scratch folder, read back as ``name``."""
