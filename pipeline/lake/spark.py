@@ -168,7 +168,10 @@ class _Action:
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self) -> _Action:
-        self.engine.context.setLocalProperty("callSite.short", self.label)
+        context = self.engine.context
+        context.setLocalProperty("callSite.short", self.label)
+        self.group = f"ofc-{uuid.uuid4().hex[:12]}"
+        context.setJobGroup(self.group, self.label)
         self.started = time.monotonic()
         self.thread.start()
         return self
@@ -177,9 +180,18 @@ class _Action:
         self.stop_event.set()
         self.thread.join()
         self._poll()
+        # Every stage of the step's jobs, also those too short for the polling to see.
+        tracker = self.engine.context.statusTracker()
+        for job in tracker.getJobIdsForGroup(self.group):
+            info = tracker.getJobInfo(job)
+            for stage in info.stageIds if info is not None else ():
+                stage_info = tracker.getStageInfo(stage)
+                if stage_info is not None:
+                    self.engine.stages.seen(self.label, stage, stage_info.numTasks)
         self.engine.stages.timed(self.label, time.monotonic() - self.started)
         self.engine.progress.stage("")
-        self.engine.context.setLocalProperty("callSite.short", None)
+        for name in ("callSite.short", "spark.jobGroup.id", "spark.job.description"):
+            self.engine.context.setLocalProperty(name, None)
 
     def _run(self) -> None:
         while not self.stop_event.wait(0.25):
