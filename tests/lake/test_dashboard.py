@@ -114,8 +114,7 @@ def test_a_browser_on_ofc_dashboard_lake(sources: tuple[Path, Path, int], tmp_pa
                   "--disable-gpu"])
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 2000})
-            for path, title in (("", "Overview"), ("report", "Coaching report"),
-                                ("hand_browser", "Hand browser")):
+            for path, title in (("", "Overview"), ("hand_browser", "Hand browser")):
                 page.goto(f"{url}/{path}")
                 page.wait_for_selector(f"h1:has-text('{title}')", timeout=60_000)
                 page.wait_for_selector(
