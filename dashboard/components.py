@@ -23,6 +23,7 @@ import streamlit as st
 
 from pipeline import read, store
 from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES
+from pipeline.read.lake import ParquetLake
 from pipeline.read.overview import FilterOptions
 from pipeline.read.scope import Filters
 from pipeline.read.source import Database
@@ -30,6 +31,7 @@ from pipeline.rules.cards import SUIT_SYMBOLS
 from pipeline.rules.game import ROW_SIZES
 
 DATABASE_ENV = "OFC_DASHBOARD_DB"
+LAKE_ENV = "OFC_DASHBOARD_LAKE"
 FILTERS_KEY = "ofc_filters"
 
 P = ParamSpec("P")
@@ -49,16 +51,25 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$:])")
 # --- the database -----------------------------------------------------------------------------
 
 
+def _argument(name: str) -> str | None:
+    """The value of ``-- --name VALUE`` (or ``--name=VALUE``) after the script's name."""
+    value = None
+    arguments = sys.argv[1:]
+    for index, argument in enumerate(arguments):
+        if argument == name and index + 1 < len(arguments):
+            value = arguments[index + 1]
+        elif argument.startswith(name + "="):
+            value = argument.split("=", 1)[1]
+    return value
+
+
 def database_path() -> Path:
-    """The database this dashboard shows: ``$OFC_DASHBOARD_DB``, else ``-- --db FILE``, else the default."""
-    value = os.environ.get(DATABASE_ENV)
+    """What this dashboard shows: a Parquet lake folder (``$OFC_DASHBOARD_LAKE``, else
+    ``-- --lake DIR``), else the database ``$OFC_DASHBOARD_DB``, else ``-- --db FILE``, else the
+    default. The read model reads a lake folder in place (``read.source.as_source``)."""
+    value = os.environ.get(LAKE_ENV) or _argument("--lake")
     if not value:
-        arguments = sys.argv[1:]
-        for index, argument in enumerate(arguments):
-            if argument == "--db" and index + 1 < len(arguments):
-                value = arguments[index + 1]
-            elif argument.startswith("--db="):
-                value = argument.split("=", 1)[1]
+        value = os.environ.get(DATABASE_ENV) or _argument("--db")
     return Path(value or store.DEFAULT_DATABASE).expanduser()
 
 
@@ -79,7 +90,7 @@ def run_connection(path: Path) -> Any:
     access = read.source.read_access()
     access.__enter__()
     try:
-        connection = read.source.open_reader(path)
+        connection = read.source.as_source(path).open()
     except BaseException:
         access.__exit__(None, None, None)
         raise
@@ -141,8 +152,10 @@ FAILED_ATTEMPT_SECONDS = 1.0
 
 
 def read_only() -> bool:
-    """True when the dashboard was started with ``--read-only`` (no page that writes)."""
-    return read.access.writes_forbidden()
+    """True when the dashboard was started with ``--read-only``, or shows a Parquet lake (which
+    only ``ofc lake build`` writes): no page that writes."""
+    return read.access.writes_forbidden() or isinstance(
+        read.source.as_source(database_path()), ParquetLake)
 
 
 def access_granted() -> bool:
@@ -497,7 +510,11 @@ def ingest_uploads(files: Sequence[Any]) -> None:
 
 def upload_section() -> None:
     """The upload widget, the ingest button and the last run's summary (a note instead on a
-    read-only dashboard)."""
+    read-only dashboard or a Parquet lake)."""
+    if isinstance(read.source.as_source(database_path()), ParquetLake):
+        st.info("This dashboard reads a Parquet lake; add hands to it with "
+                "`ofc lake build PATH --lake DIR`.")
+        return
     if read_only():
         st.info("This dashboard is read-only: load hands from a terminal with `ofc ingest`.")
         return

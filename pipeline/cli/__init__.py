@@ -31,6 +31,7 @@ COMMAND_MODULES = (
     "pipeline.cli.solve_fl",
     "pipeline.cli.report",
     "pipeline.cli.simulate",
+    "pipeline.cli.lake",
 )
 
 

@@ -4,7 +4,11 @@ Each hand asks every player's final board (``top / middle / bottom``) in action 
 at once (re-asking with the reason), then saves the hand through ingestion and prints the
 result: fouls, royalties, points per pair and per player, who plays Fantasyland next (with the
 card count), the running totals in points and money, and who has the button next. Works with
-piped stdin: one answer per line, end of input ends the session.
+piped stdin: one answer per line.
+
+The session is kept in the database as it goes (the ``live_sessions`` table, like the dashboard's
+Record page): ``quit`` or the end of input pauses it, ``ofc record --db FILE --resume ID`` goes on
+(here or on the Record page), and ``end`` ends it.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import TextIO
 
 import duckdb
 
-from pipeline import store
+from pipeline import read, store
 from pipeline.cli import CommandError
 from pipeline.ingest.errors import IngestError
 from pipeline.live.entry import EntryRejected, check_entry
@@ -25,19 +29,23 @@ from pipeline.live.session import (
     LiveHand,
     LiveSession,
     default_fantasyland_cards,
-    delete_last_hand,
-    edit_last_hand,
-    record_hand,
     start_session,
 )
+from pipeline.live.state import Draft, LiveState
 from pipeline.live.storage import (
     LiveStoreError,
-    remove_hand,
-    replace_hand,
-    store_hand,
+    StaleSession,
+    delete_last,
+    end_session,
+    persist,
+    resume,
+    save_entry,
     stored_hand_ids,
 )
 from pipeline.live.text import board_text, format_money, format_points
+
+WRITER = "ofc record"
+"""How the terminal is named in the live_sessions table."""
 
 HELP = """\
 Type each board as "top / middle / bottom", e.g. Qs Qh 5d / Kc Kd 4h 3s 2c / Ac Ad Ah 9s 9c
@@ -48,9 +56,10 @@ Type each board as "top / middle / bottom", e.g. Qs Qh 5d / Kc Kd 4h 3s 2c / Ac 
   edit    re-enter the last saved hand (Enter keeps a board as it was)
   totals  show the running totals
   help    show this text
-  quit    end the session (a hand not finished is not saved)"""
+  quit    stop here; the session stays open for --resume (a hand not finished is not saved)
+  end     end the session (it is no longer offered for resume)"""
 
-COMMANDS = frozenset(("fl", "back", "undo", "edit", "totals", "help", "quit", "exit"))
+COMMANDS = frozenset(("fl", "back", "undo", "edit", "totals", "help", "quit", "exit", "end"))
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -62,14 +71,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Record a live game at a prompt. Per hand, type each player's final board as "
             '"top / middle / bottom"; the hand is checked, scored, saved into the database '
             "(like an ingested file) and the result shown with running totals. Commands: "
-            "fl, back, undo, edit, totals, help, quit. Reads piped stdin too."
+            "fl, back, undo, edit, totals, help, quit, end. Reads piped stdin too. The session "
+            "is kept in the database: --resume ID goes on with it (here or on the dashboard)."
         ),
     )
     parser.add_argument("--db", required=True, metavar="FILE", help="DuckDB database file")
     parser.add_argument(
-        "--players", required=True, metavar="A,B,C",
-        help="player names, comma separated, in clockwise seat order",
+        "--players", default=None, metavar="A,B,C",
+        help="player names, comma separated, in clockwise seat order (not with --resume)",
     )
+    parser.add_argument("--resume", default=None, metavar="ID",
+                        help="go on with a session kept in the database (its id)")
     parser.add_argument("--variant", default="pineapple",
                         help="classic, pineapple or 2-7-pineapple (default pineapple)")
     parser.add_argument("--rules", default="standard", metavar="NAME|FILE",
@@ -92,7 +104,15 @@ def _names(text: str) -> list[str]:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    """Run the prompt loop until ``quit`` or the end of input."""
+    """Run the prompt loop until ``quit``, ``end`` or the end of input."""
+    database = Path(arguments.db)
+    if arguments.resume:
+        state = _resume(database, arguments.resume, arguments.rules if arguments.rules != "standard"
+                        else None)
+        RecordLoop(state.session, database, sys.stdin, sys.stdout, state=state).run()
+        return 0
+    if not arguments.players:
+        raise CommandError("--players is needed to start a session (or --resume ID)", code=2)
     try:
         session = start_session(
             _names(arguments.players), arguments.variant, arguments.rules,
@@ -101,19 +121,52 @@ def run(arguments: argparse.Namespace) -> int:
         )
     except LiveError as error:
         raise CommandError(str(error), code=2) from error
-    database = Path(arguments.db)
     try:
         with store.open_database(database):
             pass
         taken = stored_hand_ids(database, session.session_id)
+        kept = read.live.live_session_revision(database, session.session_id)
+        matches = read.live.players_like(database, session.players)
     except (duckdb.Error, OSError) as error:
         raise CommandError(f"cannot use database {database}: {error}") from error
     if taken:
         raise CommandError(
             f"session {session.session_id} already has {len(taken)} hand(s) in {database} "
             f"(last {taken[-1]}); choose another --session", code=2)
-    RecordLoop(session, database, sys.stdin, sys.stdout).run()
+    if kept is not None:
+        raise CommandError(
+            f"session {session.session_id} is already kept in {database}: go on with it with "
+            f"--resume {session.session_id}, or choose another --session", code=2)
+    notes = [_same_person(name, stored, hands) for name, (stored, hands) in matches.items()]
+    try:
+        state = persist(database, LiveState(session, confirmed=tuple(
+            stored for stored, _hands in matches.values())), WRITER)
+    except (StaleSession, duckdb.Error) as error:
+        raise CommandError(f"session {session.session_id} cannot be kept: {error}") from error
+    RecordLoop(session, database, sys.stdin, sys.stdout, state=state, notes=notes).run()
     return 0
+
+
+def _same_person(name: str, stored: str, hands: int) -> str:
+    """What a name matching a stored player means (said once, at the start)."""
+    count = f"{hands:,} hand{'s' if hands != 1 else ''}"
+    if name == stored:
+        return f"Note: {name} is the same person as {stored} ({count}): the hands add up."
+    return (f"Note: {name} looks like {stored} ({count}) but is spelled differently: their hands "
+            f"are kept apart. Use --players with {stored!r} if it is the same person.")
+
+
+def _resume(database: Path, session_id: str, rules: str | None) -> LiveState:
+    if not database.exists():
+        raise CommandError(f"no database at {database}", code=2)
+    try:
+        return resume(database, session_id, rules)
+    except LiveError as error:
+        offered = read.live.open_live_sessions(database)
+        known = ", ".join(item.session_id for item in offered) or "none"
+        raise CommandError(f"{error} (open sessions: {known})", code=2) from error
+    except (LiveStoreError, IngestError, duckdb.Error) as error:
+        raise CommandError(f"session {session_id} cannot be resumed: {error}") from error
 
 
 # --- output ------------------------------------------------------------------------------------
@@ -194,6 +247,10 @@ class _Quit(Exception):
     """The user typed quit."""
 
 
+class _End(Exception):
+    """The user typed end."""
+
+
 class _Restart(Exception):
     """Abandon the hand being entered (after undo or edit)."""
 
@@ -201,12 +258,19 @@ class _Restart(Exception):
 class RecordLoop:
     """The prompt loop over a session; reads answers from ``stdin``, writes to ``stdout``."""
 
-    def __init__(self, session: LiveSession, database: Path, stdin: TextIO, stdout: TextIO):
-        """Start from ``session``; hands are saved into ``database``."""
-        self.session = session
+    def __init__(self, session: LiveSession, database: Path, stdin: TextIO, stdout: TextIO,
+                 state: LiveState | None = None, notes: list[str] | None = None):
+        """Start from ``session`` (or a kept ``state``); hands are saved into ``database``."""
+        self.state = state if state is not None else LiveState(session)
         self.database = database
         self.stdin = stdin
         self.stdout = stdout
+        self.notes = notes or []
+
+    @property
+    def session(self) -> LiveSession:
+        """The session as it stands."""
+        return self.state.session
 
     def say(self, *lines: str) -> None:
         """Print lines."""
@@ -231,12 +295,15 @@ class RecordLoop:
         """Hands until quit or end of input, then the final totals."""
         session = self.session
         rules = session.rules
+        resumed = " (resumed)" if session.hands else ""
         self.say(
-            f"Live session {session.session_id}: {', '.join(session.players)} — "
+            f"Live session {session.session_id}{resumed}: {', '.join(session.players)} — "
             f"{session.variant.value}, rules {rules.name}, "
             + (f"{session.stake} per point." if session.stake else "no stake (points only)."),
-            HELP, "",
+            *self.notes, HELP, "",
         )
+        if session.hands:
+            self.say(totals_line(session))
         self.say(*next_hand_lines(session))
         try:
             while True:
@@ -245,8 +312,17 @@ class RecordLoop:
                 except _Restart:
                     continue
         except (_EndOfInput, _Quit):
-            pass
-        self.say("", "Session over. " + totals_line(self.session))
+            self.say("", f"Session {self.session.session_id} is kept: go on with "
+                         f"ofc record --db {self.database} --resume {self.session.session_id} "
+                         "(or type end to end it).")
+            self.say("Stopped. " + totals_line(self.session))
+        except _End:
+            try:
+                end_session(self.database, self.state)
+            except duckdb.Error as error:
+                raise CommandError(f"session {self.session.session_id} could not be ended: "
+                                   f"{error}") from error
+            self.say("", f"Session {self.session.session_id} ended. " + totals_line(self.session))
 
     # -- one hand --
 
@@ -309,26 +385,20 @@ class RecordLoop:
 
     def save(self, entries: dict[str, str], marks: dict[str, int],
              editing: LiveHand | None) -> None:
-        """Score, store and show the hand."""
+        """Score, store and show the hand (and keep the session's row up to date)."""
+        state = self.state.with_draft(Draft(editing=editing is not None))
         try:
-            if editing:
-                session, hand = edit_last_hand(self.session, entries, marks)
-            else:
-                session, hand = record_hand(self.session, entries, marks)
+            state, hand = save_entry(self.database, state, entries, marks, WRITER)
         except EntryRejected as error:  # pragma: no cover - entries were checked one by one
             self.say(f"  ✗ {error}")
             return
-        try:
-            if editing:
-                replace_hand(self.database, hand, session.rules)
-            else:
-                store_hand(self.database, hand, session.rules)
-        except (LiveStoreError, IngestError, duckdb.Error) as error:
-            raise CommandError(f"hand {hand.hand_id} could not be saved: {error}") from error
-        self.session = session
+        except (LiveStoreError, IngestError, StaleSession, duckdb.Error) as error:
+            raise CommandError(f"hand {self.session.hand_number} could not be saved: "
+                               f"{error}") from error
+        self.state = state
         if editing:
             self.say("Hand edited and re-scored.")
-        self.say(*hand_lines(session, hand), "")
+        self.say(*hand_lines(state.session, hand), "")
 
     def command(self, command: str, dropped: str | None) -> None:
         """undo, edit, totals, help, quit; ``dropped`` says what unsaved entry they abandon.
@@ -341,10 +411,10 @@ class RecordLoop:
         if command == "totals":
             self.say(totals_line(self.session))
             return
-        if command in ("quit", "exit"):
+        if command in ("quit", "exit", "end"):
             if dropped:
                 self.say(f"  {dropped} (not saved)")
-            raise _Quit
+            raise _End if command == "end" else _Quit
         last = self.session.last_hand
         if last is None:
             self.say(f"  no saved hand to {command} yet")
@@ -352,12 +422,12 @@ class RecordLoop:
         if dropped:
             self.say(f"  {dropped}")
         if command == "undo":
-            session, hand = delete_last_hand(self.session)
             try:
-                remove_hand(self.database, hand)
-            except (IngestError, duckdb.Error) as error:
-                raise CommandError(f"hand {hand.hand_id} could not be deleted: {error}") from error
-            self.session = session
+                state, hand = delete_last(self.database, self.state.with_draft(Draft()), WRITER)
+            except (IngestError, StaleSession, duckdb.Error) as error:
+                raise CommandError(f"hand {last.hand_id} could not be deleted: {error}") from error
+            self.state = state.with_draft(Draft())
+            session = state.session
             self.say(f"Hand {hand.number} ({hand.hand_id}) deleted.", totals_line(session),
                      *next_hand_lines(session))
             raise _Restart

@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 
 from pipeline.cli import CommandError
-from pipeline.cli.database import add_database_option, open_for_reading
+from pipeline.cli.database import add_database_option, add_lake_option, open_for_reading
 from pipeline.report import NoHandsError, ReportRequest, ReportSettings, create_report
 from pipeline.report.reference import DEFAULT_OUTLIER_SD, ReferenceError, ReferenceSpec
 from pipeline.report.render import FORMATS, render, report_file_name
@@ -79,6 +79,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("player", metavar="PLAYER", help="the player's screen name")
     add_database_option(parser)
+    add_lake_option(parser)
     parser.add_argument("--since", type=_day, metavar="DATE",
                         help="first day to include (YYYY-MM-DD, UTC)")
     parser.add_argument("--until", type=_day, metavar="DATE",
@@ -149,13 +150,14 @@ def run(arguments: argparse.Namespace) -> int:
         percentile_min_hands=arguments.rank_min_hands, fdr=arguments.fdr,
         rolling_window=arguments.window,
     )
-    connection = open_for_reading(arguments.db)
+    connection = open_for_reading(arguments.db, arguments.lake)
+    where = arguments.lake or arguments.db
     try:
         report = create_report(connection, request, settings)
     except NoHandsError as error:
-        raise CommandError(f"{error} in {arguments.db}") from error
+        raise CommandError(f"{error} in {where}") from error
     except duckdb.Error as error:
-        raise CommandError(f"cannot read {arguments.db}: {error}") from error
+        raise CommandError(f"cannot read {where}: {error}") from error
     finally:
         connection.close()
     text = render(report, output_format)

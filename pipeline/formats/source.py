@@ -171,15 +171,16 @@ def read_raw_lines(
 
 
 def read_stream_raw(
-    stream: IO[bytes], max_line_bytes: int = MAX_LINE_BYTES
+    stream: IO[bytes], max_line_bytes: int = MAX_LINE_BYTES, lines_before: int = 0
 ) -> Iterator[RawLine | SourceLine]:
     """The lines of an open binary stream as :data:`RawLine` tuples, or error lines.
 
     Reads blocks of :data:`READ_BLOCK_BYTES` and splits them (about ten times faster than a
     readline per line); a line longer than ``max_line_bytes`` is dropped as the blocks pass, so
-    memory stays within one block plus one line.
+    memory stays within one block plus one line. ``lines_before``: the stream starts that many
+    lines into a file (a part of it read on its own), so the lines are numbered from there.
     """
-    number = 0  # lines yielded so far
+    number = lines_before  # lines yielded so far
     pending = b""  # the start of the next line
     skipping: str | None = None  # preview of an over-long line being dropped
     # read1: what one read of the underlying file gives, so a damaged gzip stream still yields

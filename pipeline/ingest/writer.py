@@ -43,9 +43,11 @@ __all__ = [
     "WRITE_WAIT_SECONDS",
     "Writer",
     "already_ingested",
+    "conflict_reason",
     "finish_source",
     "insert_rejects",
     "open_check",
+    "stored_raw_and_key",
     "write_batch",
 ]
 
@@ -202,12 +204,19 @@ def _compare(
     where = f"{path}:{line}"
     rejects.append(Reject(
         candidate.path, candidate.line, candidate.hand_id,
-        f"conflict: hand {candidate.hand_id!r} of site {candidate.site!r} is already stored "
-        f"from {where} with different content (this record: "
-        f"{candidate.path}:{candidate.line})",
+        conflict_reason(candidate.hand_id, candidate.site, where, candidate.path, candidate.line),
         prepared.raw_text(candidate.line), "conflict", where,
     ))
     return 0
+
+
+def conflict_reason(hand_id: str, site: str, where: str, path: str, line: int) -> str:
+    """Why a record is a conflict: its key is stored from ``where`` (``path:line``) with other
+    content."""
+    return (
+        f"conflict: hand {hand_id!r} of site {site!r} is already stored from {where} with "
+        f"different content (this record: {path}:{line})"
+    )
 
 
 def _first_records(hands: pa.Table, keys: set[int]) -> dict[int, tuple[str, str, int]]:
@@ -231,6 +240,12 @@ def _reject_key(path: str, line: int | None, reason: str, raw: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
+def stored_raw_and_key(reject: Reject) -> tuple[str, str]:
+    """A reject's raw text as stored (clipped) and its idempotence key (``reject_key``)."""
+    raw = clip_raw(reject.raw or "")
+    return raw, _reject_key(reject.path, reject.line, reject.reason, raw)
+
+
 def _rows_table(name: str, rows: list[tuple]) -> pa.Table:
     """Row tuples (in the table's column order) as an Arrow table: transposed in one go."""
     schema = TABLE_SCHEMAS[name]
@@ -249,8 +264,7 @@ def insert_rejects(connection: duckdb.DuckDBPyConnection, rejects: Sequence[Reje
     now = datetime.now(UTC).replace(tzinfo=None)
     seen: set[str] = set()
     for reject in rejects:
-        raw = clip_raw(reject.raw or "")
-        key = _reject_key(reject.path, reject.line, reject.reason, raw)
+        raw, key = stored_raw_and_key(reject)
         if key in seen:
             continue
         seen.add(key)

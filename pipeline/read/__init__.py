@@ -6,15 +6,18 @@ shared filters, the connection and the reader lock, and the pure Plotly charts o
 Modules:
 
 * :mod:`~pipeline.read.source` — the one small interface the model reads through
-  (:class:`~pipeline.read.source.Source`: a DuckDB file today, a Parquet lake just as well),
-  the read-only connection and the readers/writer lock;
+  (:class:`~pipeline.read.source.Source`: a DuckDB file, or a Parquet lake), the read-only
+  connection and the readers/writer lock;
+* :mod:`~pipeline.read.lake` — a Parquet lake (``ofc lake build``) as a source: DuckDB views
+  over its files, read in place; and ``ofc players`` from the lake's pre-aggregated totals;
 * :mod:`~pipeline.read.access` — who may use a served dashboard (a salted password or token
   hash) and the read-only switch that closes the dashboard's one door for writes;
 * :mod:`~pipeline.read.scope` — the shared filters and how they become SQL;
 * one module per topic: :mod:`~pipeline.read.overview`, :mod:`~pipeline.read.players`,
   :mod:`~pipeline.read.sessions`, :mod:`~pipeline.read.flow`, :mod:`~pipeline.read.hands`,
   :mod:`~pipeline.read.data`, :mod:`~pipeline.read.audit`, :mod:`~pipeline.read.report`,
-  :mod:`~pipeline.read.grading`; each function answers one question and returns a polars
+  :mod:`~pipeline.read.grading`, :mod:`~pipeline.read.live` (live sessions to resume, names
+  already stored); each function answers one question and returns a polars
   DataFrame (or a small typed value);
 * :mod:`~pipeline.read.charts` — Plotly figures built from those frames (pure; imported on its
   own, so the read commands do not load Plotly).
@@ -34,6 +37,7 @@ from pipeline.read import (
     flow,
     grading,
     hands,
+    live,
     overview,
     players,
     report,
@@ -43,6 +47,7 @@ from pipeline.read import (
 )
 
 __all__ = [
-    "access", "audit", "data", "flow", "grading", "hands", "overview", "players", "report", "scope",
+    "access", "audit", "data", "flow", "grading", "hands", "live", "overview", "players", "report",
+    "scope",
     "sessions", "source",
 ]

@@ -165,7 +165,7 @@ def measure_ingest(size: int, repeat: int, large: Path | None) -> None:
             copy = Path(folder) / "rebuild.duckdb"
             shutil.copyfile(large, copy)
             with store.open_database(copy) as connection:
-                hands = connection.sql("SELECT count(*) FROM hands").fetchone()[0]
+                hands = connection.sql("SELECT count(*) FROM hands").fetchall()[0][0]
                 started = time.perf_counter()
                 connection.execute("BEGIN TRANSACTION")
                 aggregates.rebuild(connection)
