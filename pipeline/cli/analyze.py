@@ -8,9 +8,13 @@ import sys
 from pathlib import Path
 
 from pipeline.cli import CommandError
-from pipeline.cli.common import add_rules_option, rules_from_option, terminal_cell
+from pipeline.cli.common import (
+    add_rules_option,
+    describe_when_shown,
+    rules_from_option,
+    terminal_cell,
+)
 from pipeline.cli.database import add_database_option
-from pipeline.simulate.bots import BOTS
 
 DEFAULT_ROLLOUTS = 100
 
@@ -46,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="worker processes (default: %(default)d)")
     parser.add_argument("--seed", type=int, default=1, metavar="S",
                         help="rollout seed; same seed, same results (default: %(default)d)")
-    parser.add_argument("--policy", choices=sorted(BOTS), default="solid",
+    parser.add_argument("--policy", type=bot_name, default="solid", metavar="BOT",
                         help="the bot that finishes every seat's board (default: %(default)s)")
     parser.add_argument(
         "--fantasyland-value", type=float, default=10.0, metavar="X",
@@ -66,6 +70,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_rules_option(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=run)
+    describe_when_shown(parser, _describe)
+
+
+def bot_name(text: str) -> str:
+    """A ``--policy`` value: one of the simulator's bots (checked here, so registering the
+    option does not import the simulator)."""
+    from pipeline.simulate.bots import BOTS
+
+    if text not in BOTS:
+        choices = ", ".join(repr(name) for name in sorted(BOTS))
+        raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {choices})")
+    return text
+
+
+def _describe(parser: argparse.ArgumentParser) -> None:
+    """The help lists the bots ``--policy`` takes, as ``{chaser,random,...}``."""
+    from pipeline.simulate.bots import BOTS
+
+    for action in parser._actions:
+        if action.dest == "policy":
+            action.metavar = "{" + ",".join(sorted(BOTS)) + "}"
 
 
 def run(arguments: argparse.Namespace) -> int:

@@ -52,7 +52,6 @@ from pipeline.records.validate import (
     points_in_range,
 )
 from pipeline.rules.game import ROW_LENGTHS, VARIANTS_BY_NAME, Variant
-from pipeline.store import hand_key
 
 __all__ = ["parse_canonical_batch"]
 
@@ -232,13 +231,15 @@ def _sum_segments(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -
 
 
 def parse_canonical_batch(
-    lines: Sequence[tuple[int, bytes]], path: str
+    lines: Sequence[tuple[int, bytes]], path: str, identity: bool = True
 ) -> tuple[HandColumns, np.ndarray, list[int]]:
     """Validate the plainly valid canonical records of a batch of lines as columns.
 
     ``lines`` holds (line number, line bytes without the line ending). Returns the columns of
     the accepted records (in line order), the position in ``lines`` of each accepted record,
     and the positions of every other line: those go through the per-record path.
+    ``identity=False`` leaves out the hand keys and content hashes (``ofc score`` does not store
+    hands): keys are 0 and digests empty.
     """
     decode = _DECODER.decode
     rest: list[int] = []
@@ -270,6 +271,22 @@ def parse_canonical_batch(
     segment_parts: list[tuple[bytes, np.ndarray]] = []
     given_parts: list[tuple[bytes, np.ndarray]] = []
     plain_text = is_plain_text
+    # Sites, tables, rules and names repeat from hand to hand: each is checked once a batch.
+    plain_ids: set[str] = set()
+    plain_names: set[str] = set()
+
+    def plain_id(text: str) -> bool:
+        if plain_text(text, MAX_ID_LENGTH):
+            plain_ids.add(text)
+            return True
+        return False
+
+    def plain_name(text: str) -> bool:
+        if plain_text(text, MAX_NAME_LENGTH):
+            plain_names.add(text)
+            return True
+        return False
+
     in_range = points_in_range
     first_year, last_year = (str(year) for year in STARTED_AT_YEARS)
     fromisoformat = datetime.fromisoformat
@@ -300,10 +317,11 @@ def parse_canonical_batch(
         if (
             variant is None
             or not variant.min_players <= len(players) <= variant.max_players
-            or not plain_text(hand_id, MAX_ID_LENGTH) or not plain_text(site, MAX_ID_LENGTH)
-            or not plain_text(rule_name, MAX_ID_LENGTH)
-            or (table is not None and not plain_text(table, MAX_ID_LENGTH))
-            or (button is not None and not plain_text(button, MAX_NAME_LENGTH))
+            or not plain_text(hand_id, MAX_ID_LENGTH)
+            or (site not in plain_ids and not plain_id(site))
+            or (rule_name not in plain_ids and not plain_id(rule_name))
+            or (table is not None and table not in plain_ids and not plain_id(table))
+            or (button is not None and button not in plain_names and not plain_name(button))
         ):
             rest.append(position)
             continue
@@ -340,7 +358,7 @@ def parse_canonical_batch(
                 streets = player.streets
                 points = player.reported_points
                 if (
-                    not plain_text(player.name, MAX_NAME_LENGTH)
+                    (player.name not in plain_names and not plain_name(player.name))
                     or not 0 <= player.seat <= MAX_SEAT
                     or (points is not None and not in_range(points))
                     or (streets is None and player.board is None)
@@ -402,7 +420,7 @@ def parse_canonical_batch(
         path, rest, accepted, hand_ids, sites, tables, started_texts, started, variants, rules,
         buttons, numbers, player_counts, names, seats, positions, fantasyland, reported,
         street_counts, given_players, _joined(segment_parts), _joined(given_parts),
-        utc_texts, utc_hands,
+        utc_texts, utc_hands, identity,
     )
 
 
@@ -421,7 +439,7 @@ def _finish(
     street_count_list: list[int], given_player_list: list[int],
     segments: tuple[np.ndarray, np.ndarray, np.ndarray],
     given_segments: tuple[np.ndarray, np.ndarray, np.ndarray],
-    utc_texts: list[str], utc_hands: list[int],
+    utc_texts: list[str], utc_hands: list[int], identity: bool = True,
 ) -> tuple[HandColumns, np.ndarray, list[int]]:
     """The batch-wide card checks, the hashes and the columns of the hands that pass."""
     hand_count = len(accepted)
@@ -546,6 +564,53 @@ def _finish(
 
     # --- the content hash: per player the text part, then the card bytes (see content_hash)
     values = np.where((kinds >= 1) & (kinds <= 3), codes * 3 + kinds - 1, codes)
+    if identity:
+        keys, digests = _identities(
+            hand_ok, values, kinds, codes, token_street, boards, with_streets, street_starts,
+            first_street, street_counts, street_sizes, street_player, street_number, dealt,
+            placed_counts, player_count_list, hand_ids, sites, tables, started_texts, variants,
+            rules, buttons, names, seat_list, fantasyland_list, reported, player_hand,
+            token_player)
+    else:
+        keys, digests = [0] * hand_count, [""] * hand_count
+    columns = HandColumns(
+        keys=np.asarray(keys, np.int64), digests=digests, sites=sites, hand_ids=hand_ids,
+        tables=tables, started=started_at, variants=variants, rules=rules, buttons=buttons,
+        paths=[path] * hand_count, lines=numbers, hand_extras=[None] * hand_count,
+        player_counts=player_counts,
+        names=names, seats=np.asarray(seat_list, np.int64),
+        positions=np.asarray(position_list, np.int64), fantasyland=fantasyland,
+        cards_dealt=np.where(with_streets, player_cards, -1), reported=reported,
+        player_extras=[None] * player_total, boards=boards[:, :13].astype(np.uint8),
+        street_players=street_player, street_numbers=street_number,
+        placed_counts=placed_counts, discard_counts=discarded,
+        placed=values[placed_tokens].astype(np.uint8),
+        discarded=np.maximum(codes[kinds == 4], 0).astype(np.uint8),
+    )
+    accepted_array = np.asarray(accepted, np.int64)
+    if hand_ok.all():
+        return columns, accepted_array, rest
+    rest = sorted(rest + accepted_array[~hand_ok].tolist())
+    return columns.select(hand_ok), accepted_array[hand_ok], rest
+
+def _identities(
+    hand_ok: np.ndarray, values: np.ndarray, kinds: np.ndarray, codes: np.ndarray,
+    token_street: np.ndarray, boards: np.ndarray, with_streets: np.ndarray,
+    street_starts: np.ndarray, first_street: np.ndarray, street_counts: np.ndarray,
+    street_sizes: np.ndarray, street_player: np.ndarray, street_number: np.ndarray,
+    dealt: np.ndarray, placed_counts: np.ndarray, player_count_list: list[int],
+    hand_ids: list[str], sites: list[str], tables: list[str | None],
+    started_texts: list[str | None], variants: list[Variant], rules: list[str],
+    buttons: list[str | None], names: list[str], seat_list: list[int],
+    fantasyland_list: list[bool], reported: list[float | None], player_hand: np.ndarray,
+    token_player: np.ndarray,
+) -> tuple[list[int], list[str]]:
+    """The hand keys and content hashes of a batch (0 and "" for hands that failed): per
+    player the text part, then the card bytes (see :func:`~pipeline.ingest.columns.content_hash`)."""
+    from pipeline.store import hand_key
+
+    player_total = len(names)
+    hand_count = len(player_count_list)
     player_token_start = np.zeros(player_total, np.int64)
     player_tokens = np.zeros(player_total, np.int64)
     player_token_start[with_streets] = street_starts[first_street[with_streets]]
@@ -590,23 +655,4 @@ def _finish(
         player += count
         digests.append(_blake2b(b"".join(parts), digest_size=16).hexdigest())
         keys.append(hand_key(sites[hand], hand_ids[hand]))
-
-    columns = HandColumns(
-        keys=np.asarray(keys, np.int64), digests=digests, sites=sites, hand_ids=hand_ids,
-        tables=tables, started=started_at, variants=variants, rules=rules, buttons=buttons,
-        paths=[path] * hand_count, lines=numbers, hand_extras=[None] * hand_count,
-        player_counts=player_counts,
-        names=names, seats=np.asarray(seat_list, np.int64),
-        positions=np.asarray(position_list, np.int64), fantasyland=fantasyland,
-        cards_dealt=np.where(with_streets, player_cards, -1), reported=reported,
-        player_extras=[None] * player_total, boards=boards[:, :13].astype(np.uint8),
-        street_players=street_player, street_numbers=street_number,
-        placed_counts=placed_counts, discard_counts=discarded,
-        placed=values[placed_tokens].astype(np.uint8),
-        discarded=np.maximum(codes[kinds == 4], 0).astype(np.uint8),
-    )
-    accepted_array = np.asarray(accepted, np.int64)
-    if hand_ok.all():
-        return columns, accepted_array, rest
-    rest = sorted(rest + accepted_array[~hand_ok].tolist())
-    return columns.select(hand_ok), accepted_array[hand_ok], rest
+    return keys, digests
