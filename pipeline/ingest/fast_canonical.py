@@ -62,25 +62,25 @@ _NO_CARDS = msgspec.Raw(b"[]")
 # batch at once (_segment_codes), without a Python string per card.
 
 
-class _Placed(msgspec.Struct, forbid_unknown_fields=True):
+class _Placed(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     top: msgspec.Raw = _NO_CARDS
     middle: msgspec.Raw = _NO_CARDS
     bottom: msgspec.Raw = _NO_CARDS
 
 
-class _Street(msgspec.Struct, forbid_unknown_fields=True):
+class _Street(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     dealt: msgspec.Raw
     placed: _Placed
     discarded: msgspec.Raw = _NO_CARDS
 
 
-class _Board(msgspec.Struct, forbid_unknown_fields=True):
+class _Board(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     top: msgspec.Raw
     middle: msgspec.Raw
     bottom: msgspec.Raw
 
 
-class _Player(msgspec.Struct, forbid_unknown_fields=True):
+class _Player(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     name: str
     seat: int
     fantasyland: bool = False
@@ -89,7 +89,7 @@ class _Player(msgspec.Struct, forbid_unknown_fields=True):
     reported_points: int | float | None = None
 
 
-class _Hand(msgspec.Struct, forbid_unknown_fields=True):
+class _Hand(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     hand_id: str | int
     variant: str
     players: list[_Player]
@@ -638,6 +638,8 @@ def _identities(
     digests: list[str] = []
     ok_list = hand_ok.tolist()
     player = 0
+    # A player's text part repeats from hand to hand (same name, seat, no points reported).
+    texts: dict[tuple, bytes] = {}
     for hand in range(hand_count):
         count = player_count_list[hand]
         if not ok_list[hand]:
@@ -649,8 +651,11 @@ def _identities(
         parts = [header_bytes(hand_ids[hand], sites[hand], tables[hand], started_texts[hand],
                               variant.value, rules[hand], buttons[hand], None)]
         for index in range(player, player + count):
-            parts.append(player_bytes(names[index], seat_list[index], fantasyland_list[index],
-                                      reported[index], None))
+            facts = (names[index], seat_list[index], fantasyland_list[index], reported[index])
+            text = texts.get(facts)
+            if text is None:
+                text = texts[facts] = player_bytes(*facts, None)
+            parts.append(text)
             parts.append(flat[byte_starts_list[index]:byte_ends[index]])
         player += count
         digests.append(_blake2b(b"".join(parts), digest_size=16).hexdigest())

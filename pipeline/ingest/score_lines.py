@@ -61,8 +61,12 @@ __all__ = [
     "usable_workers",
 ]
 
-BLOCK_LINES = 4096
+BLOCK_LINES = 2048
 """Lines per block: scored together, and the unit of work of a worker process."""
+
+WARM_UP_LINES = 8
+"""Lines of the first block scored here before the workers fork: the rules core builds its
+tables and the decoder its caches once, and every worker shares them."""
 
 BLOCK_BYTES = 16 << 20
 """A block also ends once its lines hold this many bytes (lines may be up to 1 MiB long)."""
@@ -78,8 +82,9 @@ class ScoredBlock:
     invalid: int
 
 
-def _dumps(value: object) -> str:
-    return json.dumps(value, separators=(", ", ": "), ensure_ascii=False)
+_ENCODER = json.JSONEncoder(separators=(", ", ": "), ensure_ascii=False)
+_dumps = _ENCODER.encode
+_quoted = json.encoder.encode_basestring  # what _dumps writes for a str, without the call
 
 
 def score_line(text: str, resolver: RulesResolver) -> tuple[dict, bool]:
@@ -160,7 +165,7 @@ def _write_scored(outputs: list[str | None], positions: list[int], columns, reso
     def quote(text: str) -> str:
         value = quoted.get(text)
         if value is None:
-            value = quoted[text] = _dumps(text)
+            value = quoted[text] = _quoted(text)
         return value
 
     labels = _ROW_LABELS
@@ -180,7 +185,7 @@ def _write_scored(outputs: list[str | None], positions: list[int], columns, reso
     first = 0
     for position, hand_id, count in zip(positions, columns.hand_ids,
                                         columns.player_counts.tolist(), strict=True):
-        outputs[position] = (f'{{"hand_id": {_dumps(hand_id)}, "players": ['
+        outputs[position] = (f'{{"hand_id": {_quoted(hand_id)}, "players": ['
                              f'{", ".join(players[first:first + count])}]}}')
         first += count
 
@@ -246,30 +251,30 @@ def score_blocks(
 ) -> Iterator[ScoredBlock]:
     """Score a stream of input lines block by block, yielding the blocks in input order.
 
-    The first block is scored in this process. When a second one follows and ``workers``
-    (default: every usable CPU) is 2 or more, the rest go to that many worker processes,
-    with at most two blocks per worker in flight: memory stays bounded whatever the input's
-    length. Close the generator (or exhaust it) to stop the workers.
+    An input of one block is scored in this process. When a second block follows and
+    ``workers`` (default: every usable CPU) is 2 or more, every block goes to that many worker
+    processes, with at most two blocks per worker in flight: memory stays bounded whatever
+    the input's length. Close the generator (or exhaust it) to stop the workers.
     """
     workers = usable_workers() if workers is None else max(1, workers)
     blocks = _blocks(lines, max(1, block_lines), block_bytes)
     first = next(blocks, None)
     if first is None:
         return
-    # Scoring the first block here also builds the rules core's tables and the decoder's
-    # caches, which forked workers then share.
-    yield score_block(first, resolver)
     second = next(blocks, None)
-    if second is None:
+    if second is None or workers < 2:
+        yield score_block(first, resolver)
+        if second is not None:
+            yield score_block(second, resolver)
+            for block in blocks:
+                yield score_block(block, resolver)
         return
-    if workers < 2:
-        yield score_block(second, resolver)
-        for block in blocks:
-            yield score_block(block, resolver)
-        return
+    warm_up = first[:WARM_UP_LINES]
+    score_block(warm_up, resolver)
     pool = _worker_pool(workers, resolver)
     try:
-        pending: deque[Future[ScoredBlock]] = deque([pool.submit(_score_in_worker, second)])
+        pending: deque[Future[ScoredBlock]] = deque(
+            [pool.submit(_score_in_worker, first), pool.submit(_score_in_worker, second)])
         for block in blocks:
             pending.append(pool.submit(_score_in_worker, block))
             while len(pending) > 2 * workers:
