@@ -21,8 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "object per input line, in order: each player's foul, royalties per row, points, "
             "Fantasyland next hand and card count, and row classes. An invalid line prints "
             '{"line": N, "hand_id": ..., "error": "..."} in its place; the exit status is then 2. '
-            "Lines are scored in blocks by the batch rules core, in worker processes for a "
-            "large input (a file or a pipe: memory stays bounded)."
+            "Lines are scored in blocks of 2048 by the batch rules core, in worker processes "
+            "for a larger input (a file or a pipe: memory stays bounded), so a pipe's results "
+            "come a block at a time; lines typed at a terminal are scored one by one."
         ),
     )
     parser.add_argument("file", nargs="?", default="-", help="JSON Lines file (plain or .gz), or - for stdin")
@@ -38,19 +39,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(arguments: argparse.Namespace) -> int:
     """Score every line of the input; exit 2 when any line was invalid."""
     from pipeline.formats.source import FormatError, read_raw_lines, read_stream_raw
-    from pipeline.ingest.score_lines import score_blocks
+    from pipeline.ingest.score_lines import BLOCK_LINES, score_blocks
     from pipeline.records.rules_file import RulesResolver
 
     if arguments.jobs is not None and arguments.jobs < 1:
         raise CommandError(f"--jobs must be 1 or more, got {arguments.jobs}", code=2)
     folders = [Path.cwd()] if arguments.file == "-" else [Path(arguments.file).parent, Path.cwd()]
     resolver = RulesResolver(override=rules_from_option(arguments.rules), search_directories=folders)
+    typed = arguments.file == "-" and sys.stdin.isatty()  # a person waits for each line
     lines = (read_stream_raw(sys.stdin.buffer) if arguments.file == "-"
              else read_raw_lines(arguments.file))
     invalid = 0
     output = sys.stdout
     try:
-        with contextlib.closing(score_blocks(lines, resolver, arguments.jobs)) as blocks:
+        with contextlib.closing(score_blocks(
+                lines, resolver, 1 if typed else arguments.jobs,
+                block_lines=1 if typed else BLOCK_LINES)) as blocks:
             for block in blocks:
                 output.write(block.text)
                 invalid += block.invalid

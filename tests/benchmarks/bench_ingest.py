@@ -376,7 +376,10 @@ def print_stages(clocks: dict[str, Clock], count: int) -> None:
     row("duckdb_json", "DuckDB read_json, nested columns (all threads)", clocks["duckdb_json"])
     parse, parse_hash = clocks["parse"].median_cpu, clocks["parse_hash"].median_cpu
     row("parse", "worker: parse + validate (columnar path)", clocks["parse"])
-    row("hash", "worker: content hashes and keys", cpu=max(parse_hash - parse, 1e-9))
+    if parse_hash > parse:
+        row("hash", "worker: content hashes and keys (the difference)", cpu=parse_hash - parse)
+    else:
+        print(f"{'worker: content hashes and keys (the difference)':58} below the noise")
     row("tables", "worker: score (batch core) + Arrow tables", clocks["tables"])
     row("worker", "worker stage, all of it (prepare_canonical)", clocks["worker"])
     row("per_record", "  its baseline: every line through parse_hand", clocks["per_record"])

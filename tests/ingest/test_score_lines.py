@@ -221,3 +221,32 @@ def test_one_block_scores_in_this_process() -> None:
     block = score_block(lines, RulesResolver())
     assert block.lines == 2 and block.invalid == 1
     assert block.text == scalar_text(lines, RulesResolver())
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_a_line_typed_at_a_terminal_is_scored_at_once() -> None:
+    """At a terminal ``ofc score -`` answers each line as it is typed (not a block later)."""
+    import os
+    import pty
+    import select
+    import time
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "score", "-"],
+                               stdin=follower, stdout=follower, stderr=subprocess.DEVNULL,
+                               cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    os.close(follower)
+    try:
+        os.write(leader, json.dumps(deal_hand(5)).encode() + b"\n")
+        seen = b""
+        deadline = time.monotonic() + 60
+        while b'"fantasyland_cards"' not in seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([leader], [], [], 0.5)
+            if ready:
+                seen += os.read(leader, 65536)
+        assert b'"hand_id": "H5"' in seen  # answered while the input is still open
+        assert process.poll() is None
+    finally:
+        process.kill()
+        process.wait()
+        os.close(leader)
