@@ -27,6 +27,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from datetime import datetime
+from itertools import chain
+from operator import attrgetter
 
 import msgspec
 import numpy as np
@@ -101,6 +103,13 @@ class _Hand(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 _DECODER = msgspec.json.Decoder(_Hand)
+_PLAYERS, _SITE, _RULES, _TABLE, _BUTTON, _STARTED_AT = (
+    attrgetter(name) for name in ("players", "site", "rules", "table", "button", "started_at"))
+_FANTASYLAND, _REPORTED, _STREETS, _BOARD = (
+    attrgetter(name) for name in ("fantasyland", "reported_points", "streets", "board"))
+_PLAYER_RANGE = {variant: (variant.min_players, variant.max_players) for variant in Variant}
+_STREET_LISTS = attrgetter("dealt", "placed.top", "placed.middle", "placed.bottom", "discarded")
+"""A street's five card lists in the order the batch lays them out (read in C, per street)."""
 
 _VARIANT_CODE: dict[Variant, int] = {variant: index for index, variant in enumerate(Variant)}
 _STREET_COUNTS: dict[Variant, int] = {variant: len(variant.streets) for variant in Variant}
@@ -124,7 +133,8 @@ _blake2b = hashlib.blake2b
 
 
 _CHUNK_LINES = 48
-"""Lines decoded and gathered at a time: their structs stay in the CPU caches."""
+"""Hands decoded and then gathered into columns at a time: their structs stay in the CPU
+caches, and a batch never holds more of them."""
 
 _JSON_SPACE = np.zeros(256, bool)
 _JSON_SPACE[list(b" \t\n\r")] = True
@@ -265,12 +275,13 @@ def parse_canonical_batch(
     reported: list[float | None] = []
     street_counts: list[int] = []
     given_players: list[int] = []
-    # per street: its five card lists (raw JSON); per given board: its three rows
-    segments: list[msgspec.Raw] = []
-    given_segments: list[msgspec.Raw] = []
+    # per chunk of hands: the raw JSON of every street's five card lists, of every board's rows
     segment_parts: list[tuple[bytes, np.ndarray]] = []
     given_parts: list[tuple[bytes, np.ndarray]] = []
     plain_text = is_plain_text
+    street_lists = _STREET_LISTS
+    settlement_positions: dict[tuple[int, ...], list[int]] = {}
+    player_range = _PLAYER_RANGE
     # Sites, tables, rules and names repeat from hand to hand: each is checked once a batch.
     plain_ids: set[str] = set()
     plain_names: set[str] = set()
@@ -292,13 +303,37 @@ def parse_canonical_batch(
     fromisoformat = datetime.fromisoformat
     match_started = STARTED_AT_PATTERN.fullmatch
 
+    chunk: list[_Hand] = []  # accepted hands whose columns are not gathered yet
+
+    def gather() -> None:
+        """The columns of the chunk's hands, read in C (attrgetter, map), then the card lists'
+        raw texts joined while their structs are still in the CPU caches."""
+        hand_players = list(map(_PLAYERS, chunk))
+        sites.extend(map(_SITE, chunk))
+        rules.extend(map(_RULES, chunk))
+        tables.extend(map(_TABLE, chunk))
+        buttons.extend(map(_BUTTON, chunk))
+        started_texts.extend(map(_STARTED_AT, chunk))
+        player_counts.extend(map(len, hand_players))
+        players = list(chain.from_iterable(hand_players))
+        fantasyland.extend(map(_FANTASYLAND, players))
+        reported.extend(map(_REPORTED, players))
+        player_streets = list(map(_STREETS, players))
+        street_counts.extend([0 if streets is None else len(streets)
+                              for streets in player_streets])
+        segments = list(chain.from_iterable(map(street_lists, chain.from_iterable(
+            streets for streets in player_streets if streets is not None))))
+        first = len(fantasyland) - len(players)
+        given_segments: list[msgspec.Raw] = []
+        for index, board in enumerate(map(_BOARD, players)):
+            if board is not None:
+                given_players.append(first + index)
+                given_segments += (board.top, board.middle, board.bottom)
+        segment_parts.append(_joined_segments(segments))
+        given_parts.append(_joined_segments(given_segments))
+        chunk.clear()
+
     for position, (number, data) in enumerate(lines):
-        if position % _CHUNK_LINES == 0 and segments:
-            # Convert the token lists gathered so far while their structs are still cached.
-            segment_parts.append(_joined_segments(segments))
-            given_parts.append(_joined_segments(given_segments))
-            segments = []
-            given_segments = []
         try:
             hand = decode(data)
         except msgspec.MsgspecError:
@@ -316,7 +351,7 @@ def parse_canonical_batch(
         text = hand.started_at
         if (
             variant is None
-            or not variant.min_players <= len(players) <= variant.max_players
+            or not player_range[variant][0] <= len(players) <= player_range[variant][1]
             or not plain_text(hand_id, MAX_ID_LENGTH)
             or (site not in plain_ids and not plain_id(site))
             or (rule_name not in plain_ids and not plain_id(rule_name))
@@ -372,50 +407,35 @@ def parse_canonical_batch(
             continue
 
         # Settlement order: by seat, starting left of the button (lowest seat without one).
-        order = sorted(range(len(players)), key=player_seats.__getitem__)
-        if button is not None:
-            start = order.index(player_names.index(button)) + 1
-            order = order[start:] + order[:start]
-        player_positions = [0] * len(players)
-        for place, index in enumerate(order):
-            player_positions[index] = place
+        # The same seats and button repeat hand after hand at a table: worked out once.
+        seating = (*player_seats, -1 if button is None else player_names.index(button))
+        player_positions = settlement_positions.get(seating)
+        if player_positions is None:
+            order = sorted(range(len(players)), key=player_seats.__getitem__)
+            if button is not None:
+                start = order.index(seating[-1]) + 1
+                order = order[start:] + order[:start]
+            player_positions = [0] * len(players)
+            for place, index in enumerate(order):
+                player_positions[index] = place
+            settlement_positions[seating] = player_positions
 
         if utc_text is not None:
             utc_texts.append(utc_text)
             utc_hands.append(len(accepted))
         accepted.append(position)
         hand_ids.append(hand_id)
-        sites.append(site)
-        tables.append(table)
-        started_texts.append(text)
         started.append(moment)
         variants.append(variant)
-        rules.append(rule_name)
-        buttons.append(button)
         numbers.append(number)
-        player_counts.append(len(players))
         names += player_names
         seats += player_seats
         positions += player_positions
-        for player in players:
-            fantasyland.append(player.fantasyland)
-            reported.append(player.reported_points)
-            streets = player.streets
-            board = player.board
-            if board is not None:
-                given_players.append(len(fantasyland) - 1)
-                given_segments += (board.top, board.middle, board.bottom)
-            if streets is None:
-                street_counts.append(0)
-                continue
-            street_counts.append(len(streets))
-            for street in streets:
-                placed = street.placed
-                segments += (street.dealt, placed.top, placed.middle, placed.bottom,
-                             street.discarded)
+        chunk.append(hand)
+        if len(chunk) == _CHUNK_LINES:
+            gather()
 
-    segment_parts.append(_joined_segments(segments))
-    given_parts.append(_joined_segments(given_segments))
+    gather()
     return _finish(
         path, rest, accepted, hand_ids, sites, tables, started_texts, started, variants, rules,
         buttons, numbers, player_counts, names, seats, positions, fantasyland, reported,
