@@ -11,8 +11,9 @@ pineapple hands (the dealer of bench_ingest.py), then times, alternating, R time
 * the scalar path alone (every line through ``parse_hand`` and the scalar rules core, what
   ``ofc score`` did before it used the batch core), once (it is slow).
 
-Each is a fresh process writing to a file, so start-up counts for every one of them. It prints
-the median wall time of each, its ratio to the baseline and the load average, and checks that
+Each is a fresh process writing to a file, so start-up counts for every one of them; each runs
+with its bytecode cached, as installed (``child_runs.py``). It prints the median wall time and
+CPU seconds of each, their ratios to the baseline's and the load average, and checks that
 the baseline's fouls and points agree with ``ofc score``'s (so it is doing the same job)::
 
     .venv/bin/python tests/benchmarks/bench_score.py [--hands 20000] [--repeats 3]
@@ -26,10 +27,9 @@ import argparse
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
+from itertools import islice
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -164,14 +164,6 @@ def hands_file(count: int, cache: Path) -> Path:
     return path
 
 
-def timed(command: list[str]) -> float:
-    """Wall seconds of one run of ``command`` (it must succeed)."""
-    started = time.perf_counter()
-    subprocess.run(command, check=True, cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)),
-                   stdout=subprocess.DEVNULL)
-    return time.perf_counter() - started
-
-
 def agreement(ours: Path, theirs: Path) -> tuple[int, int]:
     """Players whose foul and points agree between two outputs, and players compared."""
     agree = total = 0
@@ -202,35 +194,50 @@ def main() -> None:
     if arguments.scalar:
         scalar_score(*arguments.scalar)
         return
+    from child_runs import Run, installed_environment, timed_run
+
     path = hands_file(arguments.hands, arguments.cache)
+    environment = installed_environment(arguments.cache)
     python = sys.executable
     with tempfile.TemporaryDirectory() as folder:
         outputs = {name: str(Path(folder) / f"{name}.jsonl")
                    for name in ("baseline", "score", "score1", "scalar")}
-        commands = {
-            "baseline": [python, __file__, "--baseline", str(path), outputs["baseline"]],
-            "score": [python, "-c", "import sys; from pipeline.cli import main; "
-                      f"sys.stdout = open({outputs['score']!r}, 'w'); sys.exit(main())",
-                      "score", str(path)],
-            "score1": [python, "-c", "import sys; from pipeline.cli import main; "
-                       f"sys.stdout = open({outputs['score1']!r}, 'w'); sys.exit(main())",
-                       "score", "--jobs", "1", str(path)],
-        }
-        times: dict[str, list[float]] = {name: [] for name in commands}
+
+        def commands_for(source: Path, out: dict[str, str]) -> dict[str, list[str]]:
+            return {
+                "baseline": [python, __file__, "--baseline", str(source), out["baseline"]],
+                "score": [python, "-c", "import sys; from pipeline.cli import main; "
+                          f"sys.stdout = open({out['score']!r}, 'w'); sys.exit(main())",
+                          "score", str(source)],
+                "score1": [python, "-c", "import sys; from pipeline.cli import main; "
+                           f"sys.stdout = open({out['score1']!r}, 'w'); sys.exit(main())",
+                           "score", "--jobs", "1", str(source)],
+            }
+
+        # Warm-up on a few lines: the bytecode cache is written, the file cache filled.
+        small = Path(folder) / "small.jsonl"
+        with open(path, "rb") as stream:
+            small.write_bytes(b"".join(islice(stream, 10)))
+        path.read_bytes()
+        for command in commands_for(small, outputs).values():
+            timed_run(command, environment)
+        commands = commands_for(path, outputs)
+        runs: dict[str, list[Run]] = {name: [] for name in commands}
         loads = []
         for _ in range(arguments.repeats):
             for name, command in commands.items():
-                times[name].append(timed(command))
+                runs[name].append(timed_run(command, environment))
             loads.append(os.getloadavg()[0])
         if not arguments.no_scalar:
-            times["scalar"] = [timed([python, __file__, "--scalar", str(path),
-                                      outputs["scalar"]])]
+            runs["scalar"] = [timed_run([python, __file__, "--scalar", str(path),
+                                         outputs["scalar"]], environment)]
         same = Path(outputs["score"]).read_bytes() == Path(outputs["score1"]).read_bytes()
         if not arguments.no_scalar:
             same = same and Path(outputs["score"]).read_bytes() == Path(
                 outputs["scalar"]).read_bytes()
         agree, total = agreement(Path(outputs["score"]), Path(outputs["baseline"]))
-    baseline = statistics.median(times["baseline"])
+    baseline = statistics.median(run.wall for run in runs["baseline"])
+    baseline_cpu = statistics.median(run.cpu for run in runs["baseline"])
     labels = {
         "baseline": "treys script (json + treys + Python)",
         "score": f"ofc score ({os.cpu_count()} CPUs)",
@@ -239,12 +246,16 @@ def main() -> None:
     }
     print(f"{arguments.hands:,} random pineapple hands ({path.stat().st_size / 1e6:.0f} MB), "
           f"median of {arguments.repeats}, load average {min(loads):.1f}-{max(loads):.1f} "
-          f"on {os.cpu_count()} CPUs")
-    print(f"{'path':40} {'wall s':>8} {'hands/s':>10} {'vs baseline':>12}")
-    for name, values in times.items():
-        seconds = statistics.median(values)
-        print(f"{labels[name]:40} {seconds:8.2f} {arguments.hands / seconds:10,.0f} "
-              f"{baseline / seconds:11.2f}x")
+          f"on {os.cpu_count()} CPUs; every run a fresh process with its bytecode cached")
+    print(f"{'path':38} {'wall s':>7} {'hands/s':>8} {'vs baseline':>11} "
+          f"{'CPU s':>6} {'CPU vs baseline':>15}")
+    for name, values in runs.items():
+        seconds = statistics.median(run.wall for run in values)
+        cpu = statistics.median(run.cpu for run in values)
+        print(f"{labels[name]:38} {seconds:7.2f} {arguments.hands / seconds:8,.0f} "
+              f"{baseline / seconds:10.2f}x {cpu:6.2f} {baseline_cpu / cpu:14.2f}x")
+    print("(vs baseline: the baseline's median wall time over this path's, higher is faster; "
+          "CPU vs baseline: the same for CPU seconds of every process)")
     print(f"outputs identical (score, --jobs 1{', scalar' if not arguments.no_scalar else ''}): "
           f"{same}; baseline agrees with ofc score on foul, points, royalties and Fantasyland "
           f"for {agree:,} of {total:,} players")
