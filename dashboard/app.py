@@ -60,6 +60,7 @@ def main() -> None:
                 st.Page(PAGES / "player_review.py", title="Player review", icon=":material/person_search:"),
                 st.Page(PAGES / "report.py", title="Coaching report", icon=":material/summarize:"),
                 st.Page(PAGES / "decision_grading.py", title="Decision grading", icon=":material/grading:"),
+                st.Page(PAGES / "trainer.py", title="Trainer", icon=":material/school:"),
                 st.Page(PAGES / "compare_players.py", title="Compare players", icon=":material/groups:"),
             ],
             "Follow the points": [

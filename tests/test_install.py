@@ -38,7 +38,7 @@ COPY_IGNORE = shutil.ignore_patterns(
     ".git", ".venv", "__pycache__", "*.pyc", "build", "*.egg-info", ".pytest_cache", ".ruff_cache",
     "*.duckdb", "*.duckdb.wal", "artifacts",
 )
-SHIPPED = ("*.py", "*.j2", "*.json", "*.md", "*.toml", "*.sql", "*.html", "*.css")
+SHIPPED = ("*.py", "*.j2", "*.json", "*.md", "*.toml", "*.sql", "*.html", "*.css", "*.js")
 """Files of pipeline/ and dashboard/ that an install must carry (the package-data patterns)."""
 
 

@@ -3,6 +3,8 @@ better play on the board, and Fantasyland hands against the exact solver."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import polars as pl
 import streamlit as st
 
@@ -13,24 +15,83 @@ from pipeline.read import charts
 
 ROWS = ("top", "middle", "bottom")
 
+GRADE_NOW_HANDS = (10, 25, 50)
+
+
+def _grade_now(player: str, hands: int) -> None:
+    """Grade the player's most recent hands in this process, with a progress bar."""
+    from pipeline.analysis.grade import GradeSettings
+    from pipeline.analysis.runner import analyze_database
+
+    bar = st.progress(0.0, text="grading…")
+
+    def update(done: int, total: int) -> None:
+        bar.progress(done / total if total else 1.0, text=f"grading: {done:,} of {total:,} decisions")
+
+    try:
+        with read.source.database_lock():
+            summary = analyze_database(components.database_path(), player=player, hands=hands,
+                                       settings=GradeSettings(), jobs=1, on_progress=update)
+    except read.source.DatabaseBusy as error:
+        st.warning(str(error))
+        return
+    bar.progress(1.0, text=f"graded {summary.decisions:,} decisions in {summary.hands:,} hands "
+                           f"({summary.seconds:.0f} s)")
+
+
+def _empty_page(filters) -> None:  # noqa: ANN001
+    """No grades yet: say what grading is, and offer to grade a few hands right here."""
+    st.info("No graded decisions for these filters yet. Grading plays every placement a player "
+            "made out many times from what they saw, and measures what each play gave up "
+            "against the best one. `ofc analyze --db FILE` grades a whole database; you can "
+            "also grade a few of a player's recent hands here.")
+    outdated = components.ask(read.grading.outdated_grades)
+    if outdated:
+        st.warning(f"{outdated:,} decisions were graded by an older version of the grader (its "
+                   "losses were biased upward) and are not shown: grade again.")
+    gradable = components.ask(read.grading.gradable_players, filters)
+    if gradable.is_empty():
+        st.caption("No hand with recorded streets: only hands whose street-by-street placements "
+                   "are known can be graded.")
+        st.stop()
+    players = gradable["player"].to_list()
+    player = st.selectbox("Player to grade", players, key="grading_now_player")
+    hands = st.segmented_control("Most recent hands", GRADE_NOW_HANDS, default=GRADE_NOW_HANDS[0],
+                                 key="grading_now_hands", required=True)
+    st.caption("About 1 s a hand on one core (street 1 has some 200 plays to try).")
+    if st.button("Grade now", type="primary", key="grading_now"):
+        _grade_now(player, int(hands or GRADE_NOW_HANDS[0]))
+        st.button("Show the grades", key="grading_now_show")
+    st.stop()
+
+
 filters = components.current_filters()
 st.title("Decision grading")
 summary = components.ask(read.grading.grading_summary, filters)
 if summary.is_empty():
-    st.info("No graded decisions for these filters yet. Grade stored hands (with streets) with "
-            "`ofc analyze --db FILE [--player NAME] [--rollouts 100]`.")
-    st.stop()
-graded = summary["player"].to_list()
+    _empty_page(filters)
+graded = summary["player"].unique(maintain_order=True).to_list()
 hero = st.selectbox("Player", graded, key="grading_hero",
                     help="Players with graded decisions or Fantasyland hands.")
-row = summary.filter(pl.col("player") == hero).row(0, named=True)
+mine = summary.filter(pl.col("player") == hero)
+variants = mine["variant"].to_list()
+variant = st.segmented_control("Variant", variants, default=variants[0], key="grading_variant",
+                               required=True) if len(variants) > 1 else variants[0]
+if variant not in variants:
+    variant = variants[0]
+row = mine.filter(pl.col("variant") == variant).row(0, named=True)
 hero_filters = filters.with_players([hero])
+variant_filters = replace(hero_filters, variants=(variant,))
+first = row["first_hand"].strftime("%Y-%m-%d") if row["first_hand"] is not None else "?"
+last = row["last_hand"].strftime("%Y-%m-%d") if row["last_hand"] is not None else "?"
 st.caption(
-    "Each street the player decided is played out many times from what the player saw (own "
-    "board and discards, the opponents' placed cards); every seat finishes with a simulator bot. "
-    "A decision is a mistake only when the better play's margin is beyond the noise. "
-    f"{md(hero)}: {row['decisions']:,} decisions in {row['hands']:,} hands, "
-    f"{row['rollouts'] or 0:.0f} rollouts per decision on average."
+    f"**Scope:** {md(hero)}, {md(variant)}: {row['decisions']:,} graded decisions in "
+    f"{row['hands']:,} hands played {first} to {last} ({row['exact']:,} graded exactly: every "
+    f"deal of the unseen cards played out; the others by {row['rollouts'] or 0:.0f} rollouts "
+    "per play on average). Each street is played out from what the player saw (own board and "
+    "discards, the opponents' placed cards); every seat finishes with a simulator bot. The best "
+    "play is picked on one set of rollouts and the loss measured on another (unbiased: it can "
+    "be below zero); a mistake is a loss beyond the noise and at least 0.25 points."
 )
 
 columns = st.columns(4)
@@ -38,8 +99,10 @@ if row["decisions"]:
     kpi(columns[0], "EV loss / decision",
         f"{row['ev_loss_per_decision']:.2f} ± {row['ev_loss_se']:.2f}",
         "points given up per graded decision against the best play (mean ± standard error)")
-    kpi(columns[1], "EV loss / hand", f"{row['ev_loss_per_hand']:.2f}",
-        "the graded decisions of a hand added up, averaged over hands")
+    kpi(columns[1], "EV loss / hand",
+        f"{row['ev_loss_per_hand']:.2f} ± {row['ev_loss_per_hand_se']:.2f}",
+        "the graded decisions of a hand added up, averaged over hands (± the standard error of "
+        "the hands' sums)")
     kpi(columns[2], "Graded correct", percent(row["correct_share"]),
         f"{row['mistakes']:,} mistakes in {row['decisions']:,} decisions")
 else:
@@ -53,10 +116,10 @@ else:
 
 left, right = st.columns(2)
 with left:
-    by_street = components.ask(read.grading.grading_by_street, hero_filters)
+    by_street = components.ask(read.grading.grading_by_street, variant_filters)
     st.plotly_chart(charts.ev_loss_bars(by_street, "street", "EV loss by street"))
 with right:
-    by_situation = components.ask(read.grading.grading_by_situation, hero_filters)
+    by_situation = components.ask(read.grading.grading_by_situation, variant_filters)
     st.plotly_chart(charts.ev_loss_bars(by_situation, "situation", "EV loss by situation"))
     st.caption("fantasyland_draw: the play made or the best one goes for Fantasyland; "
                "fantasyland_made: the top already qualifies.")
@@ -91,13 +154,14 @@ def _placement_html(title: str, placement: dict, estimate: str) -> str:
 
 st.subheader("Worst decisions")
 mistakes_only = st.checkbox("Mistakes only", key="grading_mistakes_only")
-worst = components.ask(read.grading.worst_decisions, hero_filters, 50, mistakes_only)
+worst = components.ask(read.grading.worst_decisions, variant_filters, 50, mistakes_only)
 if worst.is_empty():
     st.info("No graded decision matches.")
 else:
     st.dataframe(
-        worst.select("hand_id", "started_at", "street", "situation", "chosen_placement",
-                     "best_placement", "ev_loss", "loss_se", "mistake", "rollouts"),
+        worst.select("hand_id", "started_at", "street", "situation", "mistake_type",
+                     "chosen_placement", "best_placement", "ev_loss", "loss_se", "mistake",
+                     "exact", "rollouts"),
         hide_index=True, key="grading_worst",
     )
     choices = list(range(worst.height))
@@ -115,10 +179,11 @@ else:
     chosen = alternatives.filter(pl.col("is_chosen")).row(0, named=True)
     best = alternatives.filter(pl.col("is_best")).row(0, named=True)
     before = _board_before(cards, hero, decision["street"], include=False)
-    verdict = "a mistake" if decision["mistake"] else "within the noise"
+    verdict = "a mistake" if decision["mistake"] else "not a mistake"
+    error = " (exact)" if decision["exact"] else f" ± {decision['loss_se']:.2f}"
     st.markdown(
         f"**{md(decision['hand_id'])}**, street {decision['street']}: the play made gave up "
-        f"**{decision['ev_loss']:.2f} ± {decision['loss_se']:.2f}** points against the best "
+        f"**{decision['ev_loss']:.2f}{error}** points against the best "
         f"of {decision['alternatives']} distinct plays ({md(verdict)})."
     )
     left, middle, right = st.columns(3)
@@ -127,10 +192,11 @@ else:
     with middle:
         show_html(board_html(_with_placement(before, chosen), caption="as played"))
         show_html(_placement_html("played", chosen,
-                                  f"{chosen['ev']:+.2f} ± {chosen['se'] or 0:.2f}"))
+                                  f"{chosen['value']:+.2f} ± {chosen['value_se'] or 0:.2f}"))
     with right:
         show_html(board_html(_with_placement(before, best), caption="better"))
-        show_html(_placement_html("best", best, f"{best['ev']:+.2f} ± {best['se'] or 0:.2f}"))
+        show_html(_placement_html("best", best,
+                                  f"{best['value']:+.2f} ± {best['value_se'] or 0:.2f}"))
     seen = players.filter(pl.col("player") != hero)
     hero_position = players.filter(pl.col("player") == hero)["position"][0]
     if not seen.is_empty():
@@ -146,15 +212,17 @@ else:
                     cards, opponent["player"], decision["street"],
                     include=opponent["position"] < hero_position)))
     st.dataframe(
-        alternatives.select("placement", "equivalents", "samples", "ev", "se", "diff", "diff_se",
-                            "is_chosen", "is_best"),
+        alternatives.select("placement", "equivalents", "value", "value_se", "samples", "diff",
+                            "diff_se", "eval_samples", "is_chosen", "is_best"),
         hide_index=True, key="grading_alternatives",
     )
-    st.caption("ev: points for the hand plus the value of earning Fantasyland; diff: against the "
-               "play made on the same rollouts; equivalents: placements worth exactly the same.")
+    st.caption("value: points for the hand plus the value of earning Fantasyland (the best and "
+               "the played play on independent samples, eval_samples; the others on the "
+               "selection samples); diff: against the play made on the same selection samples; "
+               "equivalents: placements worth exactly the same.")
 
 st.subheader("Fantasyland hands against the solver")
-fantasyland = components.ask(read.grading.fantasyland_comparisons, hero_filters, 200)
+fantasyland = components.ask(read.grading.fantasyland_comparisons, variant_filters, 200)
 if fantasyland.is_empty():
     st.info("No Fantasyland hand graded for this player.")
 else:

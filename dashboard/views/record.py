@@ -1,99 +1,199 @@
 """Record: keep a live game's history from a phone, hand by hand.
 
 Set up the players (clockwise), the variant, the rules preset and the money per point; then per
-hand type each player's board or tap it in on the 52-card picker (used cards are greyed out),
-mark Fantasyland, and save. The hand is checked as it is entered (messages under each player's
-field), scored at once and saved through ingestion like any file, so every page includes it.
-The last hand can be edited (re-scored) or deleted. All game logic is in :mod:`pipeline.live`;
-this page only lays it out. Player names are untrusted: they reach the page escaped
-(:func:`components.md`, ``html.escape``) or as plain table cells.
+hand tap each player's board in on the card pad (:mod:`dashboard.card_pad`: a tap answers at
+once, in the browser) or type it, and save. Every board shows its verdict while it is entered
+(foul and why, royalties, Fantasyland next hand). Saving scores the hand and stores it through
+ingestion like any file, so every page includes it.
+
+The session is kept in the database as it goes (the ``live_sessions`` table, with the hand being
+entered): a reload, or the page on another device, offers "Resume session …" with its totals.
+Ending a session is explicit. The last action (save, edit, delete) can be undone; a deleted
+hand's boards come back into the fields.
+
+All game logic is in :mod:`pipeline.live`; this page only lays it out. Player names are
+untrusted: they reach the page escaped (:func:`components.md`, ``html.escape``), as plain widget
+labels, or as ``textContent`` in the card pad.
 """
 
 from __future__ import annotations
 
-from decimal import Decimal
+import contextlib
+import functools
+import html
+import threading
+import uuid
+from collections.abc import Callable, Iterator
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
 
-import polars as pl
+import duckdb
 import streamlit as st
 
 from dashboard import components
+from dashboard.card_pad import PadNote, PadPlayer, card_pad, pad_entry
 from pipeline import read
 from pipeline.ingest.errors import IngestError
-from pipeline.live.entry import (
-    EntryCheck,
-    EntryRejected,
-    add_card,
-    cards_in_entries,
-    check_entry,
-    entry_rows,
-    open_row,
-    remove_last_card,
-)
+from pipeline.live.entry import EntryCheck, EntryRejected, check_entry, entry_rows, entry_text
 from pipeline.live.session import (
     LiveError,
     LiveSession,
+    board_verdicts,
     default_fantasyland_cards,
-    delete_last_hand,
-    edit_last_hand,
-    record_hand,
+    session_mapping,
     start_session,
 )
-from pipeline.live.storage import LiveStoreError, remove_hand, replace_hand, store_hand
-from pipeline.live.text import board_text, format_money, format_points
-from pipeline.rules.cards import RANKS, SUITS, CardError, card_text, parse_card
-from pipeline.rules.game import ROW_SIZES, ROWS, Row, Variant
+from pipeline.live.state import Draft, LiveState, boards_of, state_from_mapping
+from pipeline.live.storage import (
+    LiveStoreError,
+    StaleSession,
+    delete_last,
+    end_session,
+    load_session,
+    persist,
+    save_entry,
+    store_missing_hands,
+    undo_last,
+)
+from pipeline.live.text import format_money, format_points, verdict_text
+from pipeline.rules.cards import card_text
+from pipeline.rules.game import ROW_SIZES, ROWS, Variant
 from pipeline.rules.ruleset import PRESET_NAMES
 
-SESSION = "rec_session"
-MODE = "rec_mode"  # "new" or "edit"
+# What a busy or unreadable database raises: shown as a message, never a crash. (A page script
+# shows a bare string as Markdown, so no docstrings for constants here.)
+DATABASE_TROUBLE = (OSError, duckdb.Error, read.source.DatabaseBusy)
+
+STATE = "rec_state"  # the LiveState of the session being recorded
+EPOCH = "rec_epoch"  # raised whenever the page (not the pad) changes the boards
+PAD = "rec_pad"  # the card pad component's key
+PAD_SEQ = "rec_pad_seq"  # the last pad report applied
 ACTIVE_PLAYER = "rec_player"
 ACTIVE_ROW = "rec_row"
-NOTICE = "rec_notice"
-ATTEMPTED = "rec_attempted"
-CONFIRM_DELETE = "rec_confirm_delete"
-STASH = "rec_stash"
-FRESH = "rec_fresh"
+NOTICE = "rec_notice"  # (kind, text) at the top: deletes, undos, resumes
 SAVED_NOTICE = "rec_saved_notice"  # (kind, text) under the save button, where the tap was
+ATTEMPTED = "rec_attempted"
+FRESH = "rec_fresh"
+CONFIRM_END = "rec_confirm_end"
 SETUP_ERROR = "rec_setup_error"
+NAME_QUESTIONS = "rec_setup_questions"  # {typed name: (stored name, hands)} still to answer
+CONFIRMED = "rec_setup_confirmed"  # stored names the user said are the same person
+STALE = "rec_stale"
+WRITER = "rec_writer"  # who this page view is, in the live_sessions table
+LOCK = "rec_lock"
 
-SUIT_COLOURS = {"c": "green", "d": "blue", "h": "red", "s": ""}
-
-# Static CSS (no untrusted value): a narrow column, large tap targets on the picker and actions.
+# Static CSS (no untrusted value): a narrow column, a compact header, every control >= 44 px.
 PAGE_CSS = """
 <style>
 .st-key-rec_page { max-width: 40rem; }
-.st-key-rec_picker button { min-height: 2.75rem; min-width: 2.75rem; padding: 0 0.2rem; }
-.st-key-rec_picker button p { font-size: 1.15rem; font-weight: 600; }
-.st-key-rec_actions button, .st-key-rec_save button, .st-key-rec_hand_actions button,
-.st-key-rec_setup button { min-height: 3rem; }
+[data-testid="stMainBlockContainer"]:has(.st-key-rec_page) { padding-top: 3.25rem; padding-bottom: 2rem; }
+.st-key-rec_page h1 { font-size: 1.35rem; padding: 0; margin: 0; }
+.st-key-rec_page h3 { font-size: 1.1rem; padding: 0.25rem 0 0; }
+.st-key-rec_page button { min-height: 44px; }
+.st-key-rec_page [data-testid="stTextInputRootElement"], .st-key-rec_page input[type="text"],
+.st-key-rec_page [data-testid="stSelectbox"] [role="group"] { min-height: 44px; }
+.st-key-rec_page [data-testid="stCheckbox"] label { min-height: 44px; align-items: center; }
+.st-key-rec_page details summary { min-height: 44px; display: flex; align-items: center; }
+.st-key-rec_page [data-testid="stElementToolbar"] { display: none; }
+.st-key-rec_page table { width: 100%; }
 </style>
 """
 
 
 def board_key(index: int) -> str:
-    """Session-state key of player ``index``'s board text."""
+    """Session-state key of player ``index``'s board as entered (tapped or typed)."""
     return f"rec_board_{index}"
 
 
+def typed_key(index: int) -> str:
+    """Widget key of player ``index``'s text field (in a form: it applies on Enter)."""
+    return f"rec_type_{index}"
+
+
 def fantasyland_key(index: int) -> str:
-    """Session-state key of player ``index``'s Fantasyland checkbox."""
+    """Session-state key of player ``index``'s Fantasyland toggle."""
     return f"rec_fl_{index}"
 
 
-def card_key(card: int) -> str:
-    """Widget key of a picker card button (``rec_card_Ah``)."""
-    return f"rec_card_{card_text(card)}"
+def _database() -> Path:
+    return components.database_path()
 
 
-# --- state changes (callbacks run before the rerun, so they may set widget values) ------------
+# --- the state behind the widgets ---------------------------------------------------------------
 
 
-def _session() -> LiveSession | None:
-    return st.session_state.get(SESSION)
+def _writer() -> str:
+    """This page view's name in the live_sessions table (a new one per browser session)."""
+    return st.session_state.setdefault(WRITER, uuid.uuid4().hex)
+
+
+@contextlib.contextmanager
+def _exclusive() -> Iterator[None]:
+    """This page view's lock around changes of the stored state.
+
+    With fast reruns, the run being interrupted may still be writing when the next one starts;
+    the lock makes them take turns. This thread's read connection is closed first: a run that
+    waits here while holding one would keep the other from writing (a deadlock).
+    """
+    components.release_connection()
+    lock = st.session_state.setdefault(LOCK, threading.RLock())
+    with lock:
+        yield
+
+
+def locked(callback: Callable[..., None]) -> Callable[..., None]:
+    """Run a callback under the page view's lock (see :func:`_exclusive`)."""
+
+    @functools.wraps(callback)
+    def run(*arguments: object) -> None:
+        with _exclusive():
+            callback(*arguments)
+
+    return run
+
+
+def _state() -> LiveState | None:
+    """The newest state of the session being recorded.
+
+    With fast reruns Streamlit starts a new run while the one it interrupts is still finishing,
+    and an interrupted run can write the database and then stop before it keeps the result. So
+    the stored revision is the truth: a newer one written by this page view is taken over (its
+    fields too, when hands changed); one written elsewhere stops the page with an offer to load it.
+    """
+    state: LiveState | None = st.session_state.get(STATE)
+    if state is None or state.revision is None:
+        return state
+    database = _database()
+    try:
+        stored = read.live.live_session_revision(database, state.session.session_id)
+    except DATABASE_TROUBLE:
+        return state
+    if stored is None or stored.revision <= state.revision:
+        return state
+    if stored.writer != _writer():
+        st.session_state[STALE] = (f"Session {state.session.session_id} was changed on another "
+                                   f"device or tab (revision {stored.revision}, this page has "
+                                   f"{state.revision})")
+        return state
+    try:
+        found = read.live.live_session_state(database, state.session.session_id)
+        if found is None:
+            return state
+        newest = state_from_mapping(found[0], found[1])
+    except (LiveError, *DATABASE_TROUBLE):
+        return state
+    same_hands = (session_mapping(newest.session) == session_mapping(state.session)
+                  and newest.last_action == state.last_action)
+    if same_hands:
+        newest = newest.with_draft(state.draft)
+        st.session_state[STATE] = newest
+    else:
+        _load_fields(newest)
+    return newest
 
 
 def _entries(session: LiveSession) -> dict[str, str]:
-    return {name: st.session_state.get(board_key(index), "")
+    return {name: str(st.session_state.get(board_key(index)) or "")
             for index, name in enumerate(session.players)}
 
 
@@ -102,268 +202,482 @@ def _marks(session: LiveSession) -> list[str]:
             if st.session_state.get(fantasyland_key(index))]
 
 
-def _reset_entry(session: LiveSession, boards: dict[str, str] | None = None,
-                 marks: dict[str, int] | None = None) -> None:
-    """Fill the fields for a hand: boards (empty by default) and Fantasyland marks."""
-    marks = session.fantasyland if marks is None else marks
+def _current_draft(state: LiveState) -> Draft:
+    """The draft as the fields hold it now."""
+    session = state.session
+    boards = {name: text for name, text in _entries(session).items() if text.strip()}
+    return Draft(boards=boards, marks=tuple(_marks(session)), editing=state.draft.editing,
+                 put_aside=state.draft.put_aside)
+
+
+def _hand_button(state: LiveState) -> str:
+    """The button of the hand being entered (the edited hand's while editing)."""
+    session = state.session
+    if state.draft.editing and session.last_hand is not None:
+        return session.last_hand.button
+    return session.button
+
+
+def _first_open(state: LiveState) -> tuple[int, int]:
+    """The board and row the next tap goes to: the first board in action order with room."""
+    session = state.session
+    for name in session.action_order(_hand_button(state)):
+        index = session.players.index(name)
+        rows = entry_rows(st.session_state.get(board_key(index), ""))
+        for row_index, row in enumerate(ROWS):
+            if len(rows[row_index]) < ROW_SIZES[row]:
+                return index, row_index
+    return session.players.index(session.action_order(_hand_button(state))[0]), 0
+
+
+def _load_fields(state: LiveState) -> None:
+    """Show a state: its draft in the fields and on the pad, its Fantasyland marks."""
+    session = state.session
+    draft = state.draft
+    if draft.marks is not None:
+        marks = set(draft.marks)
+    elif draft.editing and session.last_hand is not None:
+        marks = set(session.last_hand.fantasyland)
+    else:
+        marks = set(session.fantasyland)
     for index, name in enumerate(session.players):
-        st.session_state[board_key(index)] = (boards or {}).get(name, "")
+        st.session_state[board_key(index)] = draft.boards.get(name, "")
+        st.session_state[typed_key(index)] = draft.boards.get(name, "")
         st.session_state[fantasyland_key(index)] = name in marks
-    first = session.action_order()[0]
-    st.session_state[ACTIVE_PLAYER] = session.players.index(first)
-    st.session_state[ACTIVE_ROW] = Row.TOP.value
+    st.session_state[STATE] = state
+    st.session_state[ACTIVE_PLAYER], st.session_state[ACTIVE_ROW] = _first_open(state)
+    st.session_state[EPOCH] = int(st.session_state.get(EPOCH, 0)) + 1
     st.session_state[ATTEMPTED] = False
-    st.session_state[CONFIRM_DELETE] = False
+    st.session_state[CONFIRM_END] = False
 
 
-def _start() -> None:
-    state = st.session_state
-    names = [name for name in str(state.get("rec_setup_players", "")).split(",") if name.strip()]
-    button = state.get("rec_setup_button") or None
+def _write(state: LiveState) -> LiveState | None:
+    """Persist a state; on a newer stored copy say so and return None."""
     try:
-        session = start_session(
-            names, state.get("rec_setup_variant", "pineapple"),
-            state.get("rec_setup_rules", "standard"),
-            Decimal(str(state.get("rec_setup_stake") or 0)).quantize(Decimal("0.01")),
-            button=button if button in [name.strip() for name in names] else None,
-        )
-    except LiveError as error:
-        state[SETUP_ERROR] = str(error)
+        with read.source.database_lock():
+            return persist(_database(), state, _writer())
+    except StaleSession as error:
+        st.session_state[STALE] = str(error)
+        return None
+    except DATABASE_TROUBLE as error:
+        st.session_state[NOTICE] = ("error", f"The session could not be kept in the database "
+                                             f"just now (it is tried again with the next change): "
+                                             f"{error}")
+        return None
+
+
+def _sync_draft() -> None:
+    """Write the fields' draft to the database when it changed (the newest state, under the lock)."""
+    with _exclusive():
+        state = _state()
+        if state is None:
+            return
+        draft = _current_draft(state)
+        if draft == state.draft and state.revision is not None:
+            return
+        written = _write(state.with_draft(draft))
+        if written is not None:
+            st.session_state[STATE] = written
+
+
+# --- callbacks (they run before the rerun, so they may set widget values) -----------------------
+
+
+def _apply_pad() -> None:
+    """Copy the card pad's latest report into the fields, if it is newer than the last applied.
+
+    Called by the pad's callback and again before anything reads the fields (a save, a delete,
+    each run): Streamlit may skip a component's callback when runs interrupt each other, but the
+    report itself is always in the session state.
+    """
+    state = st.session_state.get(STATE)
+    if state is None:
         return
-    state[SETUP_ERROR] = None
-    state[SESSION] = session
-    state[MODE] = "new"
-    state[NOTICE] = None
-    state[FRESH] = False
-    _reset_entry(session)
-
-
-def _entry_changed() -> None:
-    """A board was typed: an earlier "not saved" message no longer applies."""
+    entry = pad_entry(PAD, int(st.session_state.get(EPOCH, 0)))
+    if entry is None or entry.seq <= int(st.session_state.get(PAD_SEQ, 0)):
+        return
+    for index, rows in enumerate(entry.boards[: len(state.session.players)]):
+        st.session_state[board_key(index)] = entry_text(rows)
+        st.session_state[typed_key(index)] = entry_text(rows)
+    st.session_state[ACTIVE_PLAYER] = entry.player
+    st.session_state[ACTIVE_ROW] = entry.row
+    st.session_state[PAD_SEQ] = entry.seq
     saved = st.session_state.get(SAVED_NOTICE)
     if saved and saved[0] == "error":
         st.session_state[SAVED_NOTICE] = None
 
 
-def _end_session() -> None:
-    for key in list(st.session_state.keys()):
-        if str(key).startswith("rec_") and not str(key).startswith("rec_setup"):
-            del st.session_state[key]
+@locked
+def _pad_changed() -> None:
+    """The card pad reported taps."""
+    _apply_pad()
 
 
-def _next_open_board(session: LiveSession, index: int) -> int | None:
-    """The next player after ``index`` (in action order) whose board has room, or None."""
-    state = st.session_state
-    order = session.action_order(_hand_button(session))
-    start = order.index(session.players[index])
-    for name in order[start + 1:] + order[:start]:
-        other = session.players.index(name)
-        if open_row(state.get(board_key(other), "")) is not None:
-            return other
-    return None
-
-
-def _tap(card: int) -> None:
-    session = _session()
-    if session is None:
+@locked
+def _typed() -> None:
+    """Typed boards were applied (Enter in a field): they replace the boards, the pad takes them,
+    and an old "not saved" no longer applies."""
+    state = _state()
+    if state is None:
         return
-    state = st.session_state
-    state[SAVED_NOTICE] = None
-    index = int(state.get(ACTIVE_PLAYER) or 0)
-    row = Row(state.get(ACTIVE_ROW) or Row.TOP.value)
-    if open_row(state.get(board_key(index), ""), row) is None:
-        # A tap while this board is full goes to the next board with room.
-        other = _next_open_board(session, index)
-        if other is None:
-            state[SAVED_NOTICE] = ("error", "Every board is full: save the hand, or clear a board.")
-            return
-        index = other
-        row = open_row(state.get(board_key(index), "")) or Row.TOP
-        state[ACTIVE_PLAYER] = index
-    text, next_row = add_card(state.get(board_key(index), ""), card, row)
-    state[board_key(index)] = text
-    if next_row is not None:
-        state[ACTIVE_ROW] = next_row.value
-        return
-    # This board is now full: go on to the next board with room.
-    other = _next_open_board(session, index)
-    if other is not None:
-        state[ACTIVE_PLAYER] = other
-        state[ACTIVE_ROW] = (open_row(state.get(board_key(other), "")) or Row.TOP).value
+    for index in range(len(state.session.players)):
+        st.session_state[board_key(index)] = str(st.session_state.get(typed_key(index)) or "")
+    st.session_state[ACTIVE_PLAYER], st.session_state[ACTIVE_ROW] = _first_open(state)
+    st.session_state[EPOCH] = int(st.session_state.get(EPOCH, 0)) + 1
+    saved = st.session_state.get(SAVED_NOTICE)
+    if saved and saved[0] == "error":
+        st.session_state[SAVED_NOTICE] = None
 
 
-def _backspace() -> None:
-    state = st.session_state
-    index = int(state.get(ACTIVE_PLAYER) or 0)
-    row = Row(state.get(ACTIVE_ROW) or Row.TOP.value)
-    state[board_key(index)] = remove_last_card(state.get(board_key(index), ""), row)
+def _not_saved_text(check: EntryCheck) -> str:
+    """``Not saved: 2 boards to complete or correct — jun (…), ivo (…).`` naming each player."""
+    parts = []
+    for name in check.players:
+        problems = check.problems_for(name)
+        if not problems:
+            continue
+        first = problems[0]
+        reason = "no board yet" if first.kind == "missing" else first.message
+        more = f" and {len(problems) - 1} more" if len(problems) > 1 else ""
+        parts.append(f"{name} ({reason}{more})")
+    count = len(parts)
+    return (f"Not saved: {count} board{'s' if count != 1 else ''} to complete or correct — "
+            + "; ".join(parts) + ".")
 
 
-def _clear_board() -> None:
-    state = st.session_state
-    index = int(state.get(ACTIVE_PLAYER) or 0)
-    state[board_key(index)] = ""
-    state[ACTIVE_ROW] = Row.TOP.value
-
-
-def _hand_button(session: LiveSession) -> str:
-    """The button of the hand being entered (the edited hand's while editing)."""
-    if st.session_state.get(MODE) == "edit" and session.last_hand is not None:
-        return session.last_hand.button
-    return session.button
-
-
+@locked
 def _save() -> None:
-    session = _session()
-    if session is None:
+    _apply_pad()
+    state = _state()
+    if state is None or st.session_state.get(STALE):
         return
-    state = st.session_state
-    editing = state.get(MODE) == "edit"
+    session = state.session
+    editing = state.draft.editing and session.last_hand is not None
     entries = _entries(session)
-    try:
-        if editing:
-            new_session, hand = edit_last_hand(session, entries, _marks(session))
-        else:
-            new_session, hand = record_hand(session, entries, _marks(session))
-    except EntryRejected as error:
-        state[ATTEMPTED] = True
-        count = len({problem.player for problem in error.check.problems})
-        state[SAVED_NOTICE] = ("error", f"Not saved: {count} board{'s' if count != 1 else ''} "
-                                        "to complete or correct (see the messages under the fields).")
-        return
+    state = state.with_draft(_current_draft(state))
     try:
         with read.source.database_lock():
-            if editing:
-                replace_hand(components.database_path(), hand, new_session.rules)
-            else:
-                store_hand(components.database_path(), hand, new_session.rules)
-    except (LiveStoreError, IngestError, OSError) as error:
-        state[SAVED_NOTICE] = ("error", f"Not saved: {error}")
+            new_state, hand = save_entry(_database(), state, entries, _marks(session),
+                                          _writer())
+    except EntryRejected as error:
+        st.session_state[ATTEMPTED] = True
+        st.session_state[FRESH] = False  # the last saved hand is not the one being entered
+        st.session_state[SAVED_NOTICE] = ("error", _not_saved_text(error.check))
         return
-    state[SESSION] = new_session
-    state[MODE] = "new"
-    state[FRESH] = True
+    except StaleSession as error:
+        st.session_state[STALE] = str(error)
+        return
+    except (LiveStoreError, IngestError, *DATABASE_TROUBLE) as error:
+        st.session_state[FRESH] = False
+        st.session_state[SAVED_NOTICE] = ("error", f"Not saved: {error}")
+        return
+    _load_fields(new_state)
+    st.session_state[FRESH] = True
+    st.session_state[NOTICE] = None
     verb = "changed and re-scored" if editing else "saved"
     points = ", ".join(f"{name} {format_points(value)}" for name, value in hand.points.items())
-    state[NOTICE] = None
     next_marks = ", ".join(f"{name} ({cards} cards)"
                            for name, cards in hand.fantasyland_next.items())
     fantasyland = f" Fantasyland next: {next_marks}." if next_marks else ""
-    state[SAVED_NOTICE] = ("success", f"Hand {hand.number} {verb}: {points}.{fantasyland} "
-                                      "The result is at the top of the page.")
-    stash = state.pop(STASH, None) if editing else None
-    if stash is not None:
-        _reset_entry(new_session, stash[0])
-    else:
-        _reset_entry(new_session)
+    st.session_state[SAVED_NOTICE] = ("success", f"Hand {hand.number} {verb}: {points}.{fantasyland}")
 
 
+@locked
 def _edit_last() -> None:
-    session = _session()
-    if session is None or session.last_hand is None:
+    _apply_pad()
+    state = _state()
+    if (state is None or st.session_state.get(STALE) or state.session.last_hand is None
+            or state.draft.editing):
         return
-    state = st.session_state
-    if state.get(MODE) != "edit":
-        state[STASH] = (_entries(session), _marks(session))
-    last = session.last_hand
-    _reset_entry(session, {name: board_text(board) for name, board in last.boards.items()},
-                 dict(last.fantasyland))
-    state[ACTIVE_PLAYER] = session.players.index(session.action_order(last.button)[0])
-    state[MODE] = "edit"
-    state[NOTICE] = None
-    state[SAVED_NOTICE] = None
+    last = state.session.last_hand
+    current = _current_draft(state)
+    draft = Draft(boards=boards_of(last), marks=tuple(last.fantasyland), editing=True,
+                  put_aside=current.boards)
+    _load_fields(state.with_draft(draft))
+    st.session_state[NOTICE] = None
+    st.session_state[SAVED_NOTICE] = None
 
 
+@locked
 def _cancel_edit() -> None:
-    session = _session()
-    if session is None:
+    state = _state()
+    if state is None:
         return
-    state = st.session_state
-    stash = state.pop(STASH, None)
-    _reset_entry(session, stash[0] if stash else None)
-    state[MODE] = "new"
+    _load_fields(state.with_draft(Draft(boards=dict(state.draft.put_aside))))
 
 
-def _ask_delete() -> None:
-    st.session_state[CONFIRM_DELETE] = True
-
-
-def _keep() -> None:
-    st.session_state[CONFIRM_DELETE] = False
-
-
+@locked
 def _delete_last() -> None:
-    session = _session()
-    state = st.session_state
-    state[CONFIRM_DELETE] = False
-    if session is None or session.last_hand is None:
+    _apply_pad()
+    state = _state()
+    if state is None or st.session_state.get(STALE) or state.session.last_hand is None:
         return
-    new_session, hand = delete_last_hand(session)
+    state = state.with_draft(_current_draft(state))
     try:
         with read.source.database_lock():
-            remove_hand(components.database_path(), hand)
-    except (IngestError, OSError) as error:
-        state[NOTICE] = ("error", f"Not deleted: {error}")
+            new_state, hand = delete_last(_database(), state, _writer())
+    except StaleSession as error:
+        st.session_state[STALE] = str(error)
         return
-    state[SESSION] = new_session
+    except (LiveError, IngestError, *DATABASE_TROUBLE) as error:
+        st.session_state[NOTICE] = ("error", f"Not deleted: {error}")
+        return
+    _load_fields(new_state)
+    st.session_state[FRESH] = False
+    st.session_state[SAVED_NOTICE] = None
+    replaced = (f" The {state.draft.cards} cards entered before are kept for Undo."
+                if state.draft.cards else "")
+    st.session_state[NOTICE] = ("info", f"Hand {hand.number} deleted: its boards are back in the "
+                                        f"fields, to correct and save again.{replaced}")
+
+
+@locked
+def _undo() -> None:
+    _apply_pad()
+    state = _state()
+    if state is None or st.session_state.get(STALE) or state.last_action is None:
+        return
+    state = state.with_draft(_current_draft(state))
+    try:
+        with read.source.database_lock():
+            new_state, message = undo_last(_database(), state, _writer())
+    except StaleSession as error:
+        st.session_state[STALE] = str(error)
+        return
+    except (LiveError, LiveStoreError, IngestError, *DATABASE_TROUBLE) as error:
+        st.session_state[NOTICE] = ("error", f"Not undone: {error}")
+        return
+    _load_fields(new_state)
+    st.session_state[FRESH] = False
+    st.session_state[SAVED_NOTICE] = None
+    st.session_state[NOTICE] = ("success", message)
+
+
+@locked
+def _ask_end() -> None:
+    _apply_pad()
+    state = _state()
+    if state is not None and _current_draft(state).cards:
+        st.session_state[CONFIRM_END] = True
+        return
+    _end()
+
+
+def _keep_going() -> None:
+    st.session_state[CONFIRM_END] = False
+
+
+def _forget_page_state() -> None:
+    for key in list(st.session_state.keys()):
+        if (str(key).startswith("rec_") and not str(key).startswith("rec_setup")
+                and key not in (EPOCH, WRITER, LOCK)):  # epochs only ever grow
+            del st.session_state[key]
+
+
+@locked
+def _end() -> None:
+    state = _state()
+    if state is not None:
+        try:
+            with read.source.database_lock():
+                end_session(_database(), state)
+        except DATABASE_TROUBLE as error:
+            st.session_state[NOTICE] = ("error", f"Not ended: {error}")
+            return
+    _forget_page_state()
+    st.session_state[SETUP_ERROR] = None
+
+
+@locked
+def _reload_stored() -> None:
+    """Take the stored (newer) copy of the session after a stale write."""
+    state = _state()
+    st.session_state[STALE] = None
+    if state is not None:
+        _resume(state.session.session_id)
+
+
+@locked
+def _resume(session_id: str) -> None:
+    try:
+        state = load_session(_database(), session_id)
+        with read.source.database_lock():
+            store_missing_hands(_database(), state)
+    except (LiveError, LiveStoreError, IngestError, *DATABASE_TROUBLE) as error:
+        st.session_state[SETUP_ERROR] = f"Session {session_id} cannot be resumed: {error}"
+        return
+    _forget_page_state()
+    _load_fields(state)
+    st.session_state[NOTICE] = ("success", f"Resumed session {session_id} at hand "
+                                           f"{state.session.hand_number}.")
+
+
+def _setup_names() -> list[str]:
+    return [name.strip() for name in str(st.session_state.get("rec_setup_players", "")).split(",")
+            if name.strip()]
+
+
+@locked
+def _start() -> None:
+    state = st.session_state
+    names = _setup_names()
+    confirmed = list(state.get(CONFIRMED) or [])
+    database = _database()
+    try:
+        matches = read.live.players_like(database, names) if database.exists() else {}
+    except DATABASE_TROUBLE:
+        matches = {}
+    pending = {name: match for name, match in matches.items() if match[0] not in confirmed}
+    if pending:
+        state[NAME_QUESTIONS] = pending
+        state[SETUP_ERROR] = None
+        return
+    stake_text = str(state.get("rec_setup_stake") or "0").strip().replace(",", ".")
+    try:
+        stake = Decimal(stake_text or "0")
+    except InvalidOperation:
+        state[SETUP_ERROR] = f"Money per point {stake_text!r} is not a number (e.g. 0.10)."
+        return
+    button = state.get("rec_setup_button") or None
+    try:
+        session = start_session(
+            names, state.get("rec_setup_variant", "pineapple"),
+            state.get("rec_setup_rules", "standard"), stake,
+            button=button if button in names else None,
+        )
+    except LiveError as error:
+        state[SETUP_ERROR] = str(error)
+        return
+    written = _write(LiveState(session=session, confirmed=tuple(confirmed)))
+    if written is None:
+        state[SETUP_ERROR] = f"A session {session.session_id} is already stored: start again."
+        return
+    state[SETUP_ERROR] = None
+    state[NAME_QUESTIONS] = None
+    state[NOTICE] = None
     state[FRESH] = False
-    state[SAVED_NOTICE] = None
-    state[NOTICE] = ("success", f"Hand {hand.number} deleted.")
-    if state.get(MODE) == "edit":
-        state.pop(STASH, None)
-        state[MODE] = "new"
-        _reset_entry(new_session)
-    else:
-        for index, name in enumerate(new_session.players):
-            state[fantasyland_key(index)] = name in new_session.fantasyland
+    _load_fields(written)
 
 
-# --- layout ---------------------------------------------------------------------------------
+@locked
+def _answer_name(typed: str, same: bool) -> None:
+    state = st.session_state
+    questions = dict(state.get(NAME_QUESTIONS) or {})
+    stored, _hands = questions.pop(typed, (typed, 0))
+    state[NAME_QUESTIONS] = questions
+    if same:
+        names = [stored if name == typed else name for name in _setup_names()]
+        state["rec_setup_players"] = ", ".join(names)
+        state[CONFIRMED] = [*list(state.get(CONFIRMED) or []), stored]
+        if not questions:
+            _start()
+        return
+    state[SETUP_ERROR] = (f"{typed} is not {stored}: type another name for them (for example "
+                          f"“{typed} 2”), so their hands stay apart from {stored}'s.")
+    state[NAME_QUESTIONS] = None
+
+
+# --- layout -------------------------------------------------------------------------------------
+
+
+def resume_offers() -> None:
+    """The sessions still open in the database, each with its totals and a Resume button."""
+    database = _database()
+    if not database.exists():
+        return
+    try:
+        sessions = read.live.open_live_sessions(database)
+    except DATABASE_TROUBLE:
+        return
+    for number, offered in enumerate(sessions[:5]):
+        totals = ", ".join(f"{name} {format_points(points)}"
+                           for name, points in offered.totals.items())
+        when = offered.updated_at.strftime("%Y-%m-%d %H:%M")
+        with st.container(border=True, key=f"rec_offer_{number}"):
+            st.markdown(f"**Session {components.md(offered.session_id)}** · "
+                        f"{components.md(offered.players)}  \n"
+                        f"{offered.hands} hand{'s' if offered.hands != 1 else ''}"
+                        + (f" · {components.md(totals)}" if offered.hands else "")
+                        + f" · last change {when} UTC")
+            st.button(f"Resume session {offered.session_id}", type="primary", width="stretch",
+                      on_click=_resume, args=(offered.session_id,), key=f"rec_resume_{number}")
+
+
+def name_questions() -> None:
+    """Ask once per session whether a name is a player already stored."""
+    questions = st.session_state.get(NAME_QUESTIONS) or {}
+    for number, (typed, (stored, hands)) in enumerate(questions.items()):
+        with st.container(border=True, key=f"rec_same_{number}"):
+            st.markdown(f"**{components.md(typed)}**: same person as **{components.md(stored)}** "
+                        f"({hands:,} hand{'s' if hands != 1 else ''})?")
+            with st.container(horizontal=True):
+                st.button("No, another player", on_click=_answer_name, args=(typed, False),
+                          key=f"rec_same_no_{number}", width="stretch")
+                st.button("Yes, same person", type="primary", on_click=_answer_name,
+                          args=(typed, True), key=f"rec_same_yes_{number}", width="stretch")
 
 
 def setup() -> None:
-    """The form that starts a session."""
-    st.subheader("New live session")
+    """Resume a stored session, or start one."""
+    resume_offers()
+    st.subheader("New live session", anchor=False)
     with st.container(key="rec_setup"):
         st.text_input("Players, clockwise, comma separated", key="rec_setup_players",
                       placeholder="mara, jun, ivo")
-        names = [name.strip() for name in
-                 str(st.session_state.get("rec_setup_players", "")).split(",") if name.strip()]
+        names = _setup_names()
         variants = [variant.value for variant in Variant]
         st.selectbox("Variant", variants, index=variants.index("pineapple"),
                      key="rec_setup_variant")
         st.selectbox("Rules", PRESET_NAMES, index=PRESET_NAMES.index("standard"),
                      key="rec_setup_rules")
-        st.number_input("Money per point", min_value=0.0, value=0.0, step=0.05, format="%.2f",
-                        key="rec_setup_stake")
+        st.text_input("Money per point", value="0.00", key="rec_setup_stake")
         if names:
-            st.selectbox("Button on the first hand", names, index=len(names) - 1,
-                         key="rec_setup_button",
-                         help="The player left of the button acts first.")
+            st.selectbox("Button on the first hand (the player left of it acts first)", names,
+                         index=len(names) - 1, key="rec_setup_button")
+        name_questions()
         st.button("Start recording", type="primary", width="stretch", on_click=_start,
                   key="rec_start")
     if st.session_state.get(SETUP_ERROR):
         st.error(components.md(st.session_state[SETUP_ERROR]))
-    st.caption(f"Hands are saved into {components.md(components.database_path())}.")
+    st.caption(f"Hands are saved into {components.md(_database())}.")
 
 
-def totals_frame(session: LiveSession) -> pl.DataFrame:
-    """Running totals: player, points, money."""
+def totals_table(session: LiveSession) -> str:
+    """Running totals as a small HTML table (names escaped)."""
     money = session.money
-    return pl.DataFrame({
-        "player": list(session.players),
-        "points": [session.totals[name] for name in session.players],
-        "money": [format_money(money[name]) for name in session.players],
-    })
+    rows = "".join(
+        f"<tr><td>{html.escape(name)}</td><td style='text-align:right'>"
+        f"{format_points(session.totals[name])}</td><td style='text-align:right'>"
+        f"{html.escape(format_money(money[name]))}</td></tr>"
+        for name in session.players
+    )
+    return ("<table class='rec-totals'><thead><tr><th>player</th><th style='text-align:right'>"
+            "points</th><th style='text-align:right'>money</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>")
 
 
-def show_result(session: LiveSession) -> None:
-    """The last hand's scored result, with edit and delete."""
+def undo_bar(state: LiveState) -> None:
+    """The last action, with Undo."""
+    action = state.last_action
+    notice = st.session_state.get(NOTICE)
+    if notice:
+        kind, text = notice
+        {"success": st.success, "info": st.info}.get(kind, st.error)(components.md(text))
+    if action is None:
+        return
+    with st.container(key="rec_undo_bar"):
+        st.button(f"Undo: {action.text.lower()}", key="rec_undo", on_click=_undo,
+                  icon=":material/undo:")
+
+
+def show_result(state: LiveState) -> None:
+    """The last saved hand's result, with edit and delete (each names the hand)."""
+    session = state.session
     hand = session.last_hand
     if hand is None:
         return
     fresh = bool(st.session_state.get(FRESH))
-    with st.expander(f"Hand {hand.number} result", expanded=fresh):
+    with st.expander(f"Last saved: hand {hand.number} result", expanded=fresh):
         for player in hand.scored.players:
             name = components.md(player.name)
             played = " · played Fantasyland" if player.name in hand.fantasyland else ""
@@ -387,164 +701,178 @@ def show_result(session: LiveSession) -> None:
         ]
         st.caption("Pairs (first player's view): " + " · ".join(pairs))
         with st.container(key="rec_hand_actions", horizontal=True):
-            st.button("Edit this hand", on_click=_edit_last, key="rec_edit",
-                      disabled=st.session_state.get(MODE) == "edit")
-            st.button("Delete this hand", on_click=_ask_delete, key="rec_delete")
-        if st.session_state.get(CONFIRM_DELETE):
-            st.warning(f"Delete hand {hand.number} from the database?")
-            with st.container(horizontal=True):
-                st.button("Yes, delete", type="primary", on_click=_delete_last,
-                          key="rec_delete_yes")
-                st.button("Keep it", on_click=_keep, key="rec_delete_no")
+            st.button(f"Delete hand {hand.number}", on_click=_delete_last, key="rec_delete")
+            st.button(f"Edit hand {hand.number}", on_click=_edit_last, key="rec_edit",
+                      disabled=state.draft.editing)
 
 
-def player_field(session: LiveSession, index: int, check: EntryCheck,
-                 button: str) -> None:
-    """One player's board field, Fantasyland mark and messages."""
-    name = session.players[index]
-    badges = []
-    if name == button:
-        badges.append("button")
-    label = f"**{components.md(name)}**" + (f" · {', '.join(badges)}" if badges else "")
-    st.text_input(label, key=board_key(index), placeholder="top / middle / bottom",
-                  on_change=_entry_changed,
-                  help="Type the board, e.g. Qs Qh 5d / Kc Kd 4h 3s 2c / Ac Ad Ah 9s 9c, "
-                       "or tap the cards below.")
-    cards = (session.fantasyland_cards(name) if st.session_state.get(MODE) != "edit"
-             else (session.last_hand.fantasyland.get(name, 0) if session.last_hand else 0))
-    cards = cards or default_fantasyland_cards(session.variant, session.rules)
-    st.checkbox(f"Fantasyland this hand ({cards} cards)", key=fantasyland_key(index))
-    # Wrong cards, cards used twice and overfull rows are errors at once; a row still short of
-    # cards is progress while entering, and an error once a save was tried.
+def notes_for(state: LiveState, check: EntryCheck) -> list[PadNote]:
+    """The line under each board: its problems, what is left, or its verdict (foul and why,
+    royalties, Fantasyland next hand) as soon as it is complete."""
+    session = state.session
+    marks = _marks(session)
+    verdicts = board_verdicts(session, check, marks)
     attempted = bool(st.session_state.get(ATTEMPTED))
-    rows = entry_rows(st.session_state.get(board_key(index), ""))
-    errors, pending = [], []
-    for problem in check.problems_for(name):
-        if problem.kind == "missing":
-            if attempted:
-                errors.append("No board entered yet.")
-            continue
-        short = (problem.kind == "size" and problem.row is not None
-                 and len(rows[ROWS.index(problem.row)]) < ROW_SIZES[problem.row])
-        (pending if short and not attempted else errors).append(components.md(problem.message))
-    if errors:
-        st.error("  \n".join(errors), icon="✖")
-    elif pending:
-        st.caption("To go: " + " · ".join(pending))
-    elif name in check.boards:
-        st.caption("✓ complete")
+    notes = []
+    for index, name in enumerate(session.players):
+        rows = entry_rows(st.session_state.get(board_key(index), ""))
+        errors, short = [], []
+        for problem in check.problems_for(name):
+            if problem.kind == "missing":
+                continue
+            is_short = (problem.kind == "size" and problem.row is not None
+                        and len(rows[ROWS.index(problem.row)]) < ROW_SIZES[problem.row])
+            if is_short and not attempted:
+                missing = ROW_SIZES[problem.row] - len(rows[ROWS.index(problem.row)])
+                short.append(f"{problem.row.value} {missing} more")
+            else:
+                errors.append(problem.message)
+        if errors:
+            notes.append(PadNote("error", " · ".join(errors)))
+        elif name in verdicts:
+            verdict = verdicts[name]
+            notes.append(PadNote("foul" if verdict.foul else "ok",
+                                 verdict_text(verdict, name in marks)))
+        elif short:
+            notes.append(PadNote("pending", "To go: " + ", ".join(short)))
+        elif attempted:
+            notes.append(PadNote("error", "No board entered yet."))
+        else:
+            notes.append(PadNote("missing", "No cards yet."))
+    return notes
 
 
-def picker(session: LiveSession, check: EntryCheck) -> None:
-    """The 52-card picker for the chosen player and row; used cards are disabled."""
-    state = st.session_state
-    entries = _entries(session)
-
-    def player_label(index: int) -> str:
-        name = session.players[index]
-        mark = "✓ " if name in check.boards else ""
-        return mark + components.md(name)
-
-    st.segmented_control("Tap cards for", list(range(len(session.players))),
-                         format_func=player_label, key=ACTIVE_PLAYER, required=True,
-                         width="stretch")
-    index = int(state.get(ACTIVE_PLAYER) or 0)
-    rows = entry_rows(entries[session.players[index]])
-
-    def row_label(value: str) -> str:
-        row = Row(value)
-        return f"{value} {len(rows[ROWS.index(row)])}/{ROW_SIZES[row]}"
-
-    st.segmented_control("Row", [row.value for row in ROWS], format_func=row_label,
-                         key=ACTIVE_ROW, required=True, width="stretch",
-                         label_visibility="collapsed")
-    preview: dict[str, list[str]] = {}
-    for row, tokens in zip(ROWS, rows, strict=True):
-        shown = []
-        for token in tokens:
-            try:
-                shown.append(card_text(parse_card(token)))
-            except CardError:
-                shown.append(token)
-        preview[row.value] = shown
-    components.show_html(components.board_html(preview))
-    used = cards_in_entries(entries.values())
-    with st.container(key="rec_picker", gap="xxsmall"):
-        for suit in reversed(SUITS):
-            with st.container(horizontal=True, gap="xxsmall", key=f"rec_suit_{suit}"):
-                for rank in reversed(RANKS):
-                    card = RANKS.index(rank) * 4 + SUITS.index(suit)
-                    symbol = components.SUIT_SYMBOLS[suit]
-                    colour = SUIT_COLOURS[suit]
-                    text = f"{rank}{symbol}"
-                    label = f":{colour}[{text}]" if colour and card not in used else text
-                    st.button(label, key=card_key(card), on_click=_tap, args=(card,),
-                              disabled=card in used)
-    with st.container(key="rec_actions", horizontal=True):
-        st.button("⌫ Last card", on_click=_backspace, key="rec_backspace")
-        st.button("Clear board", on_click=_clear_board, key="rec_clear")
+def pad(state: LiveState, notes: list[PadNote], button: str) -> None:
+    """The card pad for the hand being entered."""
+    session = state.session
+    players = []
+    marks = set(_marks(session))
+    for name in session.players:
+        badges = []
+        if name == button:
+            badges.append("BTN")
+        if name in marks:
+            badges.append("FL")
+        players.append(PadPlayer(name, " ".join(badges)))
+    boards = [entry_rows(st.session_state.get(board_key(index), ""))
+              for index in range(len(session.players))]
+    order = [session.players.index(name) for name in session.action_order(button)]
+    with st.container(key="rec_pad_box"):
+        card_pad(PAD, players, boards, epoch=int(st.session_state.get(EPOCH, 0)),
+                 seq=int(st.session_state.get(PAD_SEQ, 0)), order=order,
+                 player=int(st.session_state.get(ACTIVE_PLAYER) or 0),
+                 row=int(st.session_state.get(ACTIVE_ROW) or 0), notes=notes,
+                 on_change=_pad_changed)
 
 
-def recording(session: LiveSession) -> None:
-    """The page while a session runs."""
-    state = st.session_state
-    editing = state.get(MODE) == "edit" and session.last_hand is not None
-    stake = f" · {session.stake} per point" if session.stake else ""
-    st.caption(
-        f"Session {components.md(session.session_id)} · {components.md(session.variant.value)} · "
-        f"rules {components.md(session.rules.name)}{stake}"
-    )
-    notice = state.get(NOTICE)
-    if notice:
-        kind, text = notice
-        (st.success if kind == "success" else st.error)(components.md(text))
-    show_result(session)
-    if session.hands:
-        st.dataframe(totals_frame(session), hide_index=True, key="rec_totals", width="stretch")
-
-    if editing:
-        hand = session.last_hand
-        number, button = hand.number, hand.button
-        st.subheader(f"Editing hand {number}")
+def fantasyland_toggles(state: LiveState) -> None:
+    """Fantasyland this hand: shown for the pre-marked players, the others behind "More"."""
+    session = state.session
+    if state.draft.editing and session.last_hand is not None:
+        expected = dict(session.last_hand.fantasyland)
     else:
-        number, button = session.hand_number, session.button
-        st.subheader(f"Hand {number}")
-    marks = [f"{components.md(name)} ({cards} cards)"
-             for name, cards in session.fantasyland.items()] if not editing else []
+        expected = dict(session.fantasyland)
+    default_cards = default_fantasyland_cards(session.variant, session.rules)
+
+    def toggle(index: int) -> None:
+        name = session.players[index]
+        cards = expected.get(name) or default_cards
+        st.toggle(f"{name} plays Fantasyland ({cards} cards)", key=fantasyland_key(index))
+
+    others = [index for index, name in enumerate(session.players) if name not in expected]
+    for index, name in enumerate(session.players):
+        if name in expected:
+            toggle(index)
+    if others:
+        with st.expander("More: Fantasyland for another player", key="rec_more"):
+            for index in others:
+                toggle(index)
+
+
+def typed_fields(state: LiveState, check: EntryCheck, notes: list[PadNote], button: str) -> None:
+    """One text field per player (13 cards in order, or rows with "/"), with its note."""
+    session = state.session
+    with st.form("rec_typed", border=False, enter_to_submit=True):
+        st.caption("Or type the boards: 13 cards in order (top 3, middle 5, bottom 5), with or "
+                   "without spaces, or rows separated by “/”. Enter applies them.")
+        for index, name in enumerate(session.players):
+            label = f"**{components.md(name)}**" + (" · button" if name == button else "")
+            st.text_input(label, key=typed_key(index),
+                          placeholder="Qs Qh 5d / Kc Kd 4h 3s 2c / …")
+            note = notes[index]
+            if note.kind in ("error", "foul"):
+                st.error(components.md(note.text), icon="✖")
+            elif note.kind != "missing":
+                st.caption(components.md(note.text))
+        st.form_submit_button("Apply typed boards", on_click=_typed, key="rec_apply_typed",
+                              width="stretch")
+
+
+def recording(state: LiveState) -> None:
+    """The page while a session runs."""
+    session = state.session
+    editing = state.draft.editing and session.last_hand is not None
+    _apply_pad()
+    if st.session_state.get(STALE):
+        st.error(components.md(st.session_state[STALE]) + " — your last change was not kept.")
+        st.button("Load the newer copy", type="primary", on_click=_reload_stored,
+                  key="rec_reload")
+        return
+    button = _hand_button(state)
+    number = session.last_hand.number if editing else session.hand_number
     first = session.action_order(button)[0]
-    st.markdown(
-        f"Button **{components.md(button)}** · {components.md(first)} acts first"
-        + (f" · Fantasyland: {', '.join(marks)}" if marks else "")
-    )
+    title = f"Editing hand {number}" if editing else f"Hand {number}"
+    stake = f" · {session.stake} per point" if session.stake else ""
+    st.subheader(title, anchor=False)
+    st.caption(f"Button {components.md(button)} · {components.md(first)} acts first")
     check = check_entry(session, _entries(session))
-    for index in range(len(session.players)):
-        player_field(session, index, check, button)
-    picker(session, check)
+    notes = notes_for(state, check)
+    pad(state, notes, button)
     label = f"Save changes to hand {number}" if editing else f"Save hand {number}"
-    with st.container(key="rec_save"):
-        st.button(label, type="primary", width="stretch", on_click=_save, key="rec_save_button")
-        saved = state.get(SAVED_NOTICE)
-        if saved:
-            kind, text = saved
-            (st.success if kind == "success" else st.error)(components.md(text))
+    with st.container(key="rec_save", horizontal=True):
         if editing:
-            st.button("Cancel the edit", width="stretch", on_click=_cancel_edit,
-                      key="rec_cancel_edit")
+            st.button("Cancel the edit", on_click=_cancel_edit, key="rec_cancel_edit",
+                      width="stretch")
+        st.button(label, type="primary", width="stretch", on_click=_save, key="rec_save_button")
+    saved = st.session_state.get(SAVED_NOTICE)
+    if saved:
+        kind, text = saved
+        (st.success if kind == "success" else st.error)(components.md(text))
+    undo_bar(state)
+    fantasyland_toggles(state)
+    show_result(state)
+    if session.hands:
+        components.show_html(totals_table(session))
+    typed_fields(state, check, notes, button)
     st.divider()
-    st.button("End this session", on_click=_end_session, key="rec_end")
-    st.caption("Saved hands stay in the database; ending only clears this page.")
+    if st.session_state.get(CONFIRM_END):
+        cards = _current_draft(state).cards
+        st.warning(f"Hand {number} has {cards} card{'s' if cards != 1 else ''} entered and not "
+                   "saved: ending the session loses them.")
+        with st.container(horizontal=True):
+            st.button("End and lose them", on_click=_end, key="rec_end_yes", width="stretch")
+            st.button("Keep recording", type="primary", on_click=_keep_going, key="rec_end_no",
+                      width="stretch")
+    else:
+        st.button("End this session", on_click=_ask_end, key="rec_end")
+    st.caption(f"Session {components.md(session.session_id)} · "
+               f"{components.md(session.variant.value)} · rules {components.md(session.rules.name)}"
+               f"{stake}. Saved hands stay in the database; until the session is ended, a reload "
+               "or another device can resume it.")
+    _sync_draft()
 
 
 def main() -> None:
     """Draw the Record page."""
     st.html(PAGE_CSS)
     with st.container(key="rec_page"):
-        st.title("Record")
-        session = _session()
-        if session is None:
+        with _exclusive():
+            state = _state()
+        if state is None:
+            st.title("Record", anchor=False)
             setup()
         else:
-            recording(session)
+            recording(state)
 
 
 main()

@@ -86,6 +86,7 @@ class HandView:
     variant: Variant
     rules: str
     seats: tuple[SeatPlay, ...]
+    started_at: str | None = None  # ISO (UTC), when the record has it
 
     def seat_of(self, player: str) -> int:
         """Index (= position) of a player in :attr:`seats`."""
@@ -224,11 +225,16 @@ def _card(text: str) -> Card:
 
 
 def select_hands(
-    connection: duckdb.DuckDBPyConnection, player: str | None = None, limit: int | None = None
+    connection: duckdb.DuckDBPyConnection, player: str | None = None, limit: int | None = None,
+    variant: str | None = None,
 ) -> list[int]:
-    """Keys of hands with streets, most recent first: those ``player`` sat in, at most ``limit``."""
+    """Keys of hands with streets, most recent first: those ``player`` sat in (of ``variant``),
+    at most ``limit``."""
     params: list[Any] = []
     where = "h.has_streets"
+    if variant is not None:
+        where += " AND h.variant = ?"
+        params.append(variant)
     if player is not None:
         where += " AND h.hand_key IN (SELECT hand_key FROM seats WHERE player = ?)"
         params.append(player)
@@ -248,9 +254,10 @@ def load_hands(connection: duckdb.DuckDBPyConnection, keys: Sequence[int]) -> li
     connection.executemany("INSERT INTO _grade_keys VALUES (?)", [[key] for key in keys])
     try:
         heads = {
-            key: (hand_id, variant, rules)
-            for key, hand_id, variant, rules in connection.execute(
-                "SELECT hand_key, hand_id, variant, rules FROM hands "
+            key: (hand_id, variant, rules, started_at)
+            for key, hand_id, variant, rules, started_at in connection.execute(
+                "SELECT hand_key, hand_id, variant, rules, strftime(started_at, '%Y-%m-%d %H:%M') "
+                "FROM hands "
                 "WHERE hand_key IN (SELECT hand_key FROM _grade_keys)"
             ).fetchall()
         }
@@ -281,7 +288,7 @@ def load_hands(connection: duckdb.DuckDBPyConnection, keys: Sequence[int]) -> li
     for key in keys:
         if key not in heads:
             continue
-        hand_id, variant, rules = heads[key]
+        hand_id, variant, rules, started_at = heads[key]
         plays = []
         for player, position, fantasyland, cards_dealt in seats.get(key, []):
             by_street = placed.get((key, player), {})
@@ -293,7 +300,7 @@ def load_hands(connection: duckdb.DuckDBPyConnection, keys: Sequence[int]) -> li
             )
             dealt = cards_dealt if cards_dealt is not None else sum(len(s.dealt) for s in streets)
             plays.append(SeatPlay(player, position, bool(fantasyland), int(dealt), streets))
-        hands.append(HandView(key, hand_id, Variant(variant), rules, tuple(plays)))
+        hands.append(HandView(key, hand_id, Variant(variant), rules, tuple(plays), started_at))
     return hands
 
 

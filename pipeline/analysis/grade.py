@@ -1,23 +1,46 @@
 """Grading one decision: estimates for every alternative, the best one, the EV loss, the verdict.
 
-For each alternative the grader keeps running sums over its samples: the value ``x`` and the
-*paired difference* ``d = x − x_chosen`` against the chosen placement on the same sample (common
-random numbers). Estimates are means, standard errors ``sd / √n``. Sums add up, so a later run
-with more rollouts refines a stored grade (same settings) instead of starting over.
+**Two independent sets of samples (no winner's curse).** Picking the best of many noisy
+estimates and reading its margin from the same samples inflates the margin: the play that wins
+on noise is, on average, less good than it looked. So the grader
 
-**Racing (pruning dominated alternatives):** every alternative first gets ``screen`` samples,
-then the count doubles (2·screen, 4·screen, ...) up to ``rollouts``. At each step an alternative
-more than ``screen_z`` standard errors behind the leader stops: the SE of their paired
-difference on the samples both got in this run, or, without enough of those (stored sums from
-an earlier run), the sum of both SEs (a bound whatever their correlation). The chosen one always
-goes on. ``screen`` 0 gives every alternative the full count.
+1. *selects* the best play on one stream of samples (:data:`~pipeline.analysis.rollout.SELECTION`,
+   ``rollouts`` per alternative, with racing below), then
+2. *evaluates* only that play and the chosen one on a second, independent stream
+   (:data:`~pipeline.analysis.rollout.EVALUATION`, ``evaluation`` samples each): the EV loss is
+   the mean paired difference ``x_best − x_chosen`` there, its SE the paired SE.
 
-**Verdict:** the best alternative is the one with the largest mean difference among those that
-ran the full count (the chosen one when none is positive; one that stopped early was clearly
-worse than one that went on); the EV loss is that difference, its SE the paired SE. The decision is a
-*mistake* only when the loss is beyond ``z`` standard errors, ``z = max(2, Φ⁻¹(1 − α/m))``
-with ``m`` the number of other alternatives (a Bonferroni bound: with many alternatives one of
-them looks better than the chosen one by chance; ``α`` = 0.025 keeps false mistakes rare).
+Given the selection samples the selected play is fixed, and the evaluation samples are fresh:
+the loss is an unbiased estimate of how much better the selected play is than the play made
+(zero exactly when the selection keeps the play made). It can come out negative (the selected
+play did no better on fresh cards); averages keep the sign, so a player whose plays are the
+best ones averages zero within noise. Against the (unknown) truly best play it is, if anything,
+an underestimate: it never inflates a loss.
+
+For each alternative the grader keeps running sums over its samples in each stream: the value
+``x`` and the *paired difference* ``d = x − x_chosen`` against the chosen placement on the same
+sample (common random numbers). Estimates are means, standard errors ``sd / √n``. Sums add up,
+so a later run with more rollouts refines a stored grade (same settings) instead of starting
+over.
+
+**Racing (pruning dominated alternatives, selection stream only):** every alternative first gets
+``screen`` samples, then the count doubles (2·screen, 4·screen, ...) up to ``rollouts``. At each
+step an alternative more than ``screen_z`` standard errors behind the leader stops: the SE of
+their paired difference on the samples both got in this run, or, without enough of those (stored
+sums from an earlier run), the sum of both SEs (a bound whatever their correlation). The chosen
+one always goes on. ``screen`` 0 gives every alternative the full count. The selected play is
+the one with the largest mean difference among those that ran the full count (the chosen one
+when none is positive).
+
+**Verdict:** a *mistake* when the evaluated loss is beyond ``z`` standard errors,
+``z = Φ⁻¹(1 − α)`` (one pre-selected comparison: no correction for the number of alternatives
+is needed; ``α`` = 0.025 gives z ≈ 1.96), and at least ``min_loss`` points (default 0.25: a
+certain loss of a few hundredths is not worth a lesson).
+
+**Exact endgames** (:mod:`pipeline.analysis.exact`): when the unseen cards allow at most
+``exact_limit`` distinct deals, every alternative is played out on every deal instead; values
+are exact expectations (SE 0), the best play is the largest, the loss exact (``exact`` true) and a
+mistake is any loss of at least ``min_loss``.
 """
 
 from __future__ import annotations
@@ -31,52 +54,105 @@ import numpy as np
 
 from pipeline.analysis.alternatives import Alternative, AlternativeSet
 from pipeline.analysis.decisions import Decision
-from pipeline.analysis.rollout import DEFAULT_FANTASYLAND_VALUE, DEFAULT_POLICY, Rollouts
+from pipeline.analysis.exact import DEFAULT_EXACT_LIMIT, enumerate_deals
+from pipeline.analysis.rollout import (
+    DEFAULT_FANTASYLAND_VALUE,
+    DEFAULT_POLICY,
+    EVALUATION,
+    SELECTION,
+    Rollouts,
+)
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet
+from pipeline.simulate.bots import BOTS
 
 SITUATIONS = ("fantasyland_made", "fantasyland_draw", "standard")
 """Decision situations: the top already qualifies for Fantasyland; the chosen or the best
 placement goes for it (a card of the entry rank or better on a top that can still pair it, or
 a top completed to qualify); anything else."""
 
+EVALUATION_RATIO = 5 / 3
+"""Evaluation samples per selection sample when not set (1,000 for the default 600): the loss's
+error shrinks with them, at the cost of two plays only."""
+
+EXACT_TOLERANCE = 1e-9
+"""An exact loss above this is a mistake (values are exact up to float rounding)."""
+
+ESTIMATOR = "split-v2"
+"""Names the way samples are drawn and used (selection and evaluation streams): part of the
+fingerprint, so sums stored by an older grader are never mixed with these."""
+
 
 @dataclass(frozen=True, slots=True)
 class GradeSettings:
-    """Everything that decides a grade's numbers."""
+    """Everything that decides a grade's numbers.
 
-    rollouts: int = 100
+    ``rollouts``: selection samples per alternative (racing); ``evaluation``: independent samples
+    of the selected and the chosen play (None: :data:`EVALUATION_RATIO` × ``rollouts``). The
+    defaults (policy ``expert``, 600 and 1,000) are what tests/benchmarks/bench_grading.py
+    measured as the best accuracy for their CPU (docs/grading.md); ``exact_limit``: the most
+    deals a decision may have to be enumerated instead (0: never); ``min_loss``: the smallest
+    loss (points) called a mistake, however certain (an exact 0.03 is not worth a lesson).
+    """
+
+    rollouts: int = 600
     screen: int = 16
     screen_z: float = 3.0
     policy: str = DEFAULT_POLICY
     fantasyland_value: float = DEFAULT_FANTASYLAND_VALUE
     seed: int = 1
     alpha: float = 0.025
+    evaluation: int | None = None
+    exact_limit: int = DEFAULT_EXACT_LIMIT
+    min_loss: float = 0.25
+
+    @property
+    def evaluation_samples(self) -> int:
+        """Samples of the evaluation stream per evaluated play."""
+        if self.evaluation is not None:
+            return self.evaluation
+        return max(2, round(self.rollouts * EVALUATION_RATIO))
+
+    @property
+    def z(self) -> float:
+        """The mistake threshold in standard errors of the evaluated loss."""
+        return NormalDist().inv_cdf(1.0 - self.alpha)
 
     def fingerprint(self, rules: str) -> str:
         """What samples depend on: stored sums are refined only under the same fingerprint."""
-        return (f"policy={self.policy};fantasyland_value={self.fantasyland_value:g};"
-                f"seed={self.seed};rules={rules}")
+        return (f"estimator={ESTIMATOR};policy={self.policy};"
+                f"fantasyland_value={self.fantasyland_value:g};seed={self.seed};rules={rules}")
 
     def check(self) -> None:
         """Raise ValueError for unusable settings."""
         if self.rollouts < 2:
             raise ValueError(f"rollouts must be at least 2, got {self.rollouts}")
+        if self.evaluation_samples < 2:
+            raise ValueError(f"evaluation samples must be at least 2, got {self.evaluation_samples}")
         if self.screen < 0:
             raise ValueError(f"screen must be ≥ 0, got {self.screen}")
         if not 0 < self.alpha < 1:
             raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
+        if self.min_loss < 0:
+            raise ValueError(f"min_loss must be ≥ 0, got {self.min_loss}")
+        if self.exact_limit < 0:
+            raise ValueError(f"exact limit must be ≥ 0, got {self.exact_limit}")
+        if self.policy not in BOTS:
+            raise ValueError(f"unknown rollout policy {self.policy!r} (bots: {', '.join(BOTS)})")
 
 
 @dataclass(slots=True)
 class Tally:
-    """Running sums of one alternative: samples, value and paired difference to the chosen one."""
+    """Running sums of one alternative: samples, value and paired difference to the chosen one.
+
+    ``exact``: the samples are every possible deal, each once (the means are exact, SE 0)."""
 
     samples: int = 0
     total: float = 0.0
     total_sq: float = 0.0
     diff_total: float = 0.0
     diff_total_sq: float = 0.0
+    exact: bool = False
 
     def add(self, values: np.ndarray, differences: np.ndarray) -> None:
         """Add samples."""
@@ -86,11 +162,12 @@ class Tally:
         self.diff_total += float(differences.sum())
         self.diff_total_sq += float(np.square(differences).sum())
 
-    @staticmethod
-    def _mean_se(count: int, total: float, total_sq: float) -> tuple[float, float]:
+    def _mean_se(self, count: int, total: float, total_sq: float) -> tuple[float, float]:
         if count == 0:
             return (0.0, math.inf)
         mean = total / count
+        if self.exact:
+            return (mean, 0.0)
         if count < 2:
             return (mean, math.inf)
         variance = max(0.0, (total_sq - count * mean * mean) / (count - 1))
@@ -119,7 +196,11 @@ class Tally:
 
 @dataclass(slots=True)
 class DecisionGrade:
-    """The grade of one decision (rows of ``decision_grades`` and ``decision_alternatives``)."""
+    """The grade of one decision (rows of ``decision_grades`` and ``decision_alternatives``).
+
+    ``tallies``: the selection stream per alternative (every deal, when ``exact``);
+    ``evaluations``: the evaluation stream (only the selected and the chosen play get samples).
+    """
 
     hand_key: int
     player: str
@@ -132,7 +213,10 @@ class DecisionGrade:
     chosen: int
     legal: int
     settings: GradeSettings
+    evaluations: list[Tally] = field(default_factory=list)
+    exact: bool = False
     situation: str = "standard"
+    mistake_type: str | None = None
     best: int = 0
     ev_loss: float = 0.0
     loss_se: float = 0.0
@@ -141,22 +225,54 @@ class DecisionGrade:
     new_samples: int = 0
     extra: dict = field(default_factory=dict)
 
+    def selected(self) -> int:
+        """The best play on the selection stream: the largest mean difference among the plays
+        that ran the full count (the chosen one when none is above it)."""
+        chosen = self.chosen
+        best, best_diff = chosen, 0.0
+        full = self.tallies[chosen].samples
+        margin = EXACT_TOLERANCE if self.exact else 0.0
+        for index, tally in enumerate(self.tallies):
+            # placements that stopped early were clearly worse than one that went on
+            if index != chosen and tally.samples >= full and tally.diff > best_diff + margin:
+                best, best_diff = index, tally.diff
+        return best
+
     def decide(self) -> None:
         """Work out best, loss, threshold and verdict from the tallies."""
         chosen = self.chosen
-        best = chosen
-        best_diff = 0.0
-        full = self.tallies[chosen].samples
-        for index, tally in enumerate(self.tallies):
-            # placements that stopped early were clearly worse than one that went on
-            if index != chosen and tally.samples >= full and tally.diff > best_diff:
-                best, best_diff = index, tally.diff
+        best = self.selected()
         self.best = best
-        self.ev_loss = best_diff
-        self.loss_se = self.tallies[best].diff_se if best != chosen else 0.0
-        others = max(1, len(self.alternatives) - 1)
-        self.z = max(2.0, NormalDist().inv_cdf(1.0 - self.settings.alpha / others))
-        self.mistake = best != chosen and self.ev_loss > self.z * self.loss_se
+        self.z = self.settings.z
+        if self.exact:
+            self.ev_loss = self.tallies[best].diff if best != chosen else 0.0
+            self.loss_se = 0.0
+            self.mistake = self.ev_loss > max(EXACT_TOLERANCE, self.settings.min_loss)
+            return
+        if best == chosen:
+            self.ev_loss, self.loss_se, self.mistake = 0.0, 0.0, False
+            return
+        evaluated = self.evaluations[best]
+        if evaluated.samples < 2:
+            raise ValueError("the selected play has no evaluation samples")
+        self.ev_loss = evaluated.diff
+        self.loss_se = evaluated.diff_se
+        self.mistake = self.ev_loss > max(self.z * self.loss_se, self.settings.min_loss)
+
+    def value(self, index: int) -> Tally:
+        """The unbiased estimate of an alternative's value: its evaluation samples when it has
+        some (the selected play's selection estimate is inflated), else its selection ones."""
+        if self.evaluations and self.evaluations[index].samples >= 2:
+            return self.evaluations[index]
+        return self.tallies[index]
+
+    @property
+    def evaluation_samples(self) -> int:
+        """Samples behind the loss: every deal when exact, the evaluation stream's otherwise
+        (0 when the selected play is the chosen one)."""
+        if self.exact:
+            return self.tallies[self.chosen].samples
+        return self.evaluations[self.best].samples if self.best != self.chosen else 0
 
 
 def entry_rank(variant: Variant, rules: RuleSet) -> int:
@@ -191,63 +307,163 @@ def situation_of(decision: Decision, alternatives: list[Alternative], chosen: in
     return "standard"
 
 
+MISTAKE_TYPES = ("chased Fantasyland", "passed on Fantasyland", "top too strong", "top too weak",
+                 "discard", "middle or bottom")
+"""What the best play changes against the play made (the first that applies):
+
+* *chased Fantasyland*: the play made goes for Fantasyland on the top, the best one does not;
+* *passed on Fantasyland*: the reverse;
+* *top too strong* / *too weak*: the top the play made leaves is higher / lower (its ranks,
+  highest first) than the best play's;
+* *discard*: the plays keep the same top but throw away different ranks;
+* *middle or bottom*: they differ only in what goes to the middle and the bottom.
+"""
+
+
+def mistake_type_of(decision: Decision, chosen: Alternative, best: Alternative,
+                    rules: RuleSet) -> str:
+    """One of :data:`MISTAKE_TYPES` for a decision whose best play is not the one made."""
+    entry = entry_rank(decision.hand.variant, rules)
+    chosen_top, best_top = chosen.rows_after[0], best.rows_after[0]
+    if rules.fantasyland.enabled:
+        chases, best_chases = _goes_for_it(chosen_top, entry), _goes_for_it(best_top, entry)
+        if chases and not best_chases:
+            return "chased Fantasyland"
+        if best_chases and not chases:
+            return "passed on Fantasyland"
+
+    def strength(top: tuple[int, ...]) -> tuple[int, ...]:
+        ranks = sorted((card >> 2 for card in top), reverse=True)
+        pairs = sorted({rank for rank in ranks if ranks.count(rank) >= 2}, reverse=True)
+        return (len(pairs) and max(ranks.count(rank) for rank in pairs), *pairs, *ranks)
+
+    if strength(chosen_top) > strength(best_top):
+        return "top too strong"
+    if strength(chosen_top) < strength(best_top):
+        return "top too weak"
+    if sorted(card >> 2 for card in chosen.discards) != sorted(card >> 2 for card in best.discards):
+        return "discard"
+    return "middle or bottom"
+
+
+Prior = Mapping[str, tuple[Tally, Tally]]
+"""Stored sums of a decision by placement text: (selection, evaluation) tallies."""
+
+
 def prior_tallies(
-    alternatives: AlternativeSet, prior: Mapping[str, Tally] | None
-) -> list[Tally]:
-    """Stored sums matched to the alternatives by placement (fresh tallies when they do not fit)."""
-    if not prior or alternatives.alternatives[alternatives.chosen].describe() not in prior:
-        return [Tally() for _ in alternatives.alternatives]
-    chosen = prior[alternatives.alternatives[alternatives.chosen].describe()]
-    tallies = []
-    for alternative in alternatives.alternatives:
-        stored = prior.get(alternative.describe())
-        if stored is None or stored.samples > chosen.samples:
-            tallies.append(Tally())
-        else:
-            tallies.append(replace(stored))
-    return tallies
+    alternatives: AlternativeSet, prior: Prior | None
+) -> tuple[list[Tally], list[Tally]]:
+    """Stored sums matched to the alternatives by placement (fresh tallies when they do not fit):
+    the selection and the evaluation tallies."""
+    count = len(alternatives.alternatives)
+    chosen_text = alternatives.alternatives[alternatives.chosen].describe()
+    if not prior or chosen_text not in prior:
+        return [Tally() for _ in range(count)], [Tally() for _ in range(count)]
+    streams = []
+    for stream in (0, 1):
+        chosen = prior[chosen_text][stream]
+        tallies = []
+        for alternative in alternatives.alternatives:
+            stored = prior.get(alternative.describe())
+            if stored is None or stored[stream].exact or stored[stream].samples > chosen.samples:
+                tallies.append(Tally())
+            else:
+                tallies.append(replace(stored[stream]))
+        streams.append(tallies)
+    return streams[0], streams[1]
 
 
 def grade_decision(
     decision: Decision,
     rules: RuleSet,
     settings: GradeSettings,
-    prior: Mapping[str, Tally] | None = None,
+    prior: Prior | None = None,
     alternatives: AlternativeSet | None = None,
 ) -> DecisionGrade | None:
     """Grade one decision (see the module docstring); None when there is nothing to choose.
 
     ``prior`` holds stored sums by placement text (from a run with the same fingerprint); they
-    are extended to ``settings.rollouts`` samples, never recomputed.
+    are extended to ``settings.rollouts`` (and ``evaluation``) samples, never recomputed.
     """
     options = alternatives or decision.alternatives()
     if len(options.alternatives) < 2:
         return None
     items = list(options.alternatives)
     chosen = options.chosen
-    tallies = prior_tallies(options, prior)
-    target = settings.rollouts
-    screen = min(settings.screen, target) if settings.screen else target
-    start = min(tally.samples for tally in tallies)
     grade = DecisionGrade(
         hand_key=decision.hand.hand_key, player=decision.player, street=decision.street_number,
         variant=decision.hand.variant.value, ruleset=rules.name,
-        fingerprint=settings.fingerprint(rules.name), alternatives=items, tallies=tallies,
+        fingerprint=settings.fingerprint(rules.name), alternatives=items, tallies=[],
         chosen=chosen, legal=options.legal, settings=settings,
     )
-    if start < target:
-        rollouts = Rollouts(decision, rules, start, target, settings.seed, settings.policy,
-                            settings.fantasyland_value)
-        seen: dict[int, tuple[int, np.ndarray]] = {}
-        active = list(range(len(items)))
-        for checkpoint in _checkpoints(screen, target):
-            needed = [index for index in active if tallies[index].samples < checkpoint]
-            grade.new_samples += _extend(rollouts, items, tallies, chosen, needed, checkpoint, seen)
-            if checkpoint < target:
-                active = _survivors(active, tallies, chosen, settings.screen_z, seen)
+    deals = None
+    if settings.exact_limit and not BOTS[settings.policy].uses_chance:
+        deals = enumerate_deals(decision, settings.exact_limit)
+    if deals is not None:
+        _enumerate(grade, decision, rules, settings, deals)
+    else:
+        grade.tallies, grade.evaluations = prior_tallies(options, prior)
+        _select(grade, decision, rules, settings)
+        best = grade.selected()
+        if best != chosen:
+            _evaluate(grade, decision, rules, settings, best)
     grade.decide()
     grade.situation = situation_of(decision, items, chosen, grade.best, rules)
+    if grade.best != chosen:
+        grade.mistake_type = mistake_type_of(decision, items[chosen], items[grade.best], rules)
     return grade
+
+
+def _enumerate(grade: DecisionGrade, decision: Decision, rules: RuleSet,
+               settings: GradeSettings, deals: np.ndarray) -> None:
+    """Every alternative on every deal: exact values."""
+    rollouts = Rollouts.enumerated(decision, rules, deals, settings.policy,
+                                   settings.fantasyland_value)
+    values = rollouts.values(grade.alternatives)
+    chosen_values = values[grade.chosen]
+    grade.tallies = []
+    for row in values:
+        tally = Tally(exact=True)
+        tally.add(row, row - chosen_values)
+        grade.tallies.append(tally)
+    grade.evaluations = [Tally() for _ in grade.alternatives]
+    grade.exact = True
+    grade.new_samples = int(values.size)
+
+
+def _select(grade: DecisionGrade, decision: Decision, rules: RuleSet,
+            settings: GradeSettings) -> None:
+    """The selection stream: racing up to ``rollouts`` samples per alternative."""
+    tallies = grade.tallies
+    target = settings.rollouts
+    start = min(tally.samples for tally in tallies)
+    if start >= target:
+        return
+    screen = min(settings.screen, target) if settings.screen else target
+    rollouts = Rollouts(decision, rules, start, target, settings.seed, settings.policy,
+                        settings.fantasyland_value, stream=SELECTION)
+    seen: dict[int, tuple[int, np.ndarray]] = {}
+    active = list(range(len(grade.alternatives)))
+    for checkpoint in _checkpoints(screen, target):
+        needed = [index for index in active if tallies[index].samples < checkpoint]
+        grade.new_samples += _extend(rollouts, grade.alternatives, tallies, grade.chosen, needed,
+                                     checkpoint, seen)
+        if checkpoint < target:
+            active = _survivors(active, tallies, grade.chosen, settings.screen_z, seen)
+
+
+def _evaluate(grade: DecisionGrade, decision: Decision, rules: RuleSet,
+              settings: GradeSettings, best: int) -> None:
+    """The evaluation stream: the selected and the chosen play on fresh samples."""
+    target = settings.evaluation_samples
+    evaluations = grade.evaluations
+    start = min(evaluations[best].samples, evaluations[grade.chosen].samples)
+    if start >= target:
+        return
+    rollouts = Rollouts(decision, rules, start, target, settings.seed, settings.policy,
+                        settings.fantasyland_value, stream=EVALUATION)
+    grade.new_samples += _extend(rollouts, grade.alternatives, evaluations, grade.chosen, [best],
+                                 target, {})
 
 
 def _checkpoints(screen: int, target: int) -> list[int]:
@@ -275,10 +491,10 @@ def _extend(
     keeps this run's values per alternative (first sample, values) for paired comparisons."""
     if not needed:
         return 0
-    lo = min(tallies[index].samples for index in needed)
+    group = sorted(set(needed) | {chosen})
+    lo = min(tallies[index].samples for index in group)
     if lo >= upto:
         return 0
-    group = sorted(set(needed) | {chosen})
     values = rollouts.values([items[index] for index in group], lo, upto)
     chosen_values = values[group.index(chosen)]
     added = 0

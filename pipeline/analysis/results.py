@@ -45,8 +45,10 @@ DecisionKey = tuple[int, str, int]
 
 def load_prior(
     connection: duckdb.DuckDBPyConnection, keys: Iterable[DecisionKey]
-) -> dict[DecisionKey, tuple[str, dict[str, Tally]]]:
-    """Stored sums of these decisions: key -> (fingerprint, {placement: tally})."""
+) -> dict[DecisionKey, tuple[str, dict[str, tuple[Tally, Tally]]]]:
+    """Stored sums of these decisions: key -> (fingerprint, {placement: (selection, evaluation)}).
+
+    Exact grades are not returned (they are recomputed: enumeration is cheap and deterministic)."""
     keys = list(keys)
     if not keys or not has_tables(connection):
         return {}
@@ -61,21 +63,30 @@ def load_prior(
             (key, player, street): fingerprint
             for key, player, street, fingerprint in connection.execute(
                 "SELECT g.hand_key, g.player, g.street, g.fingerprint FROM decision_grades g "
-                "SEMI JOIN _wanted_grades w USING (hand_key, player, street)"
+                "SEMI JOIN _wanted_grades w USING (hand_key, player, street) "
+                "WHERE NOT coalesce(g.exact, false)"
             ).fetchall()
         }
-        prior: dict[DecisionKey, tuple[str, dict[str, Tally]]] = {
+        prior: dict[DecisionKey, tuple[str, dict[str, tuple[Tally, Tally]]]] = {
             key: (fingerprint, {}) for key, fingerprint in fingerprints.items()
         }
         for (key, player, street, placement, samples, total, total_sq, diff_total,
-             diff_total_sq) in connection.execute(
+             diff_total_sq, eval_samples, eval_total, eval_total_sq, eval_diff_total,
+             eval_diff_total_sq) in connection.execute(
             "SELECT a.hand_key, a.player, a.street, a.placement, a.samples, a.total, a.total_sq, "
-            "a.diff_total, a.diff_total_sq FROM decision_alternatives a "
+            "a.diff_total, a.diff_total_sq, coalesce(a.eval_samples, 0), "
+            "coalesce(a.eval_total, 0), coalesce(a.eval_total_sq, 0), "
+            "coalesce(a.eval_diff_total, 0), coalesce(a.eval_diff_total_sq, 0) "
+            "FROM decision_alternatives a "
             "SEMI JOIN _wanted_grades w USING (hand_key, player, street)"
         ).fetchall():
             entry = prior.get((key, player, street))
             if entry is not None:
-                entry[1][placement] = Tally(samples, total, total_sq, diff_total, diff_total_sq)
+                entry[1][placement] = (
+                    Tally(samples, total, total_sq, diff_total, diff_total_sq),
+                    Tally(eval_samples, eval_total, eval_total_sq, eval_diff_total,
+                          eval_diff_total_sq),
+                )
     finally:
         connection.unregister("_wanted_grades")
     return prior
@@ -96,14 +107,18 @@ def grade_tables(grades: Sequence[DecisionGrade], when: datetime | None = None) 
         "hand_key", "player", "street", "variant", "ruleset", "situation", "legal_placements",
         "alternatives", "chosen", "best", "chosen_placement", "best_placement", "chosen_ev",
         "chosen_se", "best_ev", "best_se", "ev_loss", "loss_se", "z", "mistake", "rollouts",
-        "policy", "fantasyland_value", "seed", "fingerprint", "graded_at")}
+        "policy", "fantasyland_value", "seed", "fingerprint", "graded_at", "exact",
+        "evaluation_rollouts", "mistake_type")}
     alternative_rows: dict[str, list[Any]] = {name: [] for name in (
         "hand_key", "player", "street", "alternative", "placement", "top", "middle", "bottom",
         "discards", "equivalents", "is_chosen", "is_best", "samples", "total", "total_sq",
-        "diff_total", "diff_total_sq", "ev", "se", "diff", "diff_se")}
+        "diff_total", "diff_total_sq", "ev", "se", "diff", "diff_se", "eval_samples",
+        "eval_total", "eval_total_sq", "eval_diff_total", "eval_diff_total_sq", "eval_ev",
+        "eval_se", "exact")}
     for grade in grades:
-        chosen = grade.tallies[grade.chosen]
-        best = grade.tallies[grade.best]
+        chosen = grade.value(grade.chosen)
+        best = grade.value(grade.best)
+        evaluations = grade.evaluations or [Tally() for _ in grade.alternatives]
         settings = grade.settings
         for name, value in (
             ("hand_key", grade.hand_key), ("player", grade.player), ("street", grade.street),
@@ -115,12 +130,16 @@ def grade_tables(grades: Sequence[DecisionGrade], when: datetime | None = None) 
             ("chosen_ev", chosen.ev), ("chosen_se", _finite(chosen.se)),
             ("best_ev", best.ev), ("best_se", _finite(best.se)),
             ("ev_loss", grade.ev_loss), ("loss_se", grade.loss_se if math.isfinite(grade.loss_se) else 0.0),
-            ("z", grade.z), ("mistake", grade.mistake), ("rollouts", chosen.samples),
+            ("z", grade.z), ("mistake", grade.mistake),
+            ("rollouts", grade.tallies[grade.chosen].samples),
             ("policy", settings.policy), ("fantasyland_value", settings.fantasyland_value),
             ("seed", settings.seed), ("fingerprint", grade.fingerprint), ("graded_at", when),
+            ("exact", grade.exact), ("evaluation_rollouts", grade.evaluation_samples),
+            ("mistake_type", grade.mistake_type),
         ):
             decision_rows[name].append(value)
-        for index, (alternative, tally) in enumerate(zip(grade.alternatives, grade.tallies, strict=True)):
+        for index, (alternative, tally, evaluated) in enumerate(
+                zip(grade.alternatives, grade.tallies, evaluations, strict=True)):
             for name, value in (
                 ("hand_key", grade.hand_key), ("player", grade.player), ("street", grade.street),
                 ("alternative", index), ("placement", alternative.describe()),
@@ -131,15 +150,25 @@ def grade_tables(grades: Sequence[DecisionGrade], when: datetime | None = None) 
                 ("total", tally.total), ("total_sq", tally.total_sq),
                 ("diff_total", tally.diff_total), ("diff_total_sq", tally.diff_total_sq),
                 ("ev", tally.ev), ("se", _finite(tally.se)), ("diff", tally.diff),
-                ("diff_se", _finite(tally.diff_se)),
+                ("diff_se", _finite(tally.diff_se)), ("eval_samples", evaluated.samples),
+                ("eval_total", evaluated.total), ("eval_total_sq", evaluated.total_sq),
+                ("eval_diff_total", evaluated.diff_total),
+                ("eval_diff_total_sq", evaluated.diff_total_sq),
+                ("eval_ev", evaluated.ev if evaluated.samples else None),
+                ("eval_se", _finite(evaluated.se) if evaluated.samples else None),
+                ("exact", tally.exact),
             ):
                 alternative_rows[name].append(value)
     return _arrow(decision_rows, {"street": pa.int8(), "legal_placements": pa.int16(),
                                   "alternatives": pa.int16(), "chosen": pa.int16(),
                                   "best": pa.int16(), "rollouts": pa.int32(),
-                                  "graded_at": pa.timestamp("us")}), \
+                                  "graded_at": pa.timestamp("us"),
+                                  "evaluation_rollouts": pa.int32(),
+                                  "mistake_type": pa.string()}), \
         _arrow(alternative_rows, {"street": pa.int8(), "alternative": pa.int16(),
-                                  "equivalents": pa.int16(), "samples": pa.int32()})
+                                  "equivalents": pa.int16(), "samples": pa.int32(),
+                                  "eval_samples": pa.int32(), "eval_ev": pa.float64(),
+                                  "eval_se": pa.float64()})
 
 
 def _arrow(columns: dict[str, list[Any]], types: dict[str, pa.DataType]) -> pa.Table:

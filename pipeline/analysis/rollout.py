@@ -5,8 +5,8 @@
 * The unseen cards (:mod:`pipeline.analysis.decisions`) are shuffled and dealt in the real deal's
   structure: the Fantasyland opponents' hands, then this street's cards of the opponents who act
   after the player, then every later street seat by seat in action order.
-* Every seat not in Fantasyland finishes its board with one simulator bot (default ``solid``:
-  :mod:`pipeline.simulate.bots`), played through :class:`~pipeline.analysis.policy.ColumnPolicy`
+* Every seat not in Fantasyland finishes its board with one simulator bot (default ``expert``,
+  solid's heuristic with weights tuned by simulation: :mod:`pipeline.simulate.bots`), played through :class:`~pipeline.analysis.policy.ColumnPolicy`
   exactly as the simulator plays it. An opponent in Fantasyland sets its cards with the exact
   setter (:func:`~pipeline.solver.fantasyland.solve_fantasyland`), as the simulator does; as
   that costs milliseconds, each group of :data:`FANTASYLAND_GROUP` consecutive samples shares
@@ -42,7 +42,7 @@ from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet
 from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
 
-DEFAULT_POLICY = "solid"
+DEFAULT_POLICY = "expert"
 DEFAULT_FANTASYLAND_VALUE = float(DEFAULT_STAY_VALUE)
 FANTASYLAND_GROUP = 4
 """Samples that share one deal of an opponent in Fantasyland (see :class:`Rollouts`)."""
@@ -60,11 +60,19 @@ def _name_hash(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big")
 
 
-def sample_seed(seed: int, hand_key: int, player: str, street: int) -> np.random.SeedSequence:
-    """The seed sequence of a decision's samples."""
+SELECTION = 0
+"""Sample stream that chooses the best play (racing over every alternative)."""
+EVALUATION = 1
+"""Sample stream, independent of :data:`SELECTION`, that measures the chosen best play's value
+and the loss (so that a choice made on noise cannot inflate them)."""
+
+
+def sample_seed(seed: int, hand_key: int, player: str, street: int,
+                stream: int = SELECTION) -> np.random.SeedSequence:
+    """The seed sequence of a decision's samples in one stream (selection or evaluation)."""
     return np.random.SeedSequence(
         [int(seed) & 0xFFFFFFFFFFFFFFFF, int(hand_key) & 0xFFFFFFFFFFFFFFFF, _name_hash(player),
-         int(street)]
+         int(street), int(stream)]
     )
 
 
@@ -87,6 +95,7 @@ class Rollouts:
         seed: int = 1,
         policy: str = DEFAULT_POLICY,
         fantasyland_value: float = DEFAULT_FANTASYLAND_VALUE,
+        stream: int = SELECTION,
     ) -> None:
         if not 0 <= lo < hi:
             raise ValueError(f"bad sample range {lo}..{hi}")
@@ -98,7 +107,8 @@ class Rollouts:
         variant = decision.hand.variant
         self.variant = variant
         self.policy = column_policy(policy, variant, rules)
-        sequence = sample_seed(seed, decision.hand.hand_key, decision.player, decision.street)
+        sequence = sample_seed(seed, decision.hand.hand_key, decision.player, decision.street,
+                               stream)
         card_stream, chance_stream, fantasyland_stream = (
             np.random.default_rng(child) for child in sequence.spawn(3))
         unseen = np.asarray(decision.unseen, dtype=np.int64)
@@ -122,6 +132,39 @@ class Rollouts:
         steps = 1 + len(decision.plan.future)
         self.uniforms = chance_stream.random((hi, steps, len(decision.hand.seats)))[lo:hi]
         self.opponents = self._play_opponents()
+
+    @classmethod
+    def enumerated(
+        cls,
+        decision: Decision,
+        rules: RuleSet,
+        deals: np.ndarray,
+        policy: str = DEFAULT_POLICY,
+        fantasyland_value: float = DEFAULT_FANTASYLAND_VALUE,
+    ) -> Rollouts:
+        """Every deal of ``deals`` (an (outcomes, plan.cards) card array, one row per possible
+        deal of the unseen cards, in the plan's positions) instead of random samples: the mean
+        over the rows is the exact expectation (see :mod:`pipeline.analysis.exact`). The policy
+        must not use chance (its random numbers are zeros)."""
+        if decision.plan.fantasyland:
+            raise ValueError("an opponent in Fantasyland is never enumerated")
+        deals = np.ascontiguousarray(deals, dtype=np.int64)
+        if deals.ndim != 2 or deals.shape[1] != decision.plan.cards or not len(deals):
+            raise ValueError(f"expected ({decision.plan.cards}-card) deals, got {deals.shape}")
+        self = cls.__new__(cls)
+        self.decision = decision
+        self.rules = rules
+        self.lo, self.hi = 0, len(deals)
+        self.fantasyland_value = float(fantasyland_value)
+        self.variant = decision.hand.variant
+        self.policy = column_policy(policy, self.variant, rules)
+        if self.policy.bot.uses_chance:
+            raise ValueError(f"policy {policy!r} uses chance: it cannot be enumerated")
+        self.deck = deals
+        steps = 1 + len(decision.plan.future)
+        self.uniforms = np.zeros((len(deals), steps, len(decision.hand.seats)))
+        self.opponents = self._play_opponents()
+        return self
 
     @property
     def samples(self) -> int:

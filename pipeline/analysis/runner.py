@@ -9,6 +9,7 @@ transaction each, so a dashboard can read in between). Work is split by (hand, p
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import os
 import time
@@ -30,14 +31,41 @@ WRITE_EVERY = 500
 
 @dataclass(slots=True)
 class PlayerTotals:
-    """What one run graded for one player."""
+    """What one run graded for one player in one variant.
+
+    ``hand_losses``: the summed EV loss of each hand with graded decisions (hand key -> points),
+    so that the loss per hand gets its own standard error (the spread of the hands' sums)."""
 
     hands: set[int] = field(default_factory=set)
     decisions: int = 0
     mistakes: int = 0
+    exact: int = 0
     ev_loss: float = 0.0
+    ev_loss_squares: float = 0.0
+    hand_losses: dict[int, float] = field(default_factory=dict)
     fantasyland_hands: int = 0
     fantasyland_given_up: float = 0.0
+
+    @property
+    def loss_per_decision(self) -> tuple[float, float] | None:
+        """Mean EV loss per graded decision and its standard error (None: nothing graded)."""
+        return _mean_se(self.decisions, self.ev_loss, self.ev_loss_squares)
+
+    @property
+    def loss_per_hand(self) -> tuple[float, float] | None:
+        """Mean EV loss per hand with graded decisions and its standard error."""
+        values = list(self.hand_losses.values())
+        return _mean_se(len(values), sum(values), sum(value * value for value in values))
+
+
+def _mean_se(count: int, total: float, squares: float) -> tuple[float, float] | None:
+    if count == 0:
+        return None
+    mean = total / count
+    if count < 2:
+        return (mean, math.nan)
+    variance = max(0.0, (squares - count * mean * mean) / (count - 1))
+    return (mean, math.sqrt(variance / count))
 
 
 @dataclass(slots=True)
@@ -50,7 +78,10 @@ class AnalysisSummary:
     samples: int = 0
     seconds: float = 0.0
     skipped: dict[str, int] = field(default_factory=dict)  # reason -> hands
-    players: dict[str, PlayerTotals] = field(default_factory=dict)
+    players: dict[tuple[str, str], PlayerTotals] = field(default_factory=dict)  # (player, variant)
+    variants: dict[str, int] = field(default_factory=dict)  # variant -> hands graded
+    newest: str | None = None  # started_at of the most recent hand graded (ISO, UTC)
+    oldest: str | None = None
 
     @property
     def decisions_per_second(self) -> float:
@@ -64,12 +95,13 @@ class _Task:
     seat: int
     rules: RuleSet
     settings: GradeSettings
-    prior: dict[int, dict[str, Tally]]  # street (1-based) -> stored sums
+    prior: dict[int, dict[str, tuple[Tally, Tally]]]  # street (1-based) -> stored sums
 
 
 @dataclass(slots=True)
 class _TaskResult:
     player: str
+    variant: str
     hand_key: int
     grades: list[DecisionGrade]
     forced: int
@@ -82,7 +114,7 @@ def _run_task(task: _Task) -> _TaskResult:
     seat = hand.seats[task.seat]
     if seat.fantasyland:
         graded = grade_fantasyland(hand, task.seat, task.rules, task.settings.fantasyland_value)
-        return _TaskResult(seat.name, hand.hand_key, [], 0,
+        return _TaskResult(seat.name, hand.variant.value, hand.hand_key, [], 0,
                            graded.row() if graded else None,
                            graded.points_given_up if graded else 0.0)
     grades = []
@@ -94,7 +126,7 @@ def _run_task(task: _Task) -> _TaskResult:
             forced += 1
         else:
             grades.append(grade)
-    return _TaskResult(seat.name, hand.hand_key, grades, forced, None)
+    return _TaskResult(seat.name, hand.variant.value, hand.hand_key, grades, forced, None)
 
 
 def _search_directories(database: Path, connection) -> list[Path]:  # noqa: ANN001
@@ -113,17 +145,19 @@ def plan_tasks(
     settings: GradeSettings | None = None,
     rules: RuleSet | None = None,
     decisions: bool = True,
+    variant: str | None = None,
 ) -> tuple[list[_Task], AnalysisSummary]:
     """Read the chosen hands and stored sums; one task per (hand, graded player).
 
-    ``decisions`` false keeps only the Fantasyland hands (compared with the solver)."""
+    ``decisions`` false keeps only the Fantasyland hands (compared with the solver); ``variant``
+    keeps only that variant's hands."""
     settings = settings or GradeSettings()
     settings.check()
     summary = AnalysisSummary()
     path = Path(database)
     connection = store.connect(path, read_only=True)
     try:
-        keys = select_hands(connection, player, hands)
+        keys = select_hands(connection, player, hands, variant)
         views = load_hands(connection, keys)
         resolver = RulesResolver(override=rules,
                                  search_directories=_search_directories(path, connection))
@@ -136,6 +170,10 @@ def plan_tasks(
                     summary.skipped.get(f"unknown rules {view.rules!r}", 0) + 1)
                 continue
             summary.hands += 1
+            if view.started_at is not None:
+                summary.oldest = min(summary.oldest or view.started_at, view.started_at)
+                summary.newest = max(summary.newest or view.started_at, view.started_at)
+            summary.variants[view.variant.value] = summary.variants.get(view.variant.value, 0) + 1
             for index, seat in enumerate(view.seats):
                 if (player is None or seat.name == player) and (decisions or seat.fantasyland):
                     wanted.append((view, index, rule_set))
@@ -147,7 +185,7 @@ def plan_tasks(
         prior = results.load_prior(connection, decision_keys)
     finally:
         connection.close()
-    grouped: dict[tuple[int, str], dict[int, tuple[str, dict[str, Tally]]]] = {}
+    grouped: dict[tuple[int, str], dict[int, tuple[str, dict[str, tuple[Tally, Tally]]]]] = {}
     for (key, who, street), entry in prior.items():
         grouped.setdefault((key, who), {})[street] = entry
     tasks = []
@@ -172,17 +210,19 @@ def analyze_database(
     rules: RuleSet | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     decisions: bool = True,
+    variant: str | None = None,
 ) -> AnalysisSummary:
     """Grade the decisions of the ``hands`` most recent hands with streets (of ``player``, or of
     everyone) and store them. ``on_progress(done, total)`` is called as players' hands finish
     (counts are decisions, Fantasyland hands counting one). ``decisions`` false compares only
-    the Fantasyland hands with the solver (fast: milliseconds a hand).
+    the Fantasyland hands with the solver (fast: milliseconds a hand); ``variant`` grades only
+    that variant's hands.
 
     Raises ValueError for unusable settings, FileNotFoundError for a missing database.
     """
     started = time.perf_counter()
     settings = settings or GradeSettings()
-    tasks, summary = plan_tasks(database, player, hands, settings, rules, decisions)
+    tasks, summary = plan_tasks(database, player, hands, settings, rules, decisions, variant)
     total = sum(_task_size(task) for task in tasks)
     done = 0
     if on_progress:
@@ -203,15 +243,19 @@ def analyze_database(
         pending_fantasyland.clear()
 
     for outcome in _results(tasks, jobs):
-        totals = summary.players.setdefault(outcome.player, PlayerTotals())
+        totals = summary.players.setdefault((outcome.player, outcome.variant), PlayerTotals())
         totals.hands.add(outcome.hand_key)
         summary.forced += outcome.forced
+        if outcome.grades:
+            totals.hand_losses[outcome.hand_key] = sum(grade.ev_loss for grade in outcome.grades)
         for grade in outcome.grades:
             summary.decisions += 1
             summary.samples += grade.new_samples
             totals.decisions += 1
             totals.mistakes += grade.mistake
+            totals.exact += grade.exact
             totals.ev_loss += grade.ev_loss
+            totals.ev_loss_squares += grade.ev_loss * grade.ev_loss
         if outcome.fantasyland is not None:
             totals.fantasyland_hands += 1
             totals.fantasyland_given_up += outcome.fantasyland_given_up

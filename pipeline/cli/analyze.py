@@ -15,8 +15,17 @@ from pipeline.cli.common import (
     terminal_cell,
 )
 from pipeline.cli.database import add_database_option
+from pipeline.rules.game import Variant
 
-DEFAULT_ROLLOUTS = 100
+# Written out so that registering the command does not import the grader (numpy);
+# tests/cli/test_startup.py checks that they agree with their source.
+DEFAULT_EXACT_LIMIT = 40_000
+"""pipeline.analysis.exact.DEFAULT_EXACT_LIMIT"""
+DEFAULT_POLICY = "expert"
+"""pipeline.analysis.rollout.DEFAULT_POLICY"""
+DEFAULT_FANTASYLAND_VALUE = 10.0
+"""pipeline.analysis.rollout.DEFAULT_FANTASYLAND_VALUE"""
+DEFAULT_ROLLOUTS = 600
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -29,18 +38,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "the player saw their own board and discards and the opponents' placed cards; every "
             "legal alternative (symmetric ones merged) is played out over the unseen cards, all "
             "seats finishing with a simulator bot (--policy) and Fantasyland opponents with the "
-            "exact setter, and scored by the rules core. Each decision gets the chosen and best "
-            "placements, every alternative's estimate with its standard error, and the EV loss; "
-            "it is a mistake only when the loss is clearly beyond the noise. Fantasyland hands "
-            "are compared with the exact solver. Results go to the decision_grades, "
-            "decision_alternatives and fantasyland_grades tables; running again with more "
-            "--rollouts (same --seed, --policy, --fantasyland-value) refines them."
+            "exact setter, and scored by the rules core. The best play is picked on one set of "
+            "rollouts and the EV loss measured on an independent set (--evaluation), so the "
+            "loss is not inflated by the pick; late streets with few possible deals are "
+            "enumerated instead (exact). A decision is a mistake only when the loss is clearly "
+            "beyond the noise and at least --min-loss. Fantasyland hands are compared with the "
+            "exact solver. Results go to the decision_grades, decision_alternatives and "
+            "fantasyland_grades tables; running again with more --rollouts (same --seed, "
+            "--policy, --fantasyland-value) refines them. See docs/grading.md."
         ),
     )
     add_database_option(parser)
     parser.add_argument("--player", metavar="P", help="grade only this player's decisions")
     parser.add_argument("--hands", type=int, metavar="N",
                         help="only the N most recent hands with streets (of --player)")
+    parser.add_argument("--variant", choices=[variant.value for variant in Variant],
+                        help="only hands of this variant")
     parser.add_argument(
         "--rollouts", type=int, default=DEFAULT_ROLLOUTS, metavar="K",
         help="samples per alternative (alternatives clearly worse after --screen samples stop "
@@ -50,12 +63,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="worker processes (default: %(default)d)")
     parser.add_argument("--seed", type=int, default=1, metavar="S",
                         help="rollout seed; same seed, same results (default: %(default)d)")
-    parser.add_argument("--policy", type=bot_name, default="solid", metavar="BOT",
+    parser.add_argument("--policy", type=bot_name, default=DEFAULT_POLICY, metavar="BOT",
                         help="the bot that finishes every seat's board (default: %(default)s)")
     parser.add_argument(
-        "--fantasyland-value", type=float, default=10.0, metavar="X",
+        "--fantasyland-value", type=float, default=DEFAULT_FANTASYLAND_VALUE, metavar="X",
         help="points a board earning Fantasyland is worth on top of its result; also the stay "
              "value for Fantasyland hands (default: %(default)g)",
+    )
+    parser.add_argument(
+        "--evaluation", type=int, default=None, metavar="K",
+        help="independent samples of the best play and the play made, behind the EV loss "
+             "(default: 5/3 of --rollouts, 1000 for 600)",
+    )
+    parser.add_argument(
+        "--exact-limit", type=int, default=DEFAULT_EXACT_LIMIT, metavar="D",
+        help="enumerate every deal of the unseen cards instead of sampling when there are at "
+             "most D (late streets; 0: never; default: %(default)d)",
+    )
+    parser.add_argument(
+        "--min-loss", type=float, default=0.25, metavar="P",
+        help="the smallest loss in points called a mistake (default: %(default)g)",
     )
     parser.add_argument(
         "--screen", type=int, default=16, metavar="N",
@@ -108,6 +135,8 @@ def run(arguments: argparse.Namespace) -> int:
     settings = GradeSettings(
         rollouts=arguments.rollouts, screen=arguments.screen, policy=arguments.policy,
         fantasyland_value=arguments.fantasyland_value, seed=arguments.seed,
+        evaluation=arguments.evaluation, exact_limit=arguments.exact_limit,
+        min_loss=arguments.min_loss,
     )
     try:
         settings.check()
@@ -119,7 +148,7 @@ def run(arguments: argparse.Namespace) -> int:
         summary = analyze_database(
             arguments.db, player=arguments.player, hands=arguments.hands, settings=settings,
             jobs=arguments.jobs, rules=rules, on_progress=update,
-            decisions=not arguments.fantasyland_only,
+            decisions=not arguments.fantasyland_only, variant=arguments.variant,
         )
     finally:
         if progress is not None:
@@ -154,52 +183,65 @@ def _progress(enabled: bool):  # noqa: ANN202
     return progress, update
 
 
+def _scope_line(arguments: argparse.Namespace, summary) -> str:  # noqa: ANN001
+    """Which hands this run graded: the selection, the dates and the variants."""
+    who = f" of {arguments.player}" if arguments.player else ""
+    if arguments.variant:
+        who += f" in {arguments.variant}"
+    if arguments.hands is not None:
+        chosen = f"the {arguments.hands:,} most recent hands with streets{who}"
+    else:
+        chosen = f"every hand with streets{who}"
+    dates = ""
+    if summary.oldest and summary.newest:
+        dates = f", {summary.oldest} to {summary.newest} UTC"
+    variants = ", ".join(f"{name} {count:,}" for name, count in sorted(summary.variants.items()))
+    return (f"scope: {chosen}: {summary.hands:,} hands{dates}"
+            + (f"; hands by variant: {variants}" if variants else ""))
+
+
+def _figure(value: tuple[float, float] | None) -> str:
+    if value is None:
+        return "–"
+    mean, error = value
+    return f"{mean:.2f}" if error != error else f"{mean:.2f} ± {error:.2f}"
+
+
 def _print_summary(arguments: argparse.Namespace, summary) -> None:  # noqa: ANN001
+    """One figure per player and variant for this run, with its scope (never a second,
+    differently scoped figure: stored grades of earlier runs are in the report and the dashboard)."""
     from rich.console import Console
     from rich.table import Table
 
-    from pipeline import read
-    console = Console(width=None if sys.stdout.isatty() else 140)
+    console = Console(width=None if sys.stdout.isatty() else 160)
     rate = summary.decisions_per_second
+    exact = sum(totals.exact for totals in summary.players.values())
     console.print(
-        f"graded {summary.decisions:,} decisions in {summary.hands:,} hands "
+        f"graded {summary.decisions:,} decisions ({exact:,} exact) in {summary.hands:,} hands "
         f"({summary.forced:,} streets had a single distinct placement) in {summary.seconds:.1f} s "
         f"({rate:.1f} decisions/s, {summary.samples:,} new rollouts, {arguments.jobs} jobs)"
     )
+    console.print(_scope_line(arguments, summary))
     for reason, count in summary.skipped.items():
         console.print(terminal_cell(f"skipped {count:,} hands: {reason}"))
     if not summary.players:
         console.print("nothing to grade (no hands with streets for this selection)")
         return
-    table = Table(title="this run")
-    for column in ("player", "hands", "decisions", "mistakes", "EV loss / decision",
+    table = Table(title="EV loss of this run, by player and variant (points, mean ± standard error)")
+    for column in ("player", "variant", "hands", "decisions", "mistakes", "EV loss / decision",
                    "EV loss / hand", "FL hands", "FL given up / hand"):
         table.add_column(column)
-    for name, totals in sorted(summary.players.items()):
-        hands = len(totals.hands)
+    for (name, variant), totals in sorted(summary.players.items()):
         table.add_row(
-            terminal_cell(name), f"{hands:,}", f"{totals.decisions:,}", f"{totals.mistakes:,}",
-            f"{totals.ev_loss / totals.decisions:.2f}" if totals.decisions else "–",
-            f"{totals.ev_loss / hands:.2f}" if hands else "–",
-            f"{totals.fantasyland_hands:,}",
+            terminal_cell(name), variant, f"{len(totals.hand_losses):,}", f"{totals.decisions:,}",
+            f"{totals.mistakes:,}", _figure(totals.loss_per_decision),
+            _figure(totals.loss_per_hand), f"{totals.fantasyland_hands:,}",
             f"{totals.fantasyland_given_up / totals.fantasyland_hands:.2f}"
             if totals.fantasyland_hands else "–",
         )
     console.print(table)
-    players = tuple(sorted(summary.players))
-    stored = read.grading.grading_summary(arguments.db, read.scope.Filters(players=players))
-    if stored.is_empty():
-        return
-    table = Table(title="stored grades (every run)")
-    for column in ("player", "decisions", "correct", "EV loss / decision", "EV loss / hand",
-                   "mean rollouts"):
-        table.add_column(column)
-    for row in stored.iter_rows(named=True):
-        if not row["decisions"]:
-            continue
-        table.add_row(
-            terminal_cell(row["player"]), f"{row['decisions']:,}", f"{row['correct_share']:.1%}",
-            f"{row['ev_loss_per_decision']:.2f} ± {row['ev_loss_se']:.2f}",
-            f"{row['ev_loss_per_hand']:.2f}", f"{row['rollouts']:.0f}",
-        )
-    console.print(table)
+    console.print(
+        "EV loss: the best play is picked on one set of rollouts and the loss measured on an "
+        "independent set (unbiased; it can be below zero). Per hand: over the hands with graded "
+        "decisions. Grades of every run: `ofc report`, dashboard page Decision grading."
+    )

@@ -1,5 +1,5 @@
 """The prompt loop of ``ofc record`` (:mod:`pipeline.cli.record`): ask each board, check it,
-save the hand and print its result and the running totals.
+save the hand, print its result and the running totals, and keep the session in the database.
 
 Kept apart from the command's module so that registering ``ofc record`` imports none of this
 (the live session and storage bring the rules core, the ingest and DuckDB).
@@ -12,24 +12,29 @@ from typing import TextIO
 
 import duckdb
 
+from pipeline import read
 from pipeline.cli import CommandError
 from pipeline.ingest.errors import IngestError
 from pipeline.live.entry import EntryRejected, check_entry
 from pipeline.live.session import (
+    LiveError,
     LiveHand,
     LiveSession,
     default_fantasyland_cards,
-    delete_last_hand,
-    edit_last_hand,
-    record_hand,
 )
+from pipeline.live.state import Draft, LiveState
 from pipeline.live.storage import (
     LiveStoreError,
-    remove_hand,
-    replace_hand,
-    store_hand,
+    StaleSession,
+    delete_last,
+    end_session,
+    resume,
+    save_entry,
 )
 from pipeline.live.text import board_text, format_money, format_points
+
+WRITER = "ofc record"
+"""How the terminal is named in the live_sessions table."""
 
 HELP = """\
 Type each board as "top / middle / bottom", e.g. Qs Qh 5d / Kc Kd 4h 3s 2c / Ac Ad Ah 9s 9c
@@ -40,9 +45,34 @@ Type each board as "top / middle / bottom", e.g. Qs Qh 5d / Kc Kd 4h 3s 2c / Ac 
   edit    re-enter the last saved hand (Enter keeps a board as it was)
   totals  show the running totals
   help    show this text
-  quit    end the session (a hand not finished is not saved)"""
+  quit    stop here; the session stays open for --resume (a hand not finished is not saved)
+  end     end the session (it is no longer offered for resume)"""
 
-COMMANDS = frozenset(("fl", "back", "undo", "edit", "totals", "help", "quit", "exit"))
+COMMANDS = frozenset(("fl", "back", "undo", "edit", "totals", "help", "quit", "exit", "end"))
+
+
+def same_person_note(name: str, stored: str, hands: int) -> str:
+    """What a name matching a stored player means (said once, at the start)."""
+    count = f"{hands:,} hand{'s' if hands != 1 else ''}"
+    if name == stored:
+        return f"Note: {name} is the same person as {stored} ({count}): the hands add up."
+    return (f"Note: {name} looks like {stored} ({count}) but is spelled differently: their hands "
+            f"are kept apart. Use --players with {stored!r} if it is the same person.")
+
+
+def resume_state(database: Path, session_id: str, rules: str | None) -> LiveState:
+    """The kept session ``session_id`` of ``database`` (``rules``: another rules file, or None),
+    or a :class:`CommandError` saying why not and which sessions are open."""
+    if not database.exists():
+        raise CommandError(f"no database at {database}", code=2)
+    try:
+        return resume(database, session_id, rules)
+    except LiveError as error:
+        offered = read.live.open_live_sessions(database)
+        known = ", ".join(item.session_id for item in offered) or "none"
+        raise CommandError(f"{error} (open sessions: {known})", code=2) from error
+    except (LiveStoreError, IngestError, duckdb.Error) as error:
+        raise CommandError(f"session {session_id} cannot be resumed: {error}") from error
 
 
 # --- output ------------------------------------------------------------------------------------
@@ -123,6 +153,10 @@ class _Quit(Exception):
     """The user typed quit."""
 
 
+class _End(Exception):
+    """The user typed end."""
+
+
 class _Restart(Exception):
     """Abandon the hand being entered (after undo or edit)."""
 
@@ -130,12 +164,19 @@ class _Restart(Exception):
 class RecordLoop:
     """The prompt loop over a session; reads answers from ``stdin``, writes to ``stdout``."""
 
-    def __init__(self, session: LiveSession, database: Path, stdin: TextIO, stdout: TextIO):
-        """Start from ``session``; hands are saved into ``database``."""
-        self.session = session
+    def __init__(self, session: LiveSession, database: Path, stdin: TextIO, stdout: TextIO,
+                 state: LiveState | None = None, notes: list[str] | None = None):
+        """Start from ``session`` (or a kept ``state``); hands are saved into ``database``."""
+        self.state = state if state is not None else LiveState(session)
         self.database = database
         self.stdin = stdin
         self.stdout = stdout
+        self.notes = notes or []
+
+    @property
+    def session(self) -> LiveSession:
+        """The session as it stands."""
+        return self.state.session
 
     def say(self, *lines: str) -> None:
         """Print lines."""
@@ -160,12 +201,15 @@ class RecordLoop:
         """Hands until quit or end of input, then the final totals."""
         session = self.session
         rules = session.rules
+        resumed = " (resumed)" if session.hands else ""
         self.say(
-            f"Live session {session.session_id}: {', '.join(session.players)} — "
+            f"Live session {session.session_id}{resumed}: {', '.join(session.players)} — "
             f"{session.variant.value}, rules {rules.name}, "
             + (f"{session.stake} per point." if session.stake else "no stake (points only)."),
-            HELP, "",
+            *self.notes, HELP, "",
         )
+        if session.hands:
+            self.say(totals_line(session))
         self.say(*next_hand_lines(session))
         try:
             while True:
@@ -174,8 +218,17 @@ class RecordLoop:
                 except _Restart:
                     continue
         except (_EndOfInput, _Quit):
-            pass
-        self.say("", "Session over. " + totals_line(self.session))
+            self.say("", f"Session {self.session.session_id} is kept: go on with "
+                         f"ofc record --db {self.database} --resume {self.session.session_id} "
+                         "(or type end to end it).")
+            self.say("Stopped. " + totals_line(self.session))
+        except _End:
+            try:
+                end_session(self.database, self.state)
+            except duckdb.Error as error:
+                raise CommandError(f"session {self.session.session_id} could not be ended: "
+                                   f"{error}") from error
+            self.say("", f"Session {self.session.session_id} ended. " + totals_line(self.session))
 
     # -- one hand --
 
@@ -238,26 +291,20 @@ class RecordLoop:
 
     def save(self, entries: dict[str, str], marks: dict[str, int],
              editing: LiveHand | None) -> None:
-        """Score, store and show the hand."""
+        """Score, store and show the hand (and keep the session's row up to date)."""
+        state = self.state.with_draft(Draft(editing=editing is not None))
         try:
-            if editing:
-                session, hand = edit_last_hand(self.session, entries, marks)
-            else:
-                session, hand = record_hand(self.session, entries, marks)
+            state, hand = save_entry(self.database, state, entries, marks, WRITER)
         except EntryRejected as error:  # pragma: no cover - entries were checked one by one
             self.say(f"  ✗ {error}")
             return
-        try:
-            if editing:
-                replace_hand(self.database, hand, session.rules)
-            else:
-                store_hand(self.database, hand, session.rules)
-        except (LiveStoreError, IngestError, duckdb.Error) as error:
-            raise CommandError(f"hand {hand.hand_id} could not be saved: {error}") from error
-        self.session = session
+        except (LiveStoreError, IngestError, StaleSession, duckdb.Error) as error:
+            raise CommandError(f"hand {self.session.hand_number} could not be saved: "
+                               f"{error}") from error
+        self.state = state
         if editing:
             self.say("Hand edited and re-scored.")
-        self.say(*hand_lines(session, hand), "")
+        self.say(*hand_lines(state.session, hand), "")
 
     def command(self, command: str, dropped: str | None) -> None:
         """undo, edit, totals, help, quit; ``dropped`` says what unsaved entry they abandon.
@@ -270,10 +317,10 @@ class RecordLoop:
         if command == "totals":
             self.say(totals_line(self.session))
             return
-        if command in ("quit", "exit"):
+        if command in ("quit", "exit", "end"):
             if dropped:
                 self.say(f"  {dropped} (not saved)")
-            raise _Quit
+            raise _End if command == "end" else _Quit
         last = self.session.last_hand
         if last is None:
             self.say(f"  no saved hand to {command} yet")
@@ -281,12 +328,12 @@ class RecordLoop:
         if dropped:
             self.say(f"  {dropped}")
         if command == "undo":
-            session, hand = delete_last_hand(self.session)
             try:
-                remove_hand(self.database, hand)
-            except (IngestError, duckdb.Error) as error:
-                raise CommandError(f"hand {hand.hand_id} could not be deleted: {error}") from error
-            self.session = session
+                state, hand = delete_last(self.database, self.state.with_draft(Draft()), WRITER)
+            except (IngestError, StaleSession, duckdb.Error) as error:
+                raise CommandError(f"hand {last.hand_id} could not be deleted: {error}") from error
+            self.state = state.with_draft(Draft())
+            session = state.session
             self.say(f"Hand {hand.number} ({hand.hand_id}) deleted.", totals_line(session),
                      *next_hand_lines(session))
             raise _Restart

@@ -4,6 +4,12 @@ The hands come from ``sample_data/demo-hands.jsonl.gz`` when the project ships i
 simulator (``ofc simulate``, run as a child process so the dashboard never imports the CLI), and
 as a last resort from the small real samples in ``sample_data/`` (poker-arena logs, live boards).
 All go through :func:`pipeline.ingest.driver.ingest_paths`, the one way hand data gets into a database.
+
+The shipped sample hands come with decision grades for a few hundred of them
+(``sample_data/demo-grades/``: the ``decision_grades``, ``decision_alternatives`` and
+``fantasyland_grades`` rows ``ofc analyze`` wrote for them, made by
+``sample_data/make_demo_grades.py``), so the Decision grading and Trainer pages of a new demo
+are not empty. :func:`load_demo_grades` copies the rows whose hand is stored.
 """
 
 from __future__ import annotations
@@ -18,6 +24,9 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parents[2]
 SAMPLE_DATA = REPOSITORY / "sample_data"
 SAMPLE_HANDS = SAMPLE_DATA / "demo-hands.jsonl.gz"
+SAMPLE_GRADES = SAMPLE_DATA / "demo-grades"
+GRADE_FILES = ("decision_grades", "decision_alternatives", "fantasyland_grades")
+"""Tables shipped in :data:`SAMPLE_GRADES`, one ``{table}.parquet`` each."""
 DATA_DIR_ENV = "OFC_DATA_DIR"
 DEMO_DATABASE_NAME = "demo.duckdb"
 DEFAULT_SIMULATED_HANDS = 3000
@@ -87,7 +96,95 @@ def build_demo_database(database: str | os.PathLike[str], rebuild: bool = False,
         # no simulator: the few real sample hands still show every page
         return ingest_paths([SAMPLE_DATA], database)
     try:
-        return ingest_paths([source], database)
+        summary = ingest_paths([source], database)
     finally:
         if temporary:
             shutil.rmtree(source.parent, ignore_errors=True)
+    if not temporary:
+        load_demo_grades(database)
+    return summary
+
+
+def _mean_se(samples: str, total: str, squares: str, exact: str = "false") -> tuple[str, str]:
+    """SQL for the mean and standard error of sums (as :class:`pipeline.analysis.grade.Tally`)."""
+    mean = f"({total} / nullif({samples}, 0))"
+    error = (f"CASE WHEN coalesce({exact}, false) THEN 0.0 WHEN {samples} < 2 THEN NULL ELSE "
+             f"sqrt(greatest(0, ({squares} - {samples} * {mean} * {mean}) / ({samples} - 1)) "
+             f"/ {samples}) END")
+    return mean, error
+
+
+def _derived_alternatives() -> dict[str, str]:
+    ev, se = _mean_se("samples", "total", "total_sq", "exact")
+    diff, diff_se = _mean_se("samples", "diff_total", "diff_total_sq", "exact")
+    eval_ev, eval_se = _mean_se("eval_samples", "eval_total", "eval_total_sq")
+
+    def cards(pattern: str) -> str:
+        return f"replace(trim(regexp_extract(placement, '{pattern}', 1)), '–', '')"
+
+    return {
+        "ev": f"coalesce({ev}, 0.0)", "se": se, "diff": f"coalesce({diff}, 0.0)",
+        "diff_se": diff_se, "eval_ev": f"CASE WHEN eval_samples > 0 THEN {eval_ev} END",
+        "eval_se": f"CASE WHEN eval_samples > 0 THEN {eval_se} END",
+        "top": cards("^top ([^·]*)"), "middle": cards("· middle ([^·]*)"),
+        "bottom": cards("· bottom ([^·]*)"), "discards": cards("· discard (.*)$"),
+    }
+
+
+DERIVED = {"decision_alternatives": _derived_alternatives()}
+
+SHIPPED_COLUMNS = {
+    # the alternatives without what can be derived (means and errors from the sums, the rows'
+    # cards from the placement): the sums are whole numbers (points, Fantasyland value 10)
+    "decision_alternatives": (
+        "hand_key, player, street, alternative, placement, equivalents, is_chosen, is_best, "
+        "samples, total::BIGINT AS total, total_sq::BIGINT AS total_sq, "
+        "diff_total::BIGINT AS diff_total, diff_total_sq::BIGINT AS diff_total_sq, "
+        "eval_samples, eval_total::BIGINT AS eval_total, eval_total_sq::BIGINT AS eval_total_sq, "
+        "eval_diff_total::BIGINT AS eval_diff_total, "
+        "eval_diff_total_sq::BIGINT AS eval_diff_total_sq, exact"),
+}
+"""Columns sample_data/make_demo_grades.py writes per table (every column when not listed);
+:func:`load_demo_grades` rebuilds the rest (:data:`DERIVED`)."""
+
+"""Columns the shipped files leave out (sample_data/make_demo_grades.py), rebuilt on load."""
+
+
+def load_demo_grades(database: str | os.PathLike[str], folder: Path = SAMPLE_GRADES) -> int:
+    """Copy the shipped grades of the demo hands into ``database`` (rows of hands it holds;
+    earlier rows of those decisions are replaced). Returns the decisions loaded (0 when no
+    grades ship)."""
+    from pipeline import store
+
+    files = {table: folder / f"{table}.parquet" for table in GRADE_FILES}
+    if not all(path.is_file() for path in files.values()):
+        return 0
+    keys = {"decision_grades": ("hand_key", "player", "street"),
+            "decision_alternatives": ("hand_key", "player", "street"),
+            "fantasyland_grades": ("hand_key", "player")}
+    with store.open_database(database) as connection:
+        connection.execute("BEGIN TRANSACTION")
+        try:
+            for table, path in files.items():
+                present = {row[0] for row in connection.execute(
+                    "DESCRIBE SELECT * FROM read_parquet(?)", [str(path)]).fetchall()}
+                extra = "".join(f", {expression} AS {name}"
+                                for name, expression in DERIVED.get(table, {}).items()
+                                if name not in present)
+                connection.execute(
+                    f"CREATE OR REPLACE TEMP TABLE _demo_grades AS SELECT *{extra} "
+                    "FROM read_parquet(?) WHERE hand_key IN (SELECT hand_key FROM hands)",
+                    [str(path)])
+                match = " AND ".join(f"d.{key} = {table}.{key}" for key in keys[table])
+                connection.execute(
+                    f"DELETE FROM {table} WHERE EXISTS (SELECT 1 FROM _demo_grades d WHERE {match})")
+                connection.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _demo_grades")
+            loaded = connection.execute(
+                "SELECT count(*) FROM decision_grades WHERE hand_key IN "
+                "(SELECT hand_key FROM hands)").fetchone()[0]
+            connection.execute("DROP TABLE _demo_grades")
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+    return int(loaded)

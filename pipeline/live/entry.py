@@ -5,13 +5,18 @@
 size); nothing is saved until the whole hand is valid. The other functions edit an entry in
 progress: split it into rows (:func:`entry_rows`), add a tapped card to the row with room
 (:func:`add_card`), take the last one back (:func:`remove_last_card`), list the cards already
-used (:func:`cards_in_entries`) for greying out a card picker.
+used (:func:`cards_in_entries`) for greying out a card picker, and show every card typed so far,
+those beyond a row's size marked as extra (:func:`preview_rows`).
+
+A board is typed with ``/`` between the rows, or as 13 cards without separators (spaces, commas
+or none at all: ``QsQh5dKcKd4h3s2cAcAdAh9s9c``): in order they fill top 3, middle 5, bottom 5.
 
 Knows nothing of scoring or the database; of a session it only asks the players' names.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -28,21 +33,58 @@ __all__ = [
     "EntryCheck",
     "EntryRejected",
     "FieldProblem",
+    "PreviewCard",
     "add_card",
     "cards_in_entries",
     "check_entry",
     "entry_rows",
     "entry_text",
     "open_row",
+    "preview_rows",
     "remove_last_card",
+    "split_tokens",
 ]
 
 BoardInput = str | Sequence[Sequence[str]] | None
-"""One player's board as entered: ``"Qs Qh 5d / Kc Kd 4h 3s 2c / Ac Ad Ah 9s 9c"`` or three rows
-of card tokens (top, middle, bottom) as a card picker collects them; ``None`` or blank when the
-player's board is not entered yet."""
+"""One player's board as entered: ``"Qs Qh 5d / Kc Kd 4h 3s 2c / Ac Ad Ah 9s 9c"``, the same 13
+cards without ``/`` (they fill top 3, middle 5, bottom 5 in order), or three rows of card tokens
+(top, middle, bottom) as a card picker collects them; ``None`` or blank when the player's board is
+not entered yet."""
 
 _CARD_HINT = "ranks 23456789TJQKA or 10, suits cdhs or ♣♦♥♠"
+_BOARD_SIZE = sum(ROW_SIZES.values())
+_RUN_OF_CARDS = re.compile(r"(?:(?:10|[2-9tjqka])[cdhs♣♦♥♠♧♢♡♤])+", re.IGNORECASE)
+_ONE_CARD = re.compile(r"(?:10|[2-9tjqka])[cdhs♣♦♥♠♧♢♡♤]", re.IGNORECASE)
+
+
+def split_tokens(text: str) -> list[str]:
+    """The card tokens of a typed row or board: split at spaces and commas, and cards typed
+    together without a space (``AhKd10c``) apart. A word that is not a run of cards stays whole,
+    so its message names it as typed.
+
+    >>> split_tokens("Qs Qh,5d")
+    ['Qs', 'Qh', '5d']
+    >>> split_tokens("AhKd10c qx")
+    ['Ah', 'Kd', '10c', 'qx']
+    """
+    tokens: list[str] = []
+    for word in text.replace(",", " ").split():
+        if len(word) > 3 and _RUN_OF_CARDS.fullmatch(word):
+            tokens.extend(_ONE_CARD.findall(word))
+        else:
+            tokens.append(word)
+    return tokens
+
+
+def _fill_rows(tokens: Sequence[str]) -> list[list[str]]:
+    """Cards typed without ``/``: in order into top, middle, bottom; any beyond 13 join the bottom."""
+    rows: list[list[str]] = []
+    start = 0
+    for row in ROWS:
+        rows.append(list(tokens[start:start + ROW_SIZES[row]]))
+        start += ROW_SIZES[row]
+    rows[-1].extend(tokens[start:])
+    return rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,20 +146,28 @@ class EntryRejected(ValueError):
 def _row_tokens(value: BoardInput) -> tuple[list[list[str]] | None, str | None]:
     """Split an input into three rows of tokens, or give the format problem."""
     if isinstance(value, str):
+        if "/" not in value:
+            tokens = split_tokens(value)
+            if len(tokens) == _BOARD_SIZE:
+                return _fill_rows(tokens), None
+            return None, (
+                f"type {_BOARD_SIZE} cards (they fill top 3, middle 5, bottom 5 in order) or "
+                f'separate the rows with "/"; got {len(tokens)} card{"s" if len(tokens) != 1 else ""}'
+            )
         parts = value.split("/")
         if len(parts) != 3:
             return None, (
                 'a board is three rows separated by "/": top (3) / middle (5) / bottom (5); '
                 f"got {len(parts)} row{'s' if len(parts) != 1 else ''}"
             )
-        return [part.replace(",", " ").split() for part in parts], None
+        return [split_tokens(part) for part in parts], None
     rows = list(value or ())
     if len(rows) != 3:
         return None, f"a board is three rows: top, middle and bottom; got {len(rows)}"
     tokens: list[list[str]] = []
     for row in rows:
         if isinstance(row, str):
-            tokens.append(row.replace(",", " ").split())
+            tokens.append(split_tokens(row))
         else:
             tokens.append([str(token).strip() for token in row if str(token).strip()])
     return tokens, None
@@ -208,17 +258,21 @@ def check_entry(session: LiveSession | Sequence[str], entries: Mapping[str, Boar
 
 
 def entry_rows(value: BoardInput) -> list[list[str]]:
-    """An entry as three rows of tokens, however incomplete (extra ``/`` parts join the bottom)."""
+    """An entry as three rows of tokens, however incomplete: extra ``/`` parts join the bottom, and
+    cards typed without ``/`` fill top 3, middle 5, bottom 5 in order (any beyond join the bottom).
+    """
     if value is None:
         return [[], [], []]
     if isinstance(value, str):
+        if "/" not in value:
+            return _fill_rows(split_tokens(value))
         parts = value.split("/")
-        rows = [part.replace(",", " ").split() for part in parts[:3]]
+        rows = [split_tokens(part) for part in parts[:3]]
         for part in parts[3:]:
-            rows[-1].extend(part.replace(",", " ").split())
+            rows[-1].extend(split_tokens(part))
     else:
         rows = [
-            row.replace(",", " ").split() if isinstance(row, str)
+            split_tokens(row) if isinstance(row, str)
             else [str(token).strip() for token in row if str(token).strip()]
             for row in list(value)[:3]
         ]
@@ -284,3 +338,33 @@ def cards_in_entries(entries: Iterable[BoardInput]) -> set[Card]:
                     continue
     return used
 
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewCard:
+    """One card of an entry as a preview shows it: ``text`` is the canonical card (``Ah``) or the
+    token as typed when it is not a card; ``extra`` marks a card beyond its row's size."""
+
+    text: str
+    valid: bool
+    extra: bool
+
+
+def preview_rows(value: BoardInput) -> tuple[tuple[PreviewCard, ...], ...]:
+    """Every card of an entry, row by row, nothing hidden: a row typed with too many cards shows
+    all of them, those beyond its size marked ``extra`` ("top 4/3" shows four cards, one extra).
+
+    >>> [card.text + ("+" if card.extra else "") for card in preview_rows("Qs Qh 5d 2c / /")[0]]
+    ['Qs', 'Qh', '5d', '2c+']
+    """
+    shown: list[tuple[PreviewCard, ...]] = []
+    for row, tokens in zip(ROWS, entry_rows(value), strict=True):
+        cards = []
+        for position, token in enumerate(tokens):
+            try:
+                text, valid = card_text(parse_card(token)), True
+            except CardError:
+                text, valid = token, False
+            cards.append(PreviewCard(text, valid, position >= ROW_SIZES[row]))
+        shown.append(tuple(cards))
+    return tuple(shown)

@@ -12,7 +12,12 @@ derived from them). Every step returns a new session:
   anyone played Fantasyland, and the next hand's Fantasyland marks come from the boards that
   qualify;
 * :func:`edit_last_hand` re-enters the last hand (re-scored, same id and time);
-  :func:`delete_last_hand` takes it back.
+  :func:`delete_last_hand` takes it back; :func:`restore_last_hand` and
+  :func:`replace_last_hand` undo a delete or an edit;
+* :func:`board_verdicts` judges the boards while they are entered (foul and why, royalties,
+  Fantasyland next hand), before anything is saved;
+* :func:`session_mapping` / :func:`session_from_mapping` write a session as plain JSON values
+  and rebuild it (every hand re-scored from its boards), so a session survives a reload.
 
 Nothing here touches the database (that is :mod:`pipeline.live.storage`).
 """
@@ -27,11 +32,12 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from pipeline.ingest.evaluate import ScoredHand, score_record
-from pipeline.live.entry import BoardInput, EntryRejected, check_entry
+from pipeline.live.entry import BoardInput, EntryCheck, EntryRejected, check_entry
+from pipeline.live.text import board_text
 from pipeline.records.record import FinalBoard
 from pipeline.records.rules_file import resolve_rules
 from pipeline.records.validate import parse_hand
-from pipeline.rules.board import evaluate_board
+from pipeline.rules.board import BoardEvaluation, evaluate_board
 from pipeline.rules.cards import card_text
 from pipeline.rules.game import ROWS, Variant
 from pipeline.rules.ruleset import RulesError, RuleSet
@@ -42,14 +48,21 @@ __all__ = [
     "LiveError",
     "LiveHand",
     "LiveSession",
+    "board_verdicts",
     "build_record",
     "default_fantasyland_cards",
     "delete_last_hand",
     "edit_last_hand",
     "fantasyland_marks",
+    "hand_from_mapping",
     "hand_id_for",
+    "hand_mapping",
     "next_button",
     "record_hand",
+    "replace_last_hand",
+    "restore_last_hand",
+    "session_from_mapping",
+    "session_mapping",
     "start_session",
     "utc_now",
 ]
@@ -415,3 +428,117 @@ def delete_last_hand(session: LiveSession) -> tuple[LiveSession, LiveHand]:
         raise LiveError("no hand to delete yet")
     return replace(session, hands=session.hands[:-1], button=last.button,
                    fantasyland=dict(last.fantasyland)), last
+
+
+def restore_last_hand(session: LiveSession, hand: LiveHand) -> LiveSession:
+    """Undo :func:`delete_last_hand`: put the deleted hand back as the last one (same number)."""
+    if hand.number != session.hand_number:
+        raise LiveError(f"hand {hand.number} cannot come back: the session is at hand "
+                        f"{session.hand_number}")
+    return _advance(session, session.hands + (hand,))
+
+
+def replace_last_hand(session: LiveSession, hand: LiveHand) -> LiveSession:
+    """Undo :func:`edit_last_hand`: the last hand becomes ``hand`` (its earlier version) again."""
+    last = session.last_hand
+    if last is None or last.number != hand.number:
+        raise LiveError(f"hand {hand.number} is not the last hand of the session")
+    return _advance(session, session.hands[:-1] + (hand,))
+
+
+def board_verdicts(
+    session: LiveSession, check: EntryCheck, fantasyland: Collection[str] = (),
+) -> dict[str, BoardEvaluation]:
+    """The verdict on every complete, valid board of a hand being entered (nothing is saved).
+
+    ``check`` is :func:`pipeline.live.entry.check_entry` of the entries; ``fantasyland`` names the
+    players in Fantasyland this hand (it changes what a stay needs). Each verdict has the foul and
+    its reason, the royalties and the Fantasyland cards earned for the next hand.
+    """
+    return {
+        name: evaluate_board(board.top, board.middle, board.bottom, session.variant,
+                             session.rules, name in fantasyland)
+        for name, board in check.boards.items()
+    }
+
+
+MAPPING_FORMAT = 1
+"""Version of :func:`session_mapping`'s layout."""
+
+
+def session_mapping(session: LiveSession) -> dict[str, Any]:
+    """The session as plain JSON values: setup, button and marks, every hand's boards.
+
+    Scores are not kept: :func:`session_from_mapping` re-scores the boards, so the figures never
+    disagree with the rules core.
+    """
+    return {
+        "format": MAPPING_FORMAT,
+        "session_id": session.session_id,
+        "players": list(session.players),
+        "variant": session.variant.value,
+        "rules": session.rules.name,
+        "stake": str(session.stake),
+        "table": session.table,
+        "button": session.button,
+        "fantasyland": dict(session.fantasyland),
+        "hands": [hand_mapping(hand) for hand in session.hands],
+    }
+
+
+def hand_mapping(hand: LiveHand) -> dict[str, Any]:
+    """One saved hand as plain JSON values (number, button, start time, marks, boards)."""
+    return {
+        "number": hand.number,
+        "button": hand.button,
+        "started_at": hand.started_at,
+        "fantasyland": dict(hand.fantasyland),
+        "boards": {name: board_text(board) for name, board in hand.boards.items()},
+    }
+
+
+def hand_from_mapping(session: LiveSession, mapping: Mapping[str, Any]) -> LiveHand:
+    """Rebuild a hand of ``session`` from :func:`hand_mapping` (checked and re-scored)."""
+    try:
+        marks = {str(name): int(cards) for name, cards in dict(mapping["fantasyland"]).items()}
+        return _make_hand(session, dict(mapping["boards"]), marks, int(mapping["number"]),
+                          str(mapping["button"]), str(mapping["started_at"]), marks)
+    except (KeyError, TypeError, ValueError) as error:
+        raise LiveError(f"a stored hand of session {session.session_id} cannot be read: "
+                        f"{error}") from None
+
+
+def session_from_mapping(
+    mapping: Mapping[str, Any], rules: RuleSet | str | None = None, clock: Clock = utc_now,
+) -> LiveSession:
+    """Rebuild a session written by :func:`session_mapping`; raises :class:`LiveError`.
+
+    ``rules`` overrides the stored rules name (needed when the session used a rules file that is
+    not a preset).
+    """
+    try:
+        if int(mapping.get("format", 0)) != MAPPING_FORMAT:
+            raise LiveError(f"unknown live session format {mapping.get('format')!r}")
+        hands = list(mapping.get("hands") or ())
+        first = hands[0] if hands else None
+        session = start_session(
+            mapping["players"], mapping["variant"], rules or mapping["rules"], mapping["stake"],
+            button=first["button"] if first else mapping["button"],
+            session_id=mapping["session_id"], table=mapping["table"],
+            fantasyland=dict(first["fantasyland"]) if first else dict(mapping["fantasyland"]),
+            clock=clock,
+        )
+    except (KeyError, TypeError) as error:
+        raise LiveError(f"the stored live session cannot be read: missing {error}") from None
+    for entry in hands:
+        hand = hand_from_mapping(session, entry)
+        if hand.number != session.hand_number:
+            raise LiveError(f"session {session.session_id}: hand {hand.number} stored where "
+                            f"hand {session.hand_number} belongs")
+        session = _advance(session, session.hands + (hand,))
+    marks = _marks(dict(mapping.get("fantasyland") or {}), session.players, session.variant,
+                   session.rules)
+    button = str(mapping.get("button") or session.button)
+    if button not in session.players:
+        raise LiveError(f"session {session.session_id}: button {button!r} is not playing")
+    return replace(session, button=button, fantasyland=marks)

@@ -8,10 +8,11 @@ from __future__ import annotations
 from decimal import Decimal
 
 from pipeline.records.record import FinalBoard
+from pipeline.rules.board import BoardEvaluation
 from pipeline.rules.cards import card_text
 from pipeline.rules.game import ROWS
 
-__all__ = ["board_text", "format_money", "format_points"]
+__all__ = ["board_text", "format_money", "format_points", "verdict_text"]
 
 
 def board_text(board: FinalBoard) -> str:
@@ -27,3 +28,19 @@ def format_points(points: int) -> str:
 def format_money(amount: Decimal) -> str:
     """Money with a sign and two decimals: ``+0.70``, ``-0.90``, ``0.00``."""
     return f"{amount:+.2f}" if amount else "0.00"
+
+
+def verdict_text(verdict: BoardEvaluation, in_fantasyland: bool = False) -> str:
+    """A board's verdict in one line, as shown while it is entered.
+
+    ``Foul: top (pair of queens) beats middle (...)``, or
+    ``royalties 7/0/6 = 13 · enters Fantasyland (14 cards)``.
+    """
+    if verdict.foul:
+        return f"Foul: {verdict.foul_reason or 'the rows are out of order'}"
+    royalties = "/".join(str(value) for value in verdict.royalties)
+    text = f"royalties {royalties} = {verdict.royalty_total}"
+    if verdict.fantasyland_cards:
+        verb = "stays in" if in_fantasyland else "enters"
+        text += f" · {verb} Fantasyland ({verdict.fantasyland_cards} cards)"
+    return text

@@ -14,7 +14,8 @@ Modules:
 * one module per topic: :mod:`~pipeline.read.overview`, :mod:`~pipeline.read.players`,
   :mod:`~pipeline.read.sessions`, :mod:`~pipeline.read.flow`, :mod:`~pipeline.read.hands`,
   :mod:`~pipeline.read.data`, :mod:`~pipeline.read.audit`, :mod:`~pipeline.read.report`,
-  :mod:`~pipeline.read.grading`; each function answers one question and returns a polars
+  :mod:`~pipeline.read.grading`, :mod:`~pipeline.read.live` (live sessions to resume, names
+  already stored); each function answers one question and returns a polars
   DataFrame (or a small typed value);
 * :mod:`~pipeline.read.charts` — Plotly figures built from those frames (pure; imported on its
   own, so the read commands do not load Plotly).
@@ -34,6 +35,7 @@ from pipeline.read import (
     flow,
     grading,
     hands,
+    live,
     overview,
     players,
     report,
@@ -43,6 +45,7 @@ from pipeline.read import (
 )
 
 __all__ = [
-    "access", "audit", "data", "flow", "grading", "hands", "overview", "players", "report", "scope",
+    "access", "audit", "data", "flow", "grading", "hands", "live", "overview", "players", "report",
+    "scope",
     "sessions", "source",
 ]

@@ -4,8 +4,8 @@ lives in :mod:`pipeline.solver`).
 * :func:`solve_fantasyland` — re-exported from :mod:`pipeline.solver.fantasyland`;
 * :class:`SimulationConfig`, :func:`simulate`, :func:`write_simulation` — play planned sessions
   and write canonical JSON Lines (``ofc simulate``);
-* :data:`BOTS` — the bot registry (``solid``, ``chaser``, ``random``, and ``drifter``, whose
-  style changes halfway through a run).
+* :data:`BOTS` — the bot registry (``solid``, ``chaser``, ``random``; ``drifter``, whose style
+  changes halfway through a run; ``expert``, the grader's rollout policy).
 
 The names are loaded on first use, so importing one submodule (the CLI lists the bots) does not
 build every lookup table.

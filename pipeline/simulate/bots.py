@@ -325,12 +325,26 @@ DRIFTER = DriftingBot(
     "(its foul rate rises halfway: a real change to find)",
     SOLID, CARELESS,
 )
+EXPERT = HeuristicBot(
+    "expert",
+    "solid's judgement with weights tuned by simulation: fears a foul less, keeps the middle "
+    "open less (the decision grader's rollout policy)",
+    Style(foul_penalty=1.5, fantasyland_bonus=150.0, strength_weight=0.04, steer=0.4,
+          middle_patience=0.1125),
+    {Variant.CLASSIC: Style(foul_penalty=2.5, fantasyland_bonus=30.0, strength_weight=0.04,
+                            steer=0.0, middle_patience=0.15)},
+)
+"""Weights tuned by coordinate search on simulated 3-player tables against solid and chaser
+(tests/benchmarks/tune_policy.py; head-to-head figures in docs/grading.md, measured by
+tests/benchmarks/bench_policy.py). Not one of :data:`DEFAULT_BOTS`: simulated data keeps its
+figures; ``--bots expert`` plays it."""
 
 BOTS: dict[str, Bot] = {
     "solid": SOLID,
     "chaser": CHASER,
     "random": RandomBot(),
     "drifter": DRIFTER,
+    "expert": EXPERT,
 }
 """Every bot by name. Adding a bot means adding it here."""
 

@@ -5,8 +5,9 @@ Everything else reads through :mod:`pipeline.read` or writes hand data through
 lets one process write at a time, so readers (the dashboard) open, query and close, and writers
 retry briefly while a reader holds the file.
 
-Modules: this one (schema, migrations, connections, keys, meta, frame inserts) and
-:mod:`~pipeline.store.export` (the database as partitioned Parquet).
+Modules: this one (schema, migrations, connections, keys, meta, frame inserts),
+:mod:`~pipeline.store.export` (the database as partitioned Parquet) and
+:mod:`~pipeline.store.live_sessions` (the live sessions being recorded, for resuming them).
 
 Layer: imports no other part of :mod:`pipeline`. May be imported by the layers above it: ingest,
 simulate, analysis, read, report, live, cli and the dashboard. Importing it loads DuckDB, so the
@@ -192,7 +193,10 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         fantasyland_value DOUBLE NOT NULL,
         seed BIGINT NOT NULL,
         fingerprint VARCHAR NOT NULL,    -- what the samples depend on (refined only when equal)
-        graded_at TIMESTAMP NOT NULL
+        graded_at TIMESTAMP NOT NULL,
+        exact BOOLEAN,                   -- every deal of the unseen cards enumerated (SE 0)
+        evaluation_rollouts INTEGER,     -- independent samples behind ev_loss (0: best = chosen)
+        mistake_type VARCHAR             -- what the best play changes (null when best = chosen)
     )""",
     """CREATE TABLE IF NOT EXISTS decision_alternatives (
         hand_key BIGINT NOT NULL,
@@ -215,7 +219,15 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         ev DOUBLE NOT NULL,
         se DOUBLE,
         diff DOUBLE NOT NULL,
-        diff_se DOUBLE
+        diff_se DOUBLE,
+        eval_samples INTEGER,            -- the evaluation stream (selected and chosen play only)
+        eval_total DOUBLE,
+        eval_total_sq DOUBLE,
+        eval_diff_total DOUBLE,
+        eval_diff_total_sq DOUBLE,
+        eval_ev DOUBLE,
+        eval_se DOUBLE,
+        exact BOOLEAN                    -- samples are every possible deal, each once
     )""",
     """CREATE TABLE IF NOT EXISTS fantasyland_grades (
         hand_key BIGINT NOT NULL,
@@ -243,6 +255,35 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         stay_value DOUBLE NOT NULL,
         graded_at TIMESTAMP NOT NULL
     )""",
+    # Live sessions being recorded (pipeline.live): one row per session, rewritten after every
+    # change, so a reload or another device can resume it. Its saved hands are ordinary hands.
+    """CREATE TABLE IF NOT EXISTS live_sessions (
+        session_id VARCHAR PRIMARY KEY,
+        players VARCHAR NOT NULL,        -- names in seat order, ", " between them
+        started_at TIMESTAMP NOT NULL,
+        updated_at TIMESTAMP NOT NULL,
+        ended_at TIMESTAMP,              -- null while open (offered for resume)
+        hands INTEGER NOT NULL,          -- hands saved so far
+        totals JSON NOT NULL,            -- {player: points} over the saved hands
+        revision INTEGER NOT NULL,       -- +1 per write; a stale writer is refused
+        writer VARCHAR,                  -- who wrote that revision (a page view, a terminal)
+        state JSON NOT NULL              -- pipeline.live.state: session, draft hand, last action
+    )""",
+    # The trainer (dashboard page Trainer): one row per quiz answer on a graded decision.
+    """CREATE TABLE IF NOT EXISTS trainer_answers (
+        hand_key BIGINT NOT NULL,
+        player VARCHAR NOT NULL,         -- whose decision the quiz replays
+        street TINYINT NOT NULL,
+        variant VARCHAR NOT NULL,
+        mistake_type VARCHAR NOT NULL,   -- decision_grades.mistake_type of the replayed decision
+        answered_at TIMESTAMP NOT NULL,  -- UTC
+        answer_placement VARCHAR NOT NULL,
+        answer_alternative SMALLINT,     -- decision_alternatives.alternative the answer matches
+        answer_ev DOUBLE,
+        best_ev DOUBLE,
+        answer_loss DOUBLE NOT NULL,     -- best play's value minus the answer's (0: the best play)
+        correct BOOLEAN NOT NULL         -- the best play, or not clearly worse than it
+    )""",
 )
 
 
@@ -263,6 +304,17 @@ MIGRATIONS: tuple[tuple[str, str, str], ...] = (
     ("rejects", "site", "VARCHAR"),
     ("rejects", "resolved_at", "TIMESTAMP"),
     ("rejects", "resolved_by", "VARCHAR"),
+    ("decision_grades", "exact", "BOOLEAN"),
+    ("decision_grades", "evaluation_rollouts", "INTEGER"),
+    ("decision_grades", "mistake_type", "VARCHAR"),
+    ("decision_alternatives", "eval_samples", "INTEGER"),
+    ("decision_alternatives", "eval_total", "DOUBLE"),
+    ("decision_alternatives", "eval_total_sq", "DOUBLE"),
+    ("decision_alternatives", "eval_diff_total", "DOUBLE"),
+    ("decision_alternatives", "eval_diff_total_sq", "DOUBLE"),
+    ("decision_alternatives", "eval_ev", "DOUBLE"),
+    ("decision_alternatives", "eval_se", "DOUBLE"),
+    ("decision_alternatives", "exact", "BOOLEAN"),
 )
 """Columns added after schema version 1: (table, column, type), applied to older databases."""
 
@@ -272,8 +324,10 @@ HAND_DATA_TABLES: tuple[str, ...] = (
 )
 """Tables derived from hand records (everything except meta, ingested_files and rejects)."""
 
-GRADE_TABLES: tuple[str, ...] = ("decision_grades", "decision_alternatives", "fantasyland_grades")
-"""Tables of decision grades (written by pipeline.analysis, keyed by hand_key like the above)."""
+GRADE_TABLES: tuple[str, ...] = ("decision_grades", "decision_alternatives", "fantasyland_grades",
+                                  "trainer_answers")
+"""Tables of decision grades and trainer answers (written by pipeline.analysis, keyed by hand_key
+like the above)."""
 
 VERDICT_TABLES: dict[str, tuple[str, ...]] = {
     "evaluations": ("hand_key", "player"),

@@ -47,6 +47,11 @@ def test_the_page_shows_the_grades_and_replays_the_worst_decision(
         f"{summary['ev_loss_per_decision']:.2f} ± {summary['ev_loss_se']:.2f}")
     assert shown["Graded correct"] == f"{summary['correct_share'] * 100:.1f} %"
     assert shown["Fantasyland: given up / hand"] == f"{summary['fl_given_up_per_hand']:.2f}"
+    scope = " ".join(block.value for block in app.caption)
+    assert f"{summary['decisions']:,} graded decisions in {summary['hands']:,} hands" in scope
+    assert "pineapple" in scope and f"{summary['exact']:,} graded exactly" in scope
+    assert shown["EV loss / hand"] == (
+        f"{summary['ev_loss_per_hand']:.2f} ± {summary['ev_loss_per_hand_se']:.2f}")
     replay = app.selectbox(key="grading_pick")
     assert replay.options[0].startswith("A · street 5")
     text = " ".join(block.value for block in app.markdown)
@@ -64,3 +69,20 @@ def test_the_page_explains_how_to_grade_when_nothing_is_graded(
 ) -> None:
     app = _page(certain_db, monkeypatch)
     assert any("ofc analyze" in block.value for block in app.info)
+
+
+def test_a_new_user_grades_a_few_hands_from_the_page(
+    certain_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = tmp_path / "fresh.duckdb"
+    shutil.copy(certain_db, database)
+    app = _page(database, monkeypatch)
+    assert app.selectbox(key="grading_now_player").options == ["bob", "ann"]
+    app.selectbox(key="grading_now_player").set_value("ann").run()
+    app.button(key="grading_now").click().run()
+    assert not app.exception, [error.message for error in app.exception]
+    summary = read.grading.grading_summary(database, read.scope.Filters(players=("ann",)))
+    assert summary["decisions"].sum() > 0 and summary["fl_hands"].sum() == 1
+    app.button(key="grading_now_show").click().run()
+    assert not app.exception
+    assert any(metric.label == "EV loss / decision" for metric in app.metric)

@@ -20,7 +20,7 @@ def test_grading_questions_match_the_stored_grades(simulated_db: Path) -> None:
     connection = duckdb.connect(str(simulated_db), read_only=True)
     try:
         rows = connection.execute(
-            "SELECT player, hand_key, street, situation, ev_loss, mistake, rollouts "
+            "SELECT player, hand_key, street, situation, ev_loss, mistake, rollouts, exact "
             "FROM decision_grades").fetchall()
     finally:
         connection.close()
@@ -30,6 +30,7 @@ def test_grading_questions_match_the_stored_grades(simulated_db: Path) -> None:
         by_player[row[0]].append(row)
     frame = read.grading.grading_summary(simulated_db, read.scope.Filters())
     assert sorted(frame["player"].to_list()) == sorted(by_player)
+    assert set(frame["variant"]) == {"pineapple"}  # one row per player and variant
     for shown in frame.iter_rows(named=True):
         mine = by_player[shown["player"]]
         losses = [row[4] for row in mine]
@@ -37,13 +38,20 @@ def test_grading_questions_match_the_stored_grades(simulated_db: Path) -> None:
         assert shown["decisions"] == len(mine)
         assert shown["hands"] == len(hands)
         assert shown["mistakes"] == sum(row[5] for row in mine)
+        assert shown["exact"] == sum(row[7] for row in mine)
         assert shown["correct_share"] == pytest.approx(1 - sum(row[5] for row in mine) / len(mine))
         assert shown["ev_loss_per_decision"] == pytest.approx(sum(losses) / len(losses))
         assert shown["ev_loss_per_hand"] == pytest.approx(sum(losses) / len(hands))
         mean = sum(losses) / len(losses)
         spread = math.sqrt(sum((x - mean) ** 2 for x in losses) / (len(losses) - 1) / len(losses))
         assert shown["ev_loss_se"] == pytest.approx(spread, abs=1e-9)
-        assert shown["rollouts"] == pytest.approx(6)
+        # the loss per hand has its own error: the spread of the hands' summed losses
+        per_hand = [sum(row[4] for row in mine if row[1] == key) for key in hands]
+        hand_mean = sum(per_hand) / len(per_hand)
+        hand_spread = (math.sqrt(sum((x - hand_mean) ** 2 for x in per_hand)
+                                 / (len(per_hand) - 1) / len(per_hand)) if len(per_hand) > 1 else 0)
+        assert shown["ev_loss_per_hand_se"] == pytest.approx(hand_spread, abs=1e-9)
+        assert shown["rollouts"] == pytest.approx(6)  # the sampled ones (exact: every deal)
     hero = frame["player"][0]
     streets = read.grading.grading_by_street(simulated_db, read.scope.Filters(players=(hero,)))
     assert set(streets["player"]) == {hero}

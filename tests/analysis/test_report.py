@@ -1,4 +1,5 @@
-"""The coaching report's decision-grading section."""
+"""The coaching report's decision-grading section: per variant, with its scope, and the
+trainer's printable quizzes."""
 
 from __future__ import annotations
 
@@ -20,16 +21,38 @@ def test_the_report_carries_the_grades(certain_db: Path, tmp_path: Path) -> None
     report = create_report(database, ReportRequest("ann"))
     grading = report.grading
     assert grading is not None
-    summary = read.grading.grading_summary(database, read.scope.Filters(players=("ann",))).row(0, named=True)
-    assert grading.decisions == summary["decisions"] and grading.mistakes == summary["mistakes"]
-    assert grading.ev_loss_per_decision == summary["ev_loss_per_decision"]
-    assert abs(grading.ev_loss_se - summary["ev_loss_se"]) < 1e-12
-    assert grading.fl_hands == 1 and grading.fl_given_up_per_hand == summary["fl_given_up_per_hand"]
-    assert [line.key for line in grading.by_street] == [str(n) for n in range(1, 6)][: len(grading.by_street)]
-    assert grading.worst[0].hand_id == "A" and grading.worst[0].street == 5 and grading.worst[0].mistake
+    summary = read.grading.grading_summary(database, read.scope.Filters(players=("ann",)))
+    assert summary["variant"].to_list() == ["pineapple"]
+    row = summary.row(0, named=True)
+    assert [block.variant for block in grading.variants] == ["pineapple"]
+    block = grading.variants[0]
+    assert block.decisions == row["decisions"] == grading.decisions
+    assert block.mistakes == row["mistakes"] and block.exact == row["exact"]
+    assert block.ev_loss_per_decision == row["ev_loss_per_decision"]
+    assert abs(block.ev_loss_se - row["ev_loss_se"]) < 1e-12
+    assert abs(block.ev_loss_per_hand_se - row["ev_loss_per_hand_se"]) < 1e-12
+    assert block.fl_hands == 1 and block.fl_given_up_per_hand == row["fl_given_up_per_hand"]
+    assert [line.key for line in block.by_street] == [str(n) for n in range(1, 6)][: len(block.by_street)]
+    # the scope names the hands, their dates and the variant
+    assert f"{row['decisions']} graded decisions in {row['hands']} hands" in grading.scope
+    assert "2026-11-01" in grading.scope and "pineapple" in grading.scope
+    worst = grading.worst[0]
+    assert worst.hand_id == "A" and worst.street == 5 and worst.mistake and worst.exact
+    # the printable trainer: hand A's last street as ann saw it (bob acts after her)
+    quiz = next(quiz for quiz in grading.quizzes if quiz.hand_id == "A" and quiz.street == 5)
+    assert quiz.dealt == ("Kh", "2c", "5d")
+    assert quiz.own == (("Ks", "3h"), ("Qc", "Qd", "4h", "6s"), ("As", "Ad", "Ac", "7s", "7d"))
+    assert quiz.discarded == ("9c", "Tc", "Jc")
+    assert [name for name, _ in quiz.opponents] == ["bob"]
+    assert sum(len(cards) for cards in quiz.opponents[0][1]) == 11
+    assert quiz.played == "top Kh · middle 2c · bottom – · discard 5d"
     markdown = render(report, "md")
     assert "## Decision grading" in markdown and "top Kh · middle 2c" in markdown
-    assert 'id="grading"' in render(report, "html")
+    assert "Scope: " in markdown and "| pineapple |" in markdown
+    assert "**Quiz 1.**" in markdown and "Dealt: **K♥ 2♣ 5♦**" in markdown
+    assert markdown.index("Dealt: **K♥ 2♣ 5♦**") < markdown.index("**Answers**")
+    html = render(report, "html")
+    assert 'id="grading"' in html and 'id="trainer"' in html
     assert json.loads(render(report, "json"))["grading"]["decisions"] == grading.decisions
 
 

@@ -165,8 +165,12 @@ def test_wrong_row_sizes_and_format() -> None:
                                           "b": "As Ks Qs 2c 3c"})
     assert check.messages_for("a") == ["top needs 3 cards, has 2", "middle needs 5 cards, has 6"]
     assert [p.kind for p in check.problems_for("b")] == ["format"]
-    assert check.messages_for("b")[0].startswith('a board is three rows separated by "/"')
-    assert check.messages_for("b")[0].endswith("got 1 row")
+    assert check.messages_for("b") == [
+        'type 13 cards (they fill top 3, middle 5, bottom 5 in order) or separate the rows '
+        'with "/"; got 5 cards']
+    check = check_entry(["a", "b"], {"a": "As Ks Qs / 2c 3c 4c 5c 6c 7d 8d 9d Td Jd"})
+    assert check.messages_for("a")[0].startswith('a board is three rows separated by "/"')
+    assert check.messages_for("a")[0].endswith("got 2 rows")
     check = check_entry(["a", "b"], {"a": "As 3h 4x"})
     assert [(p.row, p.kind) for p in check.problems_for("a")] == [(None, "format"), (None, "card")]
     assert check.messages_for("a")[1] == (

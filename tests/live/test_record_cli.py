@@ -63,7 +63,7 @@ def test_a_whole_session_at_the_prompt(tmp_path: Path) -> None:
     assert "Hand edited and re-scored." in out
     assert "Hand 4 (S-0004) deleted." in out
     assert out.rstrip().endswith(
-        "Session over. Totals after 3 hands: mara +86 (+8.60) · jun -31 (-3.10) · ivo -55 (-5.50)"
+        "Stopped. Totals after 3 hands: mara +86 (+8.60) · jun -31 (-3.10) · ivo -55 (-5.50)"
     )
 
     with duckdb.connect(str(database), read_only=True) as connection:
@@ -110,7 +110,7 @@ def test_fantasyland_toggle_back_and_end_of_input(tmp_path: Path) -> None:
     assert "Hand 2: button stays with ivo (Fantasyland was played); mara acts first." in out
     assert "royalties 7+0+6 = 13; points +23; stays in" not in out  # QQ is no stay
     assert out.rstrip().endswith(
-        "Session over. Totals after 1 hand: mara +23 (0.00) · jun +12 (0.00) · ivo -35 (0.00)"
+        "Stopped. Totals after 1 hand: mara +23 (0.00) · jun +12 (0.00) · ivo -35 (0.00)"
     )
     with duckdb.connect(str(database), read_only=True) as connection:
         assert connection.execute("SELECT hand_id, any_fantasyland FROM hands").fetchall() == [
@@ -169,3 +169,44 @@ def test_a_session_id_with_saved_hands_is_refused(tmp_path: Path) -> None:
     assert again.returncode == 2
     assert "session W already has 1 hand(s)" in again.stderr
     assert "(last W-0001); choose another --session" in again.stderr
+
+
+def test_a_session_is_kept_resumed_and_ended(tmp_path: Path) -> None:
+    database = tmp_path / "live.duckdb"
+    first = ofc("record", "--db", str(database), "--players", "mara,jun,ivo", "--stake", "0.10",
+                "--session", "R", stdin=lines(sc.HAND_1["mara"], sc.HAND_1["jun"],
+                                              sc.HAND_1["ivo"], sc.HAND_2["jun"]))
+    assert first.returncode == 0, first.stderr
+    assert f"Session R is kept: go on with ofc record --db {database} --resume R" in first.stdout
+    with duckdb.connect(str(database), read_only=True) as connection:
+        assert connection.execute(
+            "SELECT session_id, hands, writer, ended_at IS NULL FROM live_sessions").fetchall() \
+            == [("R", 1, "ofc record", True)]
+    again = ofc("record", "--db", str(database), "--players", "mara,jun,ivo", "--session", "R")
+    assert again.returncode == 2
+    assert "already has 1 hand(s)" in again.stderr
+
+    # Resumed: the totals, the button and mara's Fantasyland mark are where they were.
+    resumed = ofc("record", "--db", str(database), "--resume", "R",
+                  stdin=lines(sc.HAND_2["jun"], sc.HAND_2["ivo"], sc.HAND_2["mara"], "end"))
+    assert resumed.returncode == 0, resumed.stderr
+    out = resumed.stdout
+    assert "Live session R (resumed): mara, jun, ivo — pineapple, rules standard, 0.10 per point." in out
+    assert "Totals after 1 hand: mara +23 (+2.30) · jun +12 (+1.20) · ivo -35 (-3.50)" in out
+    assert "Fantasyland this hand: mara (14 cards)." in out
+    assert "stays in Fantasyland next hand (14 cards)" in out
+    assert out.rstrip().endswith("Session R ended. Totals after 2 hands: mara +62 (+6.20) · "
+                                 "jun -25 (-2.50) · ivo -37 (-3.70)")
+    with duckdb.connect(str(database), read_only=True) as connection:
+        assert connection.execute(
+            "SELECT hands, ended_at IS NOT NULL FROM live_sessions").fetchall() == [(2, True)]
+        assert connection.execute("SELECT count(*) FROM hands").fetchall() == [(2,)]
+
+    missing = ofc("record", "--db", str(database), "--resume", "nope")
+    assert missing.returncode == 2
+    assert "no live session 'nope'" in missing.stderr
+
+    # A stored player's name is pointed out once, at the start.
+    noted = ofc("record", "--db", str(database), "--players", "Mara,zed", "--session", "Q",
+                stdin=lines("quit"))
+    assert "Note: Mara looks like mara (2 hands) but is spelled differently" in noted.stdout

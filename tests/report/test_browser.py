@@ -89,7 +89,7 @@ CUT_OFF = """() => {
       const right = cell.getBoundingClientRect().right;
       if (right > section.right + 0.5 || right > box.right + 0.5) {
         problems.push([table.closest('section, header').id, table.className, Math.round(right),
-                       Math.round(Math.min(section.right, box.right))]);
+                       Math.round(Math.min(section.right, box.right)), cell.textContent.slice(0, 40)]);
         break;
       }
     }
@@ -113,7 +113,8 @@ def graded_db(report_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
 def test_every_table_fits_at_1280_pixels(graded_db: Path, tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     report = create_report(graded_db, ReportRequest(HERO, aliases=(ALIAS,)), SETTINGS)
-    assert report.grading is not None and report.grading.by_situation
+    assert report.grading is not None and report.grading.variants
+    assert all(variant.by_situation for variant in report.grading.variants)
     graded = [hand for hand in report.notable if hand.grades]
     assert graded  # the costliest fouls carry their graded decisions
     page_file = tmp_path / "graded.html"
@@ -127,7 +128,7 @@ def test_every_table_fits_at_1280_pixels(graded_db: Path, tmp_path: Path) -> Non
                        if route.request.url.startswith("file://") else route.abort())
             page.goto(page_file.as_uri(), wait_until="load")
             problems = page.evaluate(CUT_OFF)
-            situations = page.locator("#grading table").nth(1).inner_text()
+            situations = " ".join(page.locator("#grading table").filter(has_text="situation").all_inner_texts())
             grades = page.locator("table.grades").count()
             link = page.locator("#hands a[href='#grading']").count()
             page.locator("#grading").screenshot(path=str(ARTIFACTS / "report-grading-1280.png"))
