@@ -18,7 +18,17 @@ import duckdb
 
 from pipeline.ingest.summary import FIRST_REASONS, FileSummary
 
-__all__ = ["EMPTY_HASH", "Counts", "Cursor", "CursorMoved", "load_cursors", "save_cursor"]
+__all__ = [
+    "EMPTY_HASH",
+    "Counts",
+    "Cursor",
+    "CursorMoved",
+    "forget_recorded",
+    "ingested_counts",
+    "load_cursor",
+    "load_cursors",
+    "save_cursor",
+]
 
 EMPTY_HASH = hashlib.sha256(b"").hexdigest()
 """The hash of nothing read yet."""
@@ -80,6 +90,11 @@ class Cursor:
     modified_ns: int | None = None
     recorded_hash: str | None = None
 
+    @property
+    def mark(self) -> tuple[int, str, str | None]:
+        """What tells this row from a later one of the same file (see :func:`save_cursor`)."""
+        return (self.bytes_read, self.read_hash, self.recorded_hash)
+
     def restarted(self) -> Cursor:
         """The cursor of the file read again from its start (it was replaced or truncated)."""
         return Cursor(self.path, recorded_hash=self.recorded_hash)
@@ -127,15 +142,16 @@ def load_cursor(connection: duckdb.DuckDBPyConnection, path: str) -> Cursor | No
 
 
 def save_cursor(
-    connection: duckdb.DuckDBPyConnection, cursor: Cursor, expected: tuple[int, str] | None
+    connection: duckdb.DuckDBPyConnection, cursor: Cursor, expected: tuple | None
 ) -> None:
-    """Write the cursor in the caller's transaction. ``expected`` is the (bytes_read,
-    read_hash) the row had when this watcher last wrote or read it (None: no row); another value
-    raises :class:`CursorMoved`, so two watchers of one file never both store a part."""
+    """Write the cursor in the caller's transaction. ``expected`` is the :meth:`Cursor.mark`
+    of the row when this watcher last wrote or read it (None: no row); another value raises
+    :class:`CursorMoved`, so two watchers of one file never both store a part."""
     rows = connection.execute(
-        "SELECT bytes_read, read_hash FROM file_offsets WHERE path = ?", [cursor.path]
+        "SELECT bytes_read, read_hash, recorded_hash FROM file_offsets WHERE path = ?",
+        [cursor.path],
     ).fetchall()
-    found = (int(rows[0][0]), rows[0][1]) if rows else None
+    found = (int(rows[0][0]), rows[0][1], rows[0][2]) if rows else None
     if found != expected:
         raise CursorMoved(f"{cursor.path}: read by another watcher meanwhile")
     counts = cursor.counts
@@ -161,3 +177,13 @@ def ingested_counts(
     if not rows:
         return None
     return Counts(*(int(value) for value in rows[0]))
+
+
+def forget_recorded(
+    connection: duckdb.DuckDBPyConnection, path: str, content_hash: str | None
+) -> None:
+    """Drop the ``ingested_files`` row of an earlier version of a followed file (the watcher
+    keeps one row per file, for the file as read so far)."""
+    if content_hash is not None:
+        connection.execute("DELETE FROM ingested_files WHERE path = ? AND content_hash = ?",
+                           [path, content_hash])

@@ -58,6 +58,7 @@ from pipeline.ingest.errors import DatabaseError, IngestError
 from pipeline.ingest.offsets import (
     Cursor,
     CursorMoved,
+    forget_recorded,
     ingested_counts,
     load_cursor,
     load_cursors,
@@ -168,8 +169,8 @@ class _File:
 
     path: Path
     cursor: Cursor
-    stored: tuple[int, str] | None
-    """(bytes_read, read_hash) of the file's row in the database (None: no row)."""
+    stored: tuple | None
+    """:attr:`Cursor.mark` of the file's row in the database (None: no row)."""
     prefix: ReadPrefix | None = None
     """The bytes read so far (None: not checked against the file in this process yet)."""
     identity: tuple[int, int, int, int] | None = None
@@ -280,8 +281,7 @@ class Watcher:
             file = self.files.get(key)
             if file is None:
                 cursor = self.cursors.get(key)
-                file = _File(path, cursor or Cursor(key),
-                             (cursor.bytes_read, cursor.read_hash) if cursor else None)
+                file = _File(path, cursor or Cursor(key), cursor.mark if cursor else None)
                 self.files[key] = file
             try:
                 self._follow(file)
@@ -578,7 +578,7 @@ class Watcher:
             with self.writer.transaction() as connection:
                 save_cursor(connection, after, file.stored)
         file.cursor, file.prefix = after, prefix
-        file.stored = (after.bytes_read, after.read_hash)
+        file.stored = after.mark
         if prepared is not None:
             self._report()
         return True
@@ -627,7 +627,7 @@ class Watcher:
         with self.writer.transaction() as connection:
             save_cursor(connection, adopted, file.stored)
         file.cursor = adopted
-        file.stored = (adopted.bytes_read, adopted.read_hash)
+        file.stored = adopted.mark
         self._say(str(file.path), f"{file.path} was already ingested: following it from its end")
 
     def _record_if_settled(self, file: _File, stat: os.stat_result, mode: FollowMode) -> None:
@@ -646,9 +646,15 @@ class Watcher:
             return
         summary = cursor.counts.summary(str(file.path), cursor.format, digest)
         after = cursor.copy(recorded_hash=digest)
+
+        def then(connection: duckdb.DuckDBPyConnection) -> None:
+            forget_recorded(connection, str(file.path), cursor.recorded_hash)
+            save_cursor(connection, after, file.stored)
+
         finish_source(self.writer, summary, stat.st_size, set(), self.options.session_gap,
-                      then=lambda connection: save_cursor(connection, after, file.stored))
+                      then=then)
         file.cursor = after
+        file.stored = after.mark
 
     def _fail(self, file: _File, format_name: str | None, reason: str) -> None:
         """The file cannot be read as a whole (unknown format, game not known, no header...):
@@ -665,11 +671,16 @@ class Watcher:
         summary.note_reject(None, reason, "file")
         after = file.cursor.copy(recorded_hash=digest, format=None)
         size = file.identity[2] if file.identity else None
+        before = file.cursor.recorded_hash
+
+        def then(connection: duckdb.DuckDBPyConnection) -> None:
+            forget_recorded(connection, key, before)
+            save_cursor(connection, after, file.stored)
+
         finish_source(self.writer, summary, size, set(), self.options.session_gap,
-                      [Reject(key, None, None, reason, "", "file")],
-                      then=lambda connection: save_cursor(connection, after, file.stored))
+                      [Reject(key, None, None, reason, "", "file")], then=then)
         file.cursor = after
-        file.stored = (after.bytes_read, after.read_hash)
+        file.stored = after.mark
         self._say(key, f"{file.path}: {reason}")
 
     def _reload(self, file: _File) -> None:
@@ -677,7 +688,7 @@ class Watcher:
         with self.writer.transaction(release=True) as connection:
             cursor = load_cursor(connection, str(file.path))
         file.cursor = cursor or Cursor(str(file.path))
-        file.stored = (cursor.bytes_read, cursor.read_hash) if cursor else None
+        file.stored = cursor.mark if cursor else None
         file.prefix = None
         file.checked = None
         file.done = None
