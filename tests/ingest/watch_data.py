@@ -83,16 +83,18 @@ def grow(folder: Path, contents: dict[str, bytes], seed: int, pause: float,
          piece: int = 400) -> None:
     """Append every file's content in random pieces (cut anywhere, in the middle of lines too),
     a random pause of up to ``pause`` seconds after each round (every file grows each round, so
-    no file rests long in the middle of a hand)."""
+    no file rests long in the middle of a hand). Pieces are up to ``piece`` bytes, or a 25th of
+    the file (about 50 rounds)."""
     rng = random.Random(seed)
     written = dict.fromkeys(contents, 0)
+    pieces = {name: max(piece, len(data) // 25) for name, data in contents.items()}
     for name in contents:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
     while any(written[name] < len(data) for name, data in contents.items()):
         for name, data in contents.items():
             if written[name] >= len(data):
                 continue
-            size = rng.randint(1, piece)
+            size = rng.randint(1, pieces[name])
             with open(folder / name, "ab") as stream:
                 stream.write(data[written[name]: written[name] + size])
             written[name] += size
