@@ -292,6 +292,9 @@ class Watcher:
                 raise
             except (OSError, FormatError) as error:
                 self._say(key, f"cannot read {path}: {getattr(error, 'strerror', None) or error}")
+            except duckdb.Error as error:  # the part is rolled back: read again next time
+                self._say(key, f"could not store what is new in {path}: {error}")
+                self._reload(file)
             finally:
                 self.writer.close()  # let readers (the dashboard) in between files
         present = {str(path) for path in paths}
@@ -398,7 +401,8 @@ class Watcher:
         else:
             if file.stored is not None or cursor.bytes_read:
                 self._say(str(file.path), f"{file.path} was replaced or cut: reading it again "
-                          "from its start (hands already stored are not stored twice)")
+                          "from its start (hands already stored are not stored twice)",
+                          once=False)
             file.cursor = cursor.restarted()
             file.prefix = ReadPrefix()
             file.open_tail = False
@@ -698,9 +702,9 @@ class Watcher:
     def _wait(self, file: _File, reason: str) -> None:
         self.status.waiting[str(file.path)] = reason
 
-    def _say(self, key: str, message: str) -> None:
-        """Pass a message on, once until it changes."""
-        if self._said.get(key) == message:
+    def _say(self, key: str, message: str, once: bool = True) -> None:
+        """Pass a message on (``once``: not again while it stays the same for ``key``)."""
+        if once and self._said.get(key) == message:
             return
         self._said[key] = message
         if self.on_message is not None:

@@ -112,6 +112,7 @@ def test_with_the_switch_on_the_overview_refreshes_by_itself(watched) -> None:  
             deadline = time.monotonic() + 30
             while hands.inner_text().split()[-1] != "7" and time.monotonic() < deadline:
                 page.wait_for_timeout(500)
+            wait_until_idle(page)
             ARTIFACTS.mkdir(exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "dashboard-follow-new-hands.png"))
             assert hands.inner_text().split()[-1] == "7"

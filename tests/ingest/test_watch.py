@@ -203,6 +203,24 @@ def _last_run(database: Path) -> tuple:
         connection.close()
 
 
+def test_a_file_replaced_by_a_longer_copy_with_the_same_start_goes_on(tmp_path: Path) -> None:
+    """A sync tool or a spreadsheet saves a new file over the old one: only its end is new."""
+    folder, database = tmp_path / "home", tmp_path / "watched.duckdb"
+    sheet = boards_csv(6, 4)
+    path = folder / "boards.csv"
+    append(path, sheet[: sheet.index(b"\n3,") + 1])  # hands 1 and 2
+    watch, messages = watcher(folder, database)
+    step(watch, "settled")
+    assert count(database, "hands") == 2
+    (folder / ".boards.csv.tmp").write_bytes(sheet)
+    os.replace(folder / ".boards.csv.tmp", path)  # another inode, the same first rows
+    step(watch, "settled")
+    assert not any("replaced" in message for message in messages)
+    assert offsets(database)["boards.csv"][2:] == (4, 3, 0, 1)  # hand 4 has a bad seat
+    assert database_contents(database) == database_contents(
+        ingested(tmp_path / "ingested.duckdb", folder))
+
+
 def test_a_restarted_watcher_reads_nothing_twice(tmp_path: Path) -> None:
     folder, database = tmp_path / "hands", tmp_path / "watched.duckdb"
     contents = sources(4)
