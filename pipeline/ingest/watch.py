@@ -220,6 +220,8 @@ class Watcher:
         self.wake = threading.Event()
         self._started = False
         self._said: dict[str, str] = {}
+        self._changed: set[str] = set()  # paths file events named since the last pass
+        self._changed_lock = threading.Lock()
 
     # --- the loop --------------------------------------------------------------------------
 
@@ -246,19 +248,27 @@ class Watcher:
         """
         self.start()
         observer = None if once else self._observe()
+        looked_at = -float("inf")
         try:
             while True:
+                changed = self._take_changed()
+                full = time.monotonic() - looked_at >= self.options.interval
                 try:
-                    self.step()
+                    if full:
+                        looked_at = time.monotonic()
+                        self.step()
+                    else:
+                        self.step(only=changed)
                 except DatabaseError as error:
                     if once:
                         raise
                     self._say("database", f"{error}; trying again")
                 if once or self.stop_requested.is_set():
                     break
-                if self.wake.wait(self.options.interval):
+                wait = max(0.0, looked_at + self.options.interval - time.monotonic())
+                if self.wake.wait(wait):
                     self.wake.clear()
-                    self.stop_requested.wait(EVENT_DELAY)
+                    self.stop_requested.wait(EVENT_DELAY)  # the rest of a burst of writes
                 if self.stop_requested.is_set():
                     break
         finally:
@@ -269,11 +279,13 @@ class Watcher:
             self.writer.close()
         return self.status
 
-    def step(self) -> None:
-        """One look at every file: read and store what is new."""
+    def step(self, only: set[str] | None = None) -> None:
+        """One look at every file (``only``: at these paths, named by file events): read and
+        store what is new."""
         self.start()
-        paths = self._scan()
-        self.status.files = len(paths)
+        paths = self._scan() if only is None else self._named(only)
+        if only is None:
+            self.status.files = len(paths)
         for path in paths:
             if self.stop_requested.is_set():
                 break
@@ -297,11 +309,12 @@ class Watcher:
                 self._reload(file)
             finally:
                 self.writer.close()  # let readers (the dashboard) in between files
-        present = {str(path) for path in paths}
-        for key in [key for key in self.files if key not in present]:
-            del self.files[key]
-            self.status.waiting.pop(key, None)
-        self.status.files = len(paths)
+        if only is None:
+            present = {str(path) for path in paths}
+            for key in [key for key in self.files if key not in present]:
+                self.cursors[key] = self.files.pop(key).cursor  # as it is, should it come back
+                self.status.waiting.pop(key, None)
+            self.status.files = len(paths)
         self._report()
 
     # --- files ----------------------------------------------------------------------------
@@ -316,6 +329,26 @@ class Watcher:
             except IngestError as error:
                 self._say(str(root), str(error))
         return list(found)
+
+    def _named(self, names: set[str]) -> list[Path]:
+        """The hand-history files among paths named by file events, if they are followed (or
+        new under a followed folder)."""
+        found: dict[Path, None] = {}
+        for name in sorted(names):
+            path = Path(name)
+            if not path.is_file() or not is_hand_file(path):
+                continue
+            resolved = path.resolve()
+            if str(resolved) in self.files or any(
+                _inside(resolved, root) for root in self.roots
+            ):
+                found.setdefault(resolved, None)
+        return list(found)
+
+    def _take_changed(self) -> set[str]:
+        with self._changed_lock:
+            changed, self._changed = self._changed, set()
+        return changed
 
     def _follow(self, file: _File) -> None:
         """Read what is new in one file."""
@@ -722,14 +755,16 @@ class Watcher:
             from watchdog.observers import Observer
         except ImportError:  # pragma: no cover - watchdog is a dependency
             return None
-        wake = self.wake
+        watcher = self
 
         class Handler(FileSystemEventHandler):
             def on_any_event(self, event: FileSystemEvent) -> None:
                 for name in (event.src_path, getattr(event, "dest_path", "")):
-                    if name and is_hand_file(Path(os.fsdecode(name))):
-                        wake.set()
-                        return
+                    path = os.fsdecode(name) if name else ""
+                    if path and is_hand_file(Path(path)):
+                        with watcher._changed_lock:
+                            watcher._changed.add(path)
+                        watcher.wake.set()
 
         observer = Observer()
         handler = Handler()
@@ -745,6 +780,22 @@ class Watcher:
                                 f"{self.options.interval:g} s")
             return None
         return observer
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Whether a file is under a followed folder (not in a hidden folder of it), or is the
+    followed file itself."""
+    try:
+        base = root.resolve()
+    except OSError:
+        return False
+    if path == base:
+        return True
+    try:
+        parts = path.relative_to(base).parts
+    except ValueError:
+        return False
+    return not any(part.startswith(".") for part in parts)
 
 
 def _hand_count(connection: duckdb.DuckDBPyConnection) -> int:

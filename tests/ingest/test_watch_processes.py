@@ -17,7 +17,7 @@ import duckdb
 import pytest
 
 from pipeline import store
-from tests.ingest.watch_data import arena_log, database_contents
+from tests.ingest.watch_data import arena_log, canonical_lines, database_contents
 
 REPO = Path(__file__).resolve().parents[2]
 OFC = (sys.executable, "-m", "pipeline.cli")
@@ -181,6 +181,30 @@ def test_a_file_replaced_by_a_shorter_one_while_watched(tmp_path: Path) -> None:
     last_run = ask(reference, "SELECT * EXCLUDE (ingested_at) FROM ingested_files "
                               "ORDER BY ingested_at DESC LIMIT 1")
     assert watched["ingested_files"] == last_run  # the file as it is now: one row
+
+
+def test_file_events_wake_the_watcher_between_its_looks(tmp_path: Path) -> None:
+    """With a look only every minute, appended lines and a new file are stored within seconds:
+    the watcher is woken by the file system's events (watchdog)."""
+    folder, database = tmp_path / "hands", tmp_path / "watched.duckdb"
+    folder.mkdir()
+    (folder / "hands.jsonl").write_bytes(canonical_lines(21, 2, broken_at=None))
+    log = open(database.with_suffix(".log"), "ab")  # noqa: SIM115 - closed with the process
+    watch = subprocess.Popen(
+        [*OFC, "watch", str(folder), "--db", str(database), "--interval", "60", "--settle",
+         "60", "--idle", "120"], stdout=log, stderr=subprocess.STDOUT, env=ENVIRONMENT, cwd=REPO)
+    hands = "SELECT count(*) FROM hands"
+    try:
+        wait_for(lambda: ask(database, hands) == [(2,)], 60, "the first look", watch)
+        with open(folder / "hands.jsonl", "ab") as stream:
+            stream.write(canonical_lines(22, 1, broken_at=None))
+        wait_for(lambda: ask(database, hands) == [(3,)], 15, "the appended hand", watch)
+        (folder / "sub").mkdir()
+        (folder / "sub" / "new.jsonl").write_bytes(canonical_lines(23, 1, broken_at=None))
+        wait_for(lambda: ask(database, hands) == [(4,)], 15, "the new file's hand", watch)
+    finally:
+        if watch.poll() is None:
+            stop(watch, database)
 
 
 def test_once_ingests_what_is_there_and_exits(tmp_path: Path) -> None:
