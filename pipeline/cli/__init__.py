@@ -23,6 +23,7 @@ COMMAND_MODULES = (
     "pipeline.cli.demo",
     "pipeline.cli.record",
     "pipeline.cli.ingest",
+    "pipeline.cli.watch",
     "pipeline.cli.rescore",
     "pipeline.cli.players",
     "pipeline.cli.audit",

@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -136,13 +136,16 @@ def open_check(writer: Writer) -> None:
 
 
 def write_batch(
-    writer: Writer, prepared: PreparedBatch, tables_touched: set[tuple[str, str | None]]
+    writer: Writer, prepared: PreparedBatch, tables_touched: set[tuple[str, str | None]],
+    then: Callable[[duckdb.DuckDBPyConnection, int, int], None] | None = None,
 ) -> tuple[int, int]:
     """One transaction: classify against stored hands, insert new ones and the rejects.
 
     A record whose key is stored (or came earlier in the batch) with other content becomes a
     conflict reject, added to ``prepared.rejects``. The (site, table) of the batch's hands are
-    added to ``tables_touched``. Returns the number of new hands stored and of duplicates."""
+    added to ``tables_touched``. ``then(connection, new_hands, duplicates)`` runs last, in the
+    same transaction (``ofc watch`` stores how far it has read a file there). Returns the number of
+    new hands stored and of duplicates."""
     rejects = prepared.rejects
     frames = prepared.tables()
     hands = frames.get("hands")
@@ -186,6 +189,8 @@ def write_batch(
                 store.insert_frame(connection, name, frame, only_keys="_new_keys")
             connection.unregister("_new_keys")
         insert_rejects(connection, rejects)
+        if then is not None:
+            then(connection, new_hands, duplicates)
     prepared.frames = None
     prepared.discard_spill()
     return new_hands, duplicates
@@ -332,9 +337,11 @@ def finish_source(
     touched: set[tuple[str, str | None]],
     session_gap: float,
     file_rejects: Sequence[Reject] = (),
+    then: Callable[[duckdb.DuckDBPyConnection], None] | None = None,
 ) -> None:
-    """Close a source: its file-level rejects, affected sessions and its ingested_files row.
-    The writer lets go of the database after it (checkpointing the source's batches)."""
+    """Close a source: its file-level rejects, affected sessions and its ingested_files row
+    (``then(connection)`` runs last, in the same transaction). The writer lets go of the
+    database after it (checkpointing the source's batches)."""
     with writer.transaction(release=True) as connection:
         insert_rejects(connection, file_rejects)
         stored_gap = store.get_meta(connection, SESSION_GAP_META_KEY)
@@ -345,6 +352,8 @@ def finish_source(
         store.set_meta(connection, SESSION_GAP_META_KEY, repr(float(session_gap)))
         resolve_rejects(connection)
         _record_file(connection, summary, size)
+        if then is not None:
+            then(connection)
 
 
 def already_ingested(writer: Writer, digest: str) -> tuple[str, datetime] | None:
