@@ -23,6 +23,7 @@ import streamlit as st
 
 from pipeline import read, store
 from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES
+from pipeline.read.lake import ParquetLake
 from pipeline.read.overview import FilterOptions
 from pipeline.read.scope import Filters
 from pipeline.read.source import Database
@@ -30,6 +31,7 @@ from pipeline.rules.cards import SUIT_SYMBOLS
 from pipeline.rules.game import ROW_SIZES
 
 DATABASE_ENV = "OFC_DASHBOARD_DB"
+LAKE_ENV = "OFC_DASHBOARD_LAKE"
 FILTERS_KEY = "ofc_filters"
 
 P = ParamSpec("P")
@@ -49,16 +51,25 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$:])")
 # --- the database -----------------------------------------------------------------------------
 
 
+def _argument(name: str) -> str | None:
+    """The value of ``-- --name VALUE`` (or ``--name=VALUE``) after the script's name."""
+    value = None
+    arguments = sys.argv[1:]
+    for index, argument in enumerate(arguments):
+        if argument == name and index + 1 < len(arguments):
+            value = arguments[index + 1]
+        elif argument.startswith(name + "="):
+            value = argument.split("=", 1)[1]
+    return value
+
+
 def database_path() -> Path:
-    """The database this dashboard shows: ``$OFC_DASHBOARD_DB``, else ``-- --db FILE``, else the default."""
-    value = os.environ.get(DATABASE_ENV)
+    """What this dashboard shows: a Parquet lake folder (``$OFC_DASHBOARD_LAKE``, else
+    ``-- --lake DIR``), else the database ``$OFC_DASHBOARD_DB``, else ``-- --db FILE``, else the
+    default. The read model reads a lake folder in place (``read.source.as_source``)."""
+    value = os.environ.get(LAKE_ENV) or _argument("--lake")
     if not value:
-        arguments = sys.argv[1:]
-        for index, argument in enumerate(arguments):
-            if argument == "--db" and index + 1 < len(arguments):
-                value = arguments[index + 1]
-            elif argument.startswith("--db="):
-                value = argument.split("=", 1)[1]
+        value = os.environ.get(DATABASE_ENV) or _argument("--db")
     return Path(value or store.DEFAULT_DATABASE).expanduser()
 
 
@@ -79,7 +90,7 @@ def run_connection(path: Path) -> Any:
     access = read.source.read_access()
     access.__enter__()
     try:
-        connection = read.source.open_reader(path)
+        connection = read.source.as_source(path).open()
     except BaseException:
         access.__exit__(None, None, None)
         raise
@@ -132,6 +143,45 @@ def database_status() -> read.overview.DatabaseStatus:
                    lambda _connection: read.overview.database_status(path), lambda: None)
 
 
+# --- following new hands ------------------------------------------------------------------------
+
+FOLLOW_SECONDS = 2.0
+"""How often a page that follows new hands looks at the database file (a file status, no query)."""
+
+
+def follow_new_hands(key: str) -> bool:
+    """The page's "Follow new hands" switch (off by default). While it is on, the page looks at
+    the database file every :data:`FOLLOW_SECONDS` and runs again when the file changed (``ofc
+    watch`` or an ingest stored hands), so its figures take in new hands without a click. The
+    answers of :func:`ask` are cached by the file's state, so only changed data is read again."""
+    following = st.toggle(
+        "Follow new hands", key=key,
+        help="Show hands as they are stored (by ofc watch, say): the page refreshes itself "
+             f"within {FOLLOW_SECONDS:g} seconds of a change to the database.",
+    )
+    if following:
+        seen_key = f"{key}_seen"
+        path = database_path()
+        st.session_state[seen_key] = read.source.database_state(path)
+        _follow(path, seen_key)
+    return following
+
+
+@st.fragment(run_every=FOLLOW_SECONDS)
+def _follow(path: Path, seen_key: str) -> None:
+    """Every few seconds: run the whole page again when the database file changed since it was
+    drawn (never while the page itself is being drawn: then the states are equal)."""
+    if database_changed(path, st.session_state.get(seen_key)):
+        st.rerun(scope="app")
+    st.caption(f"Following new hands · looked {time.strftime('%H:%M:%S')}")
+
+
+def database_changed(path: Path, seen: Hashable) -> bool:
+    """True when the database file (or its write-ahead log) is not as it was when ``seen``
+    (:func:`pipeline.read.source.database_state`) was taken."""
+    return read.source.database_state(path) != seen
+
+
 # --- access -----------------------------------------------------------------------------------
 
 AUTHENTICATED_KEY = "ofc_authenticated"
@@ -141,8 +191,10 @@ FAILED_ATTEMPT_SECONDS = 1.0
 
 
 def read_only() -> bool:
-    """True when the dashboard was started with ``--read-only`` (no page that writes)."""
-    return read.access.writes_forbidden()
+    """True when the dashboard was started with ``--read-only``, or shows a Parquet lake (which
+    only ``ofc lake build`` writes): no page that writes."""
+    return read.access.writes_forbidden() or isinstance(
+        read.source.as_source(database_path()), ParquetLake)
 
 
 def access_granted() -> bool:
@@ -497,7 +549,11 @@ def ingest_uploads(files: Sequence[Any]) -> None:
 
 def upload_section() -> None:
     """The upload widget, the ingest button and the last run's summary (a note instead on a
-    read-only dashboard)."""
+    read-only dashboard or a Parquet lake)."""
+    if isinstance(read.source.as_source(database_path()), ParquetLake):
+        st.info("This dashboard reads a Parquet lake; add hands to it with "
+                "`ofc lake build PATH --lake DIR`.")
+        return
     if read_only():
         st.info("This dashboard is read-only: load hands from a terminal with `ofc ingest`.")
         return

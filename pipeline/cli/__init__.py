@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "pipeline.cli.demo",
     "pipeline.cli.record",
     "pipeline.cli.ingest",
+    "pipeline.cli.watch",
     "pipeline.cli.rescore",
     "pipeline.cli.players",
     "pipeline.cli.audit",
@@ -41,6 +42,7 @@ COMMAND_MODULES = (
     "pipeline.cli.solve_fl",
     "pipeline.cli.report",
     "pipeline.cli.simulate",
+    "pipeline.cli.lake",
 )
 """The command modules, in the order ``ofc --help`` lists their commands."""
 

@@ -6,6 +6,7 @@ import argparse
 
 from pipeline.cli.database import (
     add_database_option,
+    add_lake_option,
     add_output_format_option,
     print_rows,
     read_rows,
@@ -24,6 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     add_database_option(parser)
+    add_lake_option(parser)
     add_output_format_option(parser)
     parser.set_defaults(handler=run)
 
@@ -32,7 +34,7 @@ def run(arguments: argparse.Namespace) -> int:
     """Print the disagreeing results (exit 0 either way)."""
     from pipeline.read.audit import audit_rows
 
-    audit = read_rows(arguments.db, audit_rows)
+    audit = read_rows(arguments.db, audit_rows, arguments.lake)
     rows = audit.to_dicts()
     if not rows and arguments.format == "table":
         print("no disagreements: every reported result matches the re-score")

@@ -17,6 +17,7 @@ from pipeline.cli.database import DEFAULT_DATABASE
 
 APP_MODULE = "dashboard.app"
 DATABASE_ENV = "OFC_DASHBOARD_DB"  # read by dashboard.components.database_path
+LAKE_ENV = "OFC_DASHBOARD_LAKE"  # read by dashboard.components.database_path
 DEFAULT_PORT = 8501
 DEFAULT_HOST = "127.0.0.1"
 
@@ -35,6 +36,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         ),
     )
     parser.add_argument("--db", default=DEFAULT_DATABASE, help=f"database file (default {DEFAULT_DATABASE})")
+    parser.add_argument("--lake", metavar="DIR",
+                        help="show the Parquet lake in DIR (ofc lake build) instead of --db")
     add_server_options(parser)
     parser.set_defaults(handler=run)
 
@@ -114,9 +117,10 @@ def app_path() -> Path:
     return Path(spec.origin)
 
 
-def streamlit_command(database: Path, port: int, host: str | None, no_browser: bool) -> list[str]:
+def streamlit_command(database: Path, port: int, host: str | None, no_browser: bool,
+                      lake: bool = False) -> list[str]:
     """The ``streamlit run`` command line for the dashboard (listening on ``host``, by default
-    :data:`DEFAULT_HOST`)."""
+    :data:`DEFAULT_HOST`; on a lake folder with ``lake``)."""
     return [
         sys.executable, "-m", "streamlit", "run", str(app_path()),
         "--server.port", str(port),
@@ -126,7 +130,7 @@ def streamlit_command(database: Path, port: int, host: str | None, no_browser: b
         "--server.fileWatcherType", "none",
         "--client.toolbarMode", "minimal",
         "--server.enableXsrfProtection", "true",
-        "--", "--db", str(database),
+        "--", "--lake" if lake else "--db", str(database),
     ]
 
 
@@ -151,8 +155,9 @@ def access_environment(options: ServeOptions) -> tuple[dict[str, str], str | Non
     return environment, token
 
 
-def serve(database: str | Path, options: ServeOptions) -> int:
-    """Run Streamlit on ``database`` until interrupted; returns its exit status."""
+def serve(database: str | Path, options: ServeOptions, lake: bool = False) -> int:
+    """Run Streamlit on ``database`` (a lake folder with ``lake``) until interrupted; returns
+    its exit status."""
     from pipeline.read import access
 
     if not 0 < options.port < 65536:
@@ -160,14 +165,22 @@ def serve(database: str | Path, options: ServeOptions) -> int:
     if not options.host.strip():
         raise CommandError("--host is empty", code=2)
     database = Path(database).expanduser().resolve()
-    if database.is_dir():
-        raise CommandError(f"{database} is a folder, not a database file", code=2)
-    if not database.exists():
-        print(f"ofc dashboard: no database at {database} yet; the start page explains how to load hands")
+    if lake:
+        from pipeline.read.lake import is_lake
+
+        if not is_lake(database):
+            raise CommandError(
+                f"no lake at {database} (build one with: ofc lake build PATH --lake {database})",
+                code=2)
+    else:
+        if database.is_dir():
+            raise CommandError(f"{database} is a folder, not a database file", code=2)
+        if not database.exists():
+            print(f"ofc dashboard: no database at {database} yet; the start page explains how to load hands")
     extra, token = access_environment(options)
     environment = {key: value for key, value in os.environ.items()
-                   if key not in (access.SECRET_ENV, access.READ_ONLY_ENV)}
-    environment.update(extra, **{DATABASE_ENV: str(database)})
+                   if key not in (access.SECRET_ENV, access.READ_ONLY_ENV, LAKE_ENV, DATABASE_ENV)}
+    environment.update(extra, **{(LAKE_ENV if lake else DATABASE_ENV): str(database)})
     port = options.port
     if access.is_loopback(options.host):
         where = f"http://{'localhost' if options.host == DEFAULT_HOST else options.host}:{port}"
@@ -184,7 +197,8 @@ def serve(database: str | Path, options: ServeOptions) -> int:
         print(f"ofc dashboard: access token (shown once, keep it private): {token}\n"
               f"ofc dashboard: open {where}/?token={token}", flush=True)
     process = subprocess.Popen(
-        streamlit_command(database, port, options.host, options.no_browser), env=environment)
+        streamlit_command(database, port, options.host, options.no_browser, lake),
+        env=environment)
     installed, previous = _on_terminate(_raise_terminated)
     try:
         return process.wait()
@@ -221,5 +235,7 @@ def _on_terminate(handler: object) -> tuple[bool, object]:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    """Serve the dashboard on ``--db``."""
+    """Serve the dashboard on ``--lake`` or ``--db``."""
+    if arguments.lake:
+        return serve(arguments.lake, ServeOptions.from_arguments(arguments), lake=True)
     return serve(arguments.db, ServeOptions.from_arguments(arguments))

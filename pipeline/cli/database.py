@@ -32,8 +32,31 @@ def add_database_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", metavar="FILE", default=DEFAULT_DATABASE, help=DB_HELP)
 
 
-def open_for_reading(path: str) -> duckdb.DuckDBPyConnection:
-    """A read-only connection, or a CommandError when there is no usable database."""
+def add_lake_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--lake DIR``: read a Parquet lake (``ofc lake build``) instead of ``--db``."""
+    parser.add_argument("--lake", metavar="DIR",
+                        help="read the Parquet lake in DIR (ofc lake build) instead of --db")
+
+
+def open_lake_for_reading(path: str) -> duckdb.DuckDBPyConnection:
+    """A connection reading the lake at ``path`` in place, or a CommandError."""
+    import duckdb
+
+    from pipeline.read.lake import LakeUnreadable, ParquetLake, is_lake
+
+    if not is_lake(path):
+        raise CommandError(f"no lake at {path} (build one with: ofc lake build PATH --lake {path})")
+    try:
+        return ParquetLake(Path(path)).open()
+    except (LakeUnreadable, duckdb.Error, OSError) as error:
+        raise CommandError(f"cannot read the lake {path}: {error}") from error
+
+
+def open_for_reading(path: str, lake: str | None = None) -> duckdb.DuckDBPyConnection:
+    """A read-only connection (on the lake ``lake`` when given), or a CommandError when there is
+    no usable database."""
+    if lake is not None:
+        return open_lake_for_reading(lake)
     import duckdb
 
     from pipeline.store import connect
@@ -54,9 +77,11 @@ def add_output_format_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def read_rows(path: str, question: Callable[[duckdb.DuckDBPyConnection], Any]) -> Any:
-    """Answer one question on a short-lived read-only connection (closed even on error)."""
-    connection = open_for_reading(path)
+def read_rows(path: str, question: Callable[[duckdb.DuckDBPyConnection], Any],
+              lake: str | None = None) -> Any:
+    """Answer one question on a short-lived read-only connection (closed even on error), on
+    the lake ``lake`` when given."""
+    connection = open_for_reading(path, lake)
     try:
         return question(connection)
     finally:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pipeline.cli import CommandError
 from pipeline.cli.common import describe_when_shown
-from pipeline.cli.database import add_database_option, open_for_reading
+from pipeline.cli.database import add_database_option, add_lake_option, open_for_reading
 
 VARIANTS = ("classic", "pineapple", "2-7-pineapple")
 FORMATS = ("html", "md", "json")
@@ -84,6 +84,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("player", metavar="PLAYER", help="the player's screen name")
     add_database_option(parser)
+    add_lake_option(parser)
     parser.add_argument("--since", type=_day, metavar="DATE",
                         help="first day to include (YYYY-MM-DD, UTC)")
     parser.add_argument("--until", type=_day, metavar="DATE",
@@ -183,13 +184,14 @@ def run(arguments: argparse.Namespace) -> int:
         percentile_min_hands=arguments.rank_min_hands, fdr=arguments.fdr,
         rolling_window=arguments.window,
     )
-    connection = open_for_reading(arguments.db)
+    connection = open_for_reading(arguments.db, arguments.lake)
+    where = arguments.lake or arguments.db
     try:
         report = create_report(connection, request, settings)
     except NoHandsError as error:
-        raise CommandError(f"{error} in {arguments.db}") from error
+        raise CommandError(f"{error} in {where}") from error
     except duckdb.Error as error:
-        raise CommandError(f"cannot read {arguments.db}: {error}") from error
+        raise CommandError(f"cannot read {where}: {error}") from error
     finally:
         connection.close()
     text = render(report, output_format)

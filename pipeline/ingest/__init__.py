@@ -31,6 +31,9 @@ Modules (the first ones in the order a file goes through them):
 * :mod:`~pipeline.ingest.errors` — what it raises when nothing can be ingested;
 * :mod:`~pipeline.ingest.progress` — the progress display;
 * :mod:`~pipeline.ingest.rescore` — verdicts of stored hands recomputed under other rules;
+* :mod:`~pipeline.ingest.watch` — ``ofc watch``: folders followed, what is new in their files
+  ingested as it is written (:mod:`~pipeline.ingest.tail`: the new part of a growing file;
+  :mod:`~pipeline.ingest.offsets`: how far each file was read, stored with its hands);
 * :mod:`~pipeline.ingest.delete` — a stored hand taken back out;
 * :mod:`~pipeline.ingest.demo` — the demo database of ``ofc demo`` and the dashboard.
 

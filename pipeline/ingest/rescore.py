@@ -29,7 +29,7 @@ from pipeline.rules.cards import parse_cards
 from pipeline.rules.game import VARIANTS_BY_NAME
 from pipeline.rules.ruleset import RuleSet
 
-__all__ = ["RescoreSummary", "rescore"]
+__all__ = ["RescoreSummary", "rescore", "score_stored"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +97,14 @@ def _hand_keys(connection: duckdb.DuckDBPyConnection) -> np.ndarray:
     ).to_arrow_table().column(0).to_numpy()
 
 
-def _score_stored(boards: pa.Table, rules_for: Callable[[str], RuleSet]) -> dict[str, pa.Table]:
+def score_stored(boards: pa.Table, rules_for: Callable[[str], RuleSet]) -> dict[str, pa.Table]:
     """Evaluations, matchups and results for stored boards: the batch's columns scored by
-    :func:`pipeline.ingest.columns.verdict_tables`, as at ingest."""
+    :func:`pipeline.ingest.columns.verdict_tables`, as at ingest.
+
+    ``boards`` has one row per seat, hand after hand and each hand's seats in settlement order:
+    hand_key, variant, rules, player, position, fantasyland, reported_points, extra (JSON text),
+    top, middle, bottom (the stored rows' card texts). The Parquet lake's re-score scores its
+    stored boards with it too."""
     keys = boards.column("hand_key").to_numpy()
     count = len(keys)
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if count else np.zeros(0, int)
@@ -157,7 +162,7 @@ def rescore(
 
     def stage(connection: duckdb.DuckDBPyConnection, boards: pa.Table) -> None:
         nonlocal hands_done, players_done, disagreeing
-        tables = _score_stored(boards, resolver)
+        tables = score_stored(boards, resolver)
         for name in store.VERDICT_TABLES:
             store.insert_frame(connection, _STAGING_PREFIX + name, tables[name])
         names.update(tables["evaluations"].column("ruleset").unique().to_pylist())

@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -42,9 +42,11 @@ __all__ = [
     "WRITE_WAIT_SECONDS",
     "Writer",
     "already_ingested",
+    "conflict_reason",
     "finish_source",
     "insert_rejects",
     "open_check",
+    "stored_raw_and_key",
     "write_batch",
 ]
 
@@ -134,13 +136,16 @@ def open_check(writer: Writer) -> None:
 
 
 def write_batch(
-    writer: Writer, prepared: PreparedBatch, tables_touched: set[tuple[str, str | None]]
+    writer: Writer, prepared: PreparedBatch, tables_touched: set[tuple[str, str | None]],
+    then: Callable[[duckdb.DuckDBPyConnection, int, int], None] | None = None,
 ) -> tuple[int, int]:
     """One transaction: classify against stored hands, insert new ones and the rejects.
 
     A record whose key is stored (or came earlier in the batch) with other content becomes a
     conflict reject, added to ``prepared.rejects``. The (site, table) of the batch's hands are
-    added to ``tables_touched``. Returns the number of new hands stored and of duplicates."""
+    added to ``tables_touched``. ``then(connection, new_hands, duplicates)`` runs last, in the
+    same transaction (``ofc watch`` stores how far it has read a file there). Returns the number of
+    new hands stored and of duplicates."""
     rejects = prepared.rejects
     frames = prepared.tables()
     hands = frames.get("hands")
@@ -184,6 +189,8 @@ def write_batch(
                 store.insert_frame(connection, name, frame, only_keys="_new_keys")
             connection.unregister("_new_keys")
         insert_rejects(connection, rejects)
+        if then is not None:
+            then(connection, new_hands, duplicates)
     prepared.frames = None
     prepared.discard_spill()
     return new_hands, duplicates
@@ -200,12 +207,19 @@ def _compare(
     where = f"{path}:{line}"
     rejects.append(Reject(
         candidate.path, candidate.line, candidate.hand_id,
-        f"conflict: hand {candidate.hand_id!r} of site {candidate.site!r} is already stored "
-        f"from {where} with different content (this record: "
-        f"{candidate.path}:{candidate.line})",
+        conflict_reason(candidate.hand_id, candidate.site, where, candidate.path, candidate.line),
         prepared.raw_text(candidate.line), "conflict", where,
     ))
     return 0
+
+
+def conflict_reason(hand_id: str, site: str, where: str, path: str, line: int) -> str:
+    """Why a record is a conflict: its key is stored from ``where`` (``path:line``) with other
+    content."""
+    return (
+        f"conflict: hand {hand_id!r} of site {site!r} is already stored from {where} with "
+        f"different content (this record: {path}:{line})"
+    )
 
 
 def _first_records(hands: pa.Table, keys: set[int]) -> dict[int, tuple[str, str, int]]:
@@ -229,6 +243,12 @@ def _reject_key(path: str, line: int | None, reason: str, raw: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
+def stored_raw_and_key(reject: Reject) -> tuple[str, str]:
+    """A reject's raw text as stored (clipped) and its idempotence key (``reject_key``)."""
+    raw = clip_raw(reject.raw or "")
+    return raw, _reject_key(reject.path, reject.line, reject.reason, raw)
+
+
 def _rows_table(name: str, rows: list[tuple]) -> pa.Table:
     """Row tuples (in the table's column order) as an Arrow table: transposed in one go."""
     schema = TABLE_SCHEMAS[name]
@@ -247,8 +267,7 @@ def insert_rejects(connection: duckdb.DuckDBPyConnection, rejects: Sequence[Reje
     now = datetime.now(UTC).replace(tzinfo=None)
     seen: set[str] = set()
     for reject in rejects:
-        raw = clip_raw(reject.raw or "")
-        key = _reject_key(reject.path, reject.line, reject.reason, raw)
+        raw, key = stored_raw_and_key(reject)
         if key in seen:
             continue
         seen.add(key)
@@ -318,9 +337,11 @@ def finish_source(
     touched: set[tuple[str, str | None]],
     session_gap: float,
     file_rejects: Sequence[Reject] = (),
+    then: Callable[[duckdb.DuckDBPyConnection], None] | None = None,
 ) -> None:
-    """Close a source: its file-level rejects, affected sessions and its ingested_files row.
-    The writer lets go of the database after it (checkpointing the source's batches)."""
+    """Close a source: its file-level rejects, affected sessions and its ingested_files row
+    (``then(connection)`` runs last, in the same transaction). The writer lets go of the
+    database after it (checkpointing the source's batches)."""
     with writer.transaction(release=True) as connection:
         insert_rejects(connection, file_rejects)
         stored_gap = store.get_meta(connection, SESSION_GAP_META_KEY)
@@ -331,6 +352,8 @@ def finish_source(
         store.set_meta(connection, SESSION_GAP_META_KEY, repr(float(session_gap)))
         resolve_rejects(connection)
         _record_file(connection, summary, size)
+        if then is not None:
+            then(connection)
 
 
 def already_ingested(writer: Writer, digest: str) -> tuple[str, datetime] | None:

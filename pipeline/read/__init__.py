@@ -6,8 +6,10 @@ shared filters, the connection and the reader lock, and the pure Plotly charts o
 Modules:
 
 * :mod:`~pipeline.read.source` — the one small interface the model reads through
-  (:class:`~pipeline.read.source.Source`: a DuckDB file today, a Parquet lake just as well),
-  the read-only connection and the readers/writer lock;
+  (:class:`~pipeline.read.source.Source`: a DuckDB file, or a Parquet lake), the read-only
+  connection and the readers/writer lock;
+* :mod:`~pipeline.read.lake` — a Parquet lake (``ofc lake build``) as a source: DuckDB views
+  over its files, read in place; and ``ofc players`` from the lake's pre-aggregated totals;
 * :mod:`~pipeline.read.access` — who may use a served dashboard (a salted password or token
   hash) and the read-only switch that closes the dashboard's one door for writes;
 * :mod:`~pipeline.read.scope` — the shared filters and how they become SQL;

@@ -81,8 +81,13 @@ Database = str | Path | duckdb.DuckDBPyConnection | Source
 
 
 def as_source(db: str | Path | Source) -> Source:
-    """A path becomes a :class:`DatabaseFile`; a source is returned as it is."""
+    """A path becomes a :class:`DatabaseFile`, or a :class:`~pipeline.read.lake.ParquetLake`
+    when it is a lake folder; a source is returned as it is."""
     if isinstance(db, str | Path):
+        from pipeline.read.lake import ParquetLake, is_lake
+
+        if is_lake(db):
+            return ParquetLake(Path(db))
         return DatabaseFile(Path(db))
     return db
 
@@ -144,9 +149,14 @@ class DatabaseBusy(RuntimeError):
 
 
 def database_state(path: str | Path) -> tuple[int, int, int, int]:
-    """A key that changes whenever the database file (or its write-ahead log) changes."""
+    """A key that changes whenever the database file (or its write-ahead log) changes; for a
+    lake folder, whenever a build or re-score commits (its manifest is replaced)."""
     path = Path(path)
     parts: list[int] = []
+    if path.is_dir():
+        from pipeline.read.lake import MANIFEST_NAME
+
+        path = path / MANIFEST_NAME
     for candidate in (path, path.with_name(path.name + ".wal")):
         try:
             stat = candidate.stat()

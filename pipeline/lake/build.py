@@ -1,0 +1,467 @@
+"""``ofc lake build``: hand-history files into a Parquet lake, commit by commit.
+
+The same promises as ``ofc ingest`` (docs/lake.md), on either engine:
+
+1. the paths are expanded as ingest expands them (:func:`pipeline.ingest.paths.expand_paths`)
+   and every file is scanned (content hash, format, split points);
+2. files are grouped into commits of about ``commit_bytes``; for each commit, under the lake's
+   lock (:meth:`pipeline.lake.storage.Lake.writing`):
+
+   * a file whose bytes the lake already holds completely is recorded as ``unchanged``;
+   * the others are cut into work units and run through ingest's batch core
+     (:func:`pipeline.lake.units.prepare_unit`): staged frames and events;
+   * :func:`pipeline.lake.queries.outcomes` sorts every valid record into stored, duplicate
+     or conflict by hand key, against the lake and within the commit;
+   * the stored records' rows of every hand table are written, the sessions of the (site,
+     table) pairs they touch are recomputed (seats whose session changed are rewritten with
+     the files they are in), rejects (conflicts naming both sources, file-level problems)
+     added unless the lake has them, the per-player totals brought up to date, and one
+     ``ingested_files`` row written per file;
+   * everything is staged, then committed in one atomic manifest replacement.
+
+A build killed at any point leaves the lake at its last commit; running it again reads the
+files of the lost commit again and gives the lake an uninterrupted build would have given.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.ingest.batches import DEFAULT_BATCH_SIZE, Reject
+from pipeline.ingest.driver import EMPTY_FILE_REASON
+from pipeline.ingest.paths import expand_paths
+from pipeline.ingest.sessions import DEFAULT_SESSION_GAP_MINUTES, SESSION_GAP_META_KEY
+from pipeline.ingest.summary import FIRST_REASONS, FileSummary
+from pipeline.ingest.writer import conflict_reason, stored_raw_and_key
+from pipeline.lake import queries
+from pipeline.lake.engine import EVENTS_FOLDER, Engine
+from pipeline.lake.plan import (
+    DEFAULT_COMMIT_BYTES,
+    DEFAULT_SPLIT_BYTES,
+    FileScan,
+    work_units,
+)
+from pipeline.lake.storage import Lake, Manifest
+from pipeline.lake.tables import HAND_TABLES, SCHEMAS, staged_schema
+from pipeline.lake.units import EVENT_SCHEMA, FRAMES_FOLDER, record_order, record_texts
+from pipeline.records.rules_file import RulesResolver
+from pipeline.rules.ruleset import RuleSet
+
+__all__ = ["BuildSummary", "build_lake", "register_lake_tables"]
+
+
+@dataclass(slots=True)
+class BuildSummary:
+    """What a build did: per file as ``ofc ingest`` reports it, and the commits it made."""
+
+    lake: str
+    engine: str
+    files: list[FileSummary] = field(default_factory=list)
+    commits: int = 0
+    seconds: float = 0.0
+    version: int = 0
+
+    @property
+    def records(self) -> int:
+        """Records read from every file."""
+        return sum(item.records for item in self.files)
+
+    @property
+    def stored(self) -> int:
+        """New hands stored."""
+        return sum(item.stored for item in self.files)
+
+    @property
+    def duplicates(self) -> int:
+        """Hands the lake already held (same content)."""
+        return sum(item.duplicates for item in self.files)
+
+    @property
+    def rejected(self) -> int:
+        """Records quarantined."""
+        return sum(item.rejected for item in self.files)
+
+    @property
+    def hands_per_second(self) -> float:
+        """Records read per second of wall time."""
+        return self.records / self.seconds if self.seconds > 0 else 0.0
+
+
+def build_lake(
+    paths: Iterable[str | os.PathLike[str]],
+    lake: str | os.PathLike[str],
+    engine: Engine,
+    rules: RuleSet | None = None,
+    format: str | None = None,
+    game: str | None = None,
+    session_gap: float = DEFAULT_SESSION_GAP_MINUTES,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    split_bytes: int = DEFAULT_SPLIT_BYTES,
+    commit_bytes: int = DEFAULT_COMMIT_BYTES,
+    progress: Any = None,
+) -> BuildSummary:
+    """Build (or extend) the lake at ``lake`` from files, folders and globs, on ``engine``.
+
+    ``rules``, ``format``, ``game``, ``session_gap`` and ``batch_size`` mean what they mean for
+    ``ofc ingest``. ``split_bytes``: plain canonical files are read in parts of about this size
+    (a Spark partition each); ``commit_bytes``: files are committed in groups of about this
+    size. ``progress`` (optional) has ``describe(text)`` and ``advance(records)``.
+
+    Raises :class:`~pipeline.ingest.errors.IngestError` for a path that does not exist and
+    :class:`~pipeline.lake.storage.LakeError` for a folder that cannot be a lake.
+    """
+    started = time.perf_counter()
+    files = [str(path) for path in expand_paths(paths)]
+    resolver = RulesResolver(override=rules)
+    store = Lake(lake)
+    summary = BuildSummary(str(store.root), engine.name)
+    with store.writing() as manifest:
+        if progress is not None:
+            progress.describe("scanning files")
+        scans = engine.scan(files, format, split_bytes)
+        groups = _commit_groups(scans, commit_bytes)
+        for number, group in enumerate(groups, 1):
+            if progress is not None:
+                progress.describe(f"commit {number}/{len(groups)}")
+            step = _Commit(store, manifest, engine, resolver, format, game, session_gap,
+                           batch_size, progress)
+            manifest = step.run(group)
+            summary.files.extend(step.summaries)
+            summary.commits += 1
+        summary.version = manifest.version
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _commit_groups(scans: Sequence[FileScan], commit_bytes: int) -> list[list[FileScan]]:
+    """Files in order, in groups of about ``commit_bytes``; a file repeating the bytes of a
+    file of the current group starts a new group (so it is found ``unchanged``, as ingest
+    finds it)."""
+    groups: list[list[FileScan]] = []
+    current: list[FileScan] = []
+    hashes: set[str] = set()
+    size = 0
+    for scan in scans:
+        repeat = scan.content_hash is not None and scan.content_hash in hashes
+        if current and (repeat or size + (scan.size or 0) > commit_bytes):
+            groups.append(current)
+            current, hashes, size = [], set(), 0
+        current.append(scan)
+        size += scan.size or 0
+        if scan.content_hash is not None:
+            hashes.add(scan.content_hash)
+    if current:
+        groups.append(current)
+    return groups
+
+
+def register_lake_tables(engine: Engine, store: Lake, manifest: Manifest,
+                         with_file: Sequence[str] = ()) -> None:
+    """Every table of the committed lake as ``lake_<table>`` (``_file`` on the named ones)."""
+    for table in SCHEMAS:
+        engine.register_lake(f"lake_{table}", table, store.files(table, manifest), store.root,
+                             with_file=table in with_file)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+class _Commit:
+    """One commit of a build: a group of files, staged, then committed."""
+
+    def __init__(self, store: Lake, manifest: Manifest, engine: Engine, resolver: RulesResolver,
+                 format: str | None, game: str | None, session_gap: float, batch_size: int,
+                 progress: Any) -> None:
+        self.store = store
+        self.manifest = manifest
+        self.engine = engine
+        self.resolver = resolver
+        self.format = format
+        self.game = game
+        self.session_gap = session_gap
+        self.batch_size = batch_size
+        self.progress = progress
+        self.summaries: list[FileSummary] = []
+        self.staging = store.staging()
+        self.prefix = f"{manifest.version + 1:06d}-{self.staging.name}"
+        engine.begin(self.staging)
+
+    # --- the steps ---------------------------------------------------------------------------
+
+    def run(self, group: Sequence[FileScan]) -> Manifest:
+        """Stage everything for ``group`` and commit it; returns the new manifest."""
+        summaries = {scan.order: FileSummary(scan.path, format=scan.format,
+                                             content_hash=scan.content_hash) for scan in group}
+        file_rejects: list[Reject] = []
+        earlier = self._complete_files()
+        to_read: list[FileScan] = []
+        for scan in group:
+            item = summaries[scan.order]
+            if scan.error is not None:
+                item.status, item.message, item.format = "failed", scan.error, self.format
+                file_rejects.append(Reject(scan.path, None, None, scan.error, "", "file"))
+                item.note_reject(None, scan.error)
+            elif scan.content_hash in earlier:
+                earlier_path, when = earlier[scan.content_hash]
+                same = "" if earlier_path == scan.path else f" as {earlier_path}"
+                item.status, item.format = "unchanged", self.format
+                item.message = (f"unchanged: already ingested{same} on "
+                                f"{when:%Y-%m-%d %H:%M:%S} UTC; nothing new stored")
+            else:
+                to_read.append(scan)
+        replaced: dict[str, list[str]] = {}
+        if to_read:
+            replaced = self._read(to_read, summaries, file_rejects)
+        elif file_rejects:
+            self._register_lake()
+            self._write_rejects(file_rejects)
+        self._write_ingested_files(group, summaries)
+        self.summaries = [summaries[scan.order] for scan in group]
+        meta = {SESSION_GAP_META_KEY: repr(float(self.session_gap))} if to_read else {}
+        return self.store.commit(self.manifest, self.staging, replaced, meta)
+
+    def _complete_files(self) -> dict[str, tuple[str, datetime]]:
+        """content hash → (path, when) of every file the lake holds completely (earliest)."""
+        files = self.store.files("ingested_files", self.manifest)
+        if not files:
+            return {}
+        rows = pq.read_table(files, columns=["path", "content_hash", "ingested_at", "status"])
+        found: dict[str, tuple[str, datetime]] = {}
+        for row in sorted(rows.to_pylist(), key=lambda row: row["ingested_at"]):
+            if row["status"] == "complete":
+                found.setdefault(row["content_hash"], (row["path"], row["ingested_at"]))
+        return found
+
+    def _register_lake(self) -> None:
+        register_lake_tables(self.engine, self.store, self.manifest,
+                             with_file=("seats", "sessions"))
+
+    def _read(self, scans: Sequence[FileScan], summaries: dict[int, FileSummary],
+              file_rejects: list[Reject]) -> dict[str, list[str]]:
+        engine = self.engine
+        units = work_units(scans, self.game, self.format)
+
+        def on_records(count: int) -> None:
+            if self.progress is not None:
+                self.progress.advance(count)
+
+        if self.progress is not None:
+            self.progress.reading()
+        engine.prepare(units, self.resolver, self.staging, self.batch_size, on_records)
+        engine.register_folder("events", self.staging / EVENTS_FOLDER, EVENT_SCHEMA)
+        for table in HAND_TABLES:
+            engine.register_folder(f"frames_{table}", self.staging / FRAMES_FOLDER / table,
+                                   staged_schema(table))
+        self._register_lake()
+        engine.materialise("outcomes", queries.outcomes())
+
+        # What happened to each file, in one query: its units (records, whether the reader
+        # gave up, the format read), its records' outcomes, its first reject reasons and their
+        # count, and its conflicts.
+        units_by_file: dict[int, list[dict]] = {}
+        counts: dict[tuple[int, str], int] = {}
+        reject_counts: dict[int, int] = {}
+        first_reasons: dict[int, list[tuple[int, str]]] = {}
+        conflict_rows: list[dict] = []
+        for row in engine.query(queries.commit_report(FIRST_REASONS)).to_pylist():
+            what, order = row["what"], row["file_order"]
+            if what == "unit":
+                units_by_file.setdefault(order, []).append(
+                    {"unit": row["number"], "records": row["count"], "failed": row["text1"],
+                     "format": row["text2"]})
+            elif what == "outcome":
+                counts[(order, row["text1"])] = row["count"]
+            elif what == "reason":
+                reject_counts[order] = row["count"]
+                first_reasons.setdefault(order, []).append((row["number"] or 0, row["text1"]))
+            else:
+                conflict_rows.append(
+                    {"file_order": order, "line": row["number"], "hand_id": row["text1"],
+                     "site": row["text2"], "path": row["text3"], "winner_path": row["text4"],
+                     "winner_line": row["count"]})
+        conflicts = self._conflicts(scans, conflict_rows)
+        for order, reject in conflicts:
+            first_reasons.setdefault(order, []).append((reject.line or 0, reject.reason))
+
+        for scan in scans:
+            item = summaries[scan.order]
+            parts = sorted(units_by_file.get(scan.order, []), key=lambda row: row["unit"])
+            item.records = sum(row["records"] or 0 for row in parts)
+            item.stored = counts.get((scan.order, "stored"), 0)
+            item.duplicates = counts.get((scan.order, "duplicate"), 0)
+            conflicted = counts.get((scan.order, "conflict"), 0)
+            for line, reason in sorted(first_reasons.get(scan.order, [])):
+                if len(item.reasons) < FIRST_REASONS:
+                    item.reasons.append(f"line {line}: {reason}" if line else reason)
+            item.rejected = reject_counts.get(scan.order, 0) + conflicted
+            failed = next((row["failed"] for row in parts if row["failed"]), None)
+            if parts and parts[0]["format"] is None:
+                item.format = None
+            if failed is not None:
+                item.status, item.message = "failed", failed
+            elif item.records == 0:
+                item.status, item.message = "empty", EMPTY_FILE_REASON
+            if item.status in ("failed", "empty"):
+                file_rejects.append(Reject(scan.path, None, None, item.message or "", "", "file"))
+                item.note_reject(None, item.message or "")
+
+        engine.view("new_keys", "SELECT hand_key, ord FROM outcomes WHERE outcome = 'stored'")
+        for table in HAND_TABLES:
+            # hands, seats, results, evaluations and matchups feed sessions and totals too
+            engine.view(f"new_{table}", queries.new_rows(table),
+                        reused=table not in ("placements", "discards", "boards"))
+        replaced = self._sessions()
+        self._write_hands()
+        self._write_rejects(file_rejects, [reject for _, reject in conflicts])
+        engine.write(
+            queries.player_totals("new_seats", "new_results", "new_evaluations", "new_matchups",
+                                  "lake_player_totals"),
+            "player_totals", self.staging / "player_totals", self.prefix)
+        replaced["player_totals"] = list(self.manifest.files("player_totals"))
+        return replaced
+
+    def _conflicts(self, scans: Sequence[FileScan],
+                   rows: Sequence[dict]) -> list[tuple[int, Reject]]:
+        """The conflicts of the commit as rejects (file order, reject), their raw text read again."""
+        if not rows:
+            return []
+        by_order = {scan.order: scan for scan in scans}
+        wanted: dict[int, set[int]] = {}
+        for row in rows:
+            wanted.setdefault(row["file_order"], set()).add(row["line"])
+        texts = {}
+        for order, lines in wanted.items():
+            scan = by_order[order]
+            texts[order] = record_texts(scan.path, scan.format, self.format, self.game, lines)
+        conflicts = []
+        for row in sorted(rows, key=lambda row: (row["file_order"], row["line"])):
+            where = f"{row['winner_path']}:{row['winner_line']}"
+            conflicts.append((row["file_order"], Reject(
+                row["path"], row["line"], row["hand_id"],
+                conflict_reason(row["hand_id"], row["site"], where, row["path"], row["line"]),
+                texts[row["file_order"]].get(row["line"], ""), "conflict", where,
+            )))
+        return conflicts
+
+    def _sessions(self) -> dict[str, list[str]]:
+        """Sessions of the touched tables recomputed; returns the seats and sessions files that
+        are rewritten (relative paths)."""
+        engine = self.engine
+        stored_gap = self.manifest.meta.get(SESSION_GAP_META_KEY)
+        every_table = stored_gap is not None and float(stored_gap) != self.session_gap
+        if every_table:
+            engine.view("touched", "SELECT DISTINCT site, table_name FROM lake_hands "
+                                   "UNION SELECT DISTINCT site, table_name FROM new_hands",
+                        reused=True)
+        else:
+            engine.view("touched", "SELECT DISTINCT site, table_name FROM new_hands",
+                        reused=True)
+        engine.materialise("assignments", queries.session_assignments(
+            engine.dialect, self.session_gap, every_table))
+        # Lake files to rewrite: seats whose session changed, sessions of the touched tables.
+        rewrite: dict[str, list[Path]] = {"seats": [], "sessions": []}
+        for row in engine.query(
+            "SELECT DISTINCT 'seats' AS what, se._file FROM lake_seats se JOIN assignments a "
+            "ON a.hand_key = se.hand_key AND a.player = se.player "
+            "WHERE se.session_id IS DISTINCT FROM a.session_id "
+            "UNION ALL "
+            "SELECT DISTINCT 'sessions' AS what, s._file FROM lake_sessions s "
+            "JOIN touched t ON t.site = s.site AND t.table_name IS NOT DISTINCT FROM s.table_name"
+        ).to_pylist():
+            rewrite[row["what"]].append(engine.file_path(row["_file"]))
+        changed, touched_sessions = rewrite["seats"], rewrite["sessions"]
+        engine.register_lake("rewrite_seats", "seats", changed, self.store.root)
+        engine.write(
+            f"SELECT {queries.columns('seats', 'se', {'session_id': 'coalesce(a.session_id, se.session_id)'})} "
+            "FROM rewrite_seats se LEFT JOIN assignments a "
+            "ON a.hand_key = se.hand_key AND a.player = se.player",
+            "seats", self.staging / "seats", self.prefix + "-s")
+        engine.register_lake("rewrite_sessions", "sessions", touched_sessions, self.store.root)
+        engine.write(
+            f"SELECT {queries.columns('sessions', 's')} FROM rewrite_sessions s "
+            f"{engine.dialect.anti_join} touched t ON t.site = s.site "
+            "AND t.table_name IS NOT DISTINCT FROM s.table_name "
+            f"UNION ALL SELECT {queries.columns('sessions', 'x')} "
+            f"FROM ({queries.session_rows(engine.dialect)}) x",
+            "sessions", self.staging / "sessions", self.prefix)
+        return {"seats": [self._relative(path) for path in changed],
+                "sessions": [self._relative(path) for path in touched_sessions]}
+
+    def _relative(self, path: Path) -> str:
+        return path.resolve().relative_to(self.store.root.resolve()).as_posix()
+
+    def _write_hands(self) -> None:
+        """The stored records' rows of every hand table (seats with their sessions)."""
+        for table in HAND_TABLES:
+            if table == "seats":
+                sql = (f"SELECT {queries.columns('seats', 'f', {'session_id': 'a.session_id'})} "
+                       "FROM new_seats f LEFT JOIN assignments a "
+                       "ON a.hand_key = f.hand_key AND a.player = f.player")
+            else:
+                sql = f"SELECT {queries.columns(table, 'f')} FROM new_{table} f"
+            self.engine.write(sql, table, self.staging / table, self.prefix)
+
+    def _write_rejects(self, file_rejects: Sequence[Reject],
+                       conflicts: Sequence[Reject] = ()) -> None:
+        """The units' rejects, the conflicts and the file-level rejects the lake does not hold
+        yet (each reject key once)."""
+        columns: dict[str, list[Any]] = {name: [] for name in (
+            "path", "line", "hand_id", "reason", "raw", "kind", "conflict_with", "reject_key",
+            "ord")}
+        for reject in (*conflicts, *file_rejects):
+            raw, key = stored_raw_and_key(reject)
+            values = (reject.path, reject.line, reject.hand_id, reject.reason, raw, reject.kind,
+                      reject.conflict_with, key, record_order(1 << 30, reject.line))
+            for name, value in zip(columns, values, strict=True):
+                columns[name].append(value)
+        extra = pa.table(columns, schema=pa.schema([
+            ("path", pa.string()), ("line", pa.int32()), ("hand_id", pa.string()),
+            ("reason", pa.string()), ("raw", pa.string()), ("kind", pa.string()),
+            ("conflict_with", pa.string()), ("reject_key", pa.string()), ("ord", pa.int64())]))
+        engine = self.engine
+        engine.register_arrow("extra_rejects", extra)
+        when = engine.dialect.timestamp(_now().isoformat(sep=" "))
+        engine.write(f"""
+            SELECT path, line, hand_id, reason, raw, {when} AS rejected_at, kind, conflict_with,
+                   reject_key
+            FROM (
+                SELECT r.*, row_number() OVER (PARTITION BY reject_key ORDER BY ord) AS n
+                FROM (
+                    SELECT path, line, hand_id, reason, raw, reject_kind AS kind,
+                           CAST(NULL AS STRING) AS conflict_with, reject_key, ord
+                    FROM events WHERE kind = 'reject'
+                    UNION ALL
+                    SELECT path, line, hand_id, reason, raw, kind, conflict_with, reject_key, ord
+                    FROM extra_rejects
+                ) r
+                WHERE reject_key NOT IN (SELECT reject_key FROM lake_rejects)
+            ) ranked WHERE n = 1
+        """, "rejects", self.staging / "rejects", self.prefix)
+
+    def _write_ingested_files(self, group: Sequence[FileScan],
+                              summaries: dict[int, FileSummary]) -> None:
+        """One ``ingested_files`` row per file of the commit."""
+        now = _now()
+        rows = []
+        for scan in group:
+            item = summaries[scan.order]
+            rows.append({
+                "path": item.path, "content_hash": item.content_hash or "",
+                "format": item.format, "size_bytes": scan.size, "ingested_at": now,
+                "records": item.records, "stored": item.stored, "duplicates": item.duplicates,
+                "rejected": item.rejected, "status": item.status, "message": item.message,
+            })
+        folder = self.staging / "ingested_files"
+        folder.mkdir(parents=True, exist_ok=True)
+        pq.write_table(pa.Table.from_pylist(rows, schema=SCHEMAS["ingested_files"]),
+                       folder / f"part-{self.prefix}-00000.parquet")

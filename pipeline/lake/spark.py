@@ -1,0 +1,423 @@
+"""The Spark engine (``--engine spark``): units as partitions in ``mapInArrow``, SQL in Spark SQL.
+
+Needs the optional ``spark`` extra (``pip install -e '.[spark]'``: PySpark 4, which ships its
+jars) and Java 17 or newer. :func:`spark_problem` says what is missing, so ``ofc lake build
+--engine spark`` can say how to install it instead of failing with a traceback.
+
+How a build runs on Spark (:mod:`pipeline.lake.build` drives it through the
+:class:`~pipeline.lake.engine.Engine` interface):
+
+* files are scanned as a Spark job (one task per file: hash, format, split points);
+* work units (a whole file, or a range of lines of a large canonical file) become the
+  partitions of a one-column DataFrame; ``mapInArrow`` runs
+  :func:`pipeline.lake.units.prepare_unit` on each: the project's readers, validation and batch
+  rules core, unchanged, on the executors. Frames are staged as Parquet by the tasks, events
+  come back as Arrow batches and are written by Spark;
+* deduplication and conflict detection by hand key, sessions and the per-player totals are the
+  statements of :mod:`pipeline.lake.queries`, in Spark SQL;
+* tables are written with Spark's partitioned Parquet writer into the commit's staging folder.
+
+The lake and its staging folder must be on storage every executor sees at the same path (one
+machine's disk for ``local[N]``; a shared file system on a cluster). Spark's JVM output goes to
+a log file (:data:`LOG_FILE`), its console progress bar is off, and the stages are summarised by
+:class:`pipeline.lake.progress.LakeProgress` instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import uuid
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from pipeline.lake.engine import EVENTS_FOLDER, relation_schema
+from pipeline.lake.plan import FileScan, WorkUnit, scan_file
+from pipeline.lake.progress import LakeProgress, StageLog
+from pipeline.lake.queries import SPARK
+from pipeline.lake.rescoring import BOARD_COLUMNS, VERDICT_TABLES, RescoreCounts, scored_chunks
+from pipeline.lake.tables import PARTITION_COLUMNS, PARTITIONED_TABLES, file_schema
+from pipeline.lake.units import EVENT_SCHEMA, prepare_unit
+from pipeline.lake.writing import PartitionedWriter
+from pipeline.records.rules_file import RulesResolver
+
+__all__ = [
+    "INSTALL_HINT",
+    "LOG_FILE",
+    "SparkEngine",
+    "SparkUnavailable",
+    "spark_problem",
+    "spark_session",
+]
+
+INSTALL_HINT = "pip install -e '.[spark]'  (or: pip install 'ofc-analytics[spark]')"
+"""How to get the Spark engine."""
+
+LOG_FILE = Path(tempfile.gettempdir()) / "ofc-lake-spark.log"
+"""Where the Spark JVM's own output (its log) goes instead of the terminal."""
+
+_PANDAS_WARNING = "PySpark does not yet fully support pandas"
+
+
+class SparkUnavailable(RuntimeError):
+    """The Spark engine cannot run here: PySpark or Java is missing."""
+
+
+def java_executable() -> str | None:
+    """The ``java`` Spark would start (``$JAVA_HOME/bin/java``, else on the PATH)."""
+    home = os.environ.get("JAVA_HOME")
+    if home and Path(home, "bin", "java").is_file():
+        return str(Path(home, "bin", "java"))
+    return shutil.which("java")
+
+
+def spark_problem() -> str | None:
+    """Why the Spark engine cannot run here (PySpark not installed, no Java), or None."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        return f"the Spark engine needs PySpark, which is not installed: {INSTALL_HINT}"
+    if java_executable() is None:
+        return ("the Spark engine needs Java 17 or newer, and no java was found (set JAVA_HOME "
+                "or put java on the PATH)")
+    return None
+
+
+_SESSION_LOCK = threading.Lock()
+
+
+def spark_session(master: str = "local[2]", app_name: str = "ofc lake") -> Any:
+    """The process's SparkSession, started on first use with quiet logging.
+
+    The JVM's output goes to :data:`LOG_FILE`; Python workers run this interpreter (so they
+    import this checkout's packages); timestamps are naive UTC (``TIMESTAMP_NTZ``); partition
+    values are read back as text. A session already running in this process is reused.
+    Raises :class:`SparkUnavailable` when Spark cannot start here."""
+    problem = spark_problem()
+    if problem is not None:
+        raise SparkUnavailable(problem)
+    warnings.filterwarnings("ignore", message=_PANDAS_WARNING, category=FutureWarning)
+    from pyspark import SparkConf, SparkContext
+    from pyspark.java_gateway import launch_gateway
+    from pyspark.sql import SparkSession
+
+    with _SESSION_LOCK:
+        active = SparkSession.getActiveSession() or (
+            SparkSession(SparkContext._active_spark_context)
+            if SparkContext._active_spark_context is not None else None)
+        if active is not None:
+            return active
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        if master.startswith("local"):
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        cores = os.cpu_count() or 2
+        conf = (
+            SparkConf().setMaster(master).setAppName(app_name)
+            .set("spark.ui.enabled", "false")
+            .set("spark.ui.showConsoleProgress", "false")
+            .set("spark.sql.session.timeZone", "UTC")
+            .set("spark.sql.shuffle.partitions", str(max(2, 2 * cores)))
+            .set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
+            .set("spark.sql.parquet.inferTimestampNTZ.enabled", "true")
+            .set("spark.python.worker.reuse", "true")
+            .set("spark.driver.extraJavaOptions", "-Dlog4j2.level=ERROR")
+        )
+        if os.environ.get("PYTHONPATH"):
+            conf.set("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"])
+        log = open(LOG_FILE, "ab")  # noqa: SIM115 - the JVM keeps writing to it
+        try:
+            gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})
+            context = SparkContext(conf=conf, gateway=gateway)
+        except Exception as error:
+            raise SparkUnavailable(f"Spark did not start ({error}); its log: {LOG_FILE}") from error
+        context.setLogLevel("ERROR")
+        return SparkSession(context)
+
+
+def _arrow_to_spark(schema: pa.Schema) -> Any:
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(schema)
+
+
+class _Action:
+    """One step that runs Spark jobs: its stages are named after it (Spark's call site), and
+    while it runs a thread polls the status tracker for the running stages' partitions (shown on
+    the display, kept in the :class:`StageLog`) and the hands counted by an accumulator."""
+
+    def __init__(self, engine: SparkEngine, label: str, accumulator: Any = None,
+                 on_records: Callable[[int], None] | None = None) -> None:
+        self.engine = engine
+        self.label = label
+        self.accumulator = accumulator
+        self.on_records = on_records
+        self.reported = 0
+        self.started = 0.0
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> _Action:
+        context = self.engine.context
+        context.setLocalProperty("callSite.short", self.label)
+        self.group = f"ofc-{uuid.uuid4().hex[:12]}"
+        context.setJobGroup(self.group, self.label)
+        self.started = time.monotonic()
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop_event.set()
+        self.thread.join()
+        self._poll()
+        # Every stage of the step's jobs, also those too short for the polling to see.
+        tracker = self.engine.context.statusTracker()
+        for job in tracker.getJobIdsForGroup(self.group):
+            info = tracker.getJobInfo(job)
+            for stage in info.stageIds if info is not None else ():
+                stage_info = tracker.getStageInfo(stage)
+                if stage_info is not None:
+                    self.engine.stages.seen(self.label, stage, stage_info.numTasks)
+        self.engine.stages.timed(self.label, time.monotonic() - self.started)
+        self.engine.progress.stage("")
+        for name in ("callSite.short", "spark.jobGroup.id", "spark.job.description"):
+            self.engine.context.setLocalProperty(name, None)
+
+    def _run(self) -> None:
+        while not self.stop_event.wait(0.25):
+            self._poll()
+
+    def _poll(self) -> None:
+        tracker = self.engine.context.statusTracker()
+        running = []
+        for stage in tracker.getActiveStageIds():
+            info = tracker.getStageInfo(stage)
+            if info is None:
+                continue
+            self.engine.stages.seen(self.label, stage, info.numTasks)
+            running.append(f"{info.numCompletedTasks}/{info.numTasks} partitions")
+        if running:
+            self.engine.progress.stage(f"{self.label}: {', '.join(running)}")
+        if self.accumulator is not None and self.on_records is not None:
+            value = int(self.accumulator.value)
+            if value > self.reported:
+                self.on_records(value - self.reported)
+                self.reported = value
+
+
+class SparkEngine:
+    """The :class:`~pipeline.lake.engine.Engine` on Spark."""
+
+    name = "spark"
+    dialect = SPARK
+
+    def __init__(self, master: str = "local[2]", spark: Any = None,
+                 progress: LakeProgress | None = None) -> None:
+        self.spark = spark if spark is not None else spark_session(master)
+        self.context = self.spark.sparkContext
+        self.progress = progress or LakeProgress(False)
+        self.stages = StageLog()
+        self.scratch: Path | None = None
+
+    # --- helpers ---------------------------------------------------------------------------
+
+    def _scratch(self) -> Path:
+        if self.scratch is None:
+            raise RuntimeError("begin() names the staging folder first")
+        return self.scratch
+
+    def begin(self, staging: Path) -> None:
+        """Where this commit's intermediate results go (inside its staging folder); what the
+        previous commit persisted is let go."""
+        self.scratch = staging / "_scratch"
+        self.spark.catalog.clearCache()
+
+    def _empty(self, schema: pa.Schema) -> Any:
+        return self.spark.createDataFrame([], _arrow_to_spark(schema))
+
+    # --- the Engine interface ---------------------------------------------------------------
+
+    def scan(self, paths: Sequence[str], forced_format: str | None,
+             split_bytes: int) -> list[FileScan]:
+        """One task per file (at most a few per core)."""
+        if not paths:
+            return []
+        items = list(enumerate(paths))
+        slices = min(len(items), self.context.defaultParallelism * 4)
+
+        def scan(item: tuple[int, str]) -> FileScan:
+            return scan_file(item[0], item[1], forced_format, split_bytes)
+
+        with _Action(self, "scan files"):
+            scans = self.context.parallelize(items, slices).map(scan).collect()
+        return sorted(scans, key=lambda scan: scan.order)
+
+    def prepare(self, units: Sequence[WorkUnit], resolver: RulesResolver, staging: Path,
+                batch_size: int, on_records: Callable[[int], None]) -> None:
+        """One partition per unit, ``mapInArrow`` running :func:`prepare_unit`; the events
+        written by Spark under ``staging/events``."""
+        self.begin(staging)
+        by_number = {unit.unit: unit for unit in units}
+        folder = str(staging)
+        accumulator = self.context.accumulator(0)
+
+        def run_units(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            warnings.filterwarnings("ignore", message=_PANDAS_WARNING, category=FutureWarning)
+            for batch in batches:
+                for number in batch.column(0).to_pylist():
+                    events = prepare_unit(by_number[number], resolver, folder, batch_size)
+                    records = sum(value for value in events.column("records").to_pylist()
+                                  if value)
+                    accumulator.add(records)
+                    yield from events.to_batches()
+
+        numbers = self.context.parallelize([(unit.unit,) for unit in units], max(1, len(units)))
+        frame = self.spark.createDataFrame(numbers, "unit int")
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=_PANDAS_WARNING, category=FutureWarning)
+            events = frame.mapInArrow(run_units, _arrow_to_spark(EVENT_SCHEMA))
+        with _Action(self, "read, validate, score (mapInArrow)", accumulator, on_records):
+            events.write.mode("overwrite").parquet(str(staging / EVENTS_FOLDER))
+
+    def register_lake(self, name: str, table: str, files: Sequence[Path], base: Path,
+                      with_file: bool = False) -> None:
+        """``spark.read.parquet`` of the files (partition columns from their folders)."""
+        partitioned = table in PARTITIONED_TABLES
+        if not files:
+            self._empty(relation_schema(table, partitioned, with_file)).createOrReplaceTempView(
+                name)
+            return
+        # The schema is given: Spark need not read footers to infer it (and reads the same
+        # types whichever engine wrote the files).
+        reader = self.spark.read.schema(_arrow_to_spark(relation_schema(table, partitioned,
+                                                                        False)))
+        if partitioned:
+            reader = reader.option("basePath", str(base / table))
+        frame = reader.parquet(*(str(path) for path in files))
+        names = [*file_schema(table).names, *(PARTITION_COLUMNS if partitioned else ())]
+        columns = [f"`{column}`" for column in names]
+        if with_file:
+            columns.append("_metadata.file_path AS _file")
+        frame.selectExpr(*columns).createOrReplaceTempView(name)
+
+    def register_folder(self, name: str, folder: Path, schema: pa.Schema) -> None:
+        """Every Parquet file of the folder (empty with ``schema`` when there is none)."""
+        if folder.is_dir() and any(folder.glob("*.parquet")):
+            self.spark.read.schema(_arrow_to_spark(schema)).parquet(
+                str(folder)).createOrReplaceTempView(name)
+        else:
+            self._empty(schema).createOrReplaceTempView(name)
+
+    def register_arrow(self, name: str, data: pa.Table) -> None:
+        """A DataFrame of the Arrow table."""
+        frame = self.spark.createDataFrame(data) if data.num_rows else self._empty(data.schema)
+        frame.createOrReplaceTempView(name)
+
+    def view(self, name: str, sql: str, reused: bool = False) -> None:
+        """A temporary view; ``reused`` ones are persisted (memory, then disk) until the next
+        commit begins."""
+        frame = self.spark.sql(sql)
+        if reused:
+            from pyspark import StorageLevel
+
+            frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+        frame.createOrReplaceTempView(name)
+
+    def materialise(self, name: str, sql: str) -> None:
+        """Written as Parquet under the commit's scratch folder, read back as ``name``."""
+        target = self._scratch() / f"{name}-{uuid.uuid4().hex[:8]}"
+        with _Action(self, name):
+            self.spark.sql(sql).write.parquet(str(target))
+        self.spark.read.parquet(str(target)).createOrReplaceTempView(name)
+
+    def query(self, sql: str) -> pa.Table:
+        """Collected as Arrow."""
+        with _Action(self, "collect"):
+            return self.spark.sql(sql).toArrow()
+
+    def write(self, sql: str, table: str, folder: Path, prefix: str) -> None:
+        """Spark's Parquet writer, partitioned by site and month for a partitioned table; files
+        with no rows are removed."""
+        frame = self.spark.sql(sql)
+        writer = frame.write.mode("append")
+        if table in PARTITIONED_TABLES:
+            writer = writer.partitionBy(*PARTITION_COLUMNS)
+        with _Action(self, f"write {table}"):
+            writer.parquet(str(folder))
+        for path in folder.rglob("*.parquet") if folder.is_dir() else ():
+            if pq.ParquetFile(path).metadata.num_rows == 0:
+                path.unlink()
+
+    def file_path(self, value: str) -> Path:
+        """Spark gives a URI (``file:/...``, escaped)."""
+        return Path(unquote(urlparse(value).path))
+
+    def rescore(self, boards_sql: str, resolver: RulesResolver, staging: Path, prefix: str,
+                on_records: Callable[[int], None]) -> RescoreCounts:
+        """The boards repartitioned by hand, sorted within partitions, scored in ``mapInArrow``;
+        each task writes its partitions' files (named by its partition: a retried task
+        rewrites the same files)."""
+        self.begin(staging)
+        folder = str(staging)
+        accumulator = self.context.accumulator(0)
+
+        def score(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            from pyspark import TaskContext
+
+            warnings.filterwarnings("ignore", message=_PANDAS_WARNING, category=FutureWarning)
+            task = TaskContext.get()
+            part = task.partitionId() if task is not None else 0
+            counts = RescoreCounts()
+            writers = {name: PartitionedWriter(Path(folder) / name, name, f"{prefix}-p{part:05d}")
+                       for name in VERDICT_TABLES}
+            try:
+                before = 0
+                for tables in scored_chunks(batches, resolver, counts):
+                    for name, frame in tables.items():
+                        writers[name].write(frame)
+                    accumulator.add(counts.hands - before)
+                    before = counts.hands
+            finally:
+                for writer in writers.values():
+                    writer.close()
+            yield pa.RecordBatch.from_pydict({
+                "hands": [counts.hands], "players": [counts.players],
+                "disagreements": [counts.disagreements],
+                "rules": ["\x1f".join(sorted(counts.rules))],
+            })
+
+        partitions = max(2, self.context.defaultParallelism * 2)
+        boards = (self.spark.sql(boards_sql).selectExpr(*BOARD_COLUMNS)
+                  .repartition(partitions, "hand_key")
+                  .sortWithinPartitions("hand_key", "position"))
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=_PANDAS_WARNING, category=FutureWarning)
+            stats = boards.mapInArrow(
+                score, "hands long, players long, disagreements long, rules string")
+        with _Action(self, "re-score boards (mapInArrow)", accumulator, on_records):
+            rows = stats.collect()
+        counts = RescoreCounts()
+        for row in rows:
+            counts.hands += row["hands"]
+            counts.players += row["players"]
+            counts.disagreements += row["disagreements"]
+            counts.rules.update(name for name in row["rules"].split("\x1f") if name)
+        return counts
+
+    def close(self) -> None:
+        """The session stays up for the process (starting Spark is the slow part)."""
+
+    def stage_summary(self) -> list[tuple[str, int, int, float]]:
+        """(step, Spark stages, partitions, seconds) of every step this engine ran."""
+        return [(record.label, len(record.stages), record.partitions, record.seconds)
+                for record in self.stages.records()]
