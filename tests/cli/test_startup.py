@@ -18,7 +18,8 @@ from pipeline.cli import COMMAND_MODULES, build_parser, command_name
 
 REPO = Path(__file__).resolve().parents[2]
 BOARD = "Qs Qh 5d / Kc Kd 4h 3s 2c / Ac Ad Ah 9s 9c"
-HEAVY = ("streamlit", "duckdb", "polars", "pyarrow", "pandas", "plotly", "jinja2", "numpy")
+HEAVY = ("streamlit", "duckdb", "polars", "pyarrow", "pandas", "plotly", "jinja2", "numpy",
+         "pyspark")
 
 
 def imported(*arguments: str) -> tuple[set[str], subprocess.CompletedProcess]:
