@@ -30,10 +30,10 @@ import pyarrow.compute as pc
 from pipeline import store
 from pipeline.formats.base import clip_raw
 from pipeline.ingest.batches import Candidate, PreparedBatch, Reject
-from pipeline.ingest.columns import TABLE_SCHEMAS
 from pipeline.ingest.errors import DatabaseError
 from pipeline.ingest.sessions import SESSION_GAP_META_KEY, update_sessions
 from pipeline.ingest.summary import FileSummary
+from pipeline.ingest.tables import TABLE_SCHEMAS
 
 __all__ = [
     "CHECKPOINT_THRESHOLD",
