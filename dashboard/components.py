@@ -143,6 +143,45 @@ def database_status() -> read.overview.DatabaseStatus:
                    lambda _connection: read.overview.database_status(path), lambda: None)
 
 
+# --- following new hands ------------------------------------------------------------------------
+
+FOLLOW_SECONDS = 2.0
+"""How often a page that follows new hands looks at the database file (a file status, no query)."""
+
+
+def follow_new_hands(key: str) -> bool:
+    """The page's "Follow new hands" switch (off by default). While it is on, the page looks at
+    the database file every :data:`FOLLOW_SECONDS` and runs again when the file changed (``ofc
+    watch`` or an ingest stored hands), so its figures take in new hands without a click. The
+    answers of :func:`ask` are cached by the file's state, so only changed data is read again."""
+    following = st.toggle(
+        "Follow new hands", key=key,
+        help="Show hands as they are stored (by ofc watch, say): the page refreshes itself "
+             f"within {FOLLOW_SECONDS:g} seconds of a change to the database.",
+    )
+    if following:
+        seen_key = f"{key}_seen"
+        path = database_path()
+        st.session_state[seen_key] = read.source.database_state(path)
+        _follow(path, seen_key)
+    return following
+
+
+@st.fragment(run_every=FOLLOW_SECONDS)
+def _follow(path: Path, seen_key: str) -> None:
+    """Every few seconds: run the whole page again when the database file changed since it was
+    drawn (never while the page itself is being drawn: then the states are equal)."""
+    if database_changed(path, st.session_state.get(seen_key)):
+        st.rerun(scope="app")
+    st.caption(f"Following new hands · looked {time.strftime('%H:%M:%S')}")
+
+
+def database_changed(path: Path, seen: Hashable) -> bool:
+    """True when the database file (or its write-ahead log) is not as it was when ``seen``
+    (:func:`pipeline.read.source.database_state`) was taken."""
+    return read.source.database_state(path) != seen
+
+
 # --- access -----------------------------------------------------------------------------------
 
 AUTHENTICATED_KEY = "ofc_authenticated"

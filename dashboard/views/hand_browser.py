@@ -10,6 +10,7 @@ from pipeline.read.scope import HandFlags
 
 filters = components.current_filters()
 st.title("Hand browser")
+components.follow_new_hands("follow_hand_browser")
 columns = st.columns(5)
 fouls_only = columns[0].checkbox("Fouls only", key="hb_fouls")
 big = columns[1].checkbox("Big royalties", key="hb_big")

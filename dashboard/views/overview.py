@@ -11,6 +11,7 @@ from pipeline.read import charts
 
 filters = components.current_filters()
 st.title("Overview")
+components.follow_new_hands("follow_overview")
 totals = components.ask(read.overview.overview_totals, filters).row(0, named=True)
 
 columns = st.columns(5)

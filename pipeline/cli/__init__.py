@@ -1,11 +1,21 @@
 """The ``ofc`` command line: thin argument parsing that calls the library and prints.
 
-Each command lives in its own module exposing ``register(subparsers)``; adding a command adds one
-module and one line to ``COMMAND_MODULES``.
+Each command lives in its own module, ``pipeline/cli/<command>.py`` (``solve-fl`` in
+``solve_fl.py``), exposing ``register(subparsers)``: it adds the command's parser (``help``,
+``description``, options) and ``set_defaults(handler=run)``. Adding a command adds that module
+and one line to :data:`COMMAND_MODULES`.
+
+Start-up: ``ofc <command> ...`` imports only that command's module (:func:`main` builds the
+parser of the one command named on the command line); ``ofc --help`` imports every command
+module to list them. So a command module imports, at its top, only the standard library, the
+light helpers of :mod:`pipeline.cli.common` and :mod:`pipeline.cli.database`, and the pure
+rules core (:mod:`pipeline.rules`) when an option needs it; anything heavier (numpy, DuckDB,
+polars, pyarrow, plotly, Streamlit, the ingest, report or simulate packages) is imported inside
+its ``run`` (or the function that needs it). tests/cli/test_startup.py checks that
+``ofc --help`` and ``ofc board`` load none of those.
 
 Layer: the top floor, beside the dashboard. It may import any part of :mod:`pipeline`; nothing
-imports it (checked by import-linter, see docs/architecture.md). Each command module imports
-its dependencies inside its ``run``, so ``ofc --help`` stays quick.
+imports it (checked by import-linter, see docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ COMMAND_MODULES = (
     "pipeline.cli.demo",
     "pipeline.cli.record",
     "pipeline.cli.ingest",
+    "pipeline.cli.watch",
     "pipeline.cli.rescore",
     "pipeline.cli.players",
     "pipeline.cli.audit",
@@ -33,6 +44,7 @@ COMMAND_MODULES = (
     "pipeline.cli.simulate",
     "pipeline.cli.lake",
 )
+"""The command modules, in the order ``ofc --help`` lists their commands."""
 
 
 class CommandError(Exception):
@@ -43,23 +55,36 @@ class CommandError(Exception):
         self.code = code
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every registered command."""
+def command_name(module_name: str) -> str:
+    """The command a module registers: its last name part, ``_`` as ``-``
+    (``pipeline.cli.solve_fl`` → ``solve-fl``)."""
+    return module_name.rsplit(".", 1)[-1].replace("_", "-")
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser: with every registered command, or (``command``) with that one only,
+    so only its module is imported. A ``command`` no module registers gives every command (the
+    parser then says which exist)."""
     parser = argparse.ArgumentParser(
         prog="ofc",
         description="Open Face Chinese Poker hand-history analytics: score, ingest, explore.",
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
-    for module_name in COMMAND_MODULES:
+    modules = [name for name in COMMAND_MODULES if command_name(name) == command]
+    for module_name in modules or COMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)
+    if modules and command not in subparsers.choices:  # a module named unlike its command
+        return build_parser()
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ofc`` console script; returns the exit status."""
-    parser = build_parser()
-    arguments = parser.parse_args(argv)
+    arguments_list = list(sys.argv[1:] if argv is None else argv)
+    requested = arguments_list[0] if arguments_list else None
+    parser = build_parser(requested if requested and not requested.startswith("-") else None)
+    arguments = parser.parse_args(arguments_list)
     try:
         _check_database_option(arguments)
         return int(arguments.handler(arguments) or 0)

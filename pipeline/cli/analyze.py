@@ -7,14 +7,24 @@ import os
 import sys
 from pathlib import Path
 
-from pipeline.analysis.exact import DEFAULT_EXACT_LIMIT
-from pipeline.analysis.rollout import DEFAULT_FANTASYLAND_VALUE, DEFAULT_POLICY
 from pipeline.cli import CommandError
-from pipeline.cli.common import add_rules_option, rules_from_option, terminal_cell
+from pipeline.cli.common import (
+    add_rules_option,
+    describe_when_shown,
+    rules_from_option,
+    terminal_cell,
+)
 from pipeline.cli.database import add_database_option
 from pipeline.rules.game import Variant
-from pipeline.simulate.bots import BOTS
 
+# Written out so that registering the command does not import the grader (numpy);
+# tests/cli/test_startup.py checks that they agree with their source.
+DEFAULT_EXACT_LIMIT = 40_000
+"""pipeline.analysis.exact.DEFAULT_EXACT_LIMIT"""
+DEFAULT_POLICY = "expert"
+"""pipeline.analysis.rollout.DEFAULT_POLICY"""
+DEFAULT_FANTASYLAND_VALUE = 10.0
+"""pipeline.analysis.rollout.DEFAULT_FANTASYLAND_VALUE"""
 DEFAULT_ROLLOUTS = 600
 
 
@@ -53,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="worker processes (default: %(default)d)")
     parser.add_argument("--seed", type=int, default=1, metavar="S",
                         help="rollout seed; same seed, same results (default: %(default)d)")
-    parser.add_argument("--policy", choices=sorted(BOTS), default=DEFAULT_POLICY,
+    parser.add_argument("--policy", type=bot_name, default=DEFAULT_POLICY, metavar="BOT",
                         help="the bot that finishes every seat's board (default: %(default)s)")
     parser.add_argument(
         "--fantasyland-value", type=float, default=DEFAULT_FANTASYLAND_VALUE, metavar="X",
@@ -87,6 +97,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_rules_option(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=run)
+    describe_when_shown(parser, _describe)
+
+
+def bot_name(text: str) -> str:
+    """A ``--policy`` value: one of the simulator's bots (checked here, so registering the
+    option does not import the simulator)."""
+    from pipeline.simulate.bots import BOTS
+
+    if text not in BOTS:
+        choices = ", ".join(repr(name) for name in sorted(BOTS))
+        raise argparse.ArgumentTypeError(f"invalid choice: {text!r} (choose from {choices})")
+    return text
+
+
+def _describe(parser: argparse.ArgumentParser) -> None:
+    """The help lists the bots ``--policy`` takes, as ``{chaser,random,...}``."""
+    from pipeline.simulate.bots import BOTS
+
+    for action in parser._actions:
+        if action.dest == "policy":
+            action.metavar = "{" + ",".join(sorted(BOTS)) + "}"
 
 
 def run(arguments: argparse.Namespace) -> int:

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import argparse
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option
@@ -21,6 +18,9 @@ BOARD_RULES_HELP = (
 )
 
 SUIT_STYLES = {"c": "green", "d": "blue", "h": "red", "s": "white"}
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -56,11 +56,17 @@ def parse_board_text(text: str) -> tuple[tuple[int, ...], tuple[int, ...], tuple
 
 
 def _card_markup(card: str) -> Text:
+    from rich.text import Text
+
     return Text(card[0] + SUIT_SYMBOLS[card[1]], style=f"bold {SUIT_STYLES[card[1]]}")
 
 
 def run(arguments: argparse.Namespace) -> int:
     """Print the verdict; exit 2 on a bad board, variant or rules."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
     rules = rules_from_option(arguments.rules) or STANDARD
     try:
         variant = Variant.parse(arguments.variant)

@@ -1,17 +1,21 @@
 """Helpers shared by the command modules: resolving ``--rules``, standard options, and making
-untrusted text (player names, ids, reasons quoting files) safe for a terminal or a spreadsheet."""
+untrusted text (player names, ids, reasons quoting files) safe for a terminal or a spreadsheet.
+
+Light on purpose (every command module imports it to register its options): rich and the
+rules-file reader are imported by the functions that use them."""
 
 from __future__ import annotations
 
 import argparse
 import re
-from typing import Any
-
-from rich.text import Text
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from pipeline.cli import CommandError
-from pipeline.records.rules_file import resolve_rules
 from pipeline.rules.ruleset import PRESET_NAMES, RulesError, RuleSet
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 RULES_HELP = (
     f"a rules preset ({', '.join(PRESET_NAMES)}) or a TOML rules file; "
@@ -28,10 +32,28 @@ def rules_from_option(value: str | None) -> RuleSet | None:
     """Resolve a ``--rules`` value, turning rules problems into a CommandError (exit 2)."""
     if value is None:
         return None
+    from pipeline.records.rules_file import resolve_rules
+
     try:
         return resolve_rules(value)
     except RulesError as error:
         raise CommandError(str(error), code=2) from error
+
+
+def describe_when_shown(
+    parser: argparse.ArgumentParser, describe: Callable[[argparse.ArgumentParser], None]
+) -> None:
+    """Let ``describe`` fill in parts of ``parser``'s help (its description, an option's help)
+    that need a heavy import (numpy, DuckDB) when the help is first printed: a run of the
+    command, or ``ofc --help``, does not pay for that import."""
+    format_help = parser.format_help
+
+    def formatted() -> str:
+        parser.format_help = format_help  # type: ignore[method-assign]
+        describe(parser)
+        return format_help()
+
+    parser.format_help = formatted  # type: ignore[method-assign]
 
 
 # --- untrusted text on a terminal or in a spreadsheet -------------------------------------------
@@ -55,6 +77,8 @@ def terminal_text(value: object) -> str:
 def terminal_cell(value: object) -> Text:
     """A table cell for rich: :func:`terminal_text`, never read as rich markup (a name like
     ``[bold]`` or ``[/]`` is shown as it is instead of styling, or breaking, the table)."""
+    from rich.text import Text
+
     return Text(terminal_text(value))
 
 

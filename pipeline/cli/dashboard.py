@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pipeline.cli import CommandError
-from pipeline.store import DEFAULT_DATABASE
+from pipeline.cli.database import DEFAULT_DATABASE
 
 APP_MODULE = "dashboard.app"
 DATABASE_ENV = "OFC_DASHBOARD_DB"  # read by dashboard.components.database_path

@@ -1,4 +1,7 @@
-"""Helpers shared by the commands that use the database: ``--db``, opening, printing rows."""
+"""Helpers shared by the commands that use the database: ``--db``, opening, printing rows.
+
+Light on purpose (command modules import it to register ``--db``): DuckDB is imported by the
+functions that open the database."""
 
 from __future__ import annotations
 
@@ -9,13 +12,17 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import duckdb
+from typing import TYPE_CHECKING, Any
 
 from pipeline.cli import CommandError
 from pipeline.cli.common import spreadsheet_cell, terminal_cell
-from pipeline.store import DEFAULT_DATABASE, connect
+
+if TYPE_CHECKING:
+    import duckdb
+
+DEFAULT_DATABASE = "ofc.duckdb"
+"""The database of commands given no ``--db``: :data:`pipeline.store.DEFAULT_DATABASE`, written
+out here so registering ``--db`` does not import DuckDB (a test checks the two agree)."""
 
 DB_HELP = f"the DuckDB database file (default: {DEFAULT_DATABASE} in the current folder)"
 
@@ -33,6 +40,8 @@ def add_lake_option(parser: argparse.ArgumentParser) -> None:
 
 def open_lake_for_reading(path: str) -> duckdb.DuckDBPyConnection:
     """A connection reading the lake at ``path`` in place, or a CommandError."""
+    import duckdb
+
     from pipeline.read.lake import LakeUnreadable, ParquetLake, is_lake
 
     if not is_lake(path):
@@ -48,6 +57,10 @@ def open_for_reading(path: str, lake: str | None = None) -> duckdb.DuckDBPyConne
     no usable database."""
     if lake is not None:
         return open_lake_for_reading(lake)
+    import duckdb
+
+    from pipeline.store import connect
+
     if not Path(path).is_file():
         raise CommandError(f"no database at {path} (create one with: ofc ingest PATH --db {path})")
     try:

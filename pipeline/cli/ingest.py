@@ -6,17 +6,21 @@ import argparse
 import math
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option, terminal_cell
 from pipeline.cli.database import add_database_option
 from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES, FORMATS
-from pipeline.ingest.batches import DEFAULT_BATCH_SIZE
-from pipeline.ingest.driver import ingest_paths
+from pipeline.ingest.defaults import (
+    DEFAULT_BATCH_SIZE,
+    DEFAULT_SESSION_GAP_MINUTES,
+    PARALLEL_MIN_BYTES,
+)
 from pipeline.ingest.errors import DatabaseError, IngestError
-from pipeline.ingest.sessions import DEFAULT_SESSION_GAP_MINUTES
-from pipeline.ingest.summary import IngestSummary
-from pipeline.ingest.workers import PARALLEL_MIN_BYTES
+
+if TYPE_CHECKING:
+    from pipeline.ingest.summary import IngestSummary
 
 MAX_SESSION_GAP = 7 * 24 * 60
 """Longest --session-gap (a week, in minutes)."""
@@ -133,6 +137,8 @@ def run(arguments: argparse.Namespace) -> int:
         raise CommandError(f"--batch-size must be 1 or more, got {arguments.batch_size}", code=2)
     if arguments.workers is not None and arguments.workers < 1:
         raise CommandError(f"--workers must be 1 or more, got {arguments.workers}", code=2)
+    from pipeline.ingest.driver import ingest_paths
+
     rules = rules_from_option(arguments.rules)
     try:
         summary = ingest_paths(

@@ -9,8 +9,7 @@ from typing import Any
 
 from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option
-from pipeline.ingest.batches import DEFAULT_BATCH_SIZE
-from pipeline.ingest.sessions import DEFAULT_SESSION_GAP_MINUTES
+from pipeline.ingest.defaults import DEFAULT_BATCH_SIZE, DEFAULT_SESSION_GAP_MINUTES
 
 ENGINES = ("local", "spark")
 DEFAULT_MASTER = "local[*]"

@@ -7,15 +7,21 @@ import sys
 from datetime import date
 from pathlib import Path
 
-import duckdb
-
 from pipeline.cli import CommandError
+from pipeline.cli.common import describe_when_shown
 from pipeline.cli.database import add_database_option, add_lake_option, open_for_reading
-from pipeline.report import NoHandsError, ReportRequest, ReportSettings, create_report
-from pipeline.report.reference import DEFAULT_OUTLIER_SD, ReferenceError, ReferenceSpec
-from pipeline.report.render import FORMATS, render, report_file_name
 
 VARIANTS = ("classic", "pineapple", "2-7-pineapple")
+FORMATS = ("html", "md", "json")
+"""The report's formats (:data:`pipeline.report.render.FORMATS`, written out here so registering
+the command does not import the report; a test checks the two agree)."""
+SETTING_OPTIONS = {
+    "min_sample": "min_sample", "min_sessions": "min_sessions",
+    "rank_min_hands": "percentile_min_hands", "fdr": "fdr", "window": "rolling_window",
+}
+"""Option (dest) → the :class:`~pipeline.report.ReportSettings` field it sets. Their defaults
+are the settings' own, filled in when the help is shown (:func:`_describe`) and when the
+report is made (an option not given is None)."""
 SUFFIX_FORMATS = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}
 
 
@@ -59,7 +65,6 @@ def _positive_float(text: str) -> float:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``report`` command."""
-    defaults = ReportSettings()
     parser = subparsers.add_parser(
         "report",
         help="a coaching report for one player: findings with evidence, notable hands, charts",
@@ -92,12 +97,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "PLAYER-report.FORMAT in the current folder)")
     parser.add_argument("--format", choices=FORMATS, dest="output_format",
                         help="html, md or json (default: from the --out suffix, else html)")
-    parser.add_argument("--min-sample", type=_positive, default=defaults.min_sample, metavar="N",
+    parser.add_argument("--min-sample", type=_positive, metavar="N",
                         help="observations a finding needs (default: %(default)s)")
-    parser.add_argument("--min-sessions", type=_positive, default=defaults.min_sessions,
+    parser.add_argument("--min-sessions", type=_positive,
                         metavar="N", help="sessions a trend needs (default: %(default)s)")
-    parser.add_argument("--rank-min-hands", type=_positive,
-                        default=defaults.percentile_min_hands, metavar="N",
+    parser.add_argument("--rank-min-hands", type=_positive, metavar="N",
                         help="hands a player needs in a variant to be ranked (default: "
                              "%(default)s)")
     parser.add_argument("--reference", default="field", metavar="GROUP",
@@ -105,21 +109,41 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "stake:RULES[,RULES] (players at those rules), named:A,B,C "
                              "(regulars), or qualified:N:X (at least N hands, foul rate below "
                              "X %%)")
-    parser.add_argument("--outlier-sd", type=_positive_float, default=DEFAULT_OUTLIER_SD,
-                        metavar="K",
+    parser.add_argument("--outlier-sd", type=_positive_float, metavar="K",
                         help="leave out players whose results sit more than K robust SDs from "
                              "the field's (default: %(default)s)")
     parser.add_argument("--no-outlier-rule", action="store_true",
                         help="leave nobody out as an outlier")
-    parser.add_argument("--fdr", type=_share, default=defaults.fdr, metavar="Q",
+    parser.add_argument("--fdr", type=_share, metavar="Q",
                         help="false-discovery rate of the correction over every test (default: "
                              "%(default)s)")
     parser.add_argument("--change-date", type=_day, metavar="DATE",
                         help="compare the hands before and from this day on (a lesson, a rule "
                              "change): did the player improve?")
-    parser.add_argument("--window", type=_positive, default=defaults.rolling_window,
+    parser.add_argument("--window", type=_positive,
                         metavar="N", help="hands per rolling window (default: %(default)s)")
     parser.set_defaults(handler=run)
+    describe_when_shown(parser, _describe)
+
+
+def _describe(parser: argparse.ArgumentParser) -> None:
+    """The defaults the help shows: the report's own settings (imports the report)."""
+    for action in parser._actions:
+        if action.default is None and (action.dest in SETTING_OPTIONS
+                                       or action.dest == "outlier_sd"):
+            action.default = _defaults()[action.dest]
+
+
+def _defaults() -> dict[str, object]:
+    """Option (dest) → its default: the report's settings and outlier rule."""
+    from pipeline.report import ReportSettings
+    from pipeline.report.reference import DEFAULT_OUTLIER_SD
+
+    settings = ReportSettings()
+    defaults: dict[str, object] = {option: getattr(settings, field)
+                                   for option, field in SETTING_OPTIONS.items()}
+    defaults["outlier_sd"] = DEFAULT_OUTLIER_SD
+    return defaults
 
 
 def _output_format(arguments: argparse.Namespace) -> str:
@@ -132,6 +156,16 @@ def _output_format(arguments: argparse.Namespace) -> str:
 
 def run(arguments: argparse.Namespace) -> int:
     """Build the report and write it."""
+    import duckdb
+
+    from pipeline.report import NoHandsError, ReportRequest, ReportSettings, create_report
+    from pipeline.report.reference import ReferenceError, ReferenceSpec
+    from pipeline.report.render import render, report_file_name
+
+    defaults = _defaults()
+    for option in (*SETTING_OPTIONS, "outlier_sd"):
+        if getattr(arguments, option) is None:
+            setattr(arguments, option, defaults[option])
     if arguments.since and arguments.until and arguments.since > arguments.until:
         raise CommandError("--since is after --until", code=2)
     output_format = _output_format(arguments)

@@ -8,8 +8,6 @@ from pathlib import Path
 from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option
 from pipeline.cli.database import add_database_option
-from pipeline.ingest.errors import DatabaseError
-from pipeline.ingest.rescore import rescore
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -32,6 +30,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """Re-score and print what was done."""
+    from pipeline.ingest.errors import DatabaseError
+    from pipeline.ingest.rescore import rescore
+
     if not Path(arguments.db).is_file():
         raise CommandError(f"no database at {arguments.db}")
     rules = rules_from_option(arguments.rules)

@@ -3,25 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option
-from pipeline.formats.source import (
-    FormatError,
-    SourceLine,
-    json_error_reason,
-    load_json,
-    read_lines,
-    read_stream_lines,
-)
-from pipeline.ingest.evaluate import score_output, score_record
-from pipeline.records.rules_file import RulesResolver
-from pipeline.records.validate import InvalidHand, parse_hand
-from pipeline.rules.ruleset import RulesError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,56 +20,44 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Read canonical hand records (docs/hand-format.md), one per line, and print one JSON "
             "object per input line, in order: each player's foul, royalties per row, points, "
             "Fantasyland next hand and card count, and row classes. An invalid line prints "
-            '{"line": N, "hand_id": ..., "error": "..."} in its place; the exit status is then 2.'
+            '{"line": N, "hand_id": ..., "error": "..."} in its place; the exit status is then 2. '
+            "Lines are scored in blocks of 2048 by the batch rules core, in worker processes "
+            "for a larger input (a file or a pipe: memory stays bounded), so a pipe's results "
+            "come a block at a time; lines typed at a terminal are scored one by one."
         ),
     )
     parser.add_argument("file", nargs="?", default="-", help="JSON Lines file (plain or .gz), or - for stdin")
     add_rules_option(parser)
+    parser.add_argument(
+        "--jobs", type=int, metavar="J",
+        help="worker processes for an input of more than one block of lines (default: every "
+             "CPU; 1 = none)",
+    )
     parser.set_defaults(handler=run)
-
-
-def score_line(text: str, resolver: RulesResolver) -> tuple[dict, bool]:
-    """Score one input line; returns (output object, ok)."""
-    hand_id = None
-    try:
-        mapping = load_json(text)
-    except ValueError as error:  # JSONDecodeError, or NaN / Infinity
-        return {"hand_id": None, "error": json_error_reason(error)}, False
-    if isinstance(mapping, dict):
-        hand_id = mapping.get("hand_id")
-    try:
-        if not isinstance(mapping, dict):
-            raise InvalidHand(f"expected a JSON object, got {type(mapping).__name__}")
-        hand = parse_hand(mapping)
-        return score_output(score_record(hand, resolver(hand.rules))), True
-    except (InvalidHand, RulesError) as error:
-        return {"hand_id": hand_id, "error": str(error)}, False
-
-
-def _lines(path: str) -> Iterator[SourceLine]:
-    if path == "-":
-        return read_stream_lines(sys.stdin.buffer)
-    return read_lines(path)
 
 
 def run(arguments: argparse.Namespace) -> int:
     """Score every line of the input; exit 2 when any line was invalid."""
+    from pipeline.formats.source import FormatError, read_raw_lines, read_stream_raw
+    from pipeline.ingest.score_lines import BLOCK_LINES, score_blocks
+    from pipeline.records.rules_file import RulesResolver
+
+    if arguments.jobs is not None and arguments.jobs < 1:
+        raise CommandError(f"--jobs must be 1 or more, got {arguments.jobs}", code=2)
     folders = [Path.cwd()] if arguments.file == "-" else [Path(arguments.file).parent, Path.cwd()]
     resolver = RulesResolver(override=rules_from_option(arguments.rules), search_directories=folders)
+    typed = arguments.file == "-" and sys.stdin.isatty()  # a person waits for each line
+    lines = (read_stream_raw(sys.stdin.buffer) if arguments.file == "-"
+             else read_raw_lines(arguments.file))
     invalid = 0
     output = sys.stdout
     try:
-        for line in _lines(arguments.file):
-            if line.text is None:
-                result, ok = {"hand_id": None, "error": line.error}, False
-            elif not line.text.strip():
-                result, ok = {"hand_id": None, "error": "empty line"}, False
-            else:
-                result, ok = score_line(line.text, resolver)
-            if not ok:
-                invalid += 1
-                result = {"line": line.number, **result}
-            output.write(json.dumps(result, separators=(", ", ": "), ensure_ascii=False) + "\n")
+        with contextlib.closing(score_blocks(
+                lines, resolver, 1 if typed else arguments.jobs,
+                block_lines=1 if typed else BLOCK_LINES)) as blocks:
+            for block in blocks:
+                output.write(block.text)
+                invalid += block.invalid
     except FormatError as error:
         raise CommandError(str(error), code=1) from error
     if invalid:

@@ -8,18 +8,14 @@ import sys
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
-
 from pipeline.cli import CommandError
-from pipeline.cli.common import rules_from_option
+from pipeline.cli.common import describe_when_shown, rules_from_option
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import PRESET_NAMES, STANDARD
-from pipeline.simulate.bots import BOTS, DEFAULT_BOTS
-from pipeline.simulate.sessions import DEFAULT_START
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from pipeline.simulate.simulation import SimulationConfig
     from pipeline.simulate.writer import RunSummary
 
@@ -32,15 +28,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "simulate",
         help="deal and play hands with bots, write canonical JSON Lines",
-        description=(
-            "Play OFC hands with bots of distinct styles at one or more tables, over sessions "
-            "spread across days, and write them as canonical JSON Lines (gzip when FILE ends "
-            "in .gz). The same options and seed always give the same file, byte for byte, "
-            "also with --jobs. Bots: " + "; ".join(
-                f"{name}: {bot.description}" for name, bot in BOTS.items()
-            ) + "."
-        ),
     )
+    describe_when_shown(parser, _describe)
     parser.add_argument("--hands", type=int, required=True, metavar="N", help="hands to play")
     parser.add_argument("--tables", type=int, default=1, metavar="T", help="tables (default 1)")
     parser.add_argument(
@@ -58,15 +47,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
              "file (default standard); records carry its name",
     )
     parser.add_argument(
-        "--bots", default=",".join(DEFAULT_BOTS), metavar="BOT[,BOT...]",
-        help=f"bot styles dealt to the player pool in turn (default {','.join(DEFAULT_BOTS)}; "
-             f"bots: {', '.join(BOTS)})",
+        "--bots", metavar="BOT[,BOT...]",
+        help="bot styles dealt to the player pool in turn (default and bots: see below)",
     )
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     parser.add_argument(
         "--start", metavar="ISO_TIME",
-        help=f"when the first session starts (default {DEFAULT_START:%Y-%m-%dT%H:%M:%SZ}; "
-             "times without a zone are UTC)",
+        help="when the first session starts (times without a zone are UTC)",
     )
     parser.add_argument(
         "--pool", type=int, metavar="N",
@@ -83,6 +70,28 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar or closing line")
     parser.add_argument("--out", required=True, metavar="FILE", help="output file (.jsonl or .jsonl.gz)")
     parser.set_defaults(handler=run)
+
+
+def _describe(parser: argparse.ArgumentParser) -> None:
+    """The help's parts that name the bots and the default start (imports the simulator)."""
+    from pipeline.simulate.bots import BOTS, DEFAULT_BOTS
+    from pipeline.simulate.sessions import DEFAULT_START
+
+    parser.description = (
+        "Play OFC hands with bots of distinct styles at one or more tables, over sessions "
+        "spread across days, and write them as canonical JSON Lines (gzip when FILE ends "
+        "in .gz). The same options and seed always give the same file, byte for byte, "
+        "also with --jobs. Bots: " + "; ".join(
+            f"{name}: {bot.description}" for name, bot in BOTS.items()
+        ) + "."
+    )
+    for action in parser._actions:
+        if action.dest == "bots":
+            action.help = (f"bot styles dealt to the player pool in turn (default "
+                           f"{','.join(DEFAULT_BOTS)}; bots: {', '.join(BOTS)})")
+        elif action.dest == "start":
+            action.help = (f"when the first session starts (default "
+                           f"{DEFAULT_START:%Y-%m-%dT%H:%M:%SZ}; times without a zone are UTC)")
 
 
 def parse_variants(text: str) -> tuple[Variant, ...]:
@@ -103,6 +112,8 @@ def parse_variants(text: str) -> tuple[Variant, ...]:
 def parse_start(text: str | None) -> datetime:
     """An ISO 8601 time (UTC when it has no zone), or the default start."""
     if text is None:
+        from pipeline.simulate.sessions import DEFAULT_START
+
         return DEFAULT_START
     try:
         moment = datetime.fromisoformat(text)
@@ -115,9 +126,11 @@ def parse_start(text: str | None) -> datetime:
 
 def build_config(arguments: argparse.Namespace) -> SimulationConfig:
     """The simulation the arguments ask for (raises CommandError when it cannot be run)."""
+    from pipeline.simulate.bots import DEFAULT_BOTS
     from pipeline.simulate.simulation import SimulationConfig, SimulationError
 
-    bots = tuple(bot.strip() for bot in arguments.bots.split(",") if bot.strip())
+    bots = (tuple(bot.strip() for bot in arguments.bots.split(",") if bot.strip())
+            if arguments.bots is not None else DEFAULT_BOTS)
     config = SimulationConfig(
         hands=arguments.hands,
         tables=arguments.tables,
@@ -138,6 +151,10 @@ def build_config(arguments: argparse.Namespace) -> SimulationConfig:
 
 def summary_table(summary: RunSummary) -> Table:
     """Per-bot figures of a run as a rich table."""
+    from rich.table import Table
+
+    from pipeline.simulate.bots import BOTS
+
     table = Table(title=f"{summary.hands:,} hands, {summary.sessions} sessions, "
                         f"{summary.players} players")
     table.caption = ("FL entries: hands that earned Fantasyland; in FL: hands played in it; "
@@ -159,6 +176,15 @@ def summary_table(summary: RunSummary) -> Table:
 
 def run(arguments: argparse.Namespace) -> int:
     """Run the simulation and write the file."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
     from pipeline.simulate.simulation import SimulationError
     from pipeline.simulate.writer import write_simulation
 

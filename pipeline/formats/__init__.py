@@ -10,6 +10,7 @@ Modules:
 
 * :mod:`~pipeline.formats.base` — :class:`SourceRecord`, what every reader yields;
 * :mod:`~pipeline.formats.source` — line reading shared by the readers (plain or gzip);
+* :mod:`~pipeline.formats.follow` — reading a file that is still being written, a part at a time;
 * :mod:`~pipeline.formats.canonical` — the product's own canonical JSON Lines;
 * :mod:`~pipeline.formats.poker_arena` — poker-arena OFC logs;
 * :mod:`~pipeline.formats.boards_csv` — final boards written up by hand, as CSV.
@@ -49,6 +50,7 @@ __all__ = [
     "FormatSpec",
     "SourceRecord",
     "detect_format",
+    "format_of_lines",
     "read_source",
 ]
 
@@ -70,6 +72,10 @@ class FormatSpec:
     description: str
     suffixes: tuple[str, ...]
     takes_game: bool = False
+    follow: Callable[..., Iterator[SourceRecord]] | None = None
+    """Reads a part of a file that is still being written (:mod:`pipeline.formats.follow`):
+    ``(path, lines, follow)``, plus ``game=`` when ``takes_game``. None for a format whose
+    lines are records on their own (canonical) or that cannot be read in parts."""
 
 
 FORMATS: dict[str, FormatSpec] = {
@@ -80,10 +86,11 @@ FORMATS: dict[str, FormatSpec] = {
     "poker-arena": FormatSpec(
         poker_arena.read_poker_arena, poker_arena.sniff_poker_arena, poker_arena.DESCRIPTION,
         suffixes=(".jsonl", ".log", ".txt"), takes_game=True,
+        follow=poker_arena.follow_poker_arena,
     ),
     "boards-csv": FormatSpec(
         boards_csv.read_boards_csv, boards_csv.sniff_boards_csv, boards_csv.DESCRIPTION,
-        suffixes=(".csv",),
+        suffixes=(".csv",), follow=boards_csv.follow_boards_csv,
     ),
 }
 """Format name → spec, in the order formats are tried by :func:`detect_format`."""
@@ -122,6 +129,14 @@ def _describe(first_line: str) -> str:
     return shown if len(shown) <= 80 else shown[:80] + "…"
 
 
+def format_of_lines(lines: list[str]) -> str | None:
+    """The format most of these non-blank lines fit (ties go to the registry's order), or None
+    when none fits any: the vote :func:`detect_format` takes over a file's first lines."""
+    votes = {name: sum(1 for line in lines if spec.sniff(line)) for name, spec in FORMATS.items()}
+    best = max(FORMATS, key=lambda name: votes[name])  # the first of equals: registry order
+    return best if votes[best] else None
+
+
 def detect_format(path: str | os.PathLike[str]) -> str:
     """The name of the format a file is in, judged from a sample of its lines.
 
@@ -137,9 +152,8 @@ def detect_format(path: str | os.PathLike[str]) -> str:
                 raise FormatError(path, BINARY_FILE_ERROR)
             raise FormatError(path, "no line of the file can be read as text")
         raise FormatError(path, "empty file: no hand history in it")
-    votes = {name: sum(1 for line in lines if spec.sniff(line)) for name, spec in FORMATS.items()}
-    best = max(FORMATS, key=lambda name: votes[name])  # the first of equals: registry order
-    if votes[best]:
+    best = format_of_lines(lines)
+    if best is not None:
         return best
     if b"\0" in probe_head(path):
         raise FormatError(path, BINARY_FILE_ERROR)

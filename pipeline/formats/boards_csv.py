@@ -37,12 +37,13 @@ from __future__ import annotations
 import csv
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
 from pipeline.formats.base import SourceRecord, clip_raw
+from pipeline.formats.follow import Follow, FollowMode
 from pipeline.formats.source import (
     FormatError,
     RawLine,
@@ -241,13 +242,18 @@ def _open_quote(text: str) -> bool:
 
 
 def _rows(
-    lines: Iterator[RawLine | SourceLine], fits: list[Callable[[str], bool]] | None = None
+    lines: Iterable[RawLine | SourceLine], fits: list[Callable[[str], bool]] | None = None,
+    open_at_end: list[int] | None = None,
 ) -> Iterator[_Row]:
     """Physical lines joined into CSV rows: a quoted cell may hold line breaks. A quote still
     open after :data:`MAX_LINES_PER_ROW` lines, at an unreadable line or at the end of the file,
     or one that closes into something that is not one row of the header's shape (``fits[0]``,
     set once the header is known), is broken: its first line is given alone (and fails to parse)
-    and the lines after it are read again as rows of their own, so a stray quote costs one row."""
+    and the lines after it are read again as rows of their own, so a stray quote costs one row.
+
+    With ``open_at_end`` (a part of a file that is still being written) a quote still open at the
+    end of the lines is not judged: the number of its first line is appended there and the rows
+    stop before it (the next part starts with it)."""
     pending: list[_Row] = []  # lines of a row whose quote is open
     queue: list[_Row] = []  # lines decoded already, to read again
     source = iter(lines)
@@ -259,6 +265,9 @@ def _rows(
             row = _decode(item) if item is not None else None
         if row is None:  # the end of the file
             if not pending:
+                return
+            if open_at_end is not None:
+                open_at_end.append(pending[0].number)
                 return
             yield pending[0]  # a quote never closed: its line alone, the rest read again
             queue = pending[1:]
@@ -303,9 +312,42 @@ def read_boards_csv(path: str | os.PathLike[str]) -> Iterator[SourceRecord]:
     seat/fantasyland/points value makes that hand an error record; the other hands still come
     through. Lines before the header are reported one by one.
     """
+    yield from _read_sheet(path, read_raw_lines(path), None)
+
+
+def follow_boards_csv(
+    path: str | os.PathLike[str], lines: Iterable[RawLine | SourceLine], follow: Follow
+) -> Iterator[SourceRecord]:
+    """Read a part of a boards CSV that is still being written (see
+    :mod:`pipeline.formats.follow`): ``lines`` from ``follow.start_line`` on.
+
+    ``follow.state`` carries the header (columns and delimiter: later parts have none) and the
+    hands seen so far (a hand id that comes back after other hands is refused as in a whole-file
+    read). Unless the part is final, the last hand is left for the next part (only the next
+    hand's first row shows that it is over), and so are rows naming no hand after it and a
+    quoted cell still open at the end; a settled part takes the last hand, unless a quote is
+    open. Until the header has come, nothing is taken (the lines above it are reported once it
+    is found, as in a whole-file read).
+    """
+    yield from _read_sheet(path, lines, follow)
+
+
+def _read_sheet(
+    path: str | os.PathLike[str], lines: Iterable[RawLine | SourceLine], follow: Follow | None
+) -> Iterator[SourceRecord]:
+    """The whole-file read, or a part of a followed file (``follow``)."""
     file_name = str(path)
     fits: list[Callable[[str], bool]] = [lambda text: True]
-    rows = _rows(read_raw_lines(path), fits)
+    open_at_end: list[int] | None = None
+    if follow is not None and not follow.final:
+        open_at_end = []
+    rows = _rows(lines, fits, open_at_end)
+    known = follow.state.get("header") if follow is not None else None
+    if known is not None:
+        columns, delimiter = list(known["columns"]), str(known["delimiter"])
+        fits[0] = lambda text: _one_row(text, delimiter, len(columns))
+        yield from _hands(file_name, rows, columns, delimiter, follow, open_at_end)
+        return
     header: _Row | None = None
     before: list[_Row] = []
     for row in rows:
@@ -317,11 +359,20 @@ def read_boards_csv(path: str | os.PathLike[str]) -> Iterator[SourceRecord]:
         before.append(row)
         if len(before) >= HEADER_SEARCH_LINES:
             break
+    if header is None and follow is not None and not follow.final and (
+        len(before) < HEADER_SEARCH_LINES
+    ):
+        # the header may still come: nothing is taken until it has
+        follow.resume_line = follow.start_line
+        follow.finished = True
+        return
     if header is None or header.text is None:
         first = next((row for row in before if row.text is not None), None)
         if first is None:
             if before:
                 raise FormatError(path, f"cannot read the header: {before[0].error}")
+            if follow is not None:
+                follow.resume_line, follow.finished = None, True
             return
         columns, _ = _header_columns(first.text or "")
         _raise_missing(path, columns, first.number)
@@ -332,11 +383,13 @@ def read_boards_csv(path: str | os.PathLike[str]) -> Iterator[SourceRecord]:
     if duplicated:
         raise FormatError(path, f"column {', '.join(duplicated)} appears twice in the header")
     fits[0] = lambda text: _one_row(text, delimiter, len(columns))
+    if follow is not None:
+        follow.state = {"header": {"columns": columns, "delimiter": delimiter}}
     for row in before:
         reason = row.error or f"above the header (line {header.number}): not a row of the sheet"
         yield SourceRecord(file_name, row.number, clip_raw(row.raw), None, reason,
                            damaged=row.damaged)
-    yield from _hands(file_name, rows, columns, delimiter)
+    yield from _hands(file_name, rows, columns, delimiter, follow, open_at_end)
 
 
 def _one_row(text: str, delimiter: str, width: int) -> bool:
@@ -361,10 +414,17 @@ def _raise_missing(path: str | os.PathLike[str], columns: list[str], number: int
 
 
 def _hands(
-    file_name: str, rows: Iterator[_Row], columns: list[str], delimiter: str
+    file_name: str, rows: Iterator[_Row], columns: list[str], delimiter: str,
+    follow: Follow | None = None, open_at_end: list[int] | None = None,
 ) -> Iterator[SourceRecord]:
-    """The data rows grouped into hands (consecutive rows with one hand_id)."""
+    """The data rows grouped into hands (consecutive rows with one hand_id). With ``follow``
+    (a part of a followed file) the hands seen come from and go back to its state, and the
+    hand still open at the end is left for the next part unless the part is final or settled
+    (see :func:`follow_boards_csv`); ``open_at_end`` holds the first line of a quote the rows
+    left open at the end."""
     seen: dict[str, tuple[int, int]] = {}
+    if follow is not None:
+        seen = {key: (first, last) for key, (first, last) in follow.state.get("seen", {}).items()}
     current: _Hand | None = None
     orphans: list[tuple[_Row, str]] = []  # rows naming no hand, waiting for the next row
     hand_id_index = columns.index("hand_id")
@@ -417,9 +477,28 @@ def _hands(
             current.rows.append((row.number, fields))
         if fields is not None and current.first_fields is None:
             current.first_fields = fields
+    if follow is not None and not follow.final and (
+        follow.mode is not FollowMode.SETTLED or open_at_end
+    ):
+        # the last hand (and the rows after it) may go on in rows not written yet
+        left = [line for line in (
+            current.start_line if current is not None else None,
+            orphans[0][0].number if orphans else None,
+            *(open_at_end or ()),
+        ) if line is not None]
+        follow.resume_line = min(left) if left else None
+        follow.state = {**follow.state, "seen": seen}
+        follow.finished = True
+        return
     if current is not None:
         yield _hand_record(file_name, current)
     yield from orphan_records()
+    if follow is not None:
+        if current is not None:
+            seen.setdefault(current.key, (current.start_line, current.end_line))
+        follow.resume_line = None
+        follow.state = {**follow.state, "seen": seen}
+        follow.finished = True
 
 
 def _read_row(

@@ -30,9 +30,12 @@ from itertools import islice
 from typing import Any
 
 from pipeline.formats.base import RAW_TEXT_LIMIT, SourceRecord, clip_raw
+from pipeline.formats.follow import Follow
 from pipeline.formats.source import (
     FormatError,
+    RawLine,
     SourceLine,
+    decode_line,
     ends_early,
     file_name_stem,
     json_error_reason,
@@ -373,11 +376,34 @@ def _in_batches(records: Iterator[SourceRecord]) -> Iterator[SourceRecord]:
         yield from batch
 
 
-def _read_hands(path: str | os.PathLike[str], game: str | None) -> Iterator[SourceRecord]:
+def follow_poker_arena(
+    path: str | os.PathLike[str], lines: Iterable[RawLine | SourceLine], follow: Follow,
+    game: str | None = None,
+) -> Iterator[SourceRecord]:
+    """Read a part of a poker-arena log that is still being written (see
+    :mod:`pipeline.formats.follow`): ``lines`` from ``follow.start_line`` on, ``game`` resolved
+    by the caller (:func:`resolve_game`, :func:`game_from_file_name` or :func:`infer_game`).
+
+    Unless the part is final, the hand still open at its end is left for the next part
+    (``follow.resume_line`` is its first line) when any of its seats is not scored yet; a hand
+    whose every seat is scored is over and taken. ``follow.state`` carries the match (its digest
+    names the table) and the last hand number (hand numbers going back start a new match).
+    """
+    decoded = (decode_line(item) if type(item) is tuple else item for item in lines)
+    return _read_hands(path, game, decoded, follow)  # type: ignore[arg-type]
+
+
+def _read_hands(
+    path: str | os.PathLike[str], game: str | None,
+    lines: Iterable[SourceLine] | None = None, follow: Follow | None = None,
+) -> Iterator[SourceRecord]:
     file_name = str(path)
     current: _HandLines | None = None
-    match_digest: str | None = None
-    last_hand_number: int | None = None
+    state = follow.state if follow is not None else {}
+    match_digest: str | None = state.get("match_digest")
+    last_hand_number: int | None = state.get("last_hand_number")
+    # what was known when the open hand started: where a follow read resumes
+    started_with: tuple[str | None, int | None] = (match_digest, last_hand_number)
 
     def finish(hand: _HandLines | None) -> SourceRecord | None:
         nonlocal match_digest
@@ -388,7 +414,7 @@ def _read_hands(path: str | os.PathLike[str], game: str | None) -> Iterator[Sour
             match_digest = hand_digest
         return _hand_record(file_name, hand, game, match_digest, hand_digest)
 
-    for line in read_lines(path):
+    for line in read_lines(path) if lines is None else lines:
         if line.text is not None and not line.text.strip():
             continue
         value, reason = _parse_line(line)
@@ -421,6 +447,7 @@ def _read_hands(path: str | os.PathLike[str], game: str | None) -> Iterator[Sour
             record = finish(current)
             if record is not None:
                 yield record
+            started_with = (match_digest, last_hand_number)
             if number is not None:
                 if last_hand_number is not None and number <= last_hand_number:
                     match_digest = None  # hand numbers went back: a new match
@@ -438,6 +465,7 @@ def _read_hands(path: str | os.PathLike[str], game: str | None) -> Iterator[Sour
             record = finish(current)
             if record is not None:
                 yield record
+            started_with = (match_digest, last_hand_number)
             current = _HandLines(line.number, number, None, first_of_match=False)
             what = f"hand {number}" if number is not None else "a hand without a valid number"
             current.add_problem(
@@ -450,9 +478,19 @@ def _read_hands(path: str | os.PathLike[str], game: str | None) -> Iterator[Sour
             current.add_problem(f"line {line.number}: 'ev' is not an object")
         else:
             current.add_event(line.number, event)
+    if follow is not None and not follow.final and current is not None and not current.is_complete:
+        # the hand may go on in lines not written yet: the next part starts with it
+        follow.resume_line = current.start_line
+        follow.state = {"match_digest": started_with[0], "last_hand_number": started_with[1]}
+        follow.finished = True
+        return
     record = finish(current)
     if record is not None:
         yield record
+    if follow is not None:
+        follow.resume_line = None
+        follow.state = {"match_digest": match_digest, "last_hand_number": last_hand_number}
+        follow.finished = True
 
 
 def _parse_line(line: SourceLine) -> tuple[dict[str, Any] | None, str | None]:

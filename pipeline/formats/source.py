@@ -149,10 +149,13 @@ RawLine = tuple[int, bytes, bool]
 
 
 def read_stream_lines(
-    stream: IO[bytes], max_line_bytes: int = MAX_LINE_BYTES
+    stream: IO[bytes], max_line_bytes: int = MAX_LINE_BYTES, first_number: int = 1
 ) -> Iterator[SourceLine]:
-    """Yield the lines of an already open binary stream (stdin, say) as :class:`SourceLine` values."""
-    for item in read_stream_raw(stream, max_line_bytes):
+    """Yield the lines of an already open binary stream (stdin, say) as :class:`SourceLine` values.
+
+    ``first_number`` is the number of the stream's first line (a part of a file read from a
+    line on keeps the file's line numbers)."""
+    for item in read_stream_raw(stream, max_line_bytes, first_number):
         yield decode_line(item) if type(item) is tuple else item
 
 
@@ -171,16 +174,15 @@ def read_raw_lines(
 
 
 def read_stream_raw(
-    stream: IO[bytes], max_line_bytes: int = MAX_LINE_BYTES, lines_before: int = 0
+    stream: IO[bytes], max_line_bytes: int = MAX_LINE_BYTES, first_number: int = 1
 ) -> Iterator[RawLine | SourceLine]:
     """The lines of an open binary stream as :data:`RawLine` tuples, or error lines.
 
     Reads blocks of :data:`READ_BLOCK_BYTES` and splits them (about ten times faster than a
     readline per line); a line longer than ``max_line_bytes`` is dropped as the blocks pass, so
-    memory stays within one block plus one line. ``lines_before``: the stream starts that many
-    lines into a file (a part of it read on its own), so the lines are numbered from there.
+    memory stays within one block plus one line. The first line is numbered ``first_number``.
     """
-    number = lines_before  # lines yielded so far
+    number = first_number - 1  # the number of the last line yielded
     pending = b""  # the start of the next line
     skipping: str | None = None  # preview of an over-long line being dropped
     # read1: what one read of the underlying file gives, so a damaged gzip stream still yields
@@ -227,6 +229,12 @@ def read_stream_raw(
         yield SourceLine(number + 1, None, _binary_line(number + 1), _preview(pending), False, True)
     elif pending:
         yield (number + 1, pending, False)
+
+
+def damaged_line(number: int, error: BaseException) -> SourceLine:
+    """The error line :func:`read_stream_raw` gives at ``number`` when the data cannot be read
+    any further (damaged compressed data), for a caller that reads a stream in its own parts."""
+    return SourceLine(number, None, _damage_reason(number, error), "", False, True)
 
 
 def _preview(data: bytes) -> str:

@@ -15,9 +15,15 @@ Modules (the first ones in the order a file goes through them):
 * :mod:`~pipeline.ingest.batches` — a batch validated, scored together and turned into columns
   (no database, no processes: runs the same in a worker);
 * :mod:`~pipeline.ingest.fast_canonical` — the columnar path for plainly valid canonical lines;
-* :mod:`~pipeline.ingest.columns` — validated hands as columns, and the tables built from them;
+* :mod:`~pipeline.ingest.columns` — validated hands as columns, scored by the batch core
+  (numpy only);
+* :mod:`~pipeline.ingest.tables` — the Arrow tables of a batch, built from its columns;
 * :mod:`~pipeline.ingest.evaluate` — scoring records with the rules core (also ``ofc score``);
+* :mod:`~pipeline.ingest.score_lines` — ``ofc score``'s engine: JSON Lines scored block by
+  block through the batch core, in worker processes for a large input;
 * :mod:`~pipeline.ingest.workers` — the worker process pool for large canonical files;
+* :mod:`~pipeline.ingest.lifetime` — worker processes that end with the process they serve;
+* :mod:`~pipeline.ingest.defaults` — default settings, importable without the ingest itself;
 * :mod:`~pipeline.ingest.writer` — the write connection and its hold, batch inserts (new,
   duplicate, conflict), rejects, the ``ingested_files`` record;
 * :mod:`~pipeline.ingest.sessions` — sessions recomputed for the tables a run touched;
@@ -25,6 +31,9 @@ Modules (the first ones in the order a file goes through them):
 * :mod:`~pipeline.ingest.errors` — what it raises when nothing can be ingested;
 * :mod:`~pipeline.ingest.progress` — the progress display;
 * :mod:`~pipeline.ingest.rescore` — verdicts of stored hands recomputed under other rules;
+* :mod:`~pipeline.ingest.watch` — ``ofc watch``: folders followed, what is new in their files
+  ingested as it is written (:mod:`~pipeline.ingest.tail`: the new part of a growing file;
+  :mod:`~pipeline.ingest.offsets`: how far each file was read, stored with its hands);
 * :mod:`~pipeline.ingest.delete` — a stored hand taken back out;
 * :mod:`~pipeline.ingest.demo` — the demo database of ``ofc demo`` and the dashboard.
 

@@ -28,15 +28,11 @@ from pipeline.formats import SourceRecord
 from pipeline.formats import canonical as canonical_reader
 from pipeline.formats.base import clip_raw
 from pipeline.formats.source import RawLine, SourceLine, decode_line
-from pipeline.ingest.columns import (
-    FRAME_ORDER,
-    HandColumns,
-    concat_columns,
-    content_hash,
-    hand_tables,
-)
+from pipeline.ingest.columns import HandColumns, concat_columns, content_hash
 from pipeline.ingest.columns import from_records as columns_from_records
+from pipeline.ingest.defaults import DEFAULT_BATCH_SIZE
 from pipeline.ingest.fast_canonical import parse_canonical_batch
+from pipeline.ingest.tables import FRAME_ORDER, hand_tables
 from pipeline.records.record import HandRecord
 from pipeline.records.rules_file import RulesResolver
 from pipeline.records.validate import InvalidHand, parse_hand
@@ -51,8 +47,6 @@ __all__ = [
     "prepare_canonical",
 ]
 
-DEFAULT_BATCH_SIZE = 20_000
-"""Records per batch (one transaction each)."""
 
 
 DAMAGED = "damaged"

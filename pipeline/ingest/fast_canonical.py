@@ -27,6 +27,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from datetime import datetime
+from itertools import chain
+from operator import attrgetter
 
 import msgspec
 import numpy as np
@@ -52,7 +54,6 @@ from pipeline.records.validate import (
     points_in_range,
 )
 from pipeline.rules.game import ROW_LENGTHS, VARIANTS_BY_NAME, Variant
-from pipeline.store import hand_key
 
 __all__ = ["parse_canonical_batch"]
 
@@ -63,25 +64,25 @@ _NO_CARDS = msgspec.Raw(b"[]")
 # batch at once (_segment_codes), without a Python string per card.
 
 
-class _Placed(msgspec.Struct, forbid_unknown_fields=True):
+class _Placed(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     top: msgspec.Raw = _NO_CARDS
     middle: msgspec.Raw = _NO_CARDS
     bottom: msgspec.Raw = _NO_CARDS
 
 
-class _Street(msgspec.Struct, forbid_unknown_fields=True):
+class _Street(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     dealt: msgspec.Raw
     placed: _Placed
     discarded: msgspec.Raw = _NO_CARDS
 
 
-class _Board(msgspec.Struct, forbid_unknown_fields=True):
+class _Board(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     top: msgspec.Raw
     middle: msgspec.Raw
     bottom: msgspec.Raw
 
 
-class _Player(msgspec.Struct, forbid_unknown_fields=True):
+class _Player(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     name: str
     seat: int
     fantasyland: bool = False
@@ -90,7 +91,7 @@ class _Player(msgspec.Struct, forbid_unknown_fields=True):
     reported_points: int | float | None = None
 
 
-class _Hand(msgspec.Struct, forbid_unknown_fields=True):
+class _Hand(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     hand_id: str | int
     variant: str
     players: list[_Player]
@@ -102,6 +103,13 @@ class _Hand(msgspec.Struct, forbid_unknown_fields=True):
 
 
 _DECODER = msgspec.json.Decoder(_Hand)
+_PLAYERS, _SITE, _RULES, _TABLE, _BUTTON, _STARTED_AT = (
+    attrgetter(name) for name in ("players", "site", "rules", "table", "button", "started_at"))
+_FANTASYLAND, _REPORTED, _STREETS, _BOARD = (
+    attrgetter(name) for name in ("fantasyland", "reported_points", "streets", "board"))
+_PLAYER_RANGE = {variant: (variant.min_players, variant.max_players) for variant in Variant}
+_STREET_LISTS = attrgetter("dealt", "placed.top", "placed.middle", "placed.bottom", "discarded")
+"""A street's five card lists in the order the batch lays them out (read in C, per street)."""
 
 _VARIANT_CODE: dict[Variant, int] = {variant: index for index, variant in enumerate(Variant)}
 _STREET_COUNTS: dict[Variant, int] = {variant: len(variant.streets) for variant in Variant}
@@ -125,7 +133,8 @@ _blake2b = hashlib.blake2b
 
 
 _CHUNK_LINES = 48
-"""Lines decoded and gathered at a time: their structs stay in the CPU caches."""
+"""Hands decoded and then gathered into columns at a time: their structs stay in the CPU
+caches, and a batch never holds more of them."""
 
 _JSON_SPACE = np.zeros(256, bool)
 _JSON_SPACE[list(b" \t\n\r")] = True
@@ -232,13 +241,15 @@ def _sum_segments(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -
 
 
 def parse_canonical_batch(
-    lines: Sequence[tuple[int, bytes]], path: str
+    lines: Sequence[tuple[int, bytes]], path: str, identity: bool = True
 ) -> tuple[HandColumns, np.ndarray, list[int]]:
     """Validate the plainly valid canonical records of a batch of lines as columns.
 
     ``lines`` holds (line number, line bytes without the line ending). Returns the columns of
     the accepted records (in line order), the position in ``lines`` of each accepted record,
     and the positions of every other line: those go through the per-record path.
+    ``identity=False`` leaves out the hand keys and content hashes (``ofc score`` does not store
+    hands): keys are 0 and digests empty.
     """
     decode = _DECODER.decode
     rest: list[int] = []
@@ -264,24 +275,65 @@ def parse_canonical_batch(
     reported: list[float | None] = []
     street_counts: list[int] = []
     given_players: list[int] = []
-    # per street: its five card lists (raw JSON); per given board: its three rows
-    segments: list[msgspec.Raw] = []
-    given_segments: list[msgspec.Raw] = []
+    # per chunk of hands: the raw JSON of every street's five card lists, of every board's rows
     segment_parts: list[tuple[bytes, np.ndarray]] = []
     given_parts: list[tuple[bytes, np.ndarray]] = []
     plain_text = is_plain_text
+    street_lists = _STREET_LISTS
+    settlement_positions: dict[tuple[int, ...], list[int]] = {}
+    player_range = _PLAYER_RANGE
+    # Sites, tables, rules and names repeat from hand to hand: each is checked once a batch.
+    plain_ids: set[str] = set()
+    plain_names: set[str] = set()
+
+    def plain_id(text: str) -> bool:
+        if plain_text(text, MAX_ID_LENGTH):
+            plain_ids.add(text)
+            return True
+        return False
+
+    def plain_name(text: str) -> bool:
+        if plain_text(text, MAX_NAME_LENGTH):
+            plain_names.add(text)
+            return True
+        return False
+
     in_range = points_in_range
     first_year, last_year = (str(year) for year in STARTED_AT_YEARS)
     fromisoformat = datetime.fromisoformat
     match_started = STARTED_AT_PATTERN.fullmatch
 
+    chunk: list[_Hand] = []  # accepted hands whose columns are not gathered yet
+
+    def gather() -> None:
+        """The columns of the chunk's hands, read in C (attrgetter, map), then the card lists'
+        raw texts joined while their structs are still in the CPU caches."""
+        hand_players = list(map(_PLAYERS, chunk))
+        sites.extend(map(_SITE, chunk))
+        rules.extend(map(_RULES, chunk))
+        tables.extend(map(_TABLE, chunk))
+        buttons.extend(map(_BUTTON, chunk))
+        started_texts.extend(map(_STARTED_AT, chunk))
+        player_counts.extend(map(len, hand_players))
+        players = list(chain.from_iterable(hand_players))
+        fantasyland.extend(map(_FANTASYLAND, players))
+        reported.extend(map(_REPORTED, players))
+        player_streets = list(map(_STREETS, players))
+        street_counts.extend([0 if streets is None else len(streets)
+                              for streets in player_streets])
+        segments = list(chain.from_iterable(map(street_lists, chain.from_iterable(
+            streets for streets in player_streets if streets is not None))))
+        first = len(fantasyland) - len(players)
+        given_segments: list[msgspec.Raw] = []
+        for index, board in enumerate(map(_BOARD, players)):
+            if board is not None:
+                given_players.append(first + index)
+                given_segments += (board.top, board.middle, board.bottom)
+        segment_parts.append(_joined_segments(segments))
+        given_parts.append(_joined_segments(given_segments))
+        chunk.clear()
+
     for position, (number, data) in enumerate(lines):
-        if position % _CHUNK_LINES == 0 and segments:
-            # Convert the token lists gathered so far while their structs are still cached.
-            segment_parts.append(_joined_segments(segments))
-            given_parts.append(_joined_segments(given_segments))
-            segments = []
-            given_segments = []
         try:
             hand = decode(data)
         except msgspec.MsgspecError:
@@ -299,11 +351,12 @@ def parse_canonical_batch(
         text = hand.started_at
         if (
             variant is None
-            or not variant.min_players <= len(players) <= variant.max_players
-            or not plain_text(hand_id, MAX_ID_LENGTH) or not plain_text(site, MAX_ID_LENGTH)
-            or not plain_text(rule_name, MAX_ID_LENGTH)
-            or (table is not None and not plain_text(table, MAX_ID_LENGTH))
-            or (button is not None and not plain_text(button, MAX_NAME_LENGTH))
+            or not player_range[variant][0] <= len(players) <= player_range[variant][1]
+            or not plain_text(hand_id, MAX_ID_LENGTH)
+            or (site not in plain_ids and not plain_id(site))
+            or (rule_name not in plain_ids and not plain_id(rule_name))
+            or (table is not None and table not in plain_ids and not plain_id(table))
+            or (button is not None and button not in plain_names and not plain_name(button))
         ):
             rest.append(position)
             continue
@@ -340,7 +393,7 @@ def parse_canonical_batch(
                 streets = player.streets
                 points = player.reported_points
                 if (
-                    not plain_text(player.name, MAX_NAME_LENGTH)
+                    (player.name not in plain_names and not plain_name(player.name))
                     or not 0 <= player.seat <= MAX_SEAT
                     or (points is not None and not in_range(points))
                     or (streets is None and player.board is None)
@@ -354,55 +407,40 @@ def parse_canonical_batch(
             continue
 
         # Settlement order: by seat, starting left of the button (lowest seat without one).
-        order = sorted(range(len(players)), key=player_seats.__getitem__)
-        if button is not None:
-            start = order.index(player_names.index(button)) + 1
-            order = order[start:] + order[:start]
-        player_positions = [0] * len(players)
-        for place, index in enumerate(order):
-            player_positions[index] = place
+        # The same seats and button repeat hand after hand at a table: worked out once.
+        seating = (*player_seats, -1 if button is None else player_names.index(button))
+        player_positions = settlement_positions.get(seating)
+        if player_positions is None:
+            order = sorted(range(len(players)), key=player_seats.__getitem__)
+            if button is not None:
+                start = order.index(seating[-1]) + 1
+                order = order[start:] + order[:start]
+            player_positions = [0] * len(players)
+            for place, index in enumerate(order):
+                player_positions[index] = place
+            settlement_positions[seating] = player_positions
 
         if utc_text is not None:
             utc_texts.append(utc_text)
             utc_hands.append(len(accepted))
         accepted.append(position)
         hand_ids.append(hand_id)
-        sites.append(site)
-        tables.append(table)
-        started_texts.append(text)
         started.append(moment)
         variants.append(variant)
-        rules.append(rule_name)
-        buttons.append(button)
         numbers.append(number)
-        player_counts.append(len(players))
         names += player_names
         seats += player_seats
         positions += player_positions
-        for player in players:
-            fantasyland.append(player.fantasyland)
-            reported.append(player.reported_points)
-            streets = player.streets
-            board = player.board
-            if board is not None:
-                given_players.append(len(fantasyland) - 1)
-                given_segments += (board.top, board.middle, board.bottom)
-            if streets is None:
-                street_counts.append(0)
-                continue
-            street_counts.append(len(streets))
-            for street in streets:
-                placed = street.placed
-                segments += (street.dealt, placed.top, placed.middle, placed.bottom,
-                             street.discarded)
+        chunk.append(hand)
+        if len(chunk) == _CHUNK_LINES:
+            gather()
 
-    segment_parts.append(_joined_segments(segments))
-    given_parts.append(_joined_segments(given_segments))
+    gather()
     return _finish(
         path, rest, accepted, hand_ids, sites, tables, started_texts, started, variants, rules,
         buttons, numbers, player_counts, names, seats, positions, fantasyland, reported,
         street_counts, given_players, _joined(segment_parts), _joined(given_parts),
-        utc_texts, utc_hands,
+        utc_texts, utc_hands, identity,
     )
 
 
@@ -421,7 +459,7 @@ def _finish(
     street_count_list: list[int], given_player_list: list[int],
     segments: tuple[np.ndarray, np.ndarray, np.ndarray],
     given_segments: tuple[np.ndarray, np.ndarray, np.ndarray],
-    utc_texts: list[str], utc_hands: list[int],
+    utc_texts: list[str], utc_hands: list[int], identity: bool = True,
 ) -> tuple[HandColumns, np.ndarray, list[int]]:
     """The batch-wide card checks, the hashes and the columns of the hands that pass."""
     hand_count = len(accepted)
@@ -546,6 +584,53 @@ def _finish(
 
     # --- the content hash: per player the text part, then the card bytes (see content_hash)
     values = np.where((kinds >= 1) & (kinds <= 3), codes * 3 + kinds - 1, codes)
+    if identity:
+        keys, digests = _identities(
+            hand_ok, values, kinds, codes, token_street, boards, with_streets, street_starts,
+            first_street, street_counts, street_sizes, street_player, street_number, dealt,
+            placed_counts, player_count_list, hand_ids, sites, tables, started_texts, variants,
+            rules, buttons, names, seat_list, fantasyland_list, reported, player_hand,
+            token_player)
+    else:
+        keys, digests = [0] * hand_count, [""] * hand_count
+    columns = HandColumns(
+        keys=np.asarray(keys, np.int64), digests=digests, sites=sites, hand_ids=hand_ids,
+        tables=tables, started=started_at, variants=variants, rules=rules, buttons=buttons,
+        paths=[path] * hand_count, lines=numbers, hand_extras=[None] * hand_count,
+        player_counts=player_counts,
+        names=names, seats=np.asarray(seat_list, np.int64),
+        positions=np.asarray(position_list, np.int64), fantasyland=fantasyland,
+        cards_dealt=np.where(with_streets, player_cards, -1), reported=reported,
+        player_extras=[None] * player_total, boards=boards[:, :13].astype(np.uint8),
+        street_players=street_player, street_numbers=street_number,
+        placed_counts=placed_counts, discard_counts=discarded,
+        placed=values[placed_tokens].astype(np.uint8),
+        discarded=np.maximum(codes[kinds == 4], 0).astype(np.uint8),
+    )
+    accepted_array = np.asarray(accepted, np.int64)
+    if hand_ok.all():
+        return columns, accepted_array, rest
+    rest = sorted(rest + accepted_array[~hand_ok].tolist())
+    return columns.select(hand_ok), accepted_array[hand_ok], rest
+
+def _identities(
+    hand_ok: np.ndarray, values: np.ndarray, kinds: np.ndarray, codes: np.ndarray,
+    token_street: np.ndarray, boards: np.ndarray, with_streets: np.ndarray,
+    street_starts: np.ndarray, first_street: np.ndarray, street_counts: np.ndarray,
+    street_sizes: np.ndarray, street_player: np.ndarray, street_number: np.ndarray,
+    dealt: np.ndarray, placed_counts: np.ndarray, player_count_list: list[int],
+    hand_ids: list[str], sites: list[str], tables: list[str | None],
+    started_texts: list[str | None], variants: list[Variant], rules: list[str],
+    buttons: list[str | None], names: list[str], seat_list: list[int],
+    fantasyland_list: list[bool], reported: list[float | None], player_hand: np.ndarray,
+    token_player: np.ndarray,
+) -> tuple[list[int], list[str]]:
+    """The hand keys and content hashes of a batch (0 and "" for hands that failed): per
+    player the text part, then the card bytes (see :func:`~pipeline.ingest.columns.content_hash`)."""
+    from pipeline.store import hand_key
+
+    player_total = len(names)
+    hand_count = len(player_count_list)
     player_token_start = np.zeros(player_total, np.int64)
     player_tokens = np.zeros(player_total, np.int64)
     player_token_start[with_streets] = street_starts[first_street[with_streets]]
@@ -573,6 +658,8 @@ def _finish(
     digests: list[str] = []
     ok_list = hand_ok.tolist()
     player = 0
+    # A player's text part repeats from hand to hand (same name, seat, no points reported).
+    texts: dict[tuple, bytes] = {}
     for hand in range(hand_count):
         count = player_count_list[hand]
         if not ok_list[hand]:
@@ -584,29 +671,13 @@ def _finish(
         parts = [header_bytes(hand_ids[hand], sites[hand], tables[hand], started_texts[hand],
                               variant.value, rules[hand], buttons[hand], None)]
         for index in range(player, player + count):
-            parts.append(player_bytes(names[index], seat_list[index], fantasyland_list[index],
-                                      reported[index], None))
+            facts = (names[index], seat_list[index], fantasyland_list[index], reported[index])
+            text = texts.get(facts)
+            if text is None:
+                text = texts[facts] = player_bytes(*facts, None)
+            parts.append(text)
             parts.append(flat[byte_starts_list[index]:byte_ends[index]])
         player += count
         digests.append(_blake2b(b"".join(parts), digest_size=16).hexdigest())
         keys.append(hand_key(sites[hand], hand_ids[hand]))
-
-    columns = HandColumns(
-        keys=np.asarray(keys, np.int64), digests=digests, sites=sites, hand_ids=hand_ids,
-        tables=tables, started=started_at, variants=variants, rules=rules, buttons=buttons,
-        paths=[path] * hand_count, lines=numbers, hand_extras=[None] * hand_count,
-        player_counts=player_counts,
-        names=names, seats=np.asarray(seat_list, np.int64),
-        positions=np.asarray(position_list, np.int64), fantasyland=fantasyland,
-        cards_dealt=np.where(with_streets, player_cards, -1), reported=reported,
-        player_extras=[None] * player_total, boards=boards[:, :13].astype(np.uint8),
-        street_players=street_player, street_numbers=street_number,
-        placed_counts=placed_counts, discard_counts=discarded,
-        placed=values[placed_tokens].astype(np.uint8),
-        discarded=np.maximum(codes[kinds == 4], 0).astype(np.uint8),
-    )
-    accepted_array = np.asarray(accepted, np.int64)
-    if hand_ok.all():
-        return columns, accepted_array, rest
-    rest = sorted(rest + accepted_array[~hand_ok].tolist())
-    return columns.select(hand_ok), accepted_array[hand_ok], rest
+    return keys, digests

@@ -16,8 +16,10 @@ from collections.abc import Iterable
 import duckdb
 import pyarrow as pa
 
-DEFAULT_SESSION_GAP_MINUTES = 30.0
-"""A break this long (minutes) or longer between two hands starts a new session."""
+from pipeline.ingest.defaults import DEFAULT_SESSION_GAP_MINUTES
+
+__all__ = ["DEFAULT_SESSION_GAP_MINUTES", "SESSION_GAP_META_KEY", "update_session_points",
+           "update_sessions"]
 
 SESSION_GAP_META_KEY = "session_gap_minutes"
 """meta key holding the gap the stored sessions were computed with."""

@@ -13,17 +13,17 @@ import contextlib
 import gc
 import multiprocessing
 import os
-import select
-import threading
-import time
 from concurrent.futures import ProcessPoolExecutor
 
 from pipeline.formats.source import RawLine, SourceLine
 from pipeline.ingest.batches import PreparedBatch, prepare_canonical
+from pipeline.ingest.defaults import PARALLEL_MIN_BYTES
+from pipeline.ingest.lifetime import PARENT_POLL_SECONDS, exit_with
 from pipeline.records.rules_file import RulesResolver
 
 __all__ = [
     "PARALLEL_MIN_BYTES",
+    "PARENT_POLL_SECONDS",
     "WORKER_NICENESS",
     "exit_with",
     "parallel_workers",
@@ -31,8 +31,6 @@ __all__ = [
     "worker_pool",
 ]
 
-PARALLEL_MIN_BYTES = 64 << 20
-"""Canonical files this large (about 30,000 hands) are parsed by worker processes."""
 
 WORKER_NICENESS = 5
 """How much lower the worker processes' CPU priority is than the writer's."""
@@ -74,43 +72,6 @@ def _worker_start(ingesting_process: int) -> None:
     with contextlib.suppress(OSError, AttributeError):  # os.nice is Unix only
         os.nice(WORKER_NICENESS)
     exit_with(ingesting_process)
-
-
-PARENT_POLL_SECONDS = 0.5
-"""How often a worker looks for its ingesting process where it cannot wait on it directly."""
-
-
-def exit_with(process: int) -> threading.Thread:
-    """Start a daemon thread that ends this process (``os._exit``) as soon as ``process`` exits.
-
-    It waits on a pidfd (Linux 5.3+: woken the moment the process dies, no polling); elsewhere
-    it checks every :data:`PARENT_POLL_SECONDS`. A process that is already gone ends this one at
-    once. (The worker's own parent is the forkserver, not the ingesting process, so the
-    parent-death signal of ``prctl`` does not apply.)"""
-    try:
-        handle: int | None = os.pidfd_open(process)  # type: ignore[attr-defined]
-    except ProcessLookupError:
-        os._exit(1)
-    except (AttributeError, OSError):
-        handle = None
-
-    def watch() -> None:
-        if handle is not None:
-            select.select([handle], [], [])
-        else:
-            while True:
-                time.sleep(PARENT_POLL_SECONDS)
-                try:
-                    os.kill(process, 0)
-                except ProcessLookupError:
-                    break
-                except PermissionError:
-                    continue
-        os._exit(1)
-
-    watcher = threading.Thread(target=watch, name="ofc-exit-with-ingest", daemon=True)
-    watcher.start()
-    return watcher
 
 
 def prepare_spilled(

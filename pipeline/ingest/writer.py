@@ -19,7 +19,7 @@ import contextlib
 import hashlib
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -31,10 +31,10 @@ from pipeline import store
 from pipeline.formats.base import clip_raw
 from pipeline.ingest.aggregates import add_hands
 from pipeline.ingest.batches import Candidate, PreparedBatch, Reject
-from pipeline.ingest.columns import TABLE_SCHEMAS
 from pipeline.ingest.errors import DatabaseError
 from pipeline.ingest.sessions import SESSION_GAP_META_KEY, update_sessions
 from pipeline.ingest.summary import FileSummary
+from pipeline.ingest.tables import TABLE_SCHEMAS
 
 __all__ = [
     "CHECKPOINT_THRESHOLD",
@@ -137,13 +137,16 @@ def open_check(writer: Writer) -> None:
 
 
 def write_batch(
-    writer: Writer, prepared: PreparedBatch, tables_touched: set[tuple[str, str | None]]
+    writer: Writer, prepared: PreparedBatch, tables_touched: set[tuple[str, str | None]],
+    then: Callable[[duckdb.DuckDBPyConnection, int, int], None] | None = None,
 ) -> tuple[int, int]:
     """One transaction: classify against stored hands, insert new ones and the rejects.
 
     A record whose key is stored (or came earlier in the batch) with other content becomes a
     conflict reject, added to ``prepared.rejects``. The (site, table) of the batch's hands are
-    added to ``tables_touched``. Returns the number of new hands stored and of duplicates."""
+    added to ``tables_touched``. ``then(connection, new_hands, duplicates)`` runs last, in the
+    same transaction (``ofc watch`` stores how far it has read a file there). Returns the number of
+    new hands stored and of duplicates."""
     rejects = prepared.rejects
     frames = prepared.tables()
     hands = frames.get("hands")
@@ -188,6 +191,8 @@ def write_batch(
             connection.unregister("_new_keys")
         add_hands(connection, frames, stored)
         insert_rejects(connection, rejects)
+        if then is not None:
+            then(connection, new_hands, duplicates)
     prepared.frames = None
     prepared.discard_spill()
     return new_hands, duplicates
@@ -334,9 +339,11 @@ def finish_source(
     touched: set[tuple[str, str | None]],
     session_gap: float,
     file_rejects: Sequence[Reject] = (),
+    then: Callable[[duckdb.DuckDBPyConnection], None] | None = None,
 ) -> None:
-    """Close a source: its file-level rejects, affected sessions and its ingested_files row.
-    The writer lets go of the database after it (checkpointing the source's batches)."""
+    """Close a source: its file-level rejects, affected sessions and its ingested_files row
+    (``then(connection)`` runs last, in the same transaction). The writer lets go of the
+    database after it (checkpointing the source's batches)."""
     with writer.transaction(release=True) as connection:
         insert_rejects(connection, file_rejects)
         stored_gap = store.get_meta(connection, SESSION_GAP_META_KEY)
@@ -347,6 +354,8 @@ def finish_source(
         store.set_meta(connection, SESSION_GAP_META_KEY, repr(float(session_gap)))
         resolve_rejects(connection)
         _record_file(connection, summary, size)
+        if then is not None:
+            then(connection)
 
 
 def already_ingested(writer: Writer, digest: str) -> tuple[str, datetime] | None:

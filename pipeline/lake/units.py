@@ -143,7 +143,7 @@ def _unit_lines(unit: WorkUnit) -> Iterator[RawLine | SourceLine]:
     except OSError as error:
         raise FormatError(unit.path, f"cannot open: {error.strerror or error}") from error
     with stream:
-        yield from read_stream_raw(stream, lines_before=unit.lines_before)
+        yield from read_stream_raw(stream, first_number=unit.lines_before + 1)
 
 
 class _FrameWriters:

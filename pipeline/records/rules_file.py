@@ -9,11 +9,12 @@ from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from pipeline.rules.ruleset import PRESET_NAMES, RulesError, RuleSet, preset, ruleset_from_mapping
+
+if TYPE_CHECKING:
+    import jsonschema
 
 SCHEMA_PACKAGE = "pipeline.schemas"
 """The top-level ``schemas/`` folder as installed: pyproject.toml ships it as this package."""
@@ -38,6 +39,8 @@ def schema_directory() -> Traversable:
 
 @cache
 def _rules_validator() -> jsonschema.Draft202012Validator:
+    import jsonschema  # here: only a rules file needs it (``ofc score`` of preset rules starts sooner)
+
     text = (schema_directory() / "rules.schema.json").read_text(encoding="utf-8")
     return jsonschema.Draft202012Validator(json.loads(text))
 

@@ -321,6 +321,26 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         eval_se DOUBLE,
         exact BOOLEAN                    -- samples are every possible deal, each once
     )""",
+    # How far `ofc watch` has read each file it follows: written in the same transaction as the
+    # hands read up to there, so a watcher killed at any moment goes on where it stopped.
+    """CREATE TABLE IF NOT EXISTS file_offsets (
+        path VARCHAR PRIMARY KEY,        -- absolute path of the file (as hands.source_path)
+        format VARCHAR,                  -- its reader (null until the format is known)
+        bytes_read BIGINT NOT NULL,      -- bytes [0, bytes_read) are read (of the decompressed data for gzip)
+        lines_read BIGINT NOT NULL,      -- the number of the last line read (0: none)
+        mid_line BOOLEAN NOT NULL,       -- the bytes read end inside that line (taken as it was once the file went idle)
+        read_hash VARCHAR NOT NULL,      -- SHA-256 of the bytes read: a file whose start changed is read again
+        reader_state JSON,               -- what the reader needs to go on (poker-arena game and match, boards-CSV header and hands seen)
+        records BIGINT NOT NULL,         -- counts since the file was first read (or last replaced)
+        stored BIGINT NOT NULL,
+        duplicates BIGINT NOT NULL,
+        rejected BIGINT NOT NULL,
+        notes JSON,                      -- unreadable records, why the file ends early, first warnings
+        size_bytes BIGINT,               -- the file's size and modification time when last read
+        modified_ns BIGINT,
+        recorded_hash VARCHAR,           -- content hash of the version last recorded in ingested_files
+        updated_at TIMESTAMP NOT NULL
+    )""",
     """CREATE TABLE IF NOT EXISTS fantasyland_grades (
         hand_key BIGINT NOT NULL,
         player VARCHAR NOT NULL,

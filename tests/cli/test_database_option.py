@@ -25,6 +25,7 @@ COMMANDS: dict[str, list[str]] = {
     "demo": ["demo", "--no-serve"],
     "record": ["record", "--players", "a,b"],
     "ingest": ["ingest", "{hands}"],
+    "watch": ["watch", "{hands}", "--once"],
     "rescore": ["rescore"],
     "players": ["players"],
     "audit": ["audit"],

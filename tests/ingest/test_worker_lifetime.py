@@ -85,3 +85,40 @@ def test_killing_a_parallel_ingest_ends_its_workers_forkserver_and_tracker(tmp_p
         with contextlib.suppress(ProcessLookupError):
             os.killpg(group, signal.SIGKILL)  # only this test's own processes
         process.wait()
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+def test_killing_ofc_score_ends_its_workers(tmp_path: Path) -> None:
+    """``ofc score`` reading a pipe that stays open: its forked workers end with it."""
+    lines = "".join(json.dumps(deal_hand(seed)) + "\n" for seed in range(300)) * 16
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "score", "-", "--jobs", "2"],
+        start_new_session=True, cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)),
+        stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    group = process.pid
+    try:
+        assert process.stdin is not None
+        process.stdin.write(lines.encode())  # more than two blocks; the pipe stays open
+        process.stdin.flush()
+        deadline = time.monotonic() + 60
+        while True:
+            workers = [pid for pid, parent in group_members(group).items()
+                       if parent == process.pid]
+            if len(workers) >= 2:
+                break
+            assert process.poll() is None, "ofc score ended before its workers were seen"
+            assert time.monotonic() < deadline, "no workers started"
+            time.sleep(0.05)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait()
+        deadline = time.monotonic() + 15
+        while group_members(group) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert group_members(group) == {}, "workers outlived the killed ofc score"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(group, signal.SIGKILL)  # only this test's own processes
+        with contextlib.suppress(OSError):
+            process.stdin.close()
+        process.wait()

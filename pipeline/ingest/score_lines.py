@@ -1,0 +1,313 @@
+"""``ofc score``'s engine: canonical JSON Lines scored block by block through the batch core.
+
+A block of lines is parsed and validated by the columnar canonical path
+(:func:`~pipeline.ingest.fast_canonical.parse_canonical_batch`), scored as columns by the batch
+rules core (:func:`~pipeline.ingest.columns.score_columns`) and written as one output line per
+input line, in input order. A line the columnar path does not accept outright (an unusual
+spelling, an extra field, a bad record, unknown rules...) goes through the per-record path,
+:func:`score_line` (:func:`~pipeline.records.validate.parse_hand` and the scalar rules core),
+which scores it or gives its precise error, in its place. The output is the same, byte for
+byte, as :func:`scalar_output` gives for every line alone (tests/ingest/test_score_lines.py
+compares the two on the golden files, random hands and mutated lines).
+
+:func:`score_blocks` scores a stream: the first block here, the rest by worker processes when
+there is more than one block, with a bounded number of blocks in flight (so memory stays
+bounded on a pipe too), yielded in input order.
+
+Imports numpy and msgspec but not pyarrow or DuckDB (they cost more start-up time than a small
+input takes to score).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import json
+import os
+import sys
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from pipeline.formats.source import (
+    RawLine,
+    SourceLine,
+    decode_line,
+    json_error_reason,
+    load_json,
+)
+from pipeline.ingest.columns import CLASS_LABELS, score_columns
+from pipeline.ingest.evaluate import score_output, score_record
+from pipeline.ingest.fast_canonical import parse_canonical_batch
+from pipeline.ingest.lifetime import exit_with
+from pipeline.records.rules_file import RulesResolver
+from pipeline.records.validate import InvalidHand, parse_hand
+from pipeline.rules.ruleset import RulesError
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+__all__ = [
+    "BLOCK_BYTES",
+    "BLOCK_LINES",
+    "ScoredBlock",
+    "scalar_output",
+    "score_block",
+    "score_blocks",
+    "score_line",
+    "usable_workers",
+]
+
+BLOCK_LINES = 2048
+"""Lines per block: scored together, and the unit of work of a worker process."""
+
+WARM_UP_LINES = 8
+"""Lines of the first block scored here before the workers fork: the rules core builds its
+tables and the decoder its caches once, and every worker shares them."""
+
+BLOCK_BYTES = 16 << 20
+"""A block also ends once its lines hold this many bytes (lines may be up to 1 MiB long)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredBlock:
+    """The output of a block of input lines: ``text`` holds one line per input line (each
+    ending in a newline), ``invalid`` how many of them are errors."""
+
+    text: str
+    lines: int
+    invalid: int
+
+
+_ENCODER = json.JSONEncoder(separators=(", ", ": "), ensure_ascii=False)
+_dumps = _ENCODER.encode
+_quoted = json.encoder.encode_basestring  # what _dumps writes for a str, without the call
+
+
+def score_line(text: str, resolver: RulesResolver) -> tuple[dict, bool]:
+    """Score one input line with the per-record path; returns (output object, ok)."""
+    hand_id = None
+    try:
+        mapping = load_json(text)
+    except ValueError as error:  # JSONDecodeError, or NaN / Infinity
+        return {"hand_id": None, "error": json_error_reason(error)}, False
+    if isinstance(mapping, dict):
+        hand_id = mapping.get("hand_id")
+    try:
+        if not isinstance(mapping, dict):
+            raise InvalidHand(f"expected a JSON object, got {type(mapping).__name__}")
+        hand = parse_hand(mapping)
+        return score_output(score_record(hand, resolver(hand.rules))), True
+    except (InvalidHand, RulesError) as error:
+        return {"hand_id": hand_id, "error": str(error)}, False
+
+
+def scalar_output(line: RawLine | SourceLine, resolver: RulesResolver) -> tuple[str, bool]:
+    """One input line's output line (without its newline) by the per-record path alone, and
+    whether it was valid: what ``ofc score`` printed for every line before the batch core."""
+    if type(line) is tuple:
+        line = decode_line(line)
+    if line.text is None:
+        result, ok = {"hand_id": None, "error": line.error}, False
+    elif not line.text.strip():
+        result, ok = {"hand_id": None, "error": "empty line"}, False
+    else:
+        result, ok = score_line(line.text, resolver)
+    if not ok:
+        result = {"line": line.number, **result}
+    return _dumps(result), ok
+
+
+_JSON_BOOL = ("false", "true")
+_ROW_LABELS = tuple(_dumps(label) for label in CLASS_LABELS)
+
+
+def score_block(lines: Sequence[RawLine | SourceLine], resolver: RulesResolver) -> ScoredBlock:
+    """Score a block of input lines; the output lines are in input order."""
+    with _collector_paused():
+        return _score_block(lines, resolver)
+
+
+def _score_block(lines: Sequence[RawLine | SourceLine], resolver: RulesResolver) -> ScoredBlock:
+    outputs: list[str | None] = [None] * len(lines)
+    raw_positions = [position for position, item in enumerate(lines) if type(item) is tuple]
+    if raw_positions:
+        columns, accepted, rest = parse_canonical_batch(
+            [(lines[position][0], lines[position][1]) for position in raw_positions], "",
+            identity=False,
+        )
+        unusable = _unusable_rules(columns.rules, resolver)
+        if unusable:
+            keep = np.asarray([name not in unusable for name in columns.rules], bool)
+            columns = columns.select(keep)
+            accepted = accepted[keep]
+        if columns.hand_count:
+            _write_scored(outputs, [raw_positions[index] for index in accepted.tolist()],
+                          columns, resolver)
+    invalid = 0
+    for position, output in enumerate(outputs):
+        if output is None:
+            outputs[position], ok = scalar_output(lines[position], resolver)
+            invalid += not ok
+    outputs.append("")
+    return ScoredBlock("\n".join(outputs), len(lines), invalid)  # type: ignore[arg-type]
+
+
+def _write_scored(outputs: list[str | None], positions: list[int], columns, resolver) -> None:  # noqa: ANN001
+    """Fill ``outputs`` at ``positions`` with the output lines of the hands in ``columns``
+    (the JSON :func:`~pipeline.ingest.evaluate.score_output` gives, written as text directly)."""
+    scored = score_columns(columns, resolver)
+    quoted: dict[str, str] = {}
+
+    def quote(text: str) -> str:
+        value = quoted.get(text)
+        if value is None:
+            value = quoted[text] = _quoted(text)
+        return value
+
+    labels = _ROW_LABELS
+    booleans = _JSON_BOOL
+    players = [
+        f'{{"name": {quote(name)}, "foul": {booleans[foul]}, "royalties": {{"top": {top}, '
+        f'"middle": {middle}, "bottom": {bottom}}}, "points": {points}, "fantasyland_next": '
+        f'{booleans[cards > 0]}, "fantasyland_cards": {cards}, "classes": {{"top": '
+        f'{labels[top_class]}, "middle": {labels[middle_class]}, "bottom": '
+        f'{labels[bottom_class]}}}}}'
+        for name, foul, (top, middle, bottom), points, cards,
+        (top_class, middle_class, bottom_class) in zip(
+            columns.names, scored.foul.tolist(), scored.royalties.tolist(),
+            scored.points.tolist(), scored.fantasyland_cards.tolist(),
+            scored.class_codes.tolist(), strict=True)
+    ]
+    first = 0
+    for position, hand_id, count in zip(positions, columns.hand_ids,
+                                        columns.player_counts.tolist(), strict=True):
+        outputs[position] = (f'{{"hand_id": {_quoted(hand_id)}, "players": ['
+                             f'{", ".join(players[first:first + count])}]}}')
+        first += count
+
+
+def _unusable_rules(names: Sequence[str], resolver: RulesResolver) -> set[str]:
+    """The rules names among ``names`` the resolver cannot resolve (their lines take the
+    per-record path, which says why)."""
+    unusable = set()
+    for name in set(names):
+        try:
+            resolver(name)
+        except RulesError:
+            unusable.add(name)
+    return unusable
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while a block is parsed (a block holds many
+    small containers; collections triggered meanwhile would scan them over and over)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+# --- streams -----------------------------------------------------------------------------------
+
+
+def usable_workers() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def _blocks(
+    lines: Iterable[RawLine | SourceLine], block_lines: int, block_bytes: int
+) -> Iterator[list[RawLine | SourceLine]]:
+    block: list[RawLine | SourceLine] = []
+    size = 0
+    for line in lines:
+        block.append(line)
+        size += len(line[1]) if type(line) is tuple else len(line.raw)
+        if len(block) >= block_lines or size >= block_bytes:
+            yield block
+            block = []
+            size = 0
+    if block:
+        yield block
+
+
+def score_blocks(
+    lines: Iterable[RawLine | SourceLine],
+    resolver: RulesResolver,
+    workers: int | None = None,
+    block_lines: int = BLOCK_LINES,
+    block_bytes: int = BLOCK_BYTES,
+) -> Iterator[ScoredBlock]:
+    """Score a stream of input lines block by block, yielding the blocks in input order.
+
+    An input of one block is scored in this process. When a second block follows and
+    ``workers`` (default: every usable CPU) is 2 or more, every block goes to that many worker
+    processes, with at most two blocks per worker in flight: memory stays bounded whatever
+    the input's length. Close the generator (or exhaust it) to stop the workers.
+    """
+    workers = usable_workers() if workers is None else max(1, workers)
+    blocks = _blocks(lines, max(1, block_lines), block_bytes)
+    first = next(blocks, None)
+    if first is None:
+        return
+    second = next(blocks, None)
+    if second is None or workers < 2:
+        yield score_block(first, resolver)
+        if second is not None:
+            yield score_block(second, resolver)
+            for block in blocks:
+                yield score_block(block, resolver)
+        return
+    warm_up = first[:WARM_UP_LINES]
+    score_block(warm_up, resolver)
+    pool = _worker_pool(workers, resolver)
+    try:
+        pending: deque[Future[ScoredBlock]] = deque(
+            [pool.submit(_score_in_worker, first), pool.submit(_score_in_worker, second)])
+        for block in blocks:
+            pending.append(pool.submit(_score_in_worker, block))
+            while len(pending) > 2 * workers:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+_worker_resolver: RulesResolver | None = None
+
+
+def _worker_pool(workers: int, resolver: RulesResolver) -> ProcessPoolExecutor:
+    """Worker processes, forked from this one where the platform allows (they start at once,
+    sharing what it has imported and built), else started afresh."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context(
+        "fork" if sys.platform.startswith("linux") and "fork" in methods else None)
+    return ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start,
+                               initargs=(os.getpid(), resolver))
+
+
+def _worker_start(parent: int, resolver: RulesResolver) -> None:
+    """A worker: keep the resolver; end as soon as the scoring process does."""
+    global _worker_resolver
+    _worker_resolver = resolver
+    exit_with(parent)
+
+
+def _score_in_worker(lines: list[RawLine | SourceLine]) -> ScoredBlock:
+    assert _worker_resolver is not None
+    return score_block(lines, _worker_resolver)

@@ -1,0 +1,252 @@
+"""``ofc score`` on the batch core prints, byte for byte, what the scalar path printed.
+
+The scalar path (:func:`pipeline.ingest.score_lines.scalar_output`: every line through
+``parse_hand`` and the scalar rules core, as ``ofc score`` did before) is the reference. The
+block path (:func:`score_blocks`: the columnar parser, the batch rules core, worker processes)
+must give the same bytes on the golden files, on random hands of every variant and several
+rule sets (boards from tests/rules/generate.py, the simulator's demo sample, the dealer of the
+ingest tests) and on mutated, damaged and blank lines, in one process and in workers.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import itertools
+import json
+import random
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pipeline.formats.source import read_raw_lines, read_stream_raw
+from pipeline.ingest.fast_canonical import parse_canonical_batch
+from pipeline.ingest.score_lines import scalar_output, score_block, score_blocks
+from pipeline.records.rules_file import RulesResolver
+from pipeline.rules.cards import card_text
+from pipeline.rules.ruleset import preset
+from tests.ingest.conftest import deal_hand
+from tests.ingest.test_fast_canonical import demo_records, mutate, special_records
+from tests.rules.generate import dealt_hands
+
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = REPO / "tests" / "golden" / "score"
+
+
+def scalar_text(lines: list, resolver: RulesResolver) -> str:
+    """The reference: every line alone through the per-record path."""
+    return "".join(scalar_output(line, resolver)[0] + "\n" for line in lines)
+
+
+def block_text(lines: list, resolver: RulesResolver, **options: int) -> str:
+    return "".join(block.text for block in score_blocks(iter(lines), resolver, **options))
+
+
+def board_records(seed: int, count: int) -> list[dict]:
+    """Hands of boards only (no streets): every variant, 2-4 players, Fantasyland flags,
+    legal and fouled boards, rules names of several presets."""
+    rng = random.Random(seed)
+    records = []
+    variants = (("classic", 2, 4), ("pineapple", 2, 3), ("2-7-pineapple", 2, 3))
+    for number in range(count):
+        variant, low, high = variants[number % 3]
+        (boards,) = dealt_hands(rng, 1, low, high, legal_bias=0.7)
+        players = []
+        for seat, board in enumerate(boards, 1):
+            texts = [card_text(card) for card in board]
+            players.append({
+                "name": f"p{seat}", "seat": seat, "fantasyland": rng.random() < 0.2,
+                "board": {"top": texts[:3], "middle": texts[3:8], "bottom": texts[8:]},
+            })
+        records.append({
+            "hand_id": f"b{seed}-{number}", "variant": variant,
+            "rules": rng.choice(("standard", "progressive", "flat-trips", "standard")),
+            "button": rng.choice(players)["name"], "players": players,
+        })
+    return records
+
+
+def as_lines(texts: list[str]) -> list[tuple[int, bytes, bool]]:
+    return [(number, text.encode("utf-8", "surrogatepass"), True)
+            for number, text in enumerate(texts, 1)]
+
+
+@pytest.mark.parametrize("name", ["hands.jsonl", "invalid.jsonl"])
+@pytest.mark.parametrize("rules", [None, "house.toml"])
+def test_golden_files_score_the_same_on_both_paths(name: str, rules: str | None) -> None:
+    override = None
+    if rules is not None:
+        from pipeline.records.rules_file import resolve_rules
+
+        override = resolve_rules(str(GOLDEN / rules))
+    resolver = RulesResolver(override=override, search_directories=[GOLDEN])
+    lines = list(read_raw_lines(GOLDEN / name))
+    expected = scalar_text(lines, resolver)
+    assert block_text(lines, resolver) == expected
+    if name == "hands.jsonl" and rules is None:  # and that is the golden file itself
+        assert expected == (GOLDEN / "hands.expected.jsonl").read_text(encoding="utf-8")
+
+
+def test_random_hands_of_every_variant_and_rule_set_score_the_same() -> None:
+    records = board_records(1, 600) + demo_records(300) + special_records() + [
+        deal_hand(seed, players=2 + seed % 2) for seed in range(200)]
+    texts = [json.dumps(record, separators=(",", ":") if index % 2 else (", ", ": "))
+             for index, record in enumerate(records)]
+    lines = as_lines(texts)
+    _, accepted, rest = parse_canonical_batch([line[:2] for line in lines], "", identity=False)
+    assert rest == [] and len(accepted) == len(lines)  # every one goes through the batch core
+    resolver = RulesResolver()
+    expected = scalar_text(lines, resolver)
+    assert expected.count('"error"') == 0
+    assert block_text(lines, resolver, block_lines=128) == expected
+    assert block_text(lines, RulesResolver(override=preset("progressive")),
+                      block_lines=500) == scalar_text(
+        lines, RulesResolver(override=preset("progressive")))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mutated_damaged_and_blank_lines_get_the_same_line(seed: int) -> None:
+    rng = random.Random(seed)
+    bases = demo_records(40) + special_records() + board_records(seed, 40)
+    texts = []
+    for _ in range(400):
+        record = mutate(rng.choice(bases), rng)
+        try:
+            text = json.dumps(record, allow_nan=True)
+        except (TypeError, ValueError, OverflowError):
+            continue
+        if rng.random() < 0.1:  # byte damage: a cut, or a stray character
+            cut = rng.randrange(len(text))
+            text = text[:cut] + rng.choice(["", "]", '"', "\\", "x"]) + text[cut + 1:]
+        texts.append(text)
+    texts += ["", "   ", "[1, 2]", '{"hand_id": "x"', "null", '"text"', "NaN",
+              '{"hand_id": "dup", "hand_id": "dup2", "variant": "pineapple", "players": []}']
+    valid = json.dumps(deal_hand(seed))  # a key given twice: the last one counts, both ways
+    texts += [valid.replace('"hand_id": ', '"hand_id": "first", "hand_id": ', 1),
+              valid.replace('"name": "', '"name": "zed", "name": "', 1)]
+    rng.shuffle(texts)
+    lines = as_lines(texts)
+    lines.insert(5, (len(lines) + 1, b'{"hand_id": "\xff\xfe"}', True))  # not UTF-8
+    resolver = RulesResolver()
+    expected = scalar_text(lines, resolver)
+    assert expected.count('"error"') > 50 and expected.count('"players"') > 50
+    assert block_text(lines, resolver, block_lines=97) == expected
+
+
+def test_a_byte_order_mark_unknown_rules_and_an_unterminated_last_line(tmp_path: Path) -> None:
+    good = json.dumps(deal_hand(3))
+    unknown = json.dumps(deal_hand(4) | {"rules": "friday"})
+    path = tmp_path / "hands.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + good.encode() + b"\n" + unknown.encode() + b"\n"
+                     + good.encode())
+    resolver = RulesResolver(search_directories=[tmp_path])
+    lines = list(read_raw_lines(path))
+    text = block_text(lines, resolver)
+    assert text == scalar_text(lines, resolver)
+    first, second, third = text.splitlines()
+    assert json.loads(first)["players"] and json.loads(third)["players"]
+    assert "unknown rules 'friday'" in json.loads(second)["error"]
+    (tmp_path / "friday.toml").write_text("[scoring]\nscoop_bonus = 6\n", encoding="utf-8")
+    resolver = RulesResolver(search_directories=[tmp_path])
+    assert block_text(lines, resolver) == scalar_text(lines, resolver)
+    assert '"error"' not in block_text(lines, resolver)
+
+
+def test_worker_processes_give_the_same_bytes_in_order() -> None:
+    records = demo_records(200) + board_records(5, 200)
+    texts = [json.dumps(record) for record in records]
+    texts[17] = "not json"
+    texts[333] = ""
+    lines = as_lines(texts)
+    resolver = RulesResolver()
+    blocks = list(score_blocks(iter(lines), resolver, workers=2, block_lines=37))
+    assert len(blocks) == -(-len(lines) // 37)
+    assert [block.lines for block in blocks][:-1] == [37] * (len(blocks) - 1)
+    assert "".join(block.text for block in blocks) == scalar_text(lines, resolver)
+    assert sum(block.invalid for block in blocks) == 2
+
+
+def test_a_stream_is_read_a_bounded_number_of_blocks_ahead() -> None:
+    """On a pipe the input is not read to its end before scoring starts: when a block comes
+    out, at most two blocks per worker (and the one being read) have been taken in."""
+    text = "".join(json.dumps(deal_hand(seed)) + "\n" for seed in range(40)).encode()
+    taken = 0
+
+    def lines() -> Iterator:
+        nonlocal taken
+        for line in itertools.cycle(list(read_stream_raw(io.BytesIO(text)))):
+            taken += 1
+            if taken > 4000:
+                return
+            yield line
+
+    blocks = score_blocks(lines(), RulesResolver(), workers=2, block_lines=10)
+    try:
+        for count, block in enumerate(blocks, 1):
+            assert block.lines == 10
+            assert taken <= 10 * (count + 2 * 2 + 2)
+            if count == 30:
+                break
+    finally:
+        blocks.close()
+    assert taken < 4000
+
+
+def test_ofc_score_reads_stdin_and_files_alike(tmp_path: Path) -> None:
+    records = demo_records(30)
+    path = tmp_path / "hands.jsonl.gz"
+    with gzip.open(path, "wt", encoding="utf-8") as stream:
+        for record in records:
+            stream.write(json.dumps(record) + "\n")
+        stream.write("{broken\n")
+    command = [sys.executable, "-m", "pipeline.cli", "score"]
+    from_file = subprocess.run([*command, str(path), "--jobs", "2"], capture_output=True,
+                               cwd=REPO, timeout=120)
+    from_pipe = subprocess.run([*command, "-"], input=gzip.decompress(path.read_bytes()),
+                               capture_output=True, cwd=REPO, timeout=120)
+    assert from_file.returncode == from_pipe.returncode == 2
+    assert from_file.stdout == from_pipe.stdout
+    assert from_file.stdout.decode().count("\n") == 31
+    assert b"1 invalid line(s)" in from_file.stderr
+    refused = subprocess.run([*command, str(path), "--jobs", "0"], capture_output=True,
+                             cwd=REPO, timeout=60)
+    assert refused.returncode == 2 and b"--jobs must be 1 or more" in refused.stderr
+
+
+def test_one_block_scores_in_this_process() -> None:
+    lines = as_lines([json.dumps(deal_hand(1)), "{}"])
+    block = score_block(lines, RulesResolver())
+    assert block.lines == 2 and block.invalid == 1
+    assert block.text == scalar_text(lines, RulesResolver())
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_a_line_typed_at_a_terminal_is_scored_at_once() -> None:
+    """At a terminal ``ofc score -`` answers each line as it is typed (not a block later)."""
+    import os
+    import pty
+    import select
+    import time
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "score", "-"],
+                               stdin=follower, stdout=follower, stderr=subprocess.DEVNULL,
+                               cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)})
+    os.close(follower)
+    try:
+        os.write(leader, json.dumps(deal_hand(5)).encode() + b"\n")
+        seen = b""
+        deadline = time.monotonic() + 60
+        while b'"fantasyland_cards"' not in seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([leader], [], [], 0.5)
+            if ready:
+                seen += os.read(leader, 65536)
+        assert b'"hand_id": "H5"' in seen  # answered while the input is still open
+        assert process.poll() is None
+    finally:
+        process.kill()
+        process.wait()
+        os.close(leader)
