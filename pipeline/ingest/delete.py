@@ -12,6 +12,7 @@ import os
 import duckdb
 
 from pipeline import store
+from pipeline.ingest.aggregates import remove_hands
 from pipeline.ingest.sessions import (
     DEFAULT_SESSION_GAP_MINUTES,
     SESSION_GAP_META_KEY,
@@ -23,8 +24,8 @@ __all__ = ["delete_hand"]
 
 
 def delete_hand(database: str | os.PathLike[str], site: str, hand_id: str) -> bool:
-    """Remove one stored hand (every hand-data table and its decision grades) and recompute its
-    table's sessions.
+    """Remove one stored hand (every hand-data table, its decision grades and its part of the
+    aggregates) and recompute its table's sessions.
 
     For taking back or correcting a hand entered live: delete it, then ingest the corrected
     record. One transaction. Returns False when no such hand is stored.
@@ -40,6 +41,7 @@ def delete_hand(database: str | os.PathLike[str], site: str, hand_id: str) -> bo
         if row is None:
             connection.execute("ROLLBACK")
             return False
+        remove_hands(connection, [key])
         for name in (*store.HAND_DATA_TABLES, *store.GRADE_TABLES):
             if name != "sessions":
                 connection.execute(f"DELETE FROM {name} WHERE hand_key = ?", [key])

@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline import store
+from pipeline.ingest.aggregates import rebuild
 from pipeline.ingest.columns import RANK_OF_BYTE, SUIT_OF_BYTE, scoring_columns, verdict_tables
 from pipeline.ingest.progress import Progress
 from pipeline.ingest.sessions import update_session_points
@@ -143,7 +144,7 @@ def rescore(
     transaction, into staging tables that replace the verdict tables in the last transaction
     (inserting is several times faster than updating every row in place; readers see the old
     verdicts until then). Hands another process stores or deletes meanwhile are accounted
-    for in that last transaction. Sessions' points follow.
+    for in that last transaction. Sessions' points and the aggregates follow.
     Raises :class:`~pipeline.ingest.errors.DatabaseError` when the database cannot be used,
     RulesError for a record's unknown rules.
     """
@@ -194,6 +195,7 @@ def rescore(
                 )
                 store.replace_table(connection, _STAGING_PREFIX + name, name)
             update_session_points(connection)
+            rebuild(connection, keep_draws=True)
             label = ", ".join(sorted(names)) if names else (rules.name if rules else "")
             store.set_meta(connection, "rescored_with", label)
     finally:

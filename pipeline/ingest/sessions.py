@@ -38,12 +38,13 @@ def _session_rows_sql(gap_minutes: float, scoped: bool) -> str:
     return f"""
     CREATE OR REPLACE TEMP TABLE _session_rows AS
     WITH s AS (
-        SELECT se.hand_key, se.player, h.site, h.table_name, h.started_at,
-               coalesce(r.points, 0) AS points
+        SELECT se.hand_key, se.player, h.site, h.table_name, h.started_at, h.variant, h.rules,
+               h.player_count, coalesce(r.points, 0) AS points, e.foul, e.royalties
         FROM seats se
         JOIN hands h ON h.hand_key = se.hand_key
         {scope_join}
         LEFT JOIN results r ON r.hand_key = se.hand_key AND r.player = se.player
+        LEFT JOIN evaluations e ON e.hand_key = se.hand_key AND e.player = se.player
         WHERE h.started_at IS NOT NULL
     ),
     g AS (
@@ -71,7 +72,8 @@ def _session_rows_sql(gap_minutes: float, scoped: bool) -> str:
         FROM n
         GROUP BY player, site, table_name, session_number
     )
-    SELECT n.hand_key, n.player, n.site, n.table_name, n.started_at, n.points, k.session_id
+    SELECT n.hand_key, n.player, n.site, n.table_name, n.started_at, n.variant, n.rules,
+           n.player_count, n.points, n.foul, n.royalties, k.session_id
     FROM n JOIN k ON n.player = k.player AND n.site = k.site
         AND n.table_name IS NOT DISTINCT FROM k.table_name
         AND n.session_number = k.session_number
@@ -85,8 +87,9 @@ def update_sessions(
 ) -> int:
     """Recompute the sessions of every player at the given (site, table) pairs; all when None.
 
-    Replaces those tables' rows in ``sessions`` and sets ``seats.session_id``. Runs in the
-    caller's transaction. Returns the number of sessions written.
+    Replaces those tables' rows in ``sessions`` and ``session_totals`` and sets
+    ``seats.session_id``. Runs in the caller's transaction. Returns the number of sessions
+    written.
     """
     scoped = tables is not None
     if scoped:
@@ -104,6 +107,11 @@ def update_sessions(
         connection.execute(_session_rows_sql(gap_minutes, scoped))
         if scoped:
             connection.execute(
+                f"DELETE FROM session_totals WHERE session_id IN (SELECT session_id FROM "
+                f"sessions WHERE EXISTS (SELECT 1 FROM {_SCOPE} sc WHERE sc.site = sessions.site "
+                "AND sc.table_name IS NOT DISTINCT FROM sessions.table_name))"
+            )
+            connection.execute(
                 f"DELETE FROM sessions WHERE EXISTS (SELECT 1 FROM {_SCOPE} sc "
                 "WHERE sc.site = sessions.site "
                 "AND sc.table_name IS NOT DISTINCT FROM sessions.table_name)"
@@ -114,15 +122,19 @@ def update_sessions(
                 "AND h.table_name IS NOT DISTINCT FROM sc.table_name)"
             )
         else:
+            connection.execute("DELETE FROM session_totals")
             connection.execute("DELETE FROM sessions")
             connection.execute("UPDATE seats SET session_id = NULL WHERE session_id IS NOT NULL")
         connection.execute(
             """INSERT INTO sessions BY NAME
                SELECT session_id, any_value(player) AS player, any_value(site) AS site,
                       any_value(table_name) AS table_name, min(started_at) AS started_at,
-                      max(started_at) AS ended_at, count(*) AS hands, sum(points) AS points
+                      max(started_at) AS ended_at, count(*) AS hands, sum(points) AS points,
+                      count(*) FILTER (WHERE foul) AS fouls,
+                      coalesce(sum(royalties), 0) AS royalties
                FROM _session_rows GROUP BY session_id"""
         )
+        connection.execute(f"INSERT INTO session_totals BY NAME {_session_totals_sql('_session_rows')}")
         connection.execute(
             """UPDATE seats SET session_id = r.session_id FROM _session_rows r
                WHERE seats.hand_key = r.hand_key AND seats.player = r.player"""
@@ -137,16 +149,52 @@ def update_sessions(
     return int(rows[0][0]) if rows else 0
 
 
+def _session_totals_sql(rows: str) -> str:
+    """``session_totals`` rows from ``rows`` (one per seat: session_id, player, hand_key,
+    started_at, variant, rules, player_count, points, foul)."""
+    return f"""
+        SELECT session_id, player, variant, rules, player_count, hands, points, points_sq,
+               fouls, first.started_at AS first_started_at, first.hand_key AS first_hand_key
+        FROM (
+            SELECT session_id, any_value(player) AS player, variant, rules, player_count,
+                   count(*) AS hands, sum(points)::BIGINT AS points,
+                   sum(points::BIGINT * points)::BIGINT AS points_sq,
+                   count(*) FILTER (WHERE foul) AS fouls,
+                   min(struct_pack(started_at := started_at, hand_key := hand_key)) AS first
+            FROM {rows} GROUP BY session_id, variant, rules, player_count
+        )
+    """
+
+
 def update_session_points(connection: duckdb.DuckDBPyConnection) -> None:
-    """Recompute every session's points from ``results`` (after a re-score: which hands form a
-    session depends on times only, not on the rules). Runs in the caller's transaction."""
+    """Recompute every session's points, fouls and royalties from ``results`` and
+    ``evaluations``, and ``session_totals`` (after a re-score: which hands form a session depends
+    on times only, not on the rules; also fills them in a database made before they existed).
+    Runs in the caller's transaction."""
     connection.execute(
-        """UPDATE sessions SET points = t.points FROM (
-               SELECT se.session_id, sum(coalesce(r.points, 0)) AS points
+        """UPDATE sessions SET points = t.points, fouls = t.fouls, royalties = t.royalties FROM (
+               SELECT se.session_id, sum(coalesce(r.points, 0)) AS points,
+                      count(*) FILTER (WHERE e.foul) AS fouls,
+                      coalesce(sum(e.royalties), 0) AS royalties
                FROM seats se
                LEFT JOIN results r ON r.hand_key = se.hand_key AND r.player = se.player
+               LEFT JOIN evaluations e ON e.hand_key = se.hand_key AND e.player = se.player
                WHERE se.session_id IS NOT NULL
                GROUP BY se.session_id
            ) t
-           WHERE sessions.session_id = t.session_id AND sessions.points IS DISTINCT FROM t.points"""
+           WHERE sessions.session_id = t.session_id
+             AND (sessions.points IS DISTINCT FROM t.points
+                  OR sessions.fouls IS DISTINCT FROM t.fouls
+                  OR sessions.royalties IS DISTINCT FROM t.royalties)"""
+    )
+    connection.execute("DELETE FROM session_totals")
+    connection.execute(
+        "INSERT INTO session_totals BY NAME " + _session_totals_sql(
+            """(SELECT se.session_id, se.player, se.hand_key, h.started_at, h.variant, h.rules,
+                       h.player_count, coalesce(r.points, 0) AS points, e.foul
+                FROM seats se
+                JOIN hands h ON h.hand_key = se.hand_key
+                LEFT JOIN results r ON r.hand_key = se.hand_key AND r.player = se.player
+                LEFT JOIN evaluations e ON e.hand_key = se.hand_key AND e.player = se.player
+                WHERE se.session_id IS NOT NULL)""")
     )

@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 
 from pipeline import store
 from pipeline.formats.base import clip_raw
+from pipeline.ingest.aggregates import add_hands
 from pipeline.ingest.batches import Candidate, PreparedBatch, Reject
 from pipeline.ingest.errors import DatabaseError
 from pipeline.ingest.sessions import SESSION_GAP_META_KEY, update_sessions
@@ -188,6 +189,7 @@ def write_batch(
             for name, frame in frames.items():
                 store.insert_frame(connection, name, frame, only_keys="_new_keys")
             connection.unregister("_new_keys")
+        add_hands(connection, frames, stored)
         insert_rejects(connection, rejects)
         if then is not None:
             then(connection, new_hands, duplicates)

@@ -13,7 +13,8 @@ from pipeline.read.scope import (
     in_list,
     run_scoped,
 )
-from pipeline.read.source import Database
+from pipeline.read.source import Database, reading
+from pipeline.read.totals import Route, grain_serves, totals_conditions, use_aggregates
 
 
 def _pair_conditions(filters: Filters) -> tuple[str, list[Any]]:
@@ -21,22 +22,34 @@ def _pair_conditions(filters: Filters) -> tuple[str, list[Any]]:
     return both(in_list("m.player", filters.players), in_list("m.opponent", filters.opponents))
 
 
-def pair_net_points(db: Database, filters: Filters) -> pl.DataFrame:
+def pair_net_points(db: Database, filters: Filters, route: Route = Route.AUTO) -> pl.DataFrame:
     """Net points between every pair, from ``player``'s side: hands together, points won.
 
     Rows are ordered pairs (both directions, so ``points`` of (a, b) is minus that of (b, a)).
     With heroes chosen, ``player`` is one of them; with opponents chosen, ``opponent`` is one of
-    them.
+    them. From the aggregates unless tables or sessions are filtered (an opponent filter keeps
+    exactly the pairs with one of them, which the aggregates can pick).
     """
-    scope = hand_scope(filters, include_players=False)
-    pairs, params = _pair_conditions(filters)
-    sql = f"""
-        SELECT player, opponent, count(*) AS hands, sum(settled)::BIGINT AS points,
-               count(*) FILTER (WHERE scoop > 0) AS scoops
-        FROM matchups m WHERE {scope.keeps('m')}{pairs}
-        GROUP BY player, opponent ORDER BY player, opponent
-    """
-    return run_scoped(db, scope, sql, params)
+    with reading(db) as connection:
+        if use_aggregates(connection, route, grain_serves(filters, opponents=True)):
+            conditions, params = totals_conditions(filters)
+            opponents, opponent_params = in_list("t.opponent", filters.opponents)
+            sql = f"""
+                SELECT player, opponent, sum(hands)::BIGINT AS hands,
+                       sum(points)::BIGINT AS points, sum(scoops)::BIGINT AS scoops
+                FROM pair_totals t WHERE TRUE{conditions}{opponents}
+                GROUP BY player, opponent ORDER BY player, opponent
+            """
+            return connection.sql(sql, params=[*params, *opponent_params]).pl()
+        scope = hand_scope(filters, include_players=False)
+        pairs, params = _pair_conditions(filters)
+        sql = f"""
+            SELECT player, opponent, count(*) AS hands, sum(settled)::BIGINT AS points,
+                   count(*) FILTER (WHERE scoop > 0) AS scoops
+            FROM matchups m WHERE {scope.keeps('m')}{pairs}
+            GROUP BY player, opponent ORDER BY player, opponent
+        """
+        return run_scoped(connection, scope, sql, params)
 
 
 def points_by_session_pair(db: Database, filters: Filters, limit: int = 2000) -> pl.DataFrame:

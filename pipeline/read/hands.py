@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
@@ -108,24 +109,32 @@ def hand_header(db: Database, hand_key: int) -> pl.DataFrame:
 
 def hand_players(db: Database, hand_key: int) -> pl.DataFrame:
     """Each player of one hand in action order: seat, board, verdict and result."""
-    sql = """
-        WITH s AS (SELECT * FROM seats WHERE hand_key = ?),
-             b AS (SELECT * FROM boards WHERE hand_key = ?),
-             e AS (SELECT * FROM evaluations WHERE hand_key = ?),
-             r AS (SELECT * FROM results WHERE hand_key = ?)
-        SELECT s.player, s.seat, s.position, s.is_button, s.fantasyland, s.cards_dealt,
-               b.top, b.middle, b.bottom,
+    return players_of_hands(db, (hand_key,)).drop("hand_key")
+
+
+def players_of_hands(db: Database, hand_keys: Sequence[int]) -> pl.DataFrame:
+    """:func:`hand_players` of several hands at once (one read of each table, not one per
+    hand), with their ``hand_key`` first; by hand key, then action order."""
+    keys = [int(key) for key in hand_keys]
+    marks = placeholders(keys) if keys else "NULL"
+    sql = f"""
+        WITH s AS (SELECT * FROM seats WHERE hand_key IN ({marks})),
+             b AS (SELECT * FROM boards WHERE hand_key IN ({marks})),
+             e AS (SELECT * FROM evaluations WHERE hand_key IN ({marks})),
+             r AS (SELECT * FROM results WHERE hand_key IN ({marks}))
+        SELECT s.hand_key, s.player, s.seat, s.position, s.is_button, s.fantasyland,
+               s.cards_dealt, b.top, b.middle, b.bottom,
                e.top_class, e.middle_class, e.bottom_class, e.foul,
                e.royalty_top, e.royalty_middle, e.royalty_bottom, e.royalties,
                e.fantasyland_next, e.fantasyland_cards,
                r.points, r.reported_points, r.disagrees, r.disagreement
         FROM s
-        LEFT JOIN b USING (player)
-        LEFT JOIN e USING (player)
-        LEFT JOIN r USING (player)
-        ORDER BY s.position
+        LEFT JOIN b ON b.hand_key = s.hand_key AND b.player = s.player
+        LEFT JOIN e ON e.hand_key = s.hand_key AND e.player = s.player
+        LEFT JOIN r ON r.hand_key = s.hand_key AND r.player = s.player
+        ORDER BY s.hand_key, s.position
     """
-    return frame(db, sql, [hand_key] * 4)
+    return frame(db, sql, keys * 4)
 
 
 def hand_streets(db: Database, hand_key: int) -> pl.DataFrame:
@@ -148,12 +157,20 @@ def hand_streets(db: Database, hand_key: int) -> pl.DataFrame:
 
 def hand_matchups(db: Database, hand_key: int) -> pl.DataFrame:
     """The scoring breakdown of one hand: every ordered pair's rows, scoop, royalties, points."""
-    sql = """
-        WITH m AS (SELECT * FROM matchups WHERE hand_key = ?),
-             s AS (SELECT player, position FROM seats WHERE hand_key = ?)
-        SELECT m.player, m.opponent, m.rows_won, m.rows_lost, m.scoop, m.royalty_points,
-               m.points, m.settled
-        FROM m JOIN s USING (player)
-        ORDER BY s.position, m.opponent
+    return matchups_of_hands(db, (hand_key,)).drop("hand_key")
+
+
+def matchups_of_hands(db: Database, hand_keys: Sequence[int]) -> pl.DataFrame:
+    """:func:`hand_matchups` of several hands at once, with their ``hand_key`` first; by hand
+    key, then as :func:`hand_matchups` orders them."""
+    keys = [int(key) for key in hand_keys]
+    marks = placeholders(keys) if keys else "NULL"
+    sql = f"""
+        WITH m AS (SELECT * FROM matchups WHERE hand_key IN ({marks})),
+             s AS (SELECT hand_key, player, position FROM seats WHERE hand_key IN ({marks}))
+        SELECT m.hand_key, m.player, m.opponent, m.rows_won, m.rows_lost, m.scoop,
+               m.royalty_points, m.points, m.settled
+        FROM m JOIN s ON s.hand_key = m.hand_key AND s.player = m.player
+        ORDER BY m.hand_key, s.position, m.opponent
     """
-    return frame(db, sql, [hand_key, hand_key])
+    return frame(db, sql, keys * 2)

@@ -12,10 +12,12 @@ import polars as pl
 from pipeline.read.scope import (
     Filters,
     hand_scope,
+    has_hand_filters,
     player_conditions,
     run_scoped,
 )
 from pipeline.read.source import Database, Source, as_source, reading
+from pipeline.read.totals import Route, grain_serves, totals_conditions, use_aggregates
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,11 +70,14 @@ def database_status(db: str | Path | Source) -> DatabaseStatus:
     return DatabaseStatus(True, True, int(hands), int(rejects))
 
 
-def filter_options(db: Database) -> FilterOptions:
-    """Players, variants, rules, tables, the date span and the sessions, for the sidebar."""
+def filter_options(db: Database, route: Route = Route.AUTO) -> FilterOptions:
+    """Players (most hands first), variants, rules, tables, the date span and the sessions,
+    for the sidebar."""
     with reading(db) as connection:
-        players = tuple(row[0] for row in connection.sql(
-            "SELECT player FROM seats GROUP BY player ORDER BY count(*) DESC, player").fetchall())
+        source = ("SELECT player FROM board_totals GROUP BY player ORDER BY sum(boards) DESC, player"
+                  if use_aggregates(connection, route, True) else
+                  "SELECT player FROM seats GROUP BY player ORDER BY count(*) DESC, player")
+        players = tuple(row[0] for row in connection.sql(source).fetchall())
         hand_values = connection.sql(
             "SELECT list(DISTINCT variant ORDER BY variant), list(DISTINCT rules ORDER BY rules), "
             "list(DISTINCT table_name ORDER BY table_name) FILTER (WHERE table_name IS NOT NULL), "
@@ -94,8 +99,34 @@ def filter_options(db: Database) -> FilterOptions:
     )
 
 
-def overview_totals(db: Database, filters: Filters) -> pl.DataFrame:
-    """One row: hands, players, boards, sessions, date span, fouls, audit disagreements, rejects."""
+def overview_totals(db: Database, filters: Filters, route: Route = Route.AUTO) -> pl.DataFrame:
+    """One row: hands, players, boards, sessions, date span, fouls, audit disagreements, rejects.
+
+    Without any filter, the per-board counts come from the aggregates and the sessions from
+    the sessions table."""
+    with reading(db) as connection:
+        if use_aggregates(connection, route,
+                          not has_hand_filters(filters) and not filters.players):
+            sql = """
+                SELECT
+                    (SELECT count(*) FROM hands h) AS hands,
+                    (SELECT min(started_at) FROM hands h) AS first_hand,
+                    (SELECT max(started_at) FROM hands h) AS last_hand,
+                    (SELECT count(DISTINCT player) FROM board_totals) AS players,
+                    (SELECT count(*) FROM sessions) AS sessions,
+                    (SELECT coalesce(sum(boards), 0)::BIGINT FROM board_totals) AS boards,
+                    (SELECT coalesce(sum(boards) FILTER (WHERE foul), 0)::BIGINT
+                     FROM board_totals) AS fouls,
+                    (SELECT coalesce(sum(disagreements), 0)::BIGINT FROM board_totals)
+                        AS disagreements,
+                    (SELECT count(*) FROM rejects) AS rejects,
+                    (SELECT count(*) FROM ingested_files) AS files
+            """
+            return connection.sql(sql).pl()
+        return _overview_totals_full(connection, filters)
+
+
+def _overview_totals_full(db: Database, filters: Filters) -> pl.DataFrame:
     scope = hand_scope(filters)
     sql = f"""
         SELECT
@@ -126,22 +157,42 @@ def hands_by_day(db: Database, filters: Filters) -> pl.DataFrame:
     return run_scoped(db, scope, sql)
 
 
-def player_leaderboard(db: Database, filters: Filters, limit: int = 50) -> pl.DataFrame:
-    """Players by hands played: hands, points, points per hand, foul rate."""
-    scope = hand_scope(filters, include_players=False)
-    r_players, r_params = player_conditions(filters, "r")
-    e_players, e_params = player_conditions(filters, "e")
-    sql = f"""
-        WITH points AS (
-            SELECT player, count(*) AS hands, sum(points)::BIGINT AS points
-            FROM results r WHERE {scope.keeps('r')}{r_players} GROUP BY player
-        ), fouls AS (
-            SELECT player, count(*) FILTER (WHERE foul) AS fouls
-            FROM evaluations e WHERE {scope.keeps('e')}{e_players} GROUP BY player
-        )
+_LEADERBOARD_SELECT = """
         SELECT p.player, p.hands, p.points, p.points / p.hands AS points_per_hand,
                coalesce(f.fouls, 0) / p.hands AS foul_rate
         FROM points p LEFT JOIN fouls f USING (player)
         ORDER BY p.hands DESC, p.player LIMIT ?
-    """
-    return run_scoped(db, scope, sql, [*r_params, *e_params, limit])
+"""
+
+
+def player_leaderboard(db: Database, filters: Filters, limit: int = 50,
+                       route: Route = Route.AUTO) -> pl.DataFrame:
+    """Players by hands played: hands, points, points per hand, foul rate."""
+    with reading(db) as connection:
+        if use_aggregates(connection, route, grain_serves(filters)):
+            conditions, params = totals_conditions(filters)
+            sql = f"""
+                WITH points AS (
+                    SELECT player, sum(boards)::BIGINT AS hands, sum(points)::BIGINT AS points
+                    FROM board_totals t WHERE TRUE{conditions} GROUP BY player
+                ), fouls AS (
+                    SELECT player, coalesce(sum(boards) FILTER (WHERE foul), 0)::BIGINT AS fouls
+                    FROM board_totals t WHERE TRUE{conditions} GROUP BY player
+                )
+                {_LEADERBOARD_SELECT}
+            """
+            return connection.sql(sql, params=[*params, *params, limit]).pl()
+        scope = hand_scope(filters, include_players=False)
+        r_players, r_params = player_conditions(filters, "r")
+        e_players, e_params = player_conditions(filters, "e")
+        sql = f"""
+            WITH points AS (
+                SELECT player, count(*) AS hands, sum(points)::BIGINT AS points
+                FROM results r WHERE {scope.keeps('r')}{r_players} GROUP BY player
+            ), fouls AS (
+                SELECT player, count(*) FILTER (WHERE foul) AS fouls
+                FROM evaluations e WHERE {scope.keeps('e')}{e_players} GROUP BY player
+            )
+            {_LEADERBOARD_SELECT}
+        """
+        return run_scoped(connection, scope, sql, [*r_params, *e_params, limit])

@@ -15,19 +15,85 @@ from pipeline.read.scope import (
     placeholders,
     player_conditions,
     run_scoped,
+    standard_error_from_sums,
     standard_error_sql,
 )
-from pipeline.read.source import Database
+from pipeline.read.source import Database, reading
+from pipeline.read.totals import Route, grain_serves, totals_conditions, use_aggregates
+
+_KPI_SELECT = """
+        SELECT p.player, p.hands, p.points,
+               p.points / p.hands AS points_per_hand,
+               coalesce(sqrt(greatest(0, (p.points_squares - p.points::DOUBLE * p.points / p.hands)
+                                      / nullif(p.hands - 1, 0)) / p.hands), 0) AS points_se,
+               coalesce(b.fouls, 0) AS fouls,
+               coalesce(b.fouls, 0) / p.hands AS foul_rate,
+               coalesce(b.royalties, 0) AS royalties,
+               coalesce(b.royalties, 0) / p.hands AS royalties_per_hand,
+               coalesce(sc.matchups, 0) AS matchups,
+               coalesce(sc.scoops, 0) AS scoops,
+               coalesce(sc.scooped, 0) AS scooped,
+               coalesce(sc.scoops / nullif(sc.matchups, 0), 0) AS scoop_rate,
+               p.fl_hands,
+               coalesce(b.fl_next, 0) - coalesce(b.fl_stays, 0) AS fl_entries,
+               p.hands - p.fl_hands AS entry_chances,
+               coalesce((coalesce(b.fl_next, 0) - coalesce(b.fl_stays, 0))
+                        / nullif(p.hands - p.fl_hands, 0), 0) AS fl_entry_rate,
+               coalesce(b.fl_stays, 0) AS fl_stays,
+               coalesce(b.fl_stays / nullif(p.fl_hands, 0), 0) AS fl_stay_rate,
+               p.fl_points,
+               p.disagreements
+        FROM points p
+        LEFT JOIN boards b USING (player)
+        LEFT JOIN scoops sc USING (player)
+        ORDER BY p.hands DESC, p.player
+"""
+"""The key rates from three per-player CTEs (points, boards, scoops), however they were read."""
 
 
-def player_kpis(db: Database, filters: Filters) -> pl.DataFrame:
+def player_kpis(db: Database, filters: Filters, route: Route = Route.AUTO) -> pl.DataFrame:
     """One row per player (the heroes, or everyone): sample size and the key rates.
 
     Columns: hands, points, points_per_hand, points_se (standard error of the mean), fouls,
     foul_rate, royalties, royalties_per_hand, matchups, scoops, scooped, scoop_rate,
     fl_hands (dealt Fantasyland), fl_entries, entry_chances (hands not in Fantasyland),
-    fl_entry_rate, fl_stays, fl_stay_rate, fl_points, disagreements.
+    fl_entry_rate, fl_stays, fl_stay_rate, fl_points, disagreements. From the aggregates
+    unless tables, sessions or opponents are filtered.
     """
+    with reading(db) as connection:
+        if use_aggregates(connection, route, grain_serves(filters)):
+            conditions, params = totals_conditions(filters)
+            sql = f"""
+                WITH rows AS (SELECT * FROM board_totals t WHERE TRUE{conditions}),
+                points AS (
+                    SELECT player, sum(boards)::BIGINT AS hands, sum(points)::BIGINT AS points,
+                           sum(points_sq)::DOUBLE AS points_squares,
+                           sum(disagreements)::BIGINT AS disagreements,
+                           coalesce(sum(boards) FILTER (WHERE fantasyland), 0)::BIGINT
+                               AS fl_hands,
+                           coalesce(sum(points) FILTER (WHERE fantasyland), 0)::BIGINT
+                               AS fl_points
+                    FROM rows GROUP BY player
+                ), boards AS (
+                    SELECT player, coalesce(sum(boards) FILTER (WHERE foul), 0)::BIGINT AS fouls,
+                           sum(royalty_top + royalty_middle + royalty_bottom)::BIGINT
+                               AS royalties,
+                           sum(fantasyland_next)::BIGINT AS fl_next,
+                           coalesce(sum(fantasyland_next) FILTER (WHERE fantasyland), 0)::BIGINT
+                               AS fl_stays
+                    FROM rows GROUP BY player
+                ), scoops AS (
+                    SELECT player, sum(matchups)::BIGINT AS matchups,
+                           sum(scoops)::BIGINT AS scoops, sum(scooped)::BIGINT AS scooped
+                    FROM rows GROUP BY player
+                )
+                {_KPI_SELECT}
+            """
+            return connection.sql(sql, params=params).pl()
+        return _player_kpis_full(connection, filters)
+
+
+def _player_kpis_full(db: Database, filters: Filters) -> pl.DataFrame:
     scope = hand_scope(filters, include_players=False)
     r_players, r_params = player_conditions(filters, "r")
     e_players, e_params = player_conditions(filters, "e")
@@ -62,31 +128,7 @@ def player_kpis(db: Database, filters: Filters) -> pl.DataFrame:
                    count(*) FILTER (WHERE scoop < 0) AS scooped
             FROM matchups m WHERE {scope.keeps('m')}{m_players} GROUP BY player
         )
-        SELECT p.player, p.hands, p.points,
-               p.points / p.hands AS points_per_hand,
-               coalesce(sqrt(greatest(0, (p.points_squares - p.points::DOUBLE * p.points / p.hands)
-                                      / nullif(p.hands - 1, 0)) / p.hands), 0) AS points_se,
-               coalesce(b.fouls, 0) AS fouls,
-               coalesce(b.fouls, 0) / p.hands AS foul_rate,
-               coalesce(b.royalties, 0) AS royalties,
-               coalesce(b.royalties, 0) / p.hands AS royalties_per_hand,
-               coalesce(sc.matchups, 0) AS matchups,
-               coalesce(sc.scoops, 0) AS scoops,
-               coalesce(sc.scooped, 0) AS scooped,
-               coalesce(sc.scoops / nullif(sc.matchups, 0), 0) AS scoop_rate,
-               p.fl_hands,
-               coalesce(b.fl_next, 0) - coalesce(b.fl_stays, 0) AS fl_entries,
-               p.hands - p.fl_hands AS entry_chances,
-               coalesce((coalesce(b.fl_next, 0) - coalesce(b.fl_stays, 0))
-                        / nullif(p.hands - p.fl_hands, 0), 0) AS fl_entry_rate,
-               coalesce(b.fl_stays, 0) AS fl_stays,
-               coalesce(b.fl_stays / nullif(p.fl_hands, 0), 0) AS fl_stay_rate,
-               p.fl_points,
-               p.disagreements
-        FROM points p
-        LEFT JOIN boards b USING (player)
-        LEFT JOIN scoops sc USING (player)
-        ORDER BY p.hands DESC, p.player
+        {_KPI_SELECT}
     """
     return run_scoped(db, scope, sql, [*s_params, *r_params, *e_params, *m_params])
 
@@ -222,39 +264,65 @@ def fantasyland_funnel(db: Database, filters: Filters) -> pl.DataFrame:
     )
 
 
-def points_by_variant(db: Database, filters: Filters) -> pl.DataFrame:
+def points_by_variant(db: Database, filters: Filters, route: Route = Route.AUTO) -> pl.DataFrame:
     """Per variant: hands, points, points per hand and its standard error."""
-    scope = hand_scope(filters, include_players=False)
-    players, params = player_conditions(filters, "r")
-    sql = f"""
-        SELECT h.variant, count(*) AS hands, sum(r.points)::BIGINT AS points,
-               avg(r.points) AS points_per_hand,
-               {standard_error_sql('r.points')} AS points_se
-        FROM results r JOIN hands h USING (hand_key)
-        WHERE {scope.keeps('r')}{players} GROUP BY h.variant ORDER BY hands DESC, h.variant
-    """
-    return run_scoped(db, scope, sql, params)
+    with reading(db) as connection:
+        if use_aggregates(connection, route, grain_serves(filters)):
+            conditions, params = totals_conditions(filters)
+            sql = f"""
+                SELECT variant, sum(boards)::BIGINT AS hands, sum(points)::BIGINT AS points,
+                       sum(points)::DOUBLE / sum(boards) AS points_per_hand,
+                       {standard_error_from_sums('sum(points)', 'sum(points_sq)',
+                                                 'sum(boards)')} AS points_se
+                FROM board_totals t WHERE TRUE{conditions}
+                GROUP BY variant ORDER BY hands DESC, variant
+            """
+            return connection.sql(sql, params=params).pl()
+        scope = hand_scope(filters, include_players=False)
+        players, params = player_conditions(filters, "r")
+        sql = f"""
+            SELECT h.variant, count(*) AS hands, sum(r.points)::BIGINT AS points,
+                   sum(r.points)::DOUBLE / count(*) AS points_per_hand,
+                   {standard_error_sql('r.points')} AS points_se
+            FROM results r JOIN hands h USING (hand_key)
+            WHERE {scope.keeps('r')}{players} GROUP BY h.variant ORDER BY hands DESC, h.variant
+        """
+        return run_scoped(connection, scope, sql, params)
 
 
-def points_by_position(db: Database, filters: Filters) -> pl.DataFrame:
+def points_by_position(db: Database, filters: Filters, route: Route = Route.AUTO) -> pl.DataFrame:
     """Per table size and position relative to the button: hands, points per hand (± SE).
 
     ``position`` 0 acts first (left of the button); the button acts last. ``seat_label`` names it.
     """
-    scope = hand_scope(filters, include_players=False)
-    players, params = player_conditions(filters, "r")
-    sql = f"""
-        SELECT h.player_count, s.position, bool_or(s.is_button) AS is_button,
-               count(*) AS hands, sum(r.points)::BIGINT AS points,
-               avg(r.points) AS points_per_hand,
-               {standard_error_sql('r.points')} AS points_se
-        FROM results r
-        JOIN seats s USING (hand_key, player)
-        JOIN hands h USING (hand_key)
-        WHERE {scope.keeps('r')}{players}
-        GROUP BY h.player_count, s.position ORDER BY h.player_count, s.position
-    """
-    frame = run_scoped(db, scope, sql, params)
+    with reading(db) as connection:
+        if use_aggregates(connection, route, grain_serves(filters)):
+            conditions, params = totals_conditions(filters)
+            sql = f"""
+                SELECT player_count, position, sum(buttons) > 0 AS is_button,
+                       sum(boards)::BIGINT AS hands, sum(points)::BIGINT AS points,
+                       sum(points)::DOUBLE / sum(boards) AS points_per_hand,
+                       {standard_error_from_sums('sum(points)', 'sum(points_sq)',
+                                                 'sum(boards)')} AS points_se
+                FROM board_totals t WHERE TRUE{conditions}
+                GROUP BY player_count, position ORDER BY player_count, position
+            """
+            frame = connection.sql(sql, params=params).pl()
+        else:
+            scope = hand_scope(filters, include_players=False)
+            players, params = player_conditions(filters, "r")
+            sql = f"""
+                SELECT h.player_count, s.position, bool_or(s.is_button) AS is_button,
+                       count(*) AS hands, sum(r.points)::BIGINT AS points,
+                       sum(r.points)::DOUBLE / count(*) AS points_per_hand,
+                       {standard_error_sql('r.points')} AS points_se
+                FROM results r
+                JOIN seats s USING (hand_key, player)
+                JOIN hands h USING (hand_key)
+                WHERE {scope.keeps('r')}{players}
+                GROUP BY h.player_count, s.position ORDER BY h.player_count, s.position
+            """
+            frame = run_scoped(connection, scope, sql, params)
     labels = [
         position_label(int(count), int(position), bool(button))
         for count, position, button in frame.select("player_count", "position", "is_button").rows()

@@ -4,21 +4,34 @@ The report compares one player (several screen names merged) with everyone else,
 questions return per-player totals for every player in scope (dates and variants only; the
 heroes are picked out in :mod:`pipeline.report`). Totals are integer sums (and sums of squares
 for standard errors): exact, so the same database always gives the same report.
+
+The field's totals come from the aggregates the writers keep (``board_totals``, ``pair_totals``;
+:mod:`pipeline.read.totals` decides, ``route`` forces a way) unless a table filter is set; the
+player's own hands are read from that player's rows. Both ways give the same frames.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import duckdb
 import polars as pl
 
+from pipeline.ingest.aggregates import FANTASYLAND_CARD_RANKS, fantasyland_top_value
 from pipeline.read.scope import (
     Filters,
     day_bounds,
     in_list,
     placeholders,
 )
-from pipeline.read.source import Database, frame
+from pipeline.read.source import Database, frame, reading
+from pipeline.read.totals import (
+    AggregatesUnavailable,
+    Route,
+    grain_serves,
+    totals_conditions,
+    use_aggregates,
+)
 
 
 def _report_conditions(filters: Filters) -> tuple[str, list[Any]]:
@@ -43,21 +56,12 @@ def _report_conditions(filters: Filters) -> tuple[str, list[Any]]:
     return " AND ".join(conditions), params
 
 
-FANTASYLAND_CARD_RANKS = ("Q", "K", "A")
-
-
-"""A card of these ranks on the top row with the first five cards counts as chasing Fantasyland."""
-
-
-def fantasyland_top_value() -> int:
-    """The weakest top row that earns Fantasyland under the standard rule (QQ2), as a row value.
-
-    ``evaluations.top_value`` at or above it means a pair of queens or better, or trips.
-    """
-    from pipeline.rules.cards import parse_cards
-    from pipeline.rules.values import evaluate_row
-
-    return evaluate_row(parse_cards("Qc Qd 2h"))
+__all__ = [
+    "BOARD_STATES", "FANTASYLAND_CARD_RANKS", "fantasyland_top_value", "report_hand_grades",
+    "report_matchup_totals", "report_pair_totals", "report_player_hands",
+    "report_player_totals", "report_progress_hands", "report_session_cells",
+    "report_state_totals",
+]
 
 
 def _report_seats_cte(filters: Filters) -> tuple[str, list[Any]]:
@@ -77,14 +81,15 @@ def _report_seats_cte(filters: Filters) -> tuple[str, list[Any]]:
         players = f" AND {{alias}}.player IN ({placeholders(filters.players)})"
         player_params = list(filters.players)
     ranks = " OR ".join("prefix(p.card, ?)" for _ in FANTASYLAND_CARD_RANKS)
+    early = f"""
+            SELECT DISTINCT p.hand_key, p.player FROM placements p
+            {"SEMI JOIN report_hands k ON k.hand_key = p.hand_key" if scoped else ""}
+            WHERE p.street = 1 AND p.row_name = 'top' AND ({ranks}){players.format(alias="p")}"""
     cte = f"""
         report_hands AS MATERIALIZED (
             SELECT h.hand_key, h.variant, h.player_count, h.has_streets, h.rules
             FROM hands h WHERE {where}
-        ), report_early AS (
-            SELECT DISTINCT p.hand_key, p.player FROM placements p
-            {"SEMI JOIN report_hands k ON k.hand_key = p.hand_key" if scoped else ""}
-            WHERE p.street = 1 AND p.row_name = 'top' AND ({ranks}){players.format(alias="p")}
+        ), report_early AS ({early}
         ), report_seats AS (
             SELECT s.hand_key, s.player, k.variant, k.player_count, k.rules, k.has_streets,
                    s.position,
@@ -102,11 +107,23 @@ def _report_seats_cte(filters: Filters) -> tuple[str, list[Any]]:
                  *player_params]
 
 
-def report_player_totals(db: Database, filters: Filters) -> pl.DataFrame:
+PLAYER_TOTALS_COLUMNS = (
+    "player", "variant", "player_count", "position", "rules", "is_button", "hands", "points",
+    "points_sq", "fouls", "foul_points", "normal_hands", "normal_fouls", "chasing_hands",
+    "chasing_fouls", "normal_points", "normal_with_streets", "fl_hands", "fl_entries",
+    "fl_stays", "fl_points", "fl_points_sq", "royalty_top", "royalty_top_sq", "royalty_middle",
+    "royalty_middle_sq", "royalty_bottom", "royalty_bottom_sq", "opponents",
+)
+"""The columns of :func:`report_player_totals`, in order."""
+
+
+def report_player_totals(db: Database, filters: Filters,
+                         route: Route = Route.AUTO) -> pl.DataFrame:
     """Per player, variant, table size, position and rules, every total the coaching report compares.
 
     Integer sums, so that adding rows up (per variant, per player) stays exact; one pass over
-    the boards serves the player, the reference group and the seats. Columns: player, variant,
+    the boards (or the aggregates) serves the player, the reference group and the seats.
+    Columns: player, variant,
     player_count, position (0 acts first), rules (the rules the hands were played under: a
     game's stake and house rules), is_button, hands, points, points_sq, fouls,
     foul_points (points won in fouled hands), normal_hands (outside Fantasyland), normal_fouls,
@@ -115,6 +132,15 @@ def report_player_totals(db: Database, filters: Filters) -> pl.DataFrame:
     royalty_middle_sq, royalty_bottom, royalty_bottom_sq, opponents (sum over hands of the other
     players at the table).
     """
+    with reading(db) as connection:
+        if use_aggregates(connection, route, grain_serves(filters, sessions=True,
+                                                          opponents=True)):
+            return _player_totals_from_aggregates(connection, filters)
+        return _player_totals_full(connection, filters)
+
+
+def _player_totals_full(connection: duckdb.DuckDBPyConnection,
+                        filters: Filters) -> pl.DataFrame:
     cte, params = _report_seats_cte(filters)
     sql = f"""
         WITH {cte}
@@ -144,11 +170,49 @@ def report_player_totals(db: Database, filters: Filters) -> pl.DataFrame:
         FROM report_seats GROUP BY player, variant, player_count, position, rules
         ORDER BY player, variant, player_count, position, rules
     """
-    return frame(db, sql, params)
+    return connection.sql(sql, params=params).pl()
 
 
-def report_matchup_totals(db: Database, filters: Filters,
-                          leave_out: tuple[str, ...] = ()) -> pl.DataFrame:
+def _player_totals_from_aggregates(connection: duckdb.DuckDBPyConnection,
+                                   filters: Filters) -> pl.DataFrame:
+    conditions, params = totals_conditions(filters)
+
+    def total(column: str, condition: str = "") -> str:
+        only = f" FILTER (WHERE {condition})" if condition else ""
+        return f"coalesce(sum({column}){only}, 0)::BIGINT"
+
+    sql = f"""
+        SELECT player, variant, player_count, position, rules, sum(buttons) > 0 AS is_button,
+            {total('boards')} AS hands, {total('points')} AS points,
+            {total('points_sq')} AS points_sq,
+            {total('boards', 'foul')} AS fouls,
+            {total('points', 'foul')} AS foul_points,
+            {total('boards', 'NOT fantasyland')} AS normal_hands,
+            {total('boards', 'NOT fantasyland AND foul')} AS normal_fouls,
+            {total('chasing')} AS chasing_hands,
+            {total('chasing', 'foul')} AS chasing_fouls,
+            {total('points', 'NOT fantasyland')} AS normal_points,
+            {total('with_streets', 'NOT fantasyland')} AS normal_with_streets,
+            {total('boards', 'fantasyland')} AS fl_hands,
+            {total('fantasyland_next', 'NOT fantasyland')} AS fl_entries,
+            {total('fantasyland_next', 'fantasyland')} AS fl_stays,
+            {total('points', 'fantasyland')} AS fl_points,
+            {total('points_sq', 'fantasyland')} AS fl_points_sq,
+            {total('royalty_top')} AS royalty_top, {total('royalty_top_sq')} AS royalty_top_sq,
+            {total('royalty_middle')} AS royalty_middle,
+            {total('royalty_middle_sq')} AS royalty_middle_sq,
+            {total('royalty_bottom')} AS royalty_bottom,
+            {total('royalty_bottom_sq')} AS royalty_bottom_sq,
+            {total('boards * (player_count - 1)')} AS opponents
+        FROM board_totals t WHERE TRUE{conditions}
+        GROUP BY player, variant, player_count, position, rules
+        ORDER BY player, variant, player_count, position, rules
+    """
+    return connection.sql(sql, params=params).pl()
+
+
+def report_matchup_totals(db: Database, filters: Filters, leave_out: tuple[str, ...] = (),
+                          route: Route = Route.AUTO) -> pl.DataFrame:
     """Per player, variant and rules, their pairings with opponents: counts and settled points by
     scoop.
 
@@ -157,77 +221,143 @@ def report_matchup_totals(db: Database, filters: Filters,
     rules, matchups, scoops (player scooped the opponent, fouls included), scooped,
     scoop_points, scooped_points, neither_points (settled points in each kind).
     """
-    where, params = _report_conditions(filters)
-    left_out, left_params = in_list("m.opponent", leave_out, negate=True)
-    players, player_params = in_list("m.player", filters.players)
-    sql = f"""
-        SELECT m.player, h.variant, h.rules, count(*) AS matchups,
-            count(*) FILTER (WHERE m.scoop > 0) AS scoops,
-            count(*) FILTER (WHERE m.scoop < 0) AS scooped,
-            coalesce(sum(m.settled) FILTER (WHERE m.scoop > 0), 0)::BIGINT AS scoop_points,
-            coalesce(sum(m.settled) FILTER (WHERE m.scoop < 0), 0)::BIGINT AS scooped_points,
-            coalesce(sum(m.settled) FILTER (WHERE m.scoop = 0), 0)::BIGINT AS neither_points
-        FROM matchups m JOIN hands h ON h.hand_key = m.hand_key
-        WHERE {where}{left_out}{players}
-        GROUP BY m.player, h.variant, h.rules ORDER BY m.player, h.variant, h.rules
-    """
-    return frame(db, sql, [*params, *left_params, *player_params])
+    with reading(db) as connection:
+        if use_aggregates(connection, route, grain_serves(filters, sessions=True,
+                                                          opponents=True)):
+            conditions, params = totals_conditions(filters)
+            left_out, left_params = in_list("t.opponent", leave_out, negate=True)
+            sql = f"""
+                SELECT player, variant, rules, sum(hands)::BIGINT AS matchups,
+                    sum(scoops)::BIGINT AS scoops, sum(scooped)::BIGINT AS scooped,
+                    sum(scoop_points)::BIGINT AS scoop_points,
+                    sum(scooped_points)::BIGINT AS scooped_points,
+                    sum(neither_points)::BIGINT AS neither_points
+                FROM pair_totals t WHERE TRUE{conditions}{left_out}
+                GROUP BY player, variant, rules ORDER BY player, variant, rules
+            """
+            return connection.sql(sql, params=[*params, *left_params]).pl()
+        where, params = _report_conditions(filters)
+        left_out, left_params = in_list("m.opponent", leave_out, negate=True)
+        players, player_params = in_list("m.player", filters.players)
+        sql = f"""
+            SELECT m.player, h.variant, h.rules, count(*) AS matchups,
+                count(*) FILTER (WHERE m.scoop > 0) AS scoops,
+                count(*) FILTER (WHERE m.scoop < 0) AS scooped,
+                coalesce(sum(m.settled) FILTER (WHERE m.scoop > 0), 0)::BIGINT AS scoop_points,
+                coalesce(sum(m.settled) FILTER (WHERE m.scoop < 0), 0)::BIGINT AS scooped_points,
+                coalesce(sum(m.settled) FILTER (WHERE m.scoop = 0), 0)::BIGINT AS neither_points
+            FROM matchups m JOIN hands h ON h.hand_key = m.hand_key
+            WHERE {where}{left_out}{players}
+            GROUP BY m.player, h.variant, h.rules ORDER BY m.player, h.variant, h.rules
+        """
+        return connection.sql(sql, params=[*params, *left_params, *player_params]).pl()
 
 
-def report_pair_totals(db: Database, filters: Filters) -> pl.DataFrame:
+def report_pair_totals(db: Database, filters: Filters,
+                       route: Route = Route.AUTO) -> pl.DataFrame:
     """Per ordered pair (player, opponent) and rules: hands together and the player's settled
     points.
 
     Columns: player, opponent, rules, hands, points, points_sq, scoops, scooped.
     """
-    where, params = _report_conditions(filters)
-    sql = f"""
-        SELECT m.player, m.opponent, h.rules, count(*) AS hands,
-            sum(m.settled)::BIGINT AS points,
-            sum(m.settled * m.settled)::BIGINT AS points_sq,
-            count(*) FILTER (WHERE m.scoop > 0) AS scoops,
-            count(*) FILTER (WHERE m.scoop < 0) AS scooped
-        FROM matchups m JOIN hands h ON h.hand_key = m.hand_key
-        WHERE {where}
-        GROUP BY m.player, m.opponent, h.rules ORDER BY m.player, m.opponent, h.rules
-    """
-    return frame(db, sql, params)
+    with reading(db) as connection:
+        if use_aggregates(connection, route, grain_serves(filters, sessions=True,
+                                                          opponents=True)):
+            conditions, params = totals_conditions(filters, players=False)
+            sql = f"""
+                SELECT player, opponent, rules, sum(hands)::BIGINT AS hands,
+                    sum(points)::BIGINT AS points, sum(points_sq)::BIGINT AS points_sq,
+                    sum(scoops)::BIGINT AS scoops, sum(scooped)::BIGINT AS scooped
+                FROM pair_totals t WHERE TRUE{conditions}
+                GROUP BY player, opponent, rules ORDER BY player, opponent, rules
+            """
+            return connection.sql(sql, params=params).pl()
+        where, params = _report_conditions(filters)
+        sql = f"""
+            SELECT m.player, m.opponent, h.rules, count(*) AS hands,
+                sum(m.settled)::BIGINT AS points,
+                sum(m.settled * m.settled)::BIGINT AS points_sq,
+                count(*) FILTER (WHERE m.scoop > 0) AS scoops,
+                count(*) FILTER (WHERE m.scoop < 0) AS scooped
+            FROM matchups m JOIN hands h ON h.hand_key = m.hand_key
+            WHERE {where}
+            GROUP BY m.player, m.opponent, h.rules ORDER BY m.player, m.opponent, h.rules
+        """
+        return connection.sql(sql, params=params).pl()
 
 
-def report_player_hands(db: Database, filters: Filters) -> pl.DataFrame:
+def report_player_hands(db: Database, filters: Filters,
+                        route: Route = Route.AUTO) -> pl.DataFrame:
     """Every hand of the heroes (``filters.players``, required) in scope, in play order.
 
-    Columns: hand_key, site, hand_id, table_name, started_at, variant, player_count, player,
+    A read of the heroes' rows only: each table is filtered on the heroes' names before it is
+    joined. The chasing flag's early cards come from ``fantasyland_draws`` when the writers
+    keep it, else from the heroes' placed cards. Columns: hand_key, site, hand_id, table_name,
+    started_at, variant, player_count, player,
     position, is_button, fantasyland, session_id, has_streets, foul, top_class, middle_class,
     bottom_class, royalty_top, royalty_middle, royalty_bottom, royalties, fantasyland_next,
     fantasyland_cards, points, chasing.
     """
     if not filters.players:
         raise ValueError("report_player_hands needs the heroes in filters.players")
-    cte, params = _report_seats_cte(filters)
-    sql = f"""
-        WITH {cte}
-        SELECT h.hand_key, h.site, h.hand_id, h.table_name, h.started_at, h.variant,
-            h.player_count, x.player, x.position, x.is_button, x.fantasyland, s.session_id,
-            h.has_streets, x.foul, e.top_class, e.middle_class, e.bottom_class,
-            e.royalty_top, e.royalty_middle, e.royalty_bottom, e.royalties,
-            e.fantasyland_next, e.fantasyland_cards, x.points, x.chasing
-        FROM report_seats x
-        JOIN hands h ON h.hand_key = x.hand_key
-        JOIN seats s ON s.hand_key = x.hand_key AND s.player = x.player
-        JOIN evaluations e ON e.hand_key = x.hand_key AND e.player = x.player
-        ORDER BY h.started_at NULLS FIRST, h.hand_key, x.player
-    """
-    return frame(db, sql, params)
+    with reading(db) as connection:
+        draws = use_aggregates(connection, route, True)
+        where, params = _report_conditions(filters)
+        heroes = placeholders(filters.players)
+        names = list(filters.players)
+        if draws:
+            early = f"SELECT hand_key, player FROM fantasyland_draws WHERE player IN ({heroes})"
+            early_params = names
+        else:
+            ranks = " OR ".join("prefix(card, ?)" for _ in FANTASYLAND_CARD_RANKS)
+            early = (f"SELECT DISTINCT hand_key, player FROM placements WHERE street = 1 "
+                     f"AND row_name = 'top' AND ({ranks}) AND player IN ({heroes})")
+            early_params = [*FANTASYLAND_CARD_RANKS, *names]
+        sql = f"""
+            WITH mine AS MATERIALIZED (
+                SELECT hand_key, player, position, is_button, fantasyland, session_id
+                FROM seats WHERE player IN ({heroes})
+            ), early AS ({early})
+            SELECT h.hand_key, h.site, h.hand_id, h.table_name, h.started_at, h.variant,
+                h.player_count, x.player, x.position, x.is_button, x.fantasyland, x.session_id,
+                h.has_streets, e.foul, e.top_class, e.middle_class, e.bottom_class,
+                e.royalty_top, e.royalty_middle, e.royalty_bottom, e.royalties,
+                e.fantasyland_next, e.fantasyland_cards, r.points::BIGINT AS points,
+                NOT x.fantasyland AND (e.top_value >= ? OR d.player IS NOT NULL) AS chasing
+            FROM mine x
+            JOIN hands h ON h.hand_key = x.hand_key
+            JOIN evaluations e ON e.hand_key = x.hand_key AND e.player = x.player
+            JOIN results r ON r.hand_key = x.hand_key AND r.player = x.player
+            LEFT JOIN early d ON d.hand_key = x.hand_key AND d.player = x.player
+            WHERE {where} AND e.player IN ({heroes}) AND r.player IN ({heroes})
+            ORDER BY h.started_at NULLS FIRST, h.hand_key, x.player
+        """
+        return connection.sql(sql, params=[*names, *early_params, fantasyland_top_value(),
+                                           *params, *names, *names]).pl()
 
 
 BOARD_STATES = ("fantasyland", "foul", "standing")
 """A board's state in the balance sheet: played in Fantasyland; fouled outside it; standing
 (a legal board outside Fantasyland)."""
 
+_STATE_SQL = ("CASE WHEN {alias}fantasyland THEN 'fantasyland' WHEN {alias}foul THEN 'foul' "
+              "ELSE 'standing' END")
 
-def report_state_totals(db: Database, filters: Filters,
-                        leave_out: tuple[str, ...] = ()) -> pl.DataFrame:
+STATE_KEYS = ("player", "variant", "player_count", "position", "rules", "state")
+"""The grain of :func:`report_state_totals`."""
+
+STATE_COLUMNS: dict[str, type[pl.DataType]] = {
+    "player": pl.String, "variant": pl.String, "player_count": pl.Int8, "position": pl.Int8,
+    "rules": pl.String, "state": pl.String, "boards": pl.Int64, "value": pl.Float64,
+    "value_sq": pl.Float64, "royalty": pl.Float64, "royalty_sq": pl.Float64,
+    "value_royalty": pl.Float64, "fantasyland_next": pl.Int64, "pairings": pl.Int64,
+    "settled": pl.Int64,
+}
+"""The columns of :func:`report_state_totals`, with their types."""
+
+
+def report_state_totals(db: Database, filters: Filters, leave_out: tuple[str, ...] = (),
+                        route: Route = Route.AUTO) -> pl.DataFrame:
     """Per player, variant, table size, position, rules and board state: each board's result
     against the opponents who count, as a whole-table figure.
 
@@ -241,7 +371,39 @@ def report_state_totals(db: Database, filters: Filters,
     boards, value, value_sq, royalty, royalty_sq, value_royalty (sums over boards of v, v², u,
     u², u·v), fantasyland_next (boards that earn or keep Fantasyland), pairings (opponents
     counted, summed), settled (their settled points, summed).
+
+    The sums are exact: boards are summed as integers per number of opponents counted, then
+    scaled (:func:`_scaled_states`). From the aggregates, the boards that share a hand with a
+    player left out are taken out and counted again without those pairings (a read of the
+    hands of the players left out, not of every board).
     """
+    with reading(db) as connection:
+        if use_aggregates(connection, route, grain_serves(filters, sessions=True,
+                                                          opponents=True)):
+            sums = _state_sums_from_aggregates(connection, filters, leave_out)
+            if sums is not None:
+                return _scaled_states(sums)
+            if route is Route.AGGREGATES:
+                raise AggregatesUnavailable("some boards have fewer pairings than opponents")
+        return _scaled_states(_state_sums_full(connection, filters, leave_out))
+
+
+_STATE_SUMS = """
+    SELECT player, variant, player_count, position, rules, state, pairings,
+           count(*) AS boards, sum(settled)::BIGINT AS settled,
+           sum(settled * settled)::BIGINT AS settled_sq,
+           sum(royalty_points)::BIGINT AS royalty,
+           sum(royalty_points * royalty_points)::BIGINT AS royalty_sq,
+           sum(royalty_points * settled)::BIGINT AS royalty_settled,
+           count(*) FILTER (WHERE fantasyland_next) AS fantasyland_next
+    FROM {boards} GROUP BY ALL
+"""
+"""Integer sums of boards per state and number of opponents counted (``pairings``)."""
+
+
+def _state_sums_full(connection: duckdb.DuckDBPyConnection, filters: Filters,
+                     leave_out: tuple[str, ...]) -> pl.DataFrame:
+    """State sums (:data:`_STATE_SUMS`) by a pass over every pairing in scope."""
     where, params = _report_conditions(filters)
     left_out, left_params = in_list("m.opponent", leave_out, negate=True)
     players, player_params = in_list("m.player", filters.players)
@@ -258,27 +420,177 @@ def report_state_totals(db: Database, filters: Filters,
             GROUP BY m.hand_key, m.player
         ), boards AS (
             SELECT s.player, k.variant, k.player_count, s.position, k.rules,
-                   CASE WHEN s.fantasyland THEN 'fantasyland' WHEN e.foul THEN 'foul'
-                        ELSE 'standing' END AS state,
-                   e.fantasyland_next, c.pairings, c.settled,
-                   (k.player_count - 1) * c.settled::DOUBLE / c.pairings AS v,
-                   (k.player_count - 1) * c.royalty_points::DOUBLE / c.pairings AS u
+                   {_STATE_SQL.format(alias='')} AS state,
+                   e.fantasyland_next, c.pairings, c.settled, c.royalty_points
             FROM counted c
             JOIN report_hands k ON k.hand_key = c.hand_key
             JOIN seats s ON s.hand_key = c.hand_key AND s.player = c.player
             JOIN evaluations e ON e.hand_key = c.hand_key AND e.player = c.player
             WHERE TRUE{seat_players}
         )
-        SELECT player, variant, player_count, position, rules, state, count(*) AS boards,
-               sum(v) AS value, sum(v * v) AS value_sq, sum(u) AS royalty,
-               sum(u * u) AS royalty_sq, sum(u * v) AS value_royalty,
-               count(*) FILTER (WHERE fantasyland_next) AS fantasyland_next,
-               sum(pairings)::BIGINT AS pairings, sum(settled)::BIGINT AS settled
-        FROM boards
-        GROUP BY player, variant, player_count, position, rules, state
-        ORDER BY player, variant, player_count, position, rules, state
+        {_STATE_SUMS.format(boards='boards')}
     """
-    return frame(db, sql, [*params, *left_params, *player_params, *seat_params])
+    return connection.sql(sql, params=[*params, *left_params, *player_params,
+                                       *seat_params]).pl()
+
+
+def _state_sums_from_aggregates(connection: duckdb.DuckDBPyConnection, filters: Filters,
+                                leave_out: tuple[str, ...]) -> pl.DataFrame | None:
+    """State sums from the aggregates: every board with all its opponents counted
+    (``board_totals``); for each player left out, the boards that met them taken out and
+    counted again without that pairing (``pair_totals`` keeps the products this needs); and
+    for a board that met two or more players left out, the difference made good from that
+    hand's pairings (a read of those hands only). None when some board in scope lacks a
+    pairing with one of its opponents (then only the full pass is exact)."""
+    conditions, params = totals_conditions(filters)
+    complete = connection.sql(
+        f"SELECT coalesce(bool_and(paired_boards = boards "
+        f"AND matchups = boards * (player_count - 1)), TRUE) FROM board_totals t "
+        f"WHERE TRUE{conditions}", params=params).fetchall()[0][0]
+    if not complete:
+        return None
+    keys = "player, variant, player_count, position, rules"
+    state = _STATE_SQL.format(alias="")
+    parts = [f"""
+        SELECT {keys}, {state} AS state, player_count - 1 AS pairings,
+               sum(paired_boards) AS boards, sum(settled) AS settled,
+               sum(settled_sq) AS settled_sq, sum(royalty_points) AS royalty,
+               sum(royalty_points_sq) AS royalty_sq, sum(royalty_settled) AS royalty_settled,
+               sum(fantasyland_next) AS fantasyland_next
+        FROM board_totals t WHERE TRUE{conditions} GROUP BY ALL"""]
+    part_params: list[Any] = list(params)
+    if leave_out:
+        out = placeholders(leave_out)
+        met = f"""
+            SELECT {keys}, {state} AS state, sum(hands) AS n, sum(points) AS s,
+                   sum(points_sq) AS ss, sum(royalty) AS u, sum(royalty_sq) AS uu,
+                   sum(royalty_points) AS us, sum(board_points) AS big_s,
+                   sum(board_points_sq) AS big_ss, sum(board_royalty) AS big_u,
+                   sum(board_royalty_sq) AS big_uu, sum(board_royalty_points) AS big_us,
+                   sum(cross_points) AS cross_s, sum(cross_royalty) AS cross_u,
+                   sum(cross_royalty_points) AS cross_us, sum(cross_points_royalty) AS cross_su,
+                   sum(fantasyland_next) AS fl
+            FROM pair_totals t WHERE TRUE{conditions} AND t.opponent IN ({out}) GROUP BY ALL"""
+        parts.append(f"""
+            SELECT {keys}, state, player_count - 1 AS pairings, -n AS boards,
+                   -big_s AS settled, -big_ss AS settled_sq, -big_u AS royalty,
+                   -big_uu AS royalty_sq, -big_us AS royalty_settled, -fl AS fantasyland_next
+            FROM ({met})""")
+        parts.append(f"""
+            SELECT {keys}, state, player_count - 2 AS pairings, n AS boards,
+                   big_s - s AS settled, big_ss - 2 * cross_s + ss AS settled_sq,
+                   big_u - u AS royalty, big_uu - 2 * cross_u + uu AS royalty_sq,
+                   big_us - cross_us - cross_su + us AS royalty_settled, fl AS fantasyland_next
+            FROM ({met}) WHERE player_count > 2""")
+        part_params += [*params, *leave_out, *params, *leave_out]
+        if len(leave_out) > 1:
+            fix, fix_params = _met_twice_sql(filters, leave_out)
+            parts.append(fix)
+            part_params += fix_params
+    union = " UNION ALL ".join(f"SELECT * FROM ({part})" for part in parts)
+    sums = ", ".join(f"sum({column})::BIGINT AS {column}" for column in (
+        "boards", "settled", "settled_sq", "royalty", "royalty_sq", "royalty_settled",
+        "fantasyland_next"))
+    sql = f"""
+        SELECT player, variant, player_count, position, rules, state,
+               pairings::BIGINT AS pairings, {sums}
+        FROM ({union}) GROUP BY ALL HAVING sum(boards) <> 0
+        ORDER BY player, variant, player_count, position, rules, state, pairings
+    """
+    return connection.sql(sql, params=part_params).pl()
+
+
+def _met_twice_sql(filters: Filters, leave_out: tuple[str, ...]) -> tuple[str, list[Any]]:
+    """For boards that met two or more players left out, what the per-opponent correction
+    got wrong: it took the board out once per such opponent and counted it again without
+    each one alone; the right count leaves them all out together. Read from those hands'
+    pairings only."""
+    where, hand_params = _report_conditions(filters)
+    out = placeholders(leave_out)
+    players, player_params = in_list("m.player", filters.players)
+    seat_players, seat_params = in_list("s.player", filters.players)
+    keys = "f.player, f.variant, f.player_count, f.position, f.rules, f.state"
+    sql = f"""
+        WITH met_hands AS MATERIALIZED (
+            SELECT h.hand_key, h.variant, h.player_count, h.rules FROM hands h
+            WHERE {where} AND h.hand_key IN (
+                SELECT hand_key FROM seats WHERE player IN ({out})
+                GROUP BY hand_key HAVING count(*) >= 2)
+        ), met_rows AS (
+            SELECT m.hand_key, m.player, m.settled::BIGINT AS settled,
+                   m.royalty_points::BIGINT AS royalty, m.opponent IN ({out}) AS left_out
+            FROM matchups m SEMI JOIN met_hands k ON k.hand_key = m.hand_key
+            WHERE TRUE{players}
+        ), met_boards AS (
+            SELECT hand_key, player, count(*) AS k0, sum(settled) AS big_s,
+                   sum(royalty) AS big_u, count(*) FILTER (WHERE left_out) AS met,
+                   sum(settled) FILTER (WHERE left_out) AS s_out,
+                   sum(royalty) FILTER (WHERE left_out) AS u_out
+            FROM met_rows GROUP BY hand_key, player
+            HAVING count(*) FILTER (WHERE left_out) >= 2
+        ), f AS (
+            SELECT b.*, s.position, k.variant, k.player_count, k.rules,
+                   {_STATE_SQL.format(alias='')} AS state, e.fantasyland_next
+            FROM met_boards b
+            JOIN met_hands k ON k.hand_key = b.hand_key
+            JOIN seats s ON s.hand_key = b.hand_key AND s.player = b.player
+            JOIN evaluations e ON e.hand_key = b.hand_key AND e.player = b.player
+            WHERE TRUE{seat_players}
+        )
+        SELECT {keys}, f.k0 AS pairings, sum(f.met - 1) AS boards,
+               sum((f.met - 1) * f.big_s) AS settled,
+               sum((f.met - 1) * f.big_s * f.big_s) AS settled_sq,
+               sum((f.met - 1) * f.big_u) AS royalty,
+               sum((f.met - 1) * f.big_u * f.big_u) AS royalty_sq,
+               sum((f.met - 1) * f.big_u * f.big_s) AS royalty_settled,
+               sum(CASE WHEN f.fantasyland_next THEN f.met - 1 ELSE 0 END) AS fantasyland_next
+        FROM f GROUP BY ALL
+        UNION ALL
+        SELECT {keys}, f.k0 - f.met, count(*), sum(f.big_s - f.s_out),
+               sum((f.big_s - f.s_out) * (f.big_s - f.s_out)), sum(f.big_u - f.u_out),
+               sum((f.big_u - f.u_out) * (f.big_u - f.u_out)),
+               sum((f.big_u - f.u_out) * (f.big_s - f.s_out)),
+               count(*) FILTER (WHERE f.fantasyland_next)
+        FROM f WHERE f.k0 > f.met GROUP BY ALL
+        UNION ALL
+        SELECT {keys}, f.k0 - 1, -count(*), -sum(f.big_s - r.settled),
+               -sum((f.big_s - r.settled) * (f.big_s - r.settled)), -sum(f.big_u - r.royalty),
+               -sum((f.big_u - r.royalty) * (f.big_u - r.royalty)),
+               -sum((f.big_u - r.royalty) * (f.big_s - r.settled)),
+               -count(*) FILTER (WHERE f.fantasyland_next)
+        FROM f JOIN met_rows r ON r.hand_key = f.hand_key AND r.player = f.player
+        WHERE r.left_out GROUP BY ALL
+    """
+    return sql, [*hand_params, *leave_out, *leave_out, *player_params, *seat_params]
+
+
+def _scaled_states(sums: pl.DataFrame) -> pl.DataFrame:
+    """:func:`report_state_totals` from integer state sums per number of opponents counted.
+
+    A board of a ``player_count`` table with ``k`` opponents counted weighs ``(player_count -
+    1) / k``: each sum is scaled per ``k`` (exact integers, one rounding) and the parts are added
+    in order of ``k``. The same sums always give the same figures, whichever way they were
+    read.
+    """
+    groups: dict[tuple[Any, ...], list[Any]] = {}
+    ordered = sums.sort([*STATE_KEYS, "pairings"])
+    for row in ordered.iter_rows(named=True):
+        key = tuple(row[column] for column in STATE_KEYS)
+        scale = row["player_count"] - 1
+        each = row["pairings"]
+        boards = int(row["boards"])
+        entry = groups.setdefault(key, [0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0])
+        entry[0] += boards
+        entry[1] += (scale * int(row["settled"])) / each
+        entry[2] += (scale * scale * int(row["settled_sq"])) / (each * each)
+        entry[3] += (scale * int(row["royalty"])) / each
+        entry[4] += (scale * scale * int(row["royalty_sq"])) / (each * each)
+        entry[5] += (scale * scale * int(row["royalty_settled"])) / (each * each)
+        entry[6] += int(row["fantasyland_next"])
+        entry[7] += each * boards
+        entry[8] += int(row["settled"])
+    rows = [(*key, *values) for key, values in groups.items()]
+    return pl.DataFrame(rows, schema=STATE_COLUMNS, orient="row")
 
 
 def report_hand_grades(db: Database, hand_keys: tuple[int, ...],
@@ -306,6 +618,79 @@ def report_hand_grades(db: Database, hand_keys: tuple[int, ...],
         ORDER BY hand_key, player, street
     """
     return frame(db, sql, [*hand_keys, *players]).cast(columns)  # type: ignore[arg-type]
+
+
+SESSION_CELL_COLUMNS: dict[str, type[pl.DataType]] = {
+    "player": pl.String, "session_id": pl.String, "variant": pl.String,
+    "player_count": pl.Int8, "hands": pl.Int64, "points": pl.Int64, "points_sq": pl.Int64,
+    "fouls": pl.Int64, "first_started_at": pl.Datetime("us"), "first_hand_key": pl.Int64,
+}
+"""The columns of :func:`report_session_cells`, with their types."""
+
+
+def report_session_cells(db: Database, filters: Filters,
+                         route: Route = Route.AUTO) -> pl.DataFrame:
+    """Per player of ``filters.players`` (required), session and game (variant, table size):
+    the hands in scope that a trend across sessions pools together — hands, points, points²,
+    fouls, and the first of them (start, then key), by player and then in order of that first
+    hand.
+
+    From ``session_totals`` (kept with the sessions) unless dates or tables are filtered (a
+    session may straddle the edge of a date range); else from the players' hands.
+    """
+    if not filters.players:
+        raise ValueError("report_session_cells needs the players in filters.players")
+    heroes = placeholders(filters.players)
+    with reading(db) as connection:
+        served = not (filters.date_from or filters.date_to or filters.tables)
+        if use_aggregates(connection, route, served) and _session_totals_ready(connection):
+            conditions, params = totals_conditions(Filters(
+                players=filters.players, variants=filters.variants, rules=filters.rules))
+            source = f"""
+                SELECT player, session_id, variant, player_count, hands, points, points_sq,
+                       fouls, struct_pack(started_at := first_started_at,
+                                          hand_key := first_hand_key) AS first
+                FROM session_totals t WHERE TRUE{conditions}"""
+        else:
+            if route is Route.AGGREGATES and served:
+                raise AggregatesUnavailable("the session totals do not count every session")
+            where, hand_params = _report_conditions(filters)
+            source = f"""
+                SELECT s.player, s.session_id, h.variant, h.player_count, 1 AS hands,
+                       coalesce(r.points, 0)::BIGINT AS points,
+                       coalesce(r.points, 0)::BIGINT * coalesce(r.points, 0) AS points_sq,
+                       CASE WHEN e.foul THEN 1 ELSE 0 END AS fouls,
+                       struct_pack(started_at := h.started_at, hand_key := h.hand_key) AS first
+                FROM seats s
+                JOIN hands h ON h.hand_key = s.hand_key
+                LEFT JOIN results r ON r.hand_key = s.hand_key AND r.player = s.player
+                LEFT JOIN evaluations e ON e.hand_key = s.hand_key AND e.player = s.player
+                WHERE s.player IN ({heroes}) AND s.session_id IS NOT NULL AND {where}"""
+            params = [*filters.players, *hand_params]
+        sql = f"""
+            SELECT player, session_id, variant, player_count, hands, points, points_sq, fouls,
+                   first.started_at AS first_started_at, first.hand_key AS first_hand_key
+            FROM (
+                SELECT player, session_id, variant, player_count, sum(hands)::BIGINT AS hands,
+                       sum(points)::BIGINT AS points, sum(points_sq)::BIGINT AS points_sq,
+                       sum(fouls)::BIGINT AS fouls, min(first) AS first
+                FROM ({source}) GROUP BY player, session_id, variant, player_count
+            )
+            ORDER BY player, first_started_at, first_hand_key
+        """
+        return connection.sql(sql, params=params).pl().cast(
+            SESSION_CELL_COLUMNS)  # type: ignore[arg-type]
+
+
+def _session_totals_ready(connection: duckdb.DuckDBPyConnection) -> bool:
+    """``session_totals`` counts every hand of every session."""
+    try:
+        kept, sessions = connection.sql(
+            "SELECT (SELECT coalesce(sum(hands), 0) FROM session_totals), "
+            "(SELECT coalesce(sum(hands), 0) FROM sessions)").fetchall()[0]
+    except duckdb.Error:
+        return False
+    return int(kept) == int(sessions)
 
 
 def report_progress_hands(db: Database, filters: Filters) -> pl.DataFrame:

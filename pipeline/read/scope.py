@@ -159,9 +159,16 @@ def standard_error_sql(column: str) -> str:
 
     From the sum of squares: three times cheaper than ``stddev_samp`` on millions of rows.
     """
-    return (f"coalesce(sqrt(greatest(0, (sum({column} * {column})::DOUBLE "
-            f"- sum({column})::DOUBLE * sum({column}) / count(*)) / nullif(count(*) - 1, 0)) "
-            f"/ count(*)), 0)")
+    return standard_error_from_sums(f"sum({column})", f"sum({column} * {column})", "count(*)")
+
+
+def standard_error_from_sums(total: str, squares: str, count: str) -> str:
+    """SQL for the standard error of a mean from SQL for the sum, the sum of squares and the
+    count of the values (0 for one value): the same formula as :func:`standard_error_sql`, for
+    sums kept in advance (the aggregates)."""
+    return (f"coalesce(sqrt(greatest(0, (({squares})::DOUBLE "
+            f"- ({total})::DOUBLE * ({total}) / ({count})) / nullif(({count}) - 1, 0)) "
+            f"/ ({count})), 0)")
 
 
 def has_hand_filters(filters: Filters) -> bool:

@@ -12,16 +12,19 @@ from pipeline.read.scope import (
     placeholders,
     run_scoped,
 )
-from pipeline.read.source import Database, frame
+from pipeline.read.source import Database, frame, reading
+from pipeline.read.totals import Route, use_aggregates
 
 
-def session_results(db: Database, filters: Filters, limit: int = 500) -> pl.DataFrame:
+def session_results(db: Database, filters: Filters, limit: int = 500,
+                    route: Route = Route.AUTO) -> pl.DataFrame:
     """The most recent sessions (per player) matching the filters, with their results.
 
     Only hands matching the filters count. Columns: session_id, player, table_name, started_at,
-    ended_at, hands, points, points_per_hand, fouls, foul_rate, royalties.
+    ended_at, hands, points, points_per_hand, fouls, foul_rate, royalties. Without a filter on
+    dates, variants, rules, tables or opponents every hand of a session counts: the sessions
+    table (kept with the hands) answers.
     """
-    scope = hand_scope(filters, include_players=False)
     picked = ["TRUE"]
     picked_params: list[Any] = []
     if filters.players:
@@ -30,6 +33,25 @@ def session_results(db: Database, filters: Filters, limit: int = 500) -> pl.Data
     if filters.sessions:
         picked.append(f"x.session_id IN ({placeholders(filters.sessions)})")
         picked_params.extend(filters.sessions)
+    whole = not (filters.date_from or filters.date_to or filters.variants or filters.rules
+                 or filters.tables or filters.opponents)
+    with reading(db) as connection:
+        if use_aggregates(connection, route, whole):
+            sql = f"""
+                SELECT x.session_id, x.player, x.table_name, x.started_at, x.ended_at,
+                       x.hands::BIGINT AS hands, x.points::BIGINT AS points,
+                       x.points / x.hands AS points_per_hand, x.fouls::BIGINT AS fouls,
+                       x.fouls / x.hands AS foul_rate, x.royalties::BIGINT AS royalties
+                FROM sessions x WHERE {' AND '.join(picked)}
+                ORDER BY x.started_at DESC NULLS LAST, x.session_id LIMIT ?
+            """
+            return connection.sql(sql, params=[*picked_params, limit]).pl()
+        return _session_results_full(connection, filters, picked, picked_params, limit)
+
+
+def _session_results_full(db: Database, filters: Filters, picked: list[str],
+                          picked_params: list[Any], limit: int) -> pl.DataFrame:
+    scope = hand_scope(filters, include_players=False)
     if scope.cte:
         picked.append(f"x.session_id IN (SELECT session_id FROM seats s WHERE {scope.keeps('s')})")
     sql = f"""

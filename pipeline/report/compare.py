@@ -40,9 +40,11 @@ from pipeline.report.stats import (
 from pipeline.report.trends import (
     RollingSeries,
     WithinFit,
+    cells_from_totals,
     raw_difference,
     rolling_series,
     within_effect,
+    within_effect_of_cells,
 )
 
 COMPARISON_COLUMNS: dict[str, type[pl.DataType]] = {
@@ -78,7 +80,7 @@ class PlayerComparison:
 def _sums(rows: pl.DataFrame, columns: tuple[str, ...]) -> dict[str, dict[str, float]]:
     if rows.is_empty():
         return {}
-    summed = rows.group_by("variant").agg([pl.col(c).sum() for c in columns])
+    summed = rows.group_by("variant", maintain_order=True).agg([pl.col(c).sum() for c in columns])
     return {row["variant"]: {c: float(row[c] or 0) for c in columns}
             for row in summed.iter_rows(named=True)}
 
@@ -122,7 +124,7 @@ def _basis(states: pl.DataFrame) -> dict[str, tuple[int, float, float | None]]:
     """Per player: boards, mean value, its standard error (from report_state_totals)."""
     if states.is_empty():
         return {}
-    summed = states.group_by("player").agg(pl.col("boards").sum(), pl.col("value").sum(),
+    summed = states.group_by("player", maintain_order=True).agg(pl.col("boards").sum(), pl.col("value").sum(),
                                            pl.col("value_sq").sum())
     result = {}
     for player, boards, total, total_sq in summed.select(
@@ -135,7 +137,25 @@ def _basis(states: pl.DataFrame) -> dict[str, tuple[int, float, float | None]]:
     return result
 
 
-def _session_trend(hands: pl.DataFrame, column: str) -> WithinFit | None:
+def _session_trend(cells: pl.DataFrame, column: str) -> WithinFit | None:
+    """The fair trend across one player's sessions (change per session) from the player's
+    session cells (:func:`pipeline.read.report.report_session_cells`): the same fit as from
+    the hands (:func:`_hand_trend`), without reading them."""
+    if cells.is_empty():
+        return None
+    ordered = cells.sort(["first_started_at", "first_hand_key"])
+    starts = (ordered.group_by("session_id", maintain_order=True)
+              .agg(pl.col("first_started_at").min()).sort(["first_started_at", "session_id"]))
+    number = {session: index for index, session in enumerate(starts["session_id"], start=1)}
+    sessions = ordered["session_id"].to_list()
+    total, squares = ("points", "points_sq") if column == "points" else ("fouls", "fouls")
+    return within_effect_of_cells(cells_from_totals(
+        ordered["hands"].to_numpy(), ordered[total].to_numpy(), ordered[squares].to_numpy(),
+        [float(number[session]) for session in sessions], _strata(ordered), sessions))
+
+
+def _hand_trend(hands: pl.DataFrame, column: str) -> WithinFit | None:
+    """The fair trend across sessions from the player's hands (in play order)."""
     dated = hands.filter(pl.col("session_id").is_not_null())
     if dated.is_empty():
         return None
@@ -148,8 +168,7 @@ def _session_trend(hands: pl.DataFrame, column: str) -> WithinFit | None:
 
 
 def _strata(hands: pl.DataFrame) -> list[str]:
-    return [f"{variant}/{count}" for variant, count in
-            hands.select("variant", "player_count").rows()]
+    return hands.select(pl.format("{}/{}", "variant", "player_count")).to_series().to_list()
 
 
 def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
@@ -178,7 +197,7 @@ def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
         states = read.report.report_state_totals(connection, scope, left_out)
         everyone = read.report.report_state_totals(
             connection, scope.with_players(players)) if left_out else states
-        hands = (read.report.report_progress_hands(connection, scope.with_players(players))
+        cells = (read.report.report_session_cells(connection, scope.with_players(players))
                  if players else pl.DataFrame())
     basis = _basis(states)
     basis_all = _basis(everyone)
@@ -218,9 +237,9 @@ def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
             if prior.spread > 0:
                 rank = 1 + sum(v > value.value for p, v in shrunk_members.items()
                                if p != player)
-        mine_hands = hands.filter(pl.col("player") == player) if not hands.is_empty() else hands
-        trend_points = _session_trend(mine_hands, "points") if not mine_hands.is_empty() else None
-        trend_fouls = _session_trend(mine_hands, "foul") if not mine_hands.is_empty() else None
+        mine_cells = cells.filter(pl.col("player") == player) if not cells.is_empty() else cells
+        trend_points = _session_trend(mine_cells, "points")
+        trend_fouls = _session_trend(mine_cells, "foul")
         hand_count = int(mine_rows["hands"].sum())
         status = ("left out (outlier)" if is_outlier else
                   "member" if player in group.members else "not a member")
@@ -305,7 +324,7 @@ def player_progress(db: Database, filters: Filters, player: str, change_date: da
     if not hands.is_empty():
         for column, name, unit in (("points", "points per hand", "points"),
                                    ("foul", "foul rate", "rate")):
-            fit = _session_trend(hands, column)
+            fit = _hand_trend(hands, column)
             fits.append((f"trend.{column}", f"Trend in {name} (per session)", f"{unit}_slope",
                          fit, ""))
     before = after = 0

@@ -109,8 +109,11 @@ def gather_report_data(db: Database, request: ReportRequest,
                                                            (*names, *left_out))
         keys = sorted({key for picked in pick_notable(hands, settings.notable_hands).values()
                        for key in picked})
+        players = read.hands.players_of_hands(connection, keys)
+        matchups = read.hands.matchups_of_hands(connection, keys)
         details = {
-            key: (read.hands.hand_players(connection, key), read.hands.hand_matchups(connection, key))
+            key: (players.filter(pl.col("hand_key") == key).drop("hand_key"),
+                  matchups.filter(pl.col("hand_key") == key).drop("hand_key"))
             for key in keys
         }
         hand_grades = read.report.report_hand_grades(connection, tuple(keys), names)

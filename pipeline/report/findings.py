@@ -699,8 +699,7 @@ def _sessions(hands: pl.DataFrame) -> list[SessionLine]:
 
 
 def _strata_labels(hands: pl.DataFrame) -> list[str]:
-    return [f"{variant}/{count}" for variant, count in
-            hands.select("variant", "player_count").rows()]
+    return hands.select(pl.format("{}/{}", "variant", "player_count")).to_series().to_list()
 
 
 def _trend_findings(hands: pl.DataFrame, sessions: Sequence[SessionLine],
@@ -1095,7 +1094,7 @@ def _when(value: Any) -> str | None:
 def _per_player_means(states: pl.DataFrame) -> dict[str, Mean]:
     if states.is_empty():
         return {}
-    summed = states.group_by("player").agg(pl.col("boards").sum(), pl.col("value").sum(),
+    summed = states.group_by("player", maintain_order=True).agg(pl.col("boards").sum(), pl.col("value").sum(),
                                            pl.col("value_sq").sum())
     return {row["player"]: Mean(int(row["boards"]), float(row["value"]), float(row["value_sq"]))
             for row in summed.iter_rows(named=True)}

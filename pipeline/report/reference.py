@@ -255,7 +255,7 @@ def pairing_results(pairs: pl.DataFrame, exclude: Sequence[str] = (),
     rows = pairs.filter(~pl.col("opponent").is_in(list(exclude)))
     if rules:
         rows = rows.filter(pl.col("rules").is_in(list(rules)))
-    summed = rows.group_by("player").agg(pl.col("hands").sum(), pl.col("points").sum(),
+    summed = rows.group_by("player", maintain_order=True).agg(pl.col("hands").sum(), pl.col("points").sum(),
                                          pl.col("points_sq").sum())
     results = {}
     for player, hands, points, points_sq in summed.select(

@@ -8,7 +8,9 @@ a session's hands, so that hands sharing a table and opponents count together, w
 on ``cells - parameters`` degrees of freedom.
 
 * :func:`within_effect` — the effect of one variable (session number: a trend; after a date: a
-  before/after difference), mix held fixed;
+  before/after difference), mix held fixed; it needs only the hands' sums per cell
+  (:class:`Cells`), so :func:`within_effect_of_cells` gives the same fit from totals kept per
+  session;
 * :func:`rolling_series` — rolling windows over the player's hands, raw and with the mix held
   fixed (each hand measured against the player's own mean in its stratum).
 
@@ -43,8 +45,21 @@ class WithinFit:
 
 
 def _codes(values: Sequence[object]) -> np.ndarray:
-    index: dict[object, int] = {}
-    return np.asarray([index.setdefault(value, len(index)) for value in values], dtype=np.int64)
+    """Codes 0, 1, ... of ``values`` in order of first appearance (equal values, equal codes)."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "biuf":
+        return _first_appearance(values)
+    index = {value: code for code, value in enumerate(dict.fromkeys(values))}
+    return np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
+
+
+def _first_appearance(values: np.ndarray) -> np.ndarray:
+    """:func:`_codes` of a numeric array, without a Python loop."""
+    if values.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    uniques, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    rank = np.empty(uniques.size, dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(uniques.size)
+    return rank[inverse.reshape(-1)]
 
 
 def _weighted_demeaned(values: np.ndarray, weights: np.ndarray, groups: np.ndarray,
@@ -52,6 +67,61 @@ def _weighted_demeaned(values: np.ndarray, weights: np.ndarray, groups: np.ndarr
     sums = np.bincount(groups, weights=values * weights, minlength=count)
     totals = np.bincount(groups, weights=weights, minlength=count)
     return values - (sums / np.where(totals > 0, totals, 1.0))[groups]
+
+
+@dataclass(frozen=True, slots=True)
+class Cells:
+    """Hands pooled into cells — a session's hands in one stratum with one value of ``x`` — in
+    order of first appearance: everything :func:`within_effect` needs of the hands.
+
+    ``hands``, ``y_total`` and ``y_squares`` are per cell (counts and sums of ``y`` and ``y²``,
+    exact for integer ``y``); ``x`` is the cell's value of ``x``; ``stratum`` and ``session``
+    number the cells' strata and sessions in order of first appearance.
+    """
+
+    hands: np.ndarray
+    y_total: np.ndarray
+    y_squares: np.ndarray
+    x: np.ndarray
+    stratum: np.ndarray
+    session: np.ndarray
+
+
+def pool_cells(y: Sequence[float], x: Sequence[float], strata: Sequence[object],
+               sessions: Sequence[object]) -> Cells:
+    """Pool hands (in play order) into :class:`Cells`."""
+    y_values = np.asarray(y, dtype=float)
+    x_values = np.asarray(x, dtype=float)
+    if not len(strata) == len(sessions) == x_values.size == y_values.size:
+        raise ValueError("y, x, strata and sessions differ in length")
+    if y_values.size == 0:
+        empty = np.zeros(0)
+        return Cells(empty, empty, empty, empty, np.zeros(0, np.int64), np.zeros(0, np.int64))
+    stratum_codes = _codes(strata)
+    session_codes = _codes(sessions)
+    x_codes = _codes(x_values)
+    # one code per (stratum, session, x), numbered by first appearance
+    cell = _first_appearance((stratum_codes * (int(session_codes.max()) + 1) + session_codes)
+                             * (int(x_codes.max()) + 1) + x_codes)
+    cells = int(cell.max()) + 1
+    first = np.zeros(cells, dtype=np.int64)
+    first[cell[::-1]] = np.arange(cell.size)[::-1]
+    return Cells(
+        hands=np.bincount(cell, minlength=cells).astype(float),
+        y_total=np.bincount(cell, weights=y_values, minlength=cells),
+        y_squares=np.bincount(cell, weights=y_values * y_values, minlength=cells),
+        x=x_values[first], stratum=stratum_codes[first], session=session_codes[first],
+    )
+
+
+def cells_from_totals(hands: Sequence[float], y_total: Sequence[float],
+                      y_squares: Sequence[float], x: Sequence[float], strata: Sequence[object],
+                      sessions: Sequence[object]) -> Cells:
+    """:class:`Cells` from totals already kept per cell, listed in order of each cell's first
+    hand (as :func:`pool_cells` would number them)."""
+    return Cells(np.asarray(hands, dtype=float), np.asarray(y_total, dtype=float),
+                 np.asarray(y_squares, dtype=float), np.asarray(x, dtype=float),
+                 _codes(strata), _codes(sessions))
 
 
 def within_effect(y: Sequence[float], x: Sequence[float], strata: Sequence[object],
@@ -68,20 +138,22 @@ def within_effect(y: Sequence[float], x: Sequence[float], strata: Sequence[objec
     strata where ``x`` varies inform ``b``; the others still inform the variance). None when no
     degree of freedom is left or ``x`` never varies within a stratum.
     """
-    y_values = np.asarray(y, dtype=float)
-    x_values = np.asarray(x, dtype=float)
-    if y_values.size < 3:
+    if np.asarray(y, dtype=float).size < 3:
         return None
-    keys = list(zip(strata, sessions, x_values.tolist(), strict=True))
-    cell = _codes(keys)
-    cells = int(cell.max()) + 1
-    hands_per_cell = np.bincount(cell, minlength=cells).astype(float)
-    y_cell = np.bincount(cell, weights=y_values, minlength=cells) / hands_per_cell
-    x_cell = np.bincount(cell, weights=x_values, minlength=cells) / hands_per_cell
-    first = np.zeros(cells, dtype=np.int64)
-    first[cell[::-1]] = np.arange(cell.size)[::-1]
-    stratum_codes = _codes(strata)
-    stratum = stratum_codes[first]
+    return within_effect_of_cells(pool_cells(y, x, strata, sessions), level)
+
+
+def within_effect_of_cells(pooled: Cells, level: float = 0.95) -> WithinFit | None:
+    """:func:`within_effect` of hands already pooled into cells (the same figures, however the
+    cells were counted: from the hands, or from totals kept per session)."""
+    hands_per_cell = pooled.hands
+    total_hands = float(hands_per_cell.sum())
+    if total_hands < 3:
+        return None
+    cells = hands_per_cell.size
+    y_cell = pooled.y_total / hands_per_cell
+    x_cell = pooled.x
+    stratum = pooled.stratum
     strata_count = int(stratum.max()) + 1
     x_within = _weighted_demeaned(x_cell, hands_per_cell, stratum, strata_count)
     informative = np.abs(x_within) > 1e-12
@@ -101,15 +173,14 @@ def within_effect(y: Sequence[float], x: Sequence[float], strata: Sequence[objec
     between = float((hands_per_cell * residual) @ residual) / df
     # hands around their cell's mean: the same variance when sessions add nothing of their own;
     # the larger of the two is used, so a few cells that happen to line up never fake certainty
-    spread_in_cells = y_values - y_cell[cell]
-    within = float(spread_in_cells @ spread_in_cells) / max(y_values.size - cells, 1)
+    spread_in_cells = np.maximum(pooled.y_squares - pooled.y_total * y_cell, 0.0)
+    within = float(spread_in_cells.sum()) / max(int(total_hands) - cells, 1)
     variance = max(between, within) / sxx
     se = math.sqrt(max(variance, 0.0))
     t = estimate / se if se > 0 else None
     p = t_two_sided_p(t, df) if t is not None else (None if estimate else 1.0)
     margin = t_quantile(level, df) * se
-    session = _codes(sessions)[first]
-    sessions_used = int(np.unique(session[informative]).size)
+    sessions_used = int(np.unique(pooled.session[informative]).size)
     return WithinFit(estimate, se, df, int(hands_per_cell[informative].sum()), sessions_used,
                      informing_strata, t, p, estimate - margin, estimate + margin)
 

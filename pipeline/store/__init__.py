@@ -150,7 +150,24 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         started_at TIMESTAMP,
         ended_at TIMESTAMP,
         hands INTEGER NOT NULL,
-        points BIGINT NOT NULL
+        points BIGINT NOT NULL,
+        fouls BIGINT,                    -- boards fouled in the session
+        royalties BIGINT                 -- royalty points collected in the session
+    )""",
+    # Per session and game (kept with sessions, pipeline/ingest/sessions.py): the sums a trend
+    # across sessions needs, so it reads no hand of the players compared.
+    """CREATE TABLE IF NOT EXISTS session_totals (
+        session_id VARCHAR NOT NULL,
+        player VARCHAR NOT NULL,
+        variant VARCHAR NOT NULL,
+        rules VARCHAR NOT NULL,
+        player_count TINYINT NOT NULL,
+        hands BIGINT NOT NULL,
+        points BIGINT NOT NULL,
+        points_sq BIGINT NOT NULL,
+        fouls BIGINT NOT NULL,
+        first_started_at TIMESTAMP NOT NULL,  -- the first of these hands (start, then key)
+        first_hand_key BIGINT NOT NULL
     )""",
     """CREATE TABLE IF NOT EXISTS rejects (
         path VARCHAR NOT NULL,
@@ -165,6 +182,81 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         site VARCHAR,                    -- the record's site when it could be read
         resolved_at TIMESTAMP,           -- when a hand of this id was stored after all (null: open)
         resolved_by VARCHAR              -- "path:line" of the stored hand that resolved it
+    )""",
+    # Aggregates kept by the writers in the transaction that changes the hands they count
+    # (pipeline/ingest/aggregates.py): exact integer sums, so any set of rows adds up to what a
+    # pass over the boards gives. No key constraint: the grain is unique by construction.
+    """CREATE TABLE IF NOT EXISTS board_totals (
+        player VARCHAR NOT NULL,
+        day DATE,                        -- started_at's day (UTC); null for undated hands
+        variant VARCHAR NOT NULL,
+        rules VARCHAR NOT NULL,
+        player_count TINYINT NOT NULL,
+        position TINYINT NOT NULL,
+        fantasyland BOOLEAN NOT NULL,    -- dealt Fantasyland
+        foul BOOLEAN NOT NULL,
+        boards BIGINT NOT NULL,
+        buttons BIGINT NOT NULL,         -- boards on the button
+        with_streets BIGINT NOT NULL,    -- boards of hands whose streets are known
+        chasing BIGINT NOT NULL,         -- boards chasing Fantasyland (see the documentation)
+        fantasyland_next BIGINT NOT NULL,
+        disagreements BIGINT NOT NULL,
+        points BIGINT NOT NULL,          -- results.points, summed
+        points_sq BIGINT NOT NULL,
+        royalty_top BIGINT NOT NULL,
+        royalty_top_sq BIGINT NOT NULL,
+        royalty_middle BIGINT NOT NULL,
+        royalty_middle_sq BIGINT NOT NULL,
+        royalty_bottom BIGINT NOT NULL,
+        royalty_bottom_sq BIGINT NOT NULL,
+        matchups BIGINT NOT NULL,        -- pairings (matchups rows) of the boards
+        scoops BIGINT NOT NULL,
+        scooped BIGINT NOT NULL,
+        paired_boards BIGINT NOT NULL,   -- boards with at least one pairing
+        settled BIGINT NOT NULL,         -- per board: its pairings' settled points; summed
+        settled_sq BIGINT NOT NULL,
+        royalty_points BIGINT NOT NULL,  -- per board: its pairings' royalty points; summed
+        royalty_points_sq BIGINT NOT NULL,
+        royalty_settled BIGINT NOT NULL  -- per board: royalty points times settled; summed
+    )""",
+    # Per pairing of a board with one opponent: s = its settled points against the opponent,
+    # u = its royalty points against the opponent, S and U = the board's totals over all its
+    # pairings; every column is summed over the pairings of the row's grain.
+    """CREATE TABLE IF NOT EXISTS pair_totals (
+        player VARCHAR NOT NULL,
+        opponent VARCHAR NOT NULL,
+        day DATE,
+        variant VARCHAR NOT NULL,
+        rules VARCHAR NOT NULL,
+        player_count TINYINT NOT NULL,
+        position TINYINT NOT NULL,       -- the player's
+        fantasyland BOOLEAN NOT NULL,    -- the player's
+        foul BOOLEAN NOT NULL,           -- the player's
+        hands BIGINT NOT NULL,           -- pairings (hands together)
+        points BIGINT NOT NULL,          -- s
+        points_sq BIGINT NOT NULL,       -- s * s
+        scoops BIGINT NOT NULL,
+        scooped BIGINT NOT NULL,
+        scoop_points BIGINT NOT NULL,    -- s of pairings the player scooped
+        scooped_points BIGINT NOT NULL,
+        neither_points BIGINT NOT NULL,
+        fantasyland_next BIGINT NOT NULL,  -- the player's board earns or keeps Fantasyland
+        royalty BIGINT NOT NULL,         -- u
+        royalty_sq BIGINT NOT NULL,      -- u * u
+        royalty_points BIGINT NOT NULL,  -- u * s
+        board_points BIGINT NOT NULL,    -- S
+        board_points_sq BIGINT NOT NULL,   -- S * S
+        board_royalty BIGINT NOT NULL,     -- U
+        board_royalty_sq BIGINT NOT NULL,  -- U * U
+        board_royalty_points BIGINT NOT NULL,  -- U * S
+        cross_points BIGINT NOT NULL,          -- S * s
+        cross_royalty BIGINT NOT NULL,         -- U * u
+        cross_royalty_points BIGINT NOT NULL,  -- U * s
+        cross_points_royalty BIGINT NOT NULL   -- S * u
+    )""",
+    """CREATE TABLE IF NOT EXISTS fantasyland_draws (
+        hand_key BIGINT NOT NULL,        -- a board that put a Q, K or A on top on street 1
+        player VARCHAR NOT NULL
     )""",
     # Decision grading (`ofc analyze`, pipeline/analysis): one row per graded street of a player.
     """CREATE TABLE IF NOT EXISTS decision_grades (
@@ -335,6 +427,8 @@ MIGRATIONS: tuple[tuple[str, str, str], ...] = (
     ("decision_alternatives", "eval_ev", "DOUBLE"),
     ("decision_alternatives", "eval_se", "DOUBLE"),
     ("decision_alternatives", "exact", "BOOLEAN"),
+    ("sessions", "fouls", "BIGINT"),
+    ("sessions", "royalties", "BIGINT"),
 )
 """Columns added after schema version 1: (table, column, type), applied to older databases."""
 
@@ -343,6 +437,11 @@ HAND_DATA_TABLES: tuple[str, ...] = (
     "evaluations", "matchups", "results", "sessions",
 )
 """Tables derived from hand records (everything except meta, ingested_files and rejects)."""
+
+AGGREGATE_TABLES: tuple[str, ...] = ("board_totals", "pair_totals", "fantasyland_draws",
+                                     "session_totals")
+"""Tables the writers keep from the hand tables (pipeline/ingest/aggregates.py): rebuilt by a
+re-score, built once in a database made before them (its next write)."""
 
 GRADE_TABLES: tuple[str, ...] = ("decision_grades", "decision_alternatives", "fantasyland_grades",
                                   "trainer_answers")

@@ -238,3 +238,36 @@ def test_starting_spark_prints_no_wall_of_logs(spark_start: tuple[object, str]) 
     printed = spark_start[1]
     assert not re.search(r"\b(WARN|INFO)\b", printed), printed[:2000]
     assert "log4j" not in printed, printed[:2000]
+
+
+def test_a_lake_is_read_by_the_full_pass_and_agrees_with_the_database_aggregates(
+    ingested: tuple[Path, Path], local_lakes: tuple[Path, Path]
+) -> None:
+    """A lake keeps no aggregates (docs/aggregates.md): the read model never trusts the empty
+    aggregate tables it shows, answers by the full pass, and that answer is the database's
+    answer from its aggregates."""
+    from polars.testing import assert_frame_equal
+
+    from pipeline import read
+    from pipeline.read.lake import ParquetLake
+    from pipeline.read.scope import Filters
+    from pipeline.read.totals import AggregatesUnavailable, Route, aggregates_ready
+
+    lake, database = ParquetLake(local_lakes[1]), ingested[1]
+    connection = lake.open()
+    try:
+        assert not aggregates_ready(connection)
+    finally:
+        connection.close()
+    with read.source.reading(database) as connection:
+        assert aggregates_ready(connection)
+    everyone = Filters()
+    with pytest.raises(AggregatesUnavailable):
+        read.players.player_kpis(lake, everyone, route=Route.AGGREGATES)
+    for question in (read.players.player_kpis, read.overview.overview_totals,
+                     read.flow.pair_net_points, read.players.points_by_position):
+        kept = question(database, everyone, route=Route.AGGREGATES)
+        assert kept.height > 0, question.__name__
+        assert_frame_equal(question(lake, everyone), kept, check_exact=False, rel_tol=1e-12)
+    assert_frame_equal(read.sessions.session_results(lake, everyone),
+                       read.sessions.session_results(database, everyone, route=Route.AGGREGATES))

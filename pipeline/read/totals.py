@@ -1,0 +1,120 @@
+"""Which way a question is answered: from the aggregates the writers keep, or by a full pass.
+
+The writers keep exact integer totals per player and per pair of players
+(``board_totals``, ``pair_totals``, ``fantasyland_draws``; :mod:`pipeline.ingest.aggregates`).
+A question whose filters the aggregates' grain can serve (no filter, dates, variants, rules,
+players) reads them; any other filter (tables, sessions, opponents) takes the full pass over
+the boards. Both ways give the same numbers (the tests compare them on simulated databases).
+
+The aggregates are trusted only when the database says they follow this code's definition
+(meta ``aggregates_version``) and they count exactly the boards ``evaluations`` holds: a
+database made before them, one written by a tool that did not keep them, or a source without
+them (a Parquet lake) is answered by the full pass.
+
+:class:`Route` lets a caller (tests, benchmarks) force one way: per question (``route=``) or
+for a block of code (:func:`preferred_route`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import enum
+from collections.abc import Iterator
+from typing import Any
+
+import duckdb
+
+from pipeline.ingest.aggregates import AGGREGATES_META_KEY, AGGREGATES_VERSION
+from pipeline.read.scope import Filters, placeholders
+
+
+class Route(enum.Enum):
+    """How a question is answered."""
+
+    AUTO = "auto"  # from the aggregates when they are current and serve the filters
+    AGGREGATES = "aggregates"  # from the aggregates, or AggregatesUnavailable
+    FULL_PASS = "full pass"  # from the hand tables, never the aggregates
+
+
+class AggregatesUnavailable(LookupError):
+    """The aggregates were asked for, and they cannot answer (missing, stale, or the filters
+    are finer than their grain)."""
+
+
+_PREFERRED: contextvars.ContextVar[Route] = contextvars.ContextVar("route", default=Route.AUTO)
+
+
+@contextlib.contextmanager
+def preferred_route(route: Route) -> Iterator[None]:
+    """Answer every question asked in the block with ``route`` (unless one names its own)."""
+    token = _PREFERRED.set(route)
+    try:
+        yield
+    finally:
+        _PREFERRED.reset(token)
+
+
+def aggregates_ready(connection: duckdb.DuckDBPyConnection) -> bool:
+    """True when the aggregates exist, follow this code's definition, and count every board."""
+    try:
+        rows = connection.sql(
+            "SELECT (SELECT value FROM meta WHERE key = ?), "
+            "(SELECT coalesce(sum(boards), 0) FROM board_totals), "
+            "(SELECT count(*) FROM evaluations)",
+            params=[AGGREGATES_META_KEY],
+        ).fetchall()
+    except duckdb.Error:
+        return False
+    version, boards, evaluations = rows[0]
+    return version == AGGREGATES_VERSION and int(boards) == int(evaluations)
+
+
+def use_aggregates(connection: duckdb.DuckDBPyConnection, route: Route, served: bool) -> bool:
+    """Whether to answer from the aggregates: ``served`` says the question's filters fit their
+    grain. Raises :class:`AggregatesUnavailable` when ``route`` demands them and they cannot."""
+    if route is Route.AUTO:
+        route = _PREFERRED.get()
+    if route is Route.FULL_PASS:
+        return False
+    if not served:
+        if route is Route.AGGREGATES:
+            raise AggregatesUnavailable("these filters are finer than the aggregates' grain")
+        return False
+    ready = aggregates_ready(connection)
+    if route is Route.AGGREGATES and not ready:
+        raise AggregatesUnavailable("the database holds no current aggregates")
+    return ready
+
+
+def grain_serves(filters: Filters, sessions: bool = False, opponents: bool = False) -> bool:
+    """True when the filters fit the aggregates' grain: no table filter, and no session or
+    opponent filter unless the question ignores them (``sessions`` / ``opponents`` True)."""
+    return (not filters.tables and (sessions or not filters.sessions)
+            and (opponents or not filters.opponents))
+
+
+def totals_conditions(filters: Filters, alias: str = "t",
+                      players: bool = True) -> tuple[str, list[Any]]:
+    """`` AND ...`` conditions on aggregate rows ``alias`` for the filters' days, variants,
+    rules and (with ``players``) heroes, and their parameters."""
+    conditions: list[str] = []
+    params: list[Any] = []
+    if filters.date_from is not None:
+        conditions.append(f"{alias}.day >= ?")
+        params.append(filters.date_from)
+    if filters.date_to is not None:
+        conditions.append(f"{alias}.day <= ?")
+        params.append(filters.date_to)
+    for column, values in (("variant", filters.variants), ("rules", filters.rules),
+                           ("player", filters.players if players else ())):
+        if values:
+            conditions.append(f"{alias}.{column} IN ({placeholders(values)})")
+            params.extend(values)
+    return "".join(f" AND {condition}" for condition in conditions), params
+
+
+__all__ = [
+    "AggregatesUnavailable", "Route", "aggregates_ready", "grain_serves", "preferred_route",
+    "totals_conditions", "use_aggregates",
+]
