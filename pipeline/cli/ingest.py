@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pipeline.cli import CommandError
 from pipeline.cli.common import add_rules_option, rules_from_option, terminal_cell
@@ -20,7 +21,7 @@ from pipeline.ingest.defaults import (
 from pipeline.ingest.errors import DatabaseError, IngestError
 
 if TYPE_CHECKING:
-    from pipeline.ingest.summary import IngestSummary
+    from pipeline.ingest.summary import FileSummary, IngestSummary
 
 MAX_SESSION_GAP = 7 * 24 * 60
 """Longest --session-gap (a week, in minutes)."""
@@ -87,20 +88,19 @@ def _shown_path(path: str) -> str:
         return path
 
 
-def print_summary(summary: IngestSummary) -> None:
-    """The per-file table and the totals, on stdout."""
-    from rich.console import Console
+def file_table(title: str, files: Sequence[FileSummary]) -> Any:
+    """The per-file table of an ingest or a lake build (a rich Table): every path, name and
+    reason made safe for a terminal."""
     from rich.table import Table
     from rich.text import Text
 
-    console = Console(width=None if sys.stdout.isatty() else 160)
-    table = Table(title=terminal_cell(f"ingest into {summary.database}"))
+    table = Table(title=terminal_cell(title))
     for name, justify in (("file", "left"), ("format", "left"), ("status", "left"),
                           ("records", "right"), ("stored", "right"), ("duplicates", "right"),
                           ("rejected", "right"), ("first reasons", "left")):
         table.add_column(name, justify=justify, overflow="fold",  # type: ignore[arg-type]
                          min_width=len(name) if name != "file" else 24)
-    for item in summary.files:
+    for item in files:
         notes = list(item.reasons)
         if item.message and item.message not in item.reasons:
             notes.insert(0, item.message)
@@ -111,7 +111,15 @@ def print_summary(summary: IngestSummary) -> None:
             f"{item.records:,}", f"{item.stored:,}", f"{item.duplicates:,}", f"{item.rejected:,}",
             Text("\n").join(terminal_cell(note) for note in notes),
         )
-    console.print(table)
+    return table
+
+
+def print_summary(summary: IngestSummary) -> None:
+    """The per-file table and the totals, on stdout."""
+    from rich.console import Console
+
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    console.print(file_table(f"ingest into {summary.database}", summary.files))
     console.print(
         f"total: {len(summary.files)} file(s), {summary.records:,} records, "
         f"{summary.stored:,} stored, {summary.duplicates:,} duplicates, "

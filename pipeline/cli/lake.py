@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from pipeline.cli import CommandError
@@ -121,33 +120,16 @@ def _engine(arguments: argparse.Namespace, progress: Any) -> Any:
         raise CommandError(str(error), code=1) from error
 
 
-def _shown_path(path: str) -> str:
-    try:
-        return str(Path(path).relative_to(Path.cwd()))
-    except ValueError:
-        return path
-
-
 def print_build_summary(summary: Any, steps: list[tuple[str, int, int, float]]) -> None:
     """The per-file table, the totals and (Spark) what each step ran, on stdout."""
     from rich.console import Console
     from rich.table import Table
 
+    from pipeline.cli.ingest import file_table
+
     console = Console(width=None if sys.stdout.isatty() else 160)
-    table = Table(title=f"lake build into {summary.lake} ({summary.engine} engine)")
-    for name, justify in (("file", "left"), ("format", "left"), ("status", "left"),
-                          ("records", "right"), ("stored", "right"), ("duplicates", "right"),
-                          ("rejected", "right"), ("first reasons", "left")):
-        table.add_column(name, justify=justify, overflow="fold",  # type: ignore[arg-type]
-                         min_width=len(name) if name != "file" else 24)
-    for item in summary.files:
-        notes = list(item.reasons)
-        if item.message and item.message not in item.reasons:
-            notes.insert(0, item.message)
-        table.add_row(_shown_path(item.path), item.format or "", item.status,
-                      f"{item.records:,}", f"{item.stored:,}", f"{item.duplicates:,}",
-                      f"{item.rejected:,}", "\n".join(notes))
-    console.print(table)
+    console.print(file_table(f"lake build into {summary.lake} ({summary.engine} engine)",
+                             summary.files))
     if steps:
         spark = Table(title="Spark steps")
         for name in ("step", "stages", "partitions", "seconds"):

@@ -94,3 +94,18 @@ def test_audit_table_prints_no_control_characters(hostile_db: Path) -> None:
     result = ofc("audit", "--db", str(hostile_db))
     assert result.returncode == 0, result.stderr
     assert control_characters(result.stdout) == []
+
+
+@pytest.mark.parametrize("command", ["ingest", "lake"])
+def test_a_hostile_file_name_prints_no_control_characters(command: str, tmp_path: Path) -> None:
+    # a file name may hold escape sequences; ofc ingest and ofc lake build print the same
+    # per-file table, made safe for a terminal
+    name = "\x1b]0;owned\x07\x1b[31mhands\u202e.jsonl"
+    path = write_jsonl(tmp_path / name, [deal_hand(1)])
+    if command == "ingest":
+        result = ofc("ingest", str(path), "--db", str(tmp_path / "x.duckdb"))
+    else:
+        result = ofc("lake", "build", str(path), "--lake", str(tmp_path / "lake"))
+    assert result.returncode == 0, result.stderr
+    assert "hands" in result.stdout and "1 stored" in result.stdout
+    assert control_characters(result.stdout) == []
