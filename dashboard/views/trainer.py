@@ -35,9 +35,16 @@ def _check(row: dict, answer: dict[str, str]) -> None:
     state[NOTICE] = None
     database = components.database_path()
     try:
-        with read.source.database_lock():
+        if components.read_only():
+            # checked, not kept: a read-only dashboard writes nothing
             result = check_answer(database, row["hand_key"], row["player"], row["street"], answer)
-            record_answer(database, result)
+            state[NOTICE] = ("This dashboard is read-only: the answer is checked but not kept "
+                             "in your progress.")
+        else:
+            with read.source.database_lock():
+                result = check_answer(database, row["hand_key"], row["player"], row["street"],
+                                      answer)
+                record_answer(database, result)
     except (AnswerError, read.source.DatabaseBusy) as error:
         state[NOTICE] = str(error)
         return

@@ -133,3 +133,19 @@ def test_the_trainer_explains_itself_before_any_grading(certain_db: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     app = _page(certain_db, monkeypatch)
     assert any("Grade some hands first" in block.value for block in app.info)
+
+
+def test_a_read_only_dashboard_checks_an_answer_and_keeps_nothing(
+        graded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(read.access.READ_ONLY_ENV, "1")
+    app = _page(graded, monkeypatch)
+    prefix = f"trainer_{_key(graded, 'A')}_5"
+    for card, row in (("Kh", "middle"), ("2c", "top"), ("5d", "discard")):
+        app.segmented_control(key=f"{prefix}_row").set_value(row).run()
+        app.button(key=f"{prefix}_card_{card}").click().run()
+    app.button(key="trainer_check").click().run()
+    assert not app.exception, [error.message for error in app.exception]
+    assert any(text.startswith(("Right", "Good")) for text in (b.value for b in app.success))
+    assert any("read-only" in block.value for block in app.warning)
+    answers = read.grading.trainer_answers(graded, read.scope.Filters(players=("ann",)))
+    assert answers.height == 0
