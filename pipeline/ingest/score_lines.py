@@ -261,13 +261,16 @@ def score_blocks(
     first = next(blocks, None)
     if first is None:
         return
-    second = next(blocks, None)
-    if second is None or workers < 2:
+    if workers < 2:
+        # one block at a time, each answered before the next is read (a person typing waits
+        # for each line)
         yield score_block(first, resolver)
-        if second is not None:
-            yield score_block(second, resolver)
-            for block in blocks:
-                yield score_block(block, resolver)
+        for block in blocks:
+            yield score_block(block, resolver)
+        return
+    second = next(blocks, None)
+    if second is None:
+        yield score_block(first, resolver)
         return
     warm_up = first[:WARM_UP_LINES]
     score_block(warm_up, resolver)
