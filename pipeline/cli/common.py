@@ -23,6 +23,17 @@ RULES_HELP = (
 )
 
 
+def positive_whole_number(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from error
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
 def add_rules_option(parser: argparse.ArgumentParser, help_text: str = RULES_HELP) -> None:
     """Add ``--rules NAME|FILE`` to a command (``help_text`` says what the rules apply to)."""
     parser.add_argument("--rules", metavar="NAME|FILE", help=help_text)

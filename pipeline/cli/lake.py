@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from pipeline.cli import CommandError
-from pipeline.cli.common import add_rules_option, rules_from_option
+from pipeline.cli.common import add_rules_option, positive_whole_number, rules_from_option
 from pipeline.ingest.defaults import DEFAULT_BATCH_SIZE, DEFAULT_SESSION_GAP_MINUTES
 
 ENGINES = ("local", "spark")
@@ -55,12 +55,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build.add_argument("--session-gap", type=float, default=DEFAULT_SESSION_GAP_MINUTES,
                        metavar="MINUTES",
                        help="a break this long starts a new session (default: %(default)g)")
-    build.add_argument("--batch-size", type=_positive, default=DEFAULT_BATCH_SIZE, metavar="N",
+    build.add_argument("--batch-size", type=positive_whole_number, default=DEFAULT_BATCH_SIZE, metavar="N",
                        help="records scored together (default: %(default)d)")
-    build.add_argument("--split-mb", type=_positive, default=64, metavar="MB",
+    build.add_argument("--split-mb", type=positive_whole_number, default=64, metavar="MB",
                        help="plain canonical files are read in parts of about this size, one "
                             "Spark partition each (default: %(default)d)")
-    build.add_argument("--commit-mb", type=_positive, default=1024, metavar="MB",
+    build.add_argument("--commit-mb", type=positive_whole_number, default=1024, metavar="MB",
                        help="files are committed in groups of about this size (default: "
                             "%(default)d)")
     build.set_defaults(handler=run_build)
@@ -79,16 +79,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_lake_options(rescore)
     add_rules_option(rescore)
     rescore.set_defaults(handler=run_rescore)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from error
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
 
 
 def _add_lake_options(parser: argparse.ArgumentParser) -> None:

@@ -8,7 +8,7 @@ from datetime import date
 from pathlib import Path
 
 from pipeline.cli import CommandError
-from pipeline.cli.common import describe_when_shown
+from pipeline.cli.common import describe_when_shown, positive_whole_number
 from pipeline.cli.database import add_database_option, add_lake_option, open_for_reading
 
 VARIANTS = ("classic", "pineapple", "2-7-pineapple")
@@ -30,16 +30,6 @@ def _day(text: str) -> date:
         return date.fromisoformat(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from error
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from error
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
-    return value
 
 
 def _share(text: str) -> float:
@@ -97,11 +87,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "PLAYER-report.FORMAT in the current folder)")
     parser.add_argument("--format", choices=FORMATS, dest="output_format",
                         help="html, md or json (default: from the --out suffix, else html)")
-    parser.add_argument("--min-sample", type=_positive, metavar="N",
+    parser.add_argument("--min-sample", type=positive_whole_number, metavar="N",
                         help="observations a finding needs (default: %(default)s)")
-    parser.add_argument("--min-sessions", type=_positive,
+    parser.add_argument("--min-sessions", type=positive_whole_number,
                         metavar="N", help="sessions a trend needs (default: %(default)s)")
-    parser.add_argument("--rank-min-hands", type=_positive, metavar="N",
+    parser.add_argument("--rank-min-hands", type=positive_whole_number, metavar="N",
                         help="hands a player needs in a variant to be ranked (default: "
                              "%(default)s)")
     parser.add_argument("--reference", default="field", metavar="GROUP",
@@ -120,7 +110,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--change-date", type=_day, metavar="DATE",
                         help="compare the hands before and from this day on (a lesson, a rule "
                              "change): did the player improve?")
-    parser.add_argument("--window", type=_positive,
+    parser.add_argument("--window", type=positive_whole_number,
                         metavar="N", help="hands per rolling window (default: %(default)s)")
     parser.set_defaults(handler=run)
     describe_when_shown(parser, _describe)
