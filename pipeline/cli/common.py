@@ -7,11 +7,13 @@ rules-file reader are imported by the functions that use them."""
 from __future__ import annotations
 
 import argparse
+import math
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pipeline.cli import CommandError
+from pipeline.ingest.defaults import DEFAULT_SESSION_GAP_MINUTES
 from pipeline.rules.ruleset import PRESET_NAMES, RulesError, RuleSet
 
 if TYPE_CHECKING:
@@ -21,6 +23,27 @@ RULES_HELP = (
     f"a rules preset ({', '.join(PRESET_NAMES)}) or a TOML rules file; "
     "overrides the rules named in each record"
 )
+
+
+MAX_SESSION_GAP_MINUTES = 7 * 24 * 60
+"""Longest --session-gap (a week, in minutes)."""
+
+
+def add_session_gap_option(parser: argparse.ArgumentParser) -> None:
+    """``--session-gap MINUTES`` of the commands that store hands (ingest, watch, lake build);
+    check it with :func:`check_session_gap`."""
+    parser.add_argument(
+        "--session-gap", type=float, default=DEFAULT_SESSION_GAP_MINUTES, metavar="MINUTES",
+        help="a break this long starts a new session (default: %(default)g minutes)",
+    )
+
+
+def check_session_gap(minutes: float) -> None:
+    """Refuse a ``--session-gap`` that is not above 0 and at most a week (exit status 2)."""
+    if not (math.isfinite(minutes) and 0 < minutes <= MAX_SESSION_GAP_MINUTES):
+        raise CommandError(
+            f"--session-gap must be a number of minutes from above 0 to "
+            f"{MAX_SESSION_GAP_MINUTES:,}, got {minutes}", code=2)
 
 
 def positive_whole_number(text: str) -> int:

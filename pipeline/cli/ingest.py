@@ -3,29 +3,29 @@
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipeline.cli import CommandError
-from pipeline.cli.common import add_rules_option, rules_from_option, terminal_cell
+from pipeline.cli.common import (
+    add_rules_option,
+    add_session_gap_option,
+    check_session_gap,
+    rules_from_option,
+    terminal_cell,
+)
 from pipeline.cli.database import add_database_option
 from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES, FORMATS
 from pipeline.ingest.defaults import (
     DEFAULT_BATCH_SIZE,
-    DEFAULT_SESSION_GAP_MINUTES,
     PARALLEL_MIN_BYTES,
 )
 from pipeline.ingest.errors import DatabaseError, IngestError
 
 if TYPE_CHECKING:
     from pipeline.ingest.summary import FileSummary, IngestSummary
-
-MAX_SESSION_GAP = 7 * 24 * 60
-"""Longest --session-gap (a week, in minutes)."""
-
 
 def format_help() -> str:
     """The ``--format`` help: every registered format with its file suffixes and description."""
@@ -63,10 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the poker-arena game (ofc, ofc-pineapple, ofc-progressive, ofc-27) when the "
              "file name does not say it",
     )
-    parser.add_argument(
-        "--session-gap", type=float, default=DEFAULT_SESSION_GAP_MINUTES, metavar="MINUTES",
-        help="a break this long starts a new session (default: %(default)g minutes)",
-    )
+    add_session_gap_option(parser)
     parser.add_argument(
         "--batch-size", type=int, default=DEFAULT_BATCH_SIZE, metavar="N",
         help="records per transaction (default: %(default)d)",
@@ -137,10 +134,7 @@ def print_summary(summary: IngestSummary) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """Ingest the paths; exit 0 when they were read, 1 for fatal problems, 2 for bad options."""
-    if not (math.isfinite(arguments.session_gap) and 0 < arguments.session_gap <= MAX_SESSION_GAP):
-        raise CommandError(
-            f"--session-gap must be a number of minutes from above 0 to {MAX_SESSION_GAP:,}, "
-            f"got {arguments.session_gap}", code=2)
+    check_session_gap(arguments.session_gap)
     if arguments.batch_size < 1:
         raise CommandError(f"--batch-size must be 1 or more, got {arguments.batch_size}", code=2)
     if arguments.workers is not None and arguments.workers < 1:

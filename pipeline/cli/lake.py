@@ -7,8 +7,14 @@ import sys
 from typing import Any
 
 from pipeline.cli import CommandError
-from pipeline.cli.common import add_rules_option, positive_whole_number, rules_from_option
-from pipeline.ingest.defaults import DEFAULT_BATCH_SIZE, DEFAULT_SESSION_GAP_MINUTES
+from pipeline.cli.common import (
+    add_rules_option,
+    add_session_gap_option,
+    check_session_gap,
+    positive_whole_number,
+    rules_from_option,
+)
+from pipeline.ingest.defaults import DEFAULT_BATCH_SIZE
 
 ENGINES = ("local", "spark")
 DEFAULT_MASTER = "local[*]"
@@ -52,9 +58,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     build.add_argument("--variant", metavar="GAME",
                        help="the poker-arena game (ofc, ofc-pineapple, ofc-progressive, ofc-27) "
                             "when the file name does not say it")
-    build.add_argument("--session-gap", type=float, default=DEFAULT_SESSION_GAP_MINUTES,
-                       metavar="MINUTES",
-                       help="a break this long starts a new session (default: %(default)g)")
+    add_session_gap_option(build)
     build.add_argument("--batch-size", type=positive_whole_number, default=DEFAULT_BATCH_SIZE, metavar="N",
                        help="records scored together (default: %(default)d)")
     build.add_argument("--split-mb", type=positive_whole_number, default=64, metavar="MB",
@@ -150,6 +154,7 @@ def run_build(arguments: argparse.Namespace) -> int:
     from pipeline.lake.progress import LakeProgress
     from pipeline.lake.storage import LakeError
 
+    check_session_gap(arguments.session_gap)
     rules = rules_from_option(arguments.rules)
     progress = LakeProgress(not arguments.quiet)
     try:

@@ -17,6 +17,7 @@ from types import FrameType
 from typing import Any
 
 from pipeline.cli import CommandError
+from pipeline.cli.common import add_session_gap_option, check_session_gap
 
 DEFAULT_DATABASE = "ofc.duckdb"
 """``pipeline.store.DEFAULT_DATABASE`` (not imported: it loads DuckDB)."""
@@ -24,9 +25,6 @@ DEFAULT_DATABASE = "ofc.duckdb"
 DEFAULT_INTERVAL = 1.0
 DEFAULT_SETTLE = 5.0
 DEFAULT_IDLE = 30.0
-DEFAULT_SESSION_GAP = 30.0
-MAX_SESSION_GAP = 7 * 24 * 60
-"""Longest --session-gap (a week, in minutes), as ``ofc ingest``."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -61,9 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--variant", metavar="GAME",
                         help="the poker-arena game (ofc, ofc-pineapple, ofc-progressive, "
                              "ofc-27) when a log's file name does not say it")
-    parser.add_argument("--session-gap", type=float, default=DEFAULT_SESSION_GAP,
-                        metavar="MINUTES",
-                        help="a break this long starts a new session (default: %(default)g)")
+    add_session_gap_option(parser)
     parser.add_argument("--interval", type=float, default=DEFAULT_INTERVAL, metavar="S",
                         help="look at every file at least this often, in seconds (file events "
                              "wake the watcher sooner where the file system sends them; network "
@@ -91,11 +87,7 @@ def _options(arguments: argparse.Namespace) -> Any:
         if not (math.isfinite(value) and value >= low):
             raise CommandError(f"{name} must be a number of seconds of at least {low:g}, "
                                f"got {value}", code=2)
-    if not (math.isfinite(arguments.session_gap)
-            and 0 < arguments.session_gap <= MAX_SESSION_GAP):
-        raise CommandError(
-            f"--session-gap must be a number of minutes from above 0 to {MAX_SESSION_GAP:,}, "
-            f"got {arguments.session_gap}", code=2)
+    check_session_gap(arguments.session_gap)
     if arguments.format is not None and arguments.format not in FORMATS:
         raise CommandError(f"unknown --format {arguments.format!r} (known formats: "
                            f"{', '.join(FORMATS)})", code=2)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from pipeline.cli import build_parser
 from pipeline.formats import read_source
 from pipeline.formats.source import json_error_reason
@@ -41,3 +43,16 @@ def test_ingest_options_out_of_range_are_refused(tmp_path: Path, capsys) -> None
         assert main(["ingest", str(hands), "--db", str(tmp_path / "x.duckdb"), option, value]) == 2
         assert option in capsys.readouterr().err
     assert not (tmp_path / "x.duckdb").exists()
+
+
+@pytest.mark.parametrize("command", ["watch", "lake"])
+def test_every_command_that_stores_hands_refuses_a_bad_session_gap(
+        command: str, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    from pipeline.cli import main
+
+    arguments = (["watch", str(tmp_path), "--db", str(tmp_path / "x.duckdb")] if command == "watch"
+                 else ["lake", "build", str(tmp_path), "--lake", str(tmp_path / "lake")])
+    for value in ("nan", "-5", "20000"):
+        assert main([*arguments, "--session-gap", value]) == 2
+        assert "--session-gap must be" in capsys.readouterr().err
+    assert not (tmp_path / "x.duckdb").exists() and not (tmp_path / "lake").exists()

@@ -246,4 +246,7 @@ def test_the_command_defaults_are_the_watcher_defaults() -> None:
     assert (command.DEFAULT_INTERVAL, command.DEFAULT_SETTLE, command.DEFAULT_IDLE) == (
         watch.DEFAULT_INTERVAL, watch.DEFAULT_SETTLE_SECONDS, watch.DEFAULT_IDLE_SECONDS)
     assert command.DEFAULT_DATABASE == store.DEFAULT_DATABASE
-    assert command.DEFAULT_SESSION_GAP == watch.DEFAULT_SESSION_GAP_MINUTES
+    from pipeline.cli import build_parser
+
+    parsed = build_parser("watch").parse_args(["watch", "."])
+    assert parsed.session_gap == watch.DEFAULT_SESSION_GAP_MINUTES
