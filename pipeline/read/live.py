@@ -71,36 +71,39 @@ class StoredRevision:
     ended: bool
 
 
-def live_session_revision(db: Database, session_id: str) -> StoredRevision | None:
-    """A stored session's revision and writer (cheap: the state is not read); None if absent."""
+def _stored_session(db: Database, session_id: str, first: str) -> tuple[Any, int, bool] | None:
+    """(``first`` column, revision, ended) of a stored session; None when it is not stored (or
+    the database predates live sessions)."""
     with reading(db) as connection:
         try:
             rows = connection.execute(
-                "SELECT revision, coalesce(writer, ''), ended_at IS NOT NULL FROM live_sessions "
+                f"SELECT {first}, revision, ended_at IS NOT NULL FROM live_sessions "
                 "WHERE session_id = ?", [session_id]
             ).fetchall()
         except duckdb.CatalogException:
             return None
     if not rows:
         return None
-    revision, writer, ended = rows[0]
-    return StoredRevision(int(revision), str(writer), bool(ended))
+    value, revision, ended = rows[0]
+    return value, int(revision), bool(ended)
+
+
+def live_session_revision(db: Database, session_id: str) -> StoredRevision | None:
+    """A stored session's revision and writer (cheap: the state is not read); None if absent."""
+    stored = _stored_session(db, session_id, "coalesce(writer, '')")
+    if stored is None:
+        return None
+    writer, revision, ended = stored
+    return StoredRevision(revision, str(writer), ended)
 
 
 def live_session_state(db: Database, session_id: str) -> tuple[dict[str, Any], int, bool] | None:
     """A session's stored state, its revision and whether it was ended; None when not stored."""
-    with reading(db) as connection:
-        try:
-            rows = connection.execute(
-                "SELECT state, revision, ended_at IS NOT NULL FROM live_sessions "
-                "WHERE session_id = ?", [session_id]
-            ).fetchall()
-        except duckdb.CatalogException:
-            return None
-    if not rows:
+    stored = _stored_session(db, session_id, "state")
+    if stored is None:
         return None
-    state, revision, ended = rows[0]
-    return json.loads(state), int(revision), bool(ended)
+    state, revision, ended = stored
+    return json.loads(state), revision, ended
 
 
 def _key(name: str) -> str:
