@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from pathlib import Path
 
@@ -38,6 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """Score every line of the input; exit 2 when any line was invalid."""
+    # numpy starts its BLAS thread pool on import (a few hundredths of a second at every start);
+    # scoring does no linear algebra
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from pipeline.formats.source import FormatError, read_raw_lines, read_stream_raw
     from pipeline.ingest.score_lines import BLOCK_LINES, score_blocks
     from pipeline.records.rules_file import RulesResolver

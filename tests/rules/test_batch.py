@@ -200,3 +200,19 @@ def test_score_records_keeps_rule_sets_apart_even_when_they_share_a_name():
     assert [p.points for p in score_record(records[1], rules_by_name["friday"]).players] == [24, -24]
     batch = score_records(records, rules_by_name.__getitem__)
     assert [[p.points for p in scored.players] for scored in batch] == [[21, -21], [24, -24]]
+
+
+def test_the_stored_lookup_tables_are_what_the_scalar_evaluator_builds():
+    """pipeline/rules/batch_tables.py (read at start-up instead of running the scalar evaluator
+    14,000 times) holds exactly the tables the evaluator gives; regenerate it with
+    ``stored_tables_source()`` when the evaluator changes."""
+    from pathlib import Path
+
+    from pipeline.rules import batch, batch_tables
+
+    assert Path(batch_tables.__file__).read_text(encoding="utf-8") == batch.stored_tables_source()
+    stored, computed = batch._tables(), batch._computed_tables()
+    for name in stored.__slots__:
+        assert getattr(stored, name).dtype == getattr(computed, name).dtype
+        assert np.array_equal(getattr(stored, name), getattr(computed, name)), name
+    assert np.count_nonzero(stored.five_high) == 6175  # every five-card rank multiset
