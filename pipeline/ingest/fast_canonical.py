@@ -27,8 +27,9 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from datetime import datetime
-from itertools import chain
+from itertools import chain, repeat
 from operator import attrgetter
+from typing import Annotated
 
 import msgspec
 import numpy as np
@@ -84,7 +85,7 @@ class _Board(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 class _Player(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     name: str
-    seat: int
+    seat: Annotated[int, msgspec.Meta(ge=0, le=MAX_SEAT)]  # another seat: the checking path
     fantasyland: bool = False
     streets: list[_Street] | None = None
     board: _Board | None = None
@@ -103,17 +104,21 @@ class _Hand(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 
 _DECODER = msgspec.json.Decoder(_Hand)
-_PLAYERS, _SITE, _RULES, _TABLE, _BUTTON, _STARTED_AT = (
-    attrgetter(name) for name in ("players", "site", "rules", "table", "button", "started_at"))
-_FANTASYLAND, _REPORTED, _STREETS, _BOARD = (
-    attrgetter(name) for name in ("fantasyland", "reported_points", "streets", "board"))
-_PLAYER_RANGE = {variant: (variant.min_players, variant.max_players) for variant in Variant}
+_HAND_ID, _VARIANT_NAME, _PLAYERS, _SITE, _RULES, _TABLE, _BUTTON, _STARTED_AT = (
+    attrgetter(name) for name in ("hand_id", "variant", "players", "site", "rules", "table",
+                                  "button", "started_at"))
+_NAME, _SEAT, _FANTASYLAND, _REPORTED, _STREETS, _BOARD = (
+    attrgetter(name) for name in ("name", "seat", "fantasyland", "reported_points", "streets",
+                                  "board"))
 _STREET_LISTS = attrgetter("dealt", "placed.top", "placed.middle", "placed.bottom", "discarded")
 """A street's five card lists in the order the batch lays them out (read in C, per street)."""
 
 _VARIANT_CODE: dict[Variant, int] = {variant: index for index, variant in enumerate(Variant)}
 _STREET_COUNTS: dict[Variant, int] = {variant: len(variant.streets) for variant in Variant}
 _MOST_STREETS = max(_STREET_COUNTS.values())
+_STREET_COUNT_OF_CODE = np.array([_STREET_COUNTS[variant] for variant in Variant], np.int64)
+_MIN_PLAYERS = np.array([variant.min_players for variant in Variant], np.int64)
+_MAX_PLAYERS = np.array([variant.max_players for variant in Variant], np.int64)
 _MOST_DEALT = 64
 
 # Expected (dealt, discarded) of street i of a normal hand, per variant code; -1 past the end.
@@ -250,198 +255,197 @@ def parse_canonical_batch(
     and the positions of every other line: those go through the per-record path.
     ``identity=False`` leaves out the hand keys and content hashes (``ofc score`` does not store
     hands): keys are 0 and digests empty.
+
+    Every line msgspec decodes is gathered into columns (in C: ``attrgetter``, ``map``) without
+    a check per hand in Python; the checks then run over the whole batch (:func:`_plain_hands`,
+    once per distinct name, site and rules; numpy for seats, names within a hand, street
+    counts) and a hand that fails any of them goes to the per-record path.
     """
     decode = _DECODER.decode
     rest: list[int] = []
-    accepted: list[int] = []
-    # per hand
-    hand_ids: list[str] = []
-    sites: list[str] = []
-    tables: list[str | None] = []
-    started_texts: list[str | None] = []
-    started: list[datetime | None] = []
-    utc_texts: list[str] = []  # "YYYY-MM-DDTHH:MM:SS" of hands stamped "...Z", parsed later
-    utc_hands: list[int] = []
-    variants: list[Variant] = []
-    rules: list[str] = []
-    buttons: list[str | None] = []
-    numbers: list[int] = []
-    player_counts: list[int] = []
-    # per player
-    names: list[str] = []
-    seats: list[int] = []
-    positions: list[int] = []
-    fantasyland: list[bool] = []
-    reported: list[float | None] = []
-    street_counts: list[int] = []
-    given_players: list[int] = []
-    # per chunk of hands: the raw JSON of every street's five card lists, of every board's rows
-    segment_parts: list[tuple[bytes, np.ndarray]] = []
-    given_parts: list[tuple[bytes, np.ndarray]] = []
-    plain_text = is_plain_text
-    street_lists = _STREET_LISTS
-    settlement_positions: dict[tuple[int, ...], list[int]] = {}
-    player_range = _PLAYER_RANGE
-    # Sites, tables, rules and names repeat from hand to hand: each is checked once a batch.
-    plain_ids: set[str] = set()
-    plain_names: set[str] = set()
-
-    def plain_id(text: str) -> bool:
-        if plain_text(text, MAX_ID_LENGTH):
-            plain_ids.add(text)
-            return True
-        return False
-
-    def plain_name(text: str) -> bool:
-        if plain_text(text, MAX_NAME_LENGTH):
-            plain_names.add(text)
-            return True
-        return False
-
-    in_range = points_in_range
-    first_year, last_year = (str(year) for year in STARTED_AT_YEARS)
-    fromisoformat = datetime.fromisoformat
-    match_started = STARTED_AT_PATTERN.fullmatch
-
-    chunk: list[_Hand] = []  # accepted hands whose columns are not gathered yet
-
-    def gather() -> None:
-        """The columns of the chunk's hands, read in C (attrgetter, map), then the card lists'
-        raw texts joined while their structs are still in the CPU caches."""
-        hand_players = list(map(_PLAYERS, chunk))
-        sites.extend(map(_SITE, chunk))
-        rules.extend(map(_RULES, chunk))
-        tables.extend(map(_TABLE, chunk))
-        buttons.extend(map(_BUTTON, chunk))
-        started_texts.extend(map(_STARTED_AT, chunk))
-        player_counts.extend(map(len, hand_players))
-        players = list(chain.from_iterable(hand_players))
-        fantasyland.extend(map(_FANTASYLAND, players))
-        reported.extend(map(_REPORTED, players))
-        player_streets = list(map(_STREETS, players))
-        street_counts.extend([0 if streets is None else len(streets)
-                              for streets in player_streets])
-        segments = list(chain.from_iterable(map(street_lists, chain.from_iterable(
-            streets for streets in player_streets if streets is not None))))
-        first = len(fantasyland) - len(players)
-        given_segments: list[msgspec.Raw] = []
-        for index, board in enumerate(map(_BOARD, players)):
-            if board is not None:
-                given_players.append(first + index)
-                given_segments += (board.top, board.middle, board.bottom)
-        segment_parts.append(_joined_segments(segments))
-        given_parts.append(_joined_segments(given_segments))
-        chunk.clear()
-
+    decoded: list[int] = []
+    columns = _Gathered()
+    chunk: list[_Hand] = []  # decoded hands whose columns are not gathered yet
     for position, (number, data) in enumerate(lines):
         try:
-            hand = decode(data)
+            chunk.append(decode(data))
         except msgspec.MsgspecError:
             rest.append(position)
             continue
-        hand_id = hand.hand_id
-        if type(hand_id) is int:
-            hand_id = str(hand_id)
-        variant = VARIANTS_BY_NAME.get(hand.variant)
-        players = hand.players
-        site = hand.site
-        rule_name = hand.rules
-        table = hand.table
-        button = hand.button
-        text = hand.started_at
-        if (
-            variant is None
-            or not player_range[variant][0] <= len(players) <= player_range[variant][1]
-            or not plain_text(hand_id, MAX_ID_LENGTH)
-            or (site not in plain_ids and not plain_id(site))
-            or (rule_name not in plain_ids and not plain_id(rule_name))
-            or (table is not None and table not in plain_ids and not plain_id(table))
-            or (button is not None and button not in plain_names and not plain_name(button))
-        ):
-            rest.append(position)
-            continue
-        moment = None
-        utc_text = None
-        if text is not None:
-            if match_started(text) is None:
-                rest.append(position)
-                continue
-            if len(text) == 20 and text[19] == "Z" and text[10] == "T" and (
-                first_year < text[:4] < last_year
-            ):
-                utc_text = text[:19]  # the usual UTC form: parsed for the whole batch at once
-            else:
-                try:
-                    fromisoformat(text)
-                    moment = utc_timestamp(text)
-                except (ValueError, OverflowError):
-                    rest.append(position)
-                    continue
-                if not first_year < str(moment.year).zfill(4) < last_year:
-                    rest.append(position)  # near or past the range: the checking path decides
-                    continue
-        player_names = [player.name for player in players]
-        player_seats = [player.seat for player in players]
-        normal_streets = _STREET_COUNTS[variant]
-        plain = (
-            len(set(player_names)) == len(players)
-            and len(set(player_seats)) == len(players)
-            and (button is None or button in player_names)
-        )
-        if plain:
-            for player in players:
-                streets = player.streets
-                points = player.reported_points
-                if (
-                    (player.name not in plain_names and not plain_name(player.name))
-                    or not 0 <= player.seat <= MAX_SEAT
-                    or (points is not None and not in_range(points))
-                    or (streets is None and player.board is None)
-                    or (streets is not None
-                        and len(streets) != (1 if player.fantasyland else normal_streets))
-                ):
-                    plain = False
-                    break
-        if not plain:
-            rest.append(position)
-            continue
-
-        # Settlement order: by seat, starting left of the button (lowest seat without one).
-        # The same seats and button repeat hand after hand at a table: worked out once.
-        seating = (*player_seats, -1 if button is None else player_names.index(button))
-        player_positions = settlement_positions.get(seating)
-        if player_positions is None:
-            order = sorted(range(len(players)), key=player_seats.__getitem__)
-            if button is not None:
-                start = order.index(seating[-1]) + 1
-                order = order[start:] + order[:start]
-            player_positions = [0] * len(players)
-            for place, index in enumerate(order):
-                player_positions[index] = place
-            settlement_positions[seating] = player_positions
-
-        if utc_text is not None:
-            utc_texts.append(utc_text)
-            utc_hands.append(len(accepted))
-        accepted.append(position)
-        hand_ids.append(hand_id)
-        started.append(moment)
-        variants.append(variant)
-        numbers.append(number)
-        names += player_names
-        seats += player_seats
-        positions += player_positions
-        chunk.append(hand)
+        decoded.append(position)
+        columns.numbers.append(number)
         if len(chunk) == _CHUNK_LINES:
-            gather()
+            columns.gather(chunk)
+    columns.gather(chunk)
+    return _finish(path, rest, decoded, columns, identity)
 
-    gather()
-    return _finish(
-        path, rest, accepted, hand_ids, sites, tables, started_texts, started, variants, rules,
-        buttons, numbers, player_counts, names, seats, positions, fantasyland, reported,
-        street_counts, given_players, _joined(segment_parts), _joined(given_parts),
-        utc_texts, utc_hands, identity,
-    )
+
+class _Gathered:
+    """The columns of a batch's decoded hands, a chunk at a time."""
+
+    def __init__(self) -> None:
+        # per hand
+        self.numbers: list[int] = []
+        self.hand_ids: list[str | int] = []
+        self.variant_names: list[str] = []
+        self.sites: list[str] = []
+        self.rules: list[str] = []
+        self.tables: list[str | None] = []
+        self.buttons: list[str | None] = []
+        self.started_texts: list[str | None] = []
+        self.player_counts: list[int] = []
+        # per player
+        self.names: list[str] = []
+        self.seats: list[int] = []
+        self.fantasyland: list[bool] = []
+        self.reported: list[float | None] = []
+        self.street_counts: list[int] = []  # -1: no streets given
+        self.given_players: list[int] = []
+        self.player_total = 0
+        # per chunk of hands: the raw JSON of every street's five card lists, of every board's rows
+        self.segment_parts: list[tuple[bytes, np.ndarray]] = []
+        self.given_parts: list[tuple[bytes, np.ndarray]] = []
+
+    def gather(self, chunk: list[_Hand]) -> None:
+        """The columns of the chunk's hands, read in C (attrgetter, map), then the card lists'
+        raw texts joined while their structs are still in the CPU caches."""
+        if not chunk:
+            return
+        hand_players = list(map(_PLAYERS, chunk))
+        self.hand_ids.extend(map(_HAND_ID, chunk))
+        self.variant_names.extend(map(_VARIANT_NAME, chunk))
+        self.sites.extend(map(_SITE, chunk))
+        self.rules.extend(map(_RULES, chunk))
+        self.tables.extend(map(_TABLE, chunk))
+        self.buttons.extend(map(_BUTTON, chunk))
+        self.started_texts.extend(map(_STARTED_AT, chunk))
+        self.player_counts.extend(map(len, hand_players))
+        players = list(chain.from_iterable(hand_players))
+        self.names.extend(map(_NAME, players))
+        self.seats.extend(map(_SEAT, players))
+        self.fantasyland.extend(map(_FANTASYLAND, players))
+        self.reported.extend(map(_REPORTED, players))
+        player_streets = list(map(_STREETS, players))
+        self.street_counts.extend([-1 if streets is None else len(streets)
+                                   for streets in player_streets])
+        segments = list(chain.from_iterable(map(_STREET_LISTS, chain.from_iterable(
+            streets for streets in player_streets if streets is not None))))
+        first = self.player_total
+        given_segments: list[msgspec.Raw] = []
+        for index, board in enumerate(map(_BOARD, players)):
+            if board is not None:
+                self.given_players.append(first + index)
+                given_segments += (board.top, board.middle, board.bottom)
+        self.player_total += len(players)
+        self.segment_parts.append(_joined_segments(segments))
+        self.given_parts.append(_joined_segments(given_segments))
+        chunk.clear()
+
+
+def _plain_hands(
+    gathered: _Gathered, player_hand: np.ndarray
+) -> tuple[np.ndarray, list[str], list[Variant | None], list[datetime | None], list[str],
+           list[int], np.ndarray]:
+    """The hand-level checks of a batch: which hands are plain (known variant and player
+    count; plain ids, names, button; a usable ``started_at``; seats 0..MAX_SEAT, no name or
+    seat twice, the button one of the names; reported points in range; streets or a board,
+    as many streets as the variant deals), with the hand ids as text, the variants, the start
+    times not in the usual UTC form, the usual UTC stamps to parse at once (text, hand), and
+    which players hold the button."""
+    hand_count = len(gathered.numbers)
+    hand_ids = [str(value) if type(value) is int else value for value in gathered.hand_ids]
+    variants = list(map(VARIANTS_BY_NAME.get, gathered.variant_names))
+    ok = np.fromiter(map(is_plain_text, hand_ids, repeat(MAX_ID_LENGTH)), bool, hand_count)
+    # Sites, tables, rules and names repeat from hand to hand: each is checked once a batch.
+    for texts, limit in ((gathered.sites, MAX_ID_LENGTH), (gathered.rules, MAX_ID_LENGTH),
+                         (gathered.tables, MAX_ID_LENGTH), (gathered.buttons, MAX_NAME_LENGTH)):
+        bad = {text for text in set(texts) if text is not None and not is_plain_text(text, limit)}
+        if bad:
+            ok &= np.fromiter((text not in bad for text in texts), bool, hand_count)
+    codes = np.fromiter((-1 if variant is None else _VARIANT_CODE[variant]
+                         for variant in variants), np.int64, hand_count)
+    counts = np.asarray(gathered.player_counts, np.int64)
+    ok &= (codes >= 0) & (counts >= _MIN_PLAYERS[codes]) & (counts <= _MAX_PLAYERS[codes])
+
+    started: list[datetime | None] = [None] * hand_count
+    utc_texts: list[str] = []  # "YYYY-MM-DDTHH:MM:SS" of hands stamped "...Z", parsed later
+    utc_hands: list[int] = []
+    first_year, last_year = (str(year) for year in STARTED_AT_YEARS)
+    match_started = STARTED_AT_PATTERN.fullmatch
+    for hand, text in enumerate(gathered.started_texts):
+        if text is None:
+            continue
+        if match_started(text) is None:
+            ok[hand] = False
+        elif len(text) == 20 and text[19] == "Z" and text[10] == "T" and (
+            first_year < text[:4] < last_year
+        ):
+            utc_texts.append(text[:19])  # the usual UTC form: parsed for the whole batch at once
+            utc_hands.append(hand)
+        else:
+            try:
+                datetime.fromisoformat(text)
+                moment = utc_timestamp(text)
+            except (ValueError, OverflowError):
+                ok[hand] = False
+                continue
+            if not first_year < str(moment.year).zfill(4) < last_year:
+                ok[hand] = False  # near or past the range: the checking path decides
+                continue
+            started[hand] = moment
+
+    # players: names (each distinct one checked once), seats, points, streets
+    names = gathered.names
+    name_index: dict[str, int] = {}
+    name_ids = np.fromiter((name_index.setdefault(name, len(name_index)) for name in names),
+                           np.int64, len(names))
+    bad_names = [index for name, index in name_index.items()
+                 if not is_plain_text(name, MAX_NAME_LENGTH)]
+    player_bad = np.isin(name_ids, bad_names) if bad_names else np.zeros(len(names), bool)
+    seats = np.asarray(gathered.seats, np.int64)  # 0..MAX_SEAT: msgspec checked the range
+    if gathered.reported.count(None) != len(gathered.reported):
+        player_bad |= np.fromiter((points is not None and not points_in_range(points)
+                                   for points in gathered.reported), bool, len(names))
+    street_counts = np.asarray(gathered.street_counts, np.int64)
+    has_board = np.zeros(len(names), bool)
+    has_board[gathered.given_players] = True
+    expected_streets = np.where(np.asarray(gathered.fantasyland, bool), 1,
+                                _STREET_COUNT_OF_CODE[np.maximum(codes, 0)][player_hand])
+    player_bad |= np.where(street_counts < 0, ~has_board, street_counts != expected_streets)
+    ok &= np.bincount(player_hand[player_bad], minlength=hand_count) == 0
+    ok &= ~_repeated_within(player_hand, name_ids, len(name_index), hand_count)
+    ok &= ~_repeated_within(player_hand, seats, MAX_SEAT + 1, hand_count)
+    button_ids = np.fromiter((-2 if button is None else name_index.get(button, -1)
+                              for button in gathered.buttons), np.int64, hand_count)
+    is_button = name_ids == button_ids[player_hand]
+    ok &= (button_ids == -2) | (np.bincount(player_hand[is_button], minlength=hand_count) > 0)
+    return ok, hand_ids, variants, started, utc_texts, utc_hands, is_button
+
+
+def _repeated_within(
+    player_hand: np.ndarray, values: np.ndarray, span: int, hand_count: int
+) -> np.ndarray:
+    """Per hand: whether two of its players have the same value (0 <= value < span)."""
+    keys = np.sort(player_hand * span + values)
+    repeated = np.zeros(hand_count, bool)
+    same = keys[1:] == keys[:-1]
+    repeated[keys[1:][same] // span] = True
+    return repeated
+
+
+def _settlement_positions(
+    player_hand: np.ndarray, first_player: np.ndarray, player_counts: np.ndarray,
+    seats: np.ndarray, is_button: np.ndarray,
+) -> np.ndarray:
+    """Each player's place in the settlement order: by seat, starting left of the button (the
+    lowest seat without one)."""
+    order = np.lexsort((seats, player_hand))
+    rank = np.empty(len(seats), np.int64)
+    rank[order] = np.arange(len(seats)) - first_player[player_hand[order]]
+    start = np.zeros(len(player_counts), np.int64)
+    start[player_hand[is_button]] = rank[is_button] + 1
+    counts = np.maximum(player_counts, 1)[player_hand]
+    return (rank - start[player_hand]) % counts
 
 
 def _joined(parts: list[tuple[bytes, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -451,26 +455,32 @@ def _joined(parts: list[tuple[bytes, np.ndarray]]) -> tuple[np.ndarray, np.ndarr
 
 
 def _finish(
-    path: str, rest: list[int], accepted: list[int], hand_ids: list[str], sites: list[str],
-    tables: list[str | None], started_texts: list[str | None], started: list[datetime | None],
-    variants: list[Variant], rules: list[str], buttons: list[str | None], numbers: list[int],
-    player_count_list: list[int], names: list[str], seat_list: list[int],
-    position_list: list[int], fantasyland_list: list[bool], reported: list[float | None],
-    street_count_list: list[int], given_player_list: list[int],
-    segments: tuple[np.ndarray, np.ndarray, np.ndarray],
-    given_segments: tuple[np.ndarray, np.ndarray, np.ndarray],
-    utc_texts: list[str], utc_hands: list[int], identity: bool = True,
+    path: str, rest: list[int], decoded: list[int], gathered: _Gathered, identity: bool = True
 ) -> tuple[HandColumns, np.ndarray, list[int]]:
-    """The batch-wide card checks, the hashes and the columns of the hands that pass."""
-    hand_count = len(accepted)
-    started_at, time_ok = _started_column(started, utc_texts, utc_hands)
+    """The batch-wide checks, the hashes and the columns of the hands that pass."""
+    hand_count = len(decoded)
+    player_count_list = gathered.player_counts
     player_counts = np.asarray(player_count_list, np.int64)
     player_hand = np.repeat(np.arange(hand_count), player_counts)
+    hands_plain, hand_ids, variants, started, utc_texts, utc_hands, is_button = _plain_hands(
+        gathered, player_hand)
+    started_at, time_ok = _started_column(started, utc_texts, utc_hands)
+    names, seat_list = gathered.names, gathered.seats
+    fantasyland_list, reported = gathered.fantasyland, gathered.reported
+    sites, tables, rules = gathered.sites, gathered.tables, gathered.rules
+    buttons, started_texts, numbers = gathered.buttons, gathered.started_texts, gathered.numbers
     player_total = len(names)
     fantasyland = np.asarray(fantasyland_list, bool)
-    variant_codes = np.asarray([_VARIANT_CODE[variant] for variant in variants], np.int64)
-    street_counts = np.asarray(street_count_list, np.int64)
+    variant_codes = np.fromiter((0 if variant is None else _VARIANT_CODE[variant]
+                                 for variant in variants), np.int64, hand_count)
+    street_counts = np.maximum(np.asarray(gathered.street_counts, np.int64), 0)
     street_total = int(street_counts.sum())
+    segments = _joined(gathered.segment_parts)
+    given_segments = _joined(gathered.given_parts)
+    given_player_list = gathered.given_players
+    first_player = _exclusive_cumsum(player_counts)
+    seats = np.asarray(seat_list, np.int64)
+    positions = _settlement_positions(player_hand, first_player, player_counts, seats, is_button)
     player_bad = np.zeros(player_total, bool)
 
     # --- streets: tokens laid out per street as dealt, top, middle, bottom, discarded
@@ -575,10 +585,9 @@ def _finish(
         board_only_players = good_given[~with_streets[good_given]]
         player_masks[board_only_players] = only_board_masks
         player_cards[board_only_players] = 13
-    first_player = _exclusive_cumsum(player_counts)
     hand_masks = _or_segments(player_masks, first_player, player_counts)
     hand_cards = _sum_segments(player_cards, first_player, player_counts)
-    hand_ok = time_ok & (np.bitwise_count(hand_masks) == hand_cards) & (
+    hand_ok = hands_plain & time_ok & (np.bitwise_count(hand_masks) == hand_cards) & (
         np.bincount(player_hand[player_bad], minlength=hand_count) == 0)
     # A player without streets and without a usable board never gets here (board required).
 
@@ -598,8 +607,8 @@ def _finish(
         tables=tables, started=started_at, variants=variants, rules=rules, buttons=buttons,
         paths=[path] * hand_count, lines=numbers, hand_extras=[None] * hand_count,
         player_counts=player_counts,
-        names=names, seats=np.asarray(seat_list, np.int64),
-        positions=np.asarray(position_list, np.int64), fantasyland=fantasyland,
+        names=names, seats=seats,
+        positions=positions, fantasyland=fantasyland,
         cards_dealt=np.where(with_streets, player_cards, -1), reported=reported,
         player_extras=[None] * player_total, boards=boards[:, :13].astype(np.uint8),
         street_players=street_player, street_numbers=street_number,
@@ -607,7 +616,7 @@ def _finish(
         placed=values[placed_tokens].astype(np.uint8),
         discarded=np.maximum(codes[kinds == 4], 0).astype(np.uint8),
     )
-    accepted_array = np.asarray(accepted, np.int64)
+    accepted_array = np.asarray(decoded, np.int64)
     if hand_ok.all():
         return columns, accepted_array, rest
     rest = sorted(rest + accepted_array[~hand_ok].tolist())
