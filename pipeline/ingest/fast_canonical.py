@@ -144,26 +144,40 @@ caches, and a batch never holds more of them."""
 _JSON_SPACE = np.zeros(256, bool)
 _JSON_SPACE[list(b" \t\n\r")] = True
 _QUOTE, _COMMA, _OPEN, _CLOSE = (ord(character) for character in '",[]')
+_PAIRS = np.arange(1 << 16)
+_CODE_OF_PAIR = np.where((RANK_OF_BYTE[_PAIRS >> 8] >= 0) & (SUIT_OF_BYTE[_PAIRS & 255] >= 0),
+                         RANK_OF_BYTE[_PAIRS >> 8] * 4 + SUIT_OF_BYTE[_PAIRS & 255], -1)
+"""Card code of the two bytes of a card text (first byte << 8 | second byte), else -1."""
 
 
-def _joined_segments(segments: list[msgspec.Raw]) -> tuple[bytes, np.ndarray]:
-    """The raw JSON texts of some card lists, end to end, and the length of each."""
-    return b"".join(segments), np.fromiter(map(len, segments), np.int64, len(segments))
+def _joined_segments(segments: list[msgspec.Raw]) -> bytes:
+    """The raw JSON texts of some card lists, each followed by a NUL byte: JSON text never
+    holds one (msgspec refuses control characters, quoted or not), so the NULs mark where each
+    list ends without a length taken per list in Python."""
+    if not segments:
+        return b""
+    return b"\0".join(segments) + b"\0"
 
 
 def _segment_codes(
-    data: bytes, lengths: np.ndarray
+    data: bytes, starts: np.ndarray, lengths: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Card lists as raw JSON texts (``data``, ``lengths`` bytes each) → (cards in each list,
-    card code of each card: -1 where it is not a canonical card text, and whether each list is
-    plainly ``["Ah","Kd",...]``). Whitespace between the cards is fine; anything else (other
-    values, whitespace inside a card's quotes) makes the list not plain."""
+    """Card lists as raw JSON texts (in ``data`` at ``starts``, ``lengths`` bytes each, one NUL
+    byte after each) → (cards in each list, card code of each card: -1 where it is not a
+    canonical card text, and whether each list is plainly ``["Ah","Kd",...]``). Whitespace
+    between the cards is fine; anything else (other values, whitespace inside a card's quotes)
+    makes the list not plain."""
     count = len(lengths)
+    spaced = any(space in data for space in (b" ", b"\t", b"\n", b"\r"))
+    if not spaced and count:
+        lists = _plain_lists(data, starts, lengths)
+        if lists is not None:
+            return lists
     plain = lengths > 0
-    if any(space in data for space in (b" ", b"\t", b"\n", b"\r")):
-        data, lengths = _without_spaces(data, lengths, plain)
+    if spaced:
+        data, lengths = _without_spaces(data.replace(b"\0", b""), lengths, plain)
+        starts = np.cumsum(lengths) - lengths
     text = np.frombuffer(data + b"\0" * 8, np.uint8)
-    starts = np.cumsum(lengths) - lengths
     # A plain list of n cards is '[' + n * ('"' rank suit '"' separator) with ']' as the
     # last separator: 1 + 5n bytes; no cards is "[]".
     cards = np.where(lengths == 2, 0, (lengths - 1) // 5)
@@ -182,6 +196,39 @@ def _segment_codes(
     ranks = RANK_OF_BYTE[text[card_starts + 1]]
     suits = SUIT_OF_BYTE[text[card_starts + 2]]
     codes = np.where((ranks >= 0) & (suits >= 0), ranks * 4 + suits, -1)
+    return cards, codes, plain
+
+
+def _plain_lists(
+    data: bytes, starts: np.ndarray, lengths: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """:func:`_segment_codes` of lists without whitespace, each sized as a plain list and
+    holding its one ``[`` where it starts (the usual block), in a few passes over contiguous
+    bytes: with the ``[`` and NUL bytes taken out (and the empty lists), every card is one
+    5-byte record ``"Ah",`` (``]`` ending the last of a list). None when the lists are not
+    all so (the general path decides)."""
+    sized = (lengths == 2) | ((lengths >= 6) & ((lengths - 1) % 5 == 0))
+    if not sized.all():
+        return None
+    text = np.frombuffer(data, np.uint8)
+    opens = text == _OPEN
+    if np.count_nonzero(opens) != len(lengths) or not opens[starts].all():
+        return None
+    # Every list's only "[" is its first byte: what is left without the "[" and NUL bytes
+    # and the "]" of the empty lists is the cards' records.
+    keep = ~opens & (text != 0)
+    keep[starts[lengths == 2] + 1] = False
+    cards = np.where(lengths == 2, 0, (lengths - 1) // 5)
+    total = int(cards.sum())
+    records = text[keep].reshape(total, 5)
+    separators = np.full(total, _COMMA, np.uint8)
+    separators[np.cumsum(cards)[cards > 0] - 1] = _CLOSE
+    shaped = ((records[:, 0] == _QUOTE) & (records[:, 3] == _QUOTE)
+              & (records[:, 4] == separators))
+    codes = _CODE_OF_PAIR[(records[:, 1].astype(np.intp) << 8) | records[:, 2]]
+    plain = np.ones(len(lengths), bool)
+    if not shaped.all():
+        plain[np.repeat(np.arange(len(lengths)), cards)[~shaped]] = False
     return cards, codes, plain
 
 
@@ -303,8 +350,8 @@ class _Gathered:
         self.given_players: list[int] = []
         self.player_total = 0
         # per chunk of hands: the raw JSON of every street's five card lists, of every board's rows
-        self.segment_parts: list[tuple[bytes, np.ndarray]] = []
-        self.given_parts: list[tuple[bytes, np.ndarray]] = []
+        self.segment_parts: list[bytes] = []
+        self.given_parts: list[bytes] = []
 
     def gather(self, chunk: list[_Hand]) -> None:
         """The columns of the chunk's hands, read in C (attrgetter, map), then the card lists'
@@ -448,10 +495,13 @@ def _settlement_positions(
     return (rank - start[player_hand]) % counts
 
 
-def _joined(parts: list[tuple[bytes, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _joined(parts: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The card lists of every chunk as (cards per list, card codes, list is plain)."""
-    return _segment_codes(b"".join(data for data, _ in parts),
-                          np.concatenate([lengths for _, lengths in parts]))
+    data = b"".join(parts)
+    ends = np.flatnonzero(np.frombuffer(data, np.uint8) == 0)
+    starts = np.zeros(len(ends), np.int64)
+    starts[1:] = ends[:-1] + 1
+    return _segment_codes(data, starts, ends - starts)
 
 
 def _finish(
