@@ -28,6 +28,7 @@ import sys
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -145,8 +146,12 @@ def _score_block(lines: Sequence[RawLine | SourceLine], resolver: RulesResolver)
             columns = columns.select(keep)
             accepted = accepted[keep]
         if columns.hand_count:
-            _write_scored(outputs, [raw_positions[index] for index in accepted.tolist()],
-                          columns, resolver)
+            text = _scored_text(columns, resolver)
+            if columns.hand_count == len(lines):  # every line scored as columns
+                return ScoredBlock(text, len(lines), 0)
+            hand_lines = text.split("\n")
+            for index, hand_line in zip(accepted.tolist(), hand_lines, strict=False):
+                outputs[raw_positions[index]] = hand_line
     invalid = 0
     for position, output in enumerate(outputs):
         if output is None:
@@ -156,38 +161,59 @@ def _score_block(lines: Sequence[RawLine | SourceLine], resolver: RulesResolver)
     return ScoredBlock("\n".join(outputs), len(lines), invalid)  # type: ignore[arg-type]
 
 
-def _write_scored(outputs: list[str | None], positions: list[int], columns, resolver) -> None:  # noqa: ANN001
-    """Fill ``outputs`` at ``positions`` with the output lines of the hands in ``columns``
-    (the JSON :func:`~pipeline.ingest.evaluate.score_output` gives, written as text directly)."""
+_PLAYER_START = ', {"name": '
+
+
+def _scored_text(columns, resolver) -> str:  # noqa: ANN001
+    """The output lines of the hands in ``columns``, each ending in a newline: the JSON
+    :func:`~pipeline.ingest.evaluate.score_output` gives, written as text directly. The parts
+    that repeat from player to player (the foul and royalties; Fantasyland and the row classes)
+    are written once per distinct combination, then every part is joined in one pass."""
     scored = score_columns(columns, resolver)
-    quoted: dict[str, str] = {}
-
-    def quote(text: str) -> str:
-        value = quoted.get(text)
-        if value is None:
-            value = quoted[text] = _quoted(text)
-        return value
-
-    labels = _ROW_LABELS
+    player_count = len(columns.names)
+    names = dict.fromkeys(columns.names)
+    for name in names:
+        names[name] = _quoted(name)
     booleans = _JSON_BOOL
-    players = [
-        f'{{"name": {quote(name)}, "foul": {booleans[foul]}, "royalties": {{"top": {top}, '
-        f'"middle": {middle}, "bottom": {bottom}}}, "points": {points}, "fantasyland_next": '
-        f'{booleans[cards > 0]}, "fantasyland_cards": {cards}, "classes": {{"top": '
-        f'{labels[top_class]}, "middle": {labels[middle_class]}, "bottom": '
-        f'{labels[bottom_class]}}}}}'
-        for name, foul, (top, middle, bottom), points, cards,
-        (top_class, middle_class, bottom_class) in zip(
-            columns.names, scored.foul.tolist(), scored.royalties.tolist(),
-            scored.points.tolist(), scored.fantasyland_cards.tolist(),
-            scored.class_codes.tolist(), strict=True)
-    ]
-    first = 0
-    for position, hand_id, count in zip(positions, columns.hand_ids,
-                                        columns.player_counts.tolist(), strict=True):
-        outputs[position] = (f'{{"hand_id": {_quoted(hand_id)}, "players": ['
-                             f'{", ".join(players[first:first + count])}]}}')
-        first += count
+    labels = _ROW_LABELS
+    verdicts = _distinct_texts(
+        np.column_stack([scored.foul, scored.royalties]),
+        lambda foul, top, middle, bottom: (
+            f', "foul": {booleans[foul]}, "royalties": {{"top": {top}, "middle": {middle}, '
+            f'"bottom": {bottom}}}, "points": '))
+    outlooks = _distinct_texts(
+        np.column_stack([scored.fantasyland_cards, scored.class_codes]),
+        lambda cards, top, middle, bottom: (
+            f', "fantasyland_next": {booleans[cards > 0]}, "fantasyland_cards": {cards}, '
+            f'"classes": {{"top": {labels[top]}, "middle": {labels[middle]}, '
+            f'"bottom": {labels[bottom]}}}}}'))
+    counts = columns.player_counts
+    first_players = (np.cumsum(counts) - counts).tolist()
+    starts = [_PLAYER_START] * player_count
+    ends = [""] * player_count
+    for first, count, hand_id in zip(first_players, counts.tolist(), columns.hand_ids,
+                                     strict=True):
+        starts[first] = f'{{"hand_id": {_quoted(hand_id)}, "players": [{{"name": '
+        ends[first + count - 1] = "]}\n"
+    return "".join(chain.from_iterable(zip(
+        starts, map(names.__getitem__, columns.names), verdicts,
+        map(str, scored.points.tolist()), outlooks, ends, strict=True)))
+
+
+def _distinct_texts(rows: np.ndarray, render) -> list[str]:  # noqa: ANN001
+    """``render(*row)`` for every row of a table of integers, rendered once per distinct row."""
+    if not len(rows):
+        return []
+    rows = rows.astype(np.int64)
+    if rows.shape[1] <= 4 and rows.min() >= -(1 << 15) and rows.max() < 1 << 15:
+        key = np.zeros(len(rows), np.int64)
+        for column in range(rows.shape[1]):  # 16 bits a column
+            key = (key << 16) | (rows[:, column] & 0xFFFF)
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
+    texts = [render(*row) for row in rows[first].tolist()]
+    return list(map(texts.__getitem__, inverse.reshape(-1).tolist()))
 
 
 def _unusable_rules(names: Sequence[str], resolver: RulesResolver) -> set[str]:

@@ -252,3 +252,18 @@ def test_a_line_typed_at_a_terminal_is_scored_at_once() -> None:
         process.kill()
         process.wait()
         os.close(leader)
+
+
+def test_distinct_parts_are_rendered_for_every_row_whatever_their_size() -> None:
+    """The repeated parts of the output lines are rendered once per distinct row: small rows
+    (packed into one key) and rows too wide for it (compared whole) give each row its text."""
+    import numpy as np
+
+    from pipeline.ingest.score_lines import _distinct_texts
+
+    rng = random.Random(3)
+    for low, high in ((-5, 60), (-(1 << 20), 1 << 20)):
+        rows = np.array([[rng.randint(low, high) for _ in range(4)] for _ in range(300)]
+                        + [[1, 2, 3, 4]] * 5)
+        texts = _distinct_texts(rows, lambda *row: repr(row))
+        assert texts == [repr(tuple(row)) for row in rows.tolist()]
