@@ -31,8 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_rules_option(parser)
     parser.add_argument(
         "--jobs", type=int, metavar="J",
-        help="worker processes for an input of more than one block of lines (default: every "
-             "CPU; 1 = none)",
+        help="worker processes for an input of more than one block of lines (default: one per "
+             "idle CPU by the load average, at most every CPU; 1 = none)",
     )
     parser.set_defaults(handler=run)
 

@@ -55,11 +55,13 @@ __all__ = [
     "BLOCK_BYTES",
     "BLOCK_LINES",
     "ScoredBlock",
+    "default_workers",
     "scalar_output",
     "score_block",
     "score_blocks",
     "score_line",
     "usable_workers",
+    "workers_for",
 ]
 
 BLOCK_LINES = 2048
@@ -252,6 +254,28 @@ def usable_workers() -> int:
         return os.cpu_count() or 1
 
 
+def workers_for(cpus: int, load: float) -> int:
+    """Worker processes worth starting on ``cpus`` CPUs with a (one-minute) load average of
+    ``load``: one per idle CPU, counting the CPU this process runs on, at most ``cpus``; 1
+    (no workers: score here) when no CPU is idle. A worker on a busy CPU only takes turns
+    with what already runs there, and costs its start and the traffic of lines and results.
+
+    >>> workers_for(2, 0.2), workers_for(2, 1.0), workers_for(2, 1.6), workers_for(8, 5.2)
+    (2, 2, 1, 4)
+    """
+    return max(1, min(cpus, round(cpus - load) + 1))
+
+
+def default_workers() -> int:
+    """:func:`workers_for` this machine now: its usable CPUs and load average."""
+    cpus = usable_workers()
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # no load average on this platform
+        return cpus
+    return workers_for(cpus, load)
+
+
 def _blocks(
     lines: Iterable[RawLine | SourceLine], block_lines: int, block_bytes: int
 ) -> Iterator[list[RawLine | SourceLine]]:
@@ -278,11 +302,11 @@ def score_blocks(
     """Score a stream of input lines block by block, yielding the blocks in input order.
 
     An input of one block is scored in this process. When a second block follows and
-    ``workers`` (default: every usable CPU) is 2 or more, every block goes to that many worker
+    ``workers`` (default: :func:`default_workers`, one per idle CPU) is 2 or more, every block goes to that many worker
     processes, with at most two blocks per worker in flight: memory stays bounded whatever
     the input's length. Close the generator (or exhaust it) to stop the workers.
     """
-    workers = usable_workers() if workers is None else max(1, workers)
+    workers = default_workers() if workers is None else max(1, workers)
     blocks = _blocks(lines, max(1, block_lines), block_bytes)
     first = next(blocks, None)
     if first is None:

@@ -267,3 +267,15 @@ def test_distinct_parts_are_rendered_for_every_row_whatever_their_size() -> None
                         + [[1, 2, 3, 4]] * 5)
         texts = _distinct_texts(rows, lambda *row: repr(row))
         assert texts == [repr(tuple(row)) for row in rows.tolist()]
+
+
+def test_workers_are_started_for_idle_cpus_only() -> None:
+    """The default number of workers: one per idle CPU (counting this process's own), never
+    more than the CPUs, never fewer than one (scoring here)."""
+    from pipeline.ingest.score_lines import default_workers, usable_workers, workers_for
+
+    assert [workers_for(2, load) for load in (0.0, 0.9, 1.4, 1.6, 2.0, 9.0)] == [
+        2, 2, 2, 1, 1, 1]
+    assert [workers_for(8, load) for load in (0.0, 3.0, 7.6, 20.0)] == [8, 6, 1, 1]
+    assert workers_for(1, 0.0) == 1
+    assert 1 <= default_workers() <= usable_workers()
