@@ -373,16 +373,22 @@ class _Gathered:
         self.fantasyland.extend(map(_FANTASYLAND, players))
         self.reported.extend(map(_REPORTED, players))
         player_streets = list(map(_STREETS, players))
-        self.street_counts.extend([-1 if streets is None else len(streets)
-                                   for streets in player_streets])
+        if None in player_streets:
+            self.street_counts.extend([-1 if streets is None else len(streets)
+                                       for streets in player_streets])
+            player_streets = [streets for streets in player_streets if streets is not None]
+        else:  # the usual chunk: every player's streets given
+            self.street_counts.extend(map(len, player_streets))
         segments = list(chain.from_iterable(map(_STREET_LISTS, chain.from_iterable(
-            streets for streets in player_streets if streets is not None))))
+            player_streets))))
         first = self.player_total
         given_segments: list[msgspec.Raw] = []
-        for index, board in enumerate(map(_BOARD, players)):
-            if board is not None:
-                self.given_players.append(first + index)
-                given_segments += (board.top, board.middle, board.bottom)
+        boards = list(map(_BOARD, players))
+        if boards.count(None) != len(boards):
+            for index, board in enumerate(boards):
+                if board is not None:
+                    self.given_players.append(first + index)
+                    given_segments += (board.top, board.middle, board.bottom)
         self.player_total += len(players)
         self.segment_parts.append(_joined_segments(segments))
         self.given_parts.append(_joined_segments(given_segments))
@@ -402,7 +408,7 @@ def _plain_hands(
     hand_count = len(gathered.numbers)
     hand_ids = [str(value) if type(value) is int else value for value in gathered.hand_ids]
     variants = list(map(VARIANTS_BY_NAME.get, gathered.variant_names))
-    ok = np.fromiter(map(is_plain_text, hand_ids, repeat(MAX_ID_LENGTH)), bool, hand_count)
+    ok = _plain_texts(hand_ids, MAX_ID_LENGTH)
     # Sites, tables, rules and names repeat from hand to hand: each is checked once a batch.
     for texts, limit in ((gathered.sites, MAX_ID_LENGTH), (gathered.rules, MAX_ID_LENGTH),
                          (gathered.tables, MAX_ID_LENGTH), (gathered.buttons, MAX_NAME_LENGTH)):
@@ -467,6 +473,20 @@ def _plain_hands(
     is_button = name_ids == button_ids[player_hand]
     ok &= (button_ids == -2) | (np.bincount(player_hand[is_button], minlength=hand_count) > 0)
     return ok, hand_ids, variants, started, utc_texts, utc_hands, is_button
+
+
+def _plain_texts(texts: list[str], limit: int) -> np.ndarray:
+    """:func:`~pipeline.records.validate.is_plain_text` of every text (ids differ from hand to
+    hand): for a batch of printable ASCII texts, checked together (lengths and surrounding
+    spaces one text at a time, in C)."""
+    joined = "".join(texts)
+    if not (joined.isascii() and joined.isprintable()):
+        return np.fromiter(map(is_plain_text, texts, repeat(limit)), bool, len(texts))
+    lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    ok = (lengths > 0) & (lengths <= limit)
+    spaced = np.fromiter(map(str.startswith, texts, repeat(" ")), bool, len(texts))
+    spaced |= np.fromiter(map(str.endswith, texts, repeat(" ")), bool, len(texts))
+    return ok & ~spaced
 
 
 def _repeated_within(

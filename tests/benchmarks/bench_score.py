@@ -7,7 +7,9 @@ pineapple hands (the dealer of bench_ingest.py), then times, alternating, R time
   line with ``json``, treys for the 5-card rows, plain Python for the top row, the foul,
   royalties, Fantasyland and the 1-6 points, one ``json.dumps`` line per hand
   (:func:`baseline_score`, run as ``python bench_score.py --baseline FILE``);
-* ``ofc score FILE`` (every CPU), and ``ofc score --jobs 1 FILE`` (one process);
+* ``ofc score FILE`` (the default: a worker per idle CPU, by the load average),
+  ``ofc score --jobs 2 FILE`` (two workers whatever the load) and ``ofc score --jobs 1 FILE``
+  (one process);
 * the scalar path alone (every line through ``parse_hand`` and the scalar rules core, what
   ``ofc score`` did before it used the batch core), once (it is slow).
 
@@ -201,7 +203,7 @@ def main() -> None:
     python = sys.executable
     with tempfile.TemporaryDirectory() as folder:
         outputs = {name: str(Path(folder) / f"{name}.jsonl")
-                   for name in ("baseline", "score", "score1", "scalar")}
+                   for name in ("baseline", "score", "score2", "score1", "scalar")}
 
         def commands_for(source: Path, out: dict[str, str]) -> dict[str, list[str]]:
             return {
@@ -209,6 +211,9 @@ def main() -> None:
                 "score": [python, "-c", "import sys; from pipeline.cli import main; "
                           f"sys.stdout = open({out['score']!r}, 'w'); sys.exit(main())",
                           "score", str(source)],
+                "score2": [python, "-c", "import sys; from pipeline.cli import main; "
+                           f"sys.stdout = open({out['score2']!r}, 'w'); sys.exit(main())",
+                           "score", "--jobs", "2", str(source)],
                 "score1": [python, "-c", "import sys; from pipeline.cli import main; "
                            f"sys.stdout = open({out['score1']!r}, 'w'); sys.exit(main())",
                            "score", "--jobs", "1", str(source)],
@@ -231,7 +236,8 @@ def main() -> None:
         if not arguments.no_scalar:
             runs["scalar"] = [timed_run([python, __file__, "--scalar", str(path),
                                          outputs["scalar"]], environment)]
-        same = Path(outputs["score"]).read_bytes() == Path(outputs["score1"]).read_bytes()
+        same = (Path(outputs["score"]).read_bytes() == Path(outputs["score1"]).read_bytes()
+                == Path(outputs["score2"]).read_bytes())
         if not arguments.no_scalar:
             same = same and Path(outputs["score"]).read_bytes() == Path(
                 outputs["scalar"]).read_bytes()
@@ -240,23 +246,28 @@ def main() -> None:
     baseline_cpu = statistics.median(run.cpu for run in runs["baseline"])
     labels = {
         "baseline": "treys script (json + treys + Python)",
-        "score": f"ofc score ({os.cpu_count()} CPUs)",
+        "score": "ofc score (workers by idle CPUs)",
+        "score2": "ofc score --jobs 2",
         "score1": "ofc score --jobs 1",
         "scalar": "scalar path (before; one run)",
     }
     print(f"{arguments.hands:,} random pineapple hands ({path.stat().st_size / 1e6:.0f} MB), "
           f"median of {arguments.repeats}, load average {min(loads):.1f}-{max(loads):.1f} "
           f"on {os.cpu_count()} CPUs; every run a fresh process with its bytecode cached")
-    print(f"{'path':38} {'wall s':>7} {'hands/s':>8} {'vs baseline':>11} "
+    print(f"{'path':38} {'wall s':>7} {'hands/s':>8} {'vs baseline':>11} {'per round':>9} "
           f"{'CPU s':>6} {'CPU vs baseline':>15}")
     for name, values in runs.items():
         seconds = statistics.median(run.wall for run in values)
         cpu = statistics.median(run.cpu for run in values)
+        rounds = statistics.median(
+            first.wall / run.wall for first, run in zip(runs["baseline"], values, strict=False))
         print(f"{labels[name]:38} {seconds:7.2f} {arguments.hands / seconds:8,.0f} "
-              f"{baseline / seconds:10.2f}x {cpu:6.2f} {baseline_cpu / cpu:14.2f}x")
+              f"{baseline / seconds:10.2f}x {rounds:8.2f}x {cpu:6.2f} {baseline_cpu / cpu:14.2f}x")
     print("(vs baseline: the baseline's median wall time over this path's, higher is faster; "
+          "per round: the median of the ratios of the runs made one after the other; "
           "CPU vs baseline: the same for CPU seconds of every process)")
-    print(f"outputs identical (score, --jobs 1{', scalar' if not arguments.no_scalar else ''}): "
+    print(f"outputs identical (score, --jobs 2, --jobs 1"
+          f"{', scalar' if not arguments.no_scalar else ''}): "
           f"{same}; baseline agrees with ofc score on foul, points, royalties and Fantasyland "
           f"for {agree:,} of {total:,} players")
 

@@ -138,6 +138,8 @@ UNUSUAL_BUT_VALID: dict[str, Break] = {
     "name not in NFC": _set(("players", 1, "name"), "Zoe\u0301"),
     "started_at with a zone": _set(("started_at",), "2026-11-01T20:00:00+05:30"),
     "hand_id a number": _set(("hand_id",), 12345),
+    "hand_id with a leading space": _set(("hand_id",), " H20"),
+    "hand_id not ASCII": _set(("hand_id",), "Hand\u00e9-20"),
     "seat 0 and seat 999": _call(lambda record: (_set(("players", 0, "seat"), 0)(record),
                                                  _set(("players", 1, "seat"), 999)(record))),
 }
