@@ -133,6 +133,11 @@ for _variant, _code in _VARIANT_CODE.items():
         _FANTASYLAND_DEALT[_code, _size] = True
 
 
+_NO_STREETS = {name: np.zeros(0, dtype) for name, dtype in (
+    ("street_players", np.int64), ("street_numbers", np.int64), ("placed_counts", np.int64),
+    ("discard_counts", np.int64), ("placed", np.uint8), ("discarded", np.uint8))}
+"""The street columns of a batch parsed without them (``streets=False``)."""
+
 _BOARD_SLOT_START = np.array([0, 0, 3, 8, 0], np.int64)  # by token kind: top 0, middle 3, bottom 8
 _blake2b = hashlib.blake2b
 
@@ -293,7 +298,7 @@ def _sum_segments(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -
 
 
 def parse_canonical_batch(
-    lines: Sequence[tuple[int, bytes]], path: str, identity: bool = True
+    lines: Sequence[tuple[int, bytes]], path: str, identity: bool = True, streets: bool = True
 ) -> tuple[HandColumns, np.ndarray, list[int]]:
     """Validate the plainly valid canonical records of a batch of lines as columns.
 
@@ -301,7 +306,9 @@ def parse_canonical_batch(
     the accepted records (in line order), the position in ``lines`` of each accepted record,
     and the positions of every other line: those go through the per-record path.
     ``identity=False`` leaves out the hand keys and content hashes (``ofc score`` does not store
-    hands): keys are 0 and digests empty.
+    hands): keys are 0 and digests empty. ``streets=False`` leaves out the street columns
+    (placements and discards, which only storing a hand needs): the columns hold the hands'
+    final boards, as for hands given as boards.
 
     Every line msgspec decodes is gathered into columns (in C: ``attrgetter``, ``map``) without
     a check per hand in Python; the checks then run over the whole batch (:func:`_plain_hands`,
@@ -324,7 +331,7 @@ def parse_canonical_batch(
         if len(chunk) == _CHUNK_LINES:
             columns.gather(chunk)
     columns.gather(chunk)
-    return _finish(path, rest, decoded, columns, identity)
+    return _finish(path, rest, decoded, columns, identity, streets)
 
 
 class _Gathered:
@@ -525,7 +532,8 @@ def _joined(parts: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _finish(
-    path: str, rest: list[int], decoded: list[int], gathered: _Gathered, identity: bool = True
+    path: str, rest: list[int], decoded: list[int], gathered: _Gathered, identity: bool = True,
+    streets: bool = True,
 ) -> tuple[HandColumns, np.ndarray, list[int]]:
     """The batch-wide checks, the hashes and the columns of the hands that pass."""
     hand_count = len(decoded)
@@ -662,7 +670,8 @@ def _finish(
     # A player without streets and without a usable board never gets here (board required).
 
     # --- the content hash: per player the text part, then the card bytes (see content_hash)
-    values = np.where((kinds >= 1) & (kinds <= 3), codes * 3 + kinds - 1, codes)
+    if identity or streets:
+        values = np.where((kinds >= 1) & (kinds <= 3), codes * 3 + kinds - 1, codes)
     if identity:
         keys, digests = _identities(
             hand_ok, values, kinds, codes, token_street, boards, with_streets, street_starts,
@@ -681,10 +690,12 @@ def _finish(
         positions=positions, fantasyland=fantasyland,
         cards_dealt=np.where(with_streets, player_cards, -1), reported=reported,
         player_extras=[None] * player_total, boards=boards[:, :13].astype(np.uint8),
-        street_players=street_player, street_numbers=street_number,
-        placed_counts=placed_counts, discard_counts=discarded,
-        placed=values[placed_tokens].astype(np.uint8),
-        discarded=np.maximum(codes[kinds == 4], 0).astype(np.uint8),
+        **(dict(
+            street_players=street_player, street_numbers=street_number,
+            placed_counts=placed_counts, discard_counts=discarded,
+            placed=values[placed_tokens].astype(np.uint8),
+            discarded=np.maximum(codes[kinds == 4], 0).astype(np.uint8),
+        ) if streets else _NO_STREETS),
     )
     accepted_array = np.asarray(decoded, np.int64)
     if hand_ok.all():

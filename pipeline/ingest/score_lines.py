@@ -140,7 +140,7 @@ def _score_block(lines: Sequence[RawLine | SourceLine], resolver: RulesResolver)
     if raw_positions:
         columns, accepted, rest = parse_canonical_batch(
             [(lines[position][0], lines[position][1]) for position in raw_positions], "",
-            identity=False,
+            identity=False, streets=False,
         )
         unusable = _unusable_rules(columns.rules, resolver)
         if unusable:
