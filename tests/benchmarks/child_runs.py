@@ -38,11 +38,12 @@ class Run:
     cpu: float
 
 
-def timed_run(command: list[str], environment: dict[str, str]) -> Run:
-    """Run ``command`` from the repository (it must succeed); its wall and CPU seconds."""
+def timed_run(command: list[str], environment: dict[str, str], cwd: Path = REPO) -> Run:
+    """Run ``command`` from the repository, or ``cwd`` (it must succeed); its wall and CPU
+    seconds. (``python -c`` imports from its working folder first, whatever PYTHONPATH says.)"""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(command, check=True, cwd=REPO, env=environment, stdout=subprocess.DEVNULL)
+    subprocess.run(command, check=True, cwd=cwd, env=environment, stdout=subprocess.DEVNULL)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
