@@ -114,6 +114,7 @@ _STREET_LISTS = attrgetter("dealt", "placed.top", "placed.middle", "placed.botto
 """A street's five card lists in the order the batch lays them out (read in C, per street)."""
 
 _VARIANT_CODE: dict[Variant, int] = {variant: index for index, variant in enumerate(Variant)}
+_VARIANT_CODE_BY_NAME = {name: _VARIANT_CODE[variant] for name, variant in VARIANTS_BY_NAME.items()}
 _STREET_COUNTS: dict[Variant, int] = {variant: len(variant.streets) for variant in Variant}
 _MOST_STREETS = max(_STREET_COUNTS.values())
 _STREET_COUNT_OF_CODE = np.array([_STREET_COUNTS[variant] for variant in Variant], np.int64)
@@ -413,7 +414,7 @@ def _plain_hands(
     times not in the usual UTC form, the usual UTC stamps to parse at once (text, hand), and
     which players hold the button."""
     hand_count = len(gathered.numbers)
-    hand_ids = [str(value) if type(value) is int else value for value in gathered.hand_ids]
+    hand_ids = list(map(str, gathered.hand_ids))  # a str stays itself, an int becomes text
     variants = list(map(VARIANTS_BY_NAME.get, gathered.variant_names))
     ok = _plain_texts(hand_ids, MAX_ID_LENGTH)
     # Sites, tables, rules and names repeat from hand to hand: each is checked once a batch.
@@ -422,8 +423,8 @@ def _plain_hands(
         bad = {text for text in set(texts) if text is not None and not is_plain_text(text, limit)}
         if bad:
             ok &= np.fromiter((text not in bad for text in texts), bool, hand_count)
-    codes = np.fromiter((-1 if variant is None else _VARIANT_CODE[variant]
-                         for variant in variants), np.int64, hand_count)
+    codes = np.fromiter(map(_VARIANT_CODE_BY_NAME.get, gathered.variant_names, repeat(-1)),
+                        np.int64, hand_count)
     counts = np.asarray(gathered.player_counts, np.int64)
     ok &= (codes >= 0) & (counts >= _MIN_PLAYERS[codes]) & (counts <= _MAX_PLAYERS[codes])
 
@@ -432,7 +433,12 @@ def _plain_hands(
     utc_hands: list[int] = []
     first_year, last_year = (str(year) for year in STARTED_AT_YEARS)
     match_started = STARTED_AT_PATTERN.fullmatch
-    for hand, text in enumerate(gathered.started_texts):
+    texts = gathered.started_texts
+    if _usual_utc_stamps(texts):  # every hand stamped "YYYY-MM-DDTHH:MM:SSZ" within the years
+        utc_texts = [text[:19] for text in texts]
+        utc_hands = list(range(hand_count))
+        texts = [None] * hand_count
+    for hand, text in enumerate(texts):
         if text is None:
             continue
         if match_started(text) is None:
@@ -456,9 +462,8 @@ def _plain_hands(
 
     # players: names (each distinct one checked once), seats, points, streets
     names = gathered.names
-    name_index: dict[str, int] = {}
-    name_ids = np.fromiter((name_index.setdefault(name, len(name_index)) for name in names),
-                           np.int64, len(names))
+    name_index = {name: index for index, name in enumerate(dict.fromkeys(names))}
+    name_ids = np.fromiter(map(name_index.__getitem__, names), np.int64, len(names))
     bad_names = [index for name, index in name_index.items()
                  if not is_plain_text(name, MAX_NAME_LENGTH)]
     player_bad = np.isin(name_ids, bad_names) if bad_names else np.zeros(len(names), bool)
@@ -494,6 +499,31 @@ def _plain_texts(texts: list[str], limit: int) -> np.ndarray:
     spaced = np.fromiter(map(str.startswith, texts, repeat(" ")), bool, len(texts))
     spaced |= np.fromiter(map(str.endswith, texts, repeat(" ")), bool, len(texts))
     return ok & ~spaced
+
+
+_STAMP_DIGITS = np.array([0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18])
+_STAMP_MARKS = np.frombuffer(b"--T::Z", np.uint8)
+_STAMP_MARK_AT = np.array([4, 7, 10, 13, 16, 19])
+
+
+def _usual_utc_stamps(texts: list[str | None]) -> bool:
+    """Whether every text is a ``started_at`` of the usual UTC form ``YYYY-MM-DDTHH:MM:SSZ``
+    with a year inside :data:`STARTED_AT_YEARS` (exclusive), checked for the batch at once
+    (when not, each text is checked alone)."""
+    if not texts or None in texts or set(map(len, texts)) != {20}:
+        return False
+    joined = "".join(texts)  # type: ignore[arg-type]
+    if not joined.isascii():
+        return False
+    stamps = np.frombuffer(joined.encode("ascii"), np.uint8).reshape(len(texts), 20)
+    digits = stamps[:, _STAMP_DIGITS]
+    if not ((digits >= ord("0")) & (digits <= ord("9"))).all():
+        return False
+    if not (stamps[:, _STAMP_MARK_AT] == _STAMP_MARKS).all():
+        return False
+    years = (digits[:, :4].astype(np.int64) - ord("0")) @ np.array([1000, 100, 10, 1])
+    first, last = STARTED_AT_YEARS
+    return bool(((years > first) & (years < last)).all())
 
 
 def _repeated_within(

@@ -100,6 +100,9 @@ RULES: dict[str, Break] = {
     "started_at not a date": _set(("started_at",), "yesterday"),
     "started_at February 30th": _set(("started_at",), "2026-02-30T10:00:00Z"),
     "started_at out of range": _set(("started_at",), "2300-01-01T00:00:00Z"),
+    "started_at hour 25": _set(("started_at",), "2026-11-01T25:00:00Z"),
+    "started_at with a full-width digit": _set(("started_at",), "2026-11-0\uff11T20:00:00Z"),
+    "started_at with a slash": _set(("started_at",), "2026/11-01T20:00:00Z"),
     "started_at out of range, with a zone": _set(("started_at",), "1899-12-31T23:00:00-05:00"),
     # the players
     "seat negative": _set(("players", 1, "seat"), -1),
@@ -137,6 +140,8 @@ UNUSUAL_BUT_VALID: dict[str, Break] = {
     "site with a surrounding space": _set(("site",), "home "),
     "name not in NFC": _set(("players", 1, "name"), "Zoe\u0301"),
     "started_at with a zone": _set(("started_at",), "2026-11-01T20:00:00+05:30"),
+    "started_at with a lower-case t": _set(("started_at",), "2026-11-01t20:00:00Z"),
+    "started_at in the last year of the range": _set(("started_at",), "2198-12-31T23:59:59Z"),
     "hand_id a number": _set(("hand_id",), 12345),
     "hand_id with a leading space": _set(("hand_id",), " H20"),
     "hand_id not ASCII": _set(("hand_id",), "Hand\u00e9-20"),
