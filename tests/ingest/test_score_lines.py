@@ -279,3 +279,17 @@ def test_workers_are_started_for_idle_cpus_only() -> None:
     assert [workers_for(8, load) for load in (0.0, 3.0, 7.6, 20.0)] == [8, 6, 1, 1]
     assert workers_for(1, 0.0) == 1
     assert 1 <= default_workers() <= usable_workers()
+
+
+def test_ofc_score_starts_without_the_table_and_database_libraries(tmp_path: Path) -> None:
+    """``ofc score`` needs numpy and msgspec, nothing heavier (pyarrow, DuckDB, polars... cost
+    more start-up time than a small input takes to score)."""
+    from tests.cli.test_startup import HEAVY, imported
+
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(deal_hand(1)) + "\n", encoding="utf-8")
+    modules, result = imported("score", str(path))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert '"fantasyland_cards"' in result.stdout
+    assert {"numpy", "msgspec", "pipeline"} <= modules  # the list is real
+    assert not modules & (set(HEAVY) - {"numpy"}), modules & set(HEAVY)
