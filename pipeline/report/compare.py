@@ -17,7 +17,6 @@ import math
 from dataclasses import dataclass
 from datetime import date, datetime
 
-import numpy as np
 import polars as pl
 
 from pipeline import read
@@ -44,6 +43,8 @@ from pipeline.report.trends import (
     cells_from_totals,
     raw_difference,
     rolling_series,
+    strata_codes,
+    value_codes,
     within_effect,
     within_effect_of_cells,
 )
@@ -226,22 +227,10 @@ def _hand_trends(hands: pl.DataFrame, columns: tuple[str, ...]) -> dict[str, Wit
                                              on="session_id", how="left",
                                              maintain_order="left")["_number"]
     x = number.cast(pl.Float64).to_numpy()
-    strata = _strata(dated)
-    sessions = _codes_of(dated["session_id"])
+    strata = strata_codes(dated)
+    sessions = value_codes(dated["session_id"])
     return {column: within_effect(dated[column].cast(pl.Float64).to_numpy(), x, strata, sessions)
             for column in columns}
-
-
-def _strata(hands: pl.DataFrame) -> np.ndarray:
-    """Each hand's stratum (variant and table size) as a number, one per stratum (what the
-    fits need of it: which hands share one)."""
-    return _codes_of(hands.select(pl.format("{}/{}", "variant", "player_count")).to_series())
-
-
-def _codes_of(values: pl.Series) -> np.ndarray:
-    """One number per distinct value of ``values`` (equal values, equal numbers), without a
-    Python loop over the values."""
-    return values.cast(pl.Categorical).to_physical().cast(pl.Int64).to_numpy()
 
 
 def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
@@ -416,7 +405,7 @@ def player_progress(db: Database, filters: Filters, player: str, change_date: da
         for column, name, unit in (("points", "points per hand", "points"),
                                    ("foul", "foul rate", "rate")):
             values = [float(v) for v in dated[column].to_list()]
-            fit = within_effect(values, [float(f) for f in flags], _strata(dated), sessions_of)
+            fit = within_effect(values, [float(f) for f in flags], strata_codes(dated), sessions_of)
             raw = raw_difference(values, flags)
             note = ""
             if raw is not None:
@@ -427,7 +416,7 @@ def player_progress(db: Database, filters: Filters, player: str, change_date: da
     q_values = benjamini_hochberg([fit.p_value if fit else None for _, _, _, fit, _ in fits])
     tests = tuple(ProgressTest(key, title, unit, fit, q, q is not None and q <= fdr, note)
                   for (key, title, unit, fit, note), q in zip(fits, q_values, strict=True))
-    strata = _strata(hands) if not hands.is_empty() else []
+    strata = strata_codes(hands) if not hands.is_empty() else []
     size = min(window, max(10, hands.height // 4)) if hands.height else window
     fouls = rolling_series(hands["foul"].cast(pl.Float64).to_numpy(), strata, size) \
         if hands.height else None
