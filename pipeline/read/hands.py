@@ -15,7 +15,7 @@ from pipeline.read.scope import (
     placeholders,
     run_scoped,
 )
-from pipeline.read.source import Database, frame
+from pipeline.read.source import Database, frame, named_frame
 
 
 def hand_list(
@@ -116,12 +116,12 @@ def players_of_hands(db: Database, hand_keys: Sequence[int]) -> pl.DataFrame:
     """:func:`hand_players` of several hands at once (one read of each table, not one per
     hand), with their ``hand_key`` first; by hand key, then action order."""
     keys = [int(key) for key in hand_keys]
-    marks = placeholders(keys) if keys else "NULL"
-    sql = f"""
-        WITH s AS (SELECT * FROM seats WHERE hand_key IN ({marks})),
-             b AS (SELECT * FROM boards WHERE hand_key IN ({marks})),
-             e AS (SELECT * FROM evaluations WHERE hand_key IN ({marks})),
-             r AS (SELECT * FROM results WHERE hand_key IN ({marks}))
+    # one list parameter: a third cheaper than an IN list of as many parameters
+    sql = """
+        WITH s AS (SELECT * FROM seats WHERE hand_key = ANY($keys::BIGINT[])),
+             b AS (SELECT * FROM boards WHERE hand_key = ANY($keys::BIGINT[])),
+             e AS (SELECT * FROM evaluations WHERE hand_key = ANY($keys::BIGINT[])),
+             r AS (SELECT * FROM results WHERE hand_key = ANY($keys::BIGINT[]))
         SELECT s.hand_key, s.player, s.seat, s.position, s.is_button, s.fantasyland,
                s.cards_dealt, b.top, b.middle, b.bottom,
                e.top_class, e.middle_class, e.bottom_class, e.foul,
@@ -134,7 +134,7 @@ def players_of_hands(db: Database, hand_keys: Sequence[int]) -> pl.DataFrame:
         LEFT JOIN r ON r.hand_key = s.hand_key AND r.player = s.player
         ORDER BY s.hand_key, s.position
     """
-    return frame(db, sql, keys * 4)
+    return named_frame(db, sql, {"keys": keys})
 
 
 def hand_streets(db: Database, hand_key: int) -> pl.DataFrame:
@@ -164,13 +164,13 @@ def matchups_of_hands(db: Database, hand_keys: Sequence[int]) -> pl.DataFrame:
     """:func:`hand_matchups` of several hands at once, with their ``hand_key`` first; by hand
     key, then as :func:`hand_matchups` orders them."""
     keys = [int(key) for key in hand_keys]
-    marks = placeholders(keys) if keys else "NULL"
-    sql = f"""
-        WITH m AS (SELECT * FROM matchups WHERE hand_key IN ({marks})),
-             s AS (SELECT hand_key, player, position FROM seats WHERE hand_key IN ({marks}))
+    sql = """
+        WITH m AS (SELECT * FROM matchups WHERE hand_key = ANY($keys::BIGINT[])),
+             s AS (SELECT hand_key, player, position FROM seats
+                   WHERE hand_key = ANY($keys::BIGINT[]))
         SELECT m.hand_key, m.player, m.opponent, m.rows_won, m.rows_lost, m.scoop,
                m.royalty_points, m.points, m.settled
         FROM m JOIN s ON s.hand_key = m.hand_key AND s.player = m.player
         ORDER BY m.hand_key, s.position, m.opponent
     """
-    return frame(db, sql, keys * 2)
+    return named_frame(db, sql, {"keys": keys})
