@@ -107,6 +107,17 @@ def hand_header(db: Database, hand_key: int) -> pl.DataFrame:
     return frame(db, sql, [hand_key])
 
 
+def headers_of_hands(db: Database, hand_keys: Sequence[int]) -> pl.DataFrame:
+    """:func:`hand_header` of several hands at once (one read), by hand key."""
+    keys = [int(key) for key in hand_keys]
+    sql = """
+        SELECT hand_key, site, hand_id, table_name, started_at, variant, rules, button,
+               player_count, has_streets, any_fantasyland, source_path, source_line
+        FROM hands WHERE hand_key = ANY($keys::BIGINT[]) ORDER BY hand_key
+    """
+    return named_frame(db, sql, {"keys": keys})
+
+
 def hand_players(db: Database, hand_key: int) -> pl.DataFrame:
     """Each player of one hand in action order: seat, board, verdict and result."""
     return players_of_hands(db, (hand_key,)).drop("hand_key")

@@ -1241,6 +1241,12 @@ def _notable(data: ReportData, settings: ReportSettings) -> list[NotableHand]:
     wanted = sorted({key for keys in picked.values() for key in keys})
     by_key = {row["hand_key"]: row
               for row in hands.filter(pl.col("hand_key").is_in(wanted)).iter_rows(named=True)}
+    header_columns = ("site", "hand_id", "table_name")
+    if not data.headers.is_empty():  # the hands' own rows, read for the hands shown
+        for header in data.headers.select("hand_key", *header_columns).iter_rows(named=True):
+            if header["hand_key"] in by_key:
+                by_key[header["hand_key"]].update(
+                    {column: header[column] for column in header_columns})
     grades: dict[tuple[int, str], list[GradeView]] = {}
     if not data.hand_grades.is_empty():
         for row in data.hand_grades.iter_rows(named=True):

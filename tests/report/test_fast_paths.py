@@ -1,4 +1,5 @@
-"""The comparison pages' fast paths give exactly what the plain per-player computation gives.
+"""The fast paths of the comparison pages and the report give exactly what the plain
+computation gives.
 
 :func:`~pipeline.report.compare.compare_players` sums the reference group once and takes each
 player's own sums out (instead of filtering the group's rows once per player), and numbers every
@@ -6,7 +7,10 @@ player's sessions in one pass; :func:`~pipeline.report.compare.player_progress` 
 sessions and strata without a Python loop over the hands. Here the plain computation (one
 player at a time, as the code read before) is written out again, independently, and every
 figure must be the same to the last bit, on the simulated database of three games, 2 and 3
-players, standard and progressive rules.
+players, standard and progressive rules. The report reads only the columns it uses of the
+player's hands (:func:`~pipeline.read.report.report_own_hands`) and the shown hands' own rows
+apart (:func:`~pipeline.read.hands.headers_of_hands`): the same rows and values as the wide
+read.
 """
 
 from __future__ import annotations
@@ -126,7 +130,7 @@ def test_the_comparison_is_the_plain_per_player_computation(mixed: Mixed, spec: 
 
 def test_progress_is_the_plain_computation(mixed: Mixed) -> None:
     player = players_of(mixed.database)[0]
-    progress = player_progress(mixed.database, Filters(), player, date(2026, 1, 2), 20)
+    progress = player_progress(mixed.database, Filters(), player, date(2026, 10, 7), 20)
     hands = read.report.report_progress_hands(mixed.database, Filters(players=(player,)))
     strata = [f"{variant}/{count}" for variant, count in
               zip(hands["variant"].to_list(), hands["player_count"].to_list(), strict=True)]
@@ -155,3 +159,25 @@ def test_progress_is_the_plain_computation(mixed: Mixed) -> None:
     assert progress.points == rolling_series([float(v) for v in hands["points"].to_list()],
                                              strata, size)
     assert progress.fouls is not None
+
+
+@pytest.mark.parametrize("filters", [
+    Filters(),
+    Filters(variants=("classic",), date_from=date(2026, 10, 7)),
+    Filters(rules=("progressive",)),
+])
+def test_the_narrow_read_of_own_hands_is_the_wide_one(mixed: Mixed, filters: Filters) -> None:
+    names = tuple(players_of(mixed.database)[:2])  # a player and an alias
+    mine = filters.with_players(names)
+    narrow = read.report.report_own_hands(mixed.database, mine)
+    wide = read.report.report_player_hands(mixed.database, mine)
+    assert narrow.height > 0
+    assert narrow.columns == list(read.report.REPORT_HAND_COLUMNS)
+    assert narrow.equals(wide.select(read.report.REPORT_HAND_COLUMNS))
+    keys = wide["hand_key"].head(5).to_list()
+    headers = read.hands.headers_of_hands(mixed.database, keys)
+    assert sorted(headers["hand_key"].to_list()) == sorted(set(keys))
+    for key in keys:
+        one = read.hands.hand_header(mixed.database, key)
+        assert headers.filter(pl.col("hand_key") == key).equals(one)
+    assert read.hands.headers_of_hands(mixed.database, []).is_empty()
