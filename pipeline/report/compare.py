@@ -22,6 +22,7 @@ import polars as pl
 from pipeline import read
 from pipeline.read.scope import Filters
 from pipeline.read.source import Database
+from pipeline.read.totals import readiness_checked_once
 from pipeline.report.model import DEFAULT_SETTINGS, ReportSettings
 from pipeline.report.reference import (
     ReferenceGroup,
@@ -251,7 +252,7 @@ def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
     """
     scope = Filters(date_from=filters.date_from, date_to=filters.date_to,
                     variants=filters.variants, rules=filters.rules, tables=filters.tables)
-    with read.source.reading(db) as connection:
+    with read.source.reading(db) as connection, readiness_checked_once():
         totals = read.report.report_player_totals(connection, scope)
         pairs = read.report.report_pair_totals(connection, scope)
         group = choose_reference(totals, pairs, spec, (), settings.min_sample)

@@ -13,6 +13,7 @@ import polars as pl
 
 from pipeline import read
 from pipeline.read.source import Database
+from pipeline.read.totals import readiness_checked_once
 from pipeline.report.grading import gather_grading
 from pipeline.report.model import DEFAULT_SETTINGS, ReportRequest, ReportSettings
 from pipeline.report.reference import ReferenceGroup, choose_reference
@@ -93,7 +94,7 @@ def gather_report_data(db: Database, request: ReportRequest,
     scope = request.scope_filters()
     names = request.names
     mine = scope.with_players(names)
-    with read.source.reading(db) as connection:
+    with read.source.reading(db) as connection, readiness_checked_once():
         hands = read.report.report_own_hands(connection, mine)
         if hands.is_empty():
             raise NoHandsError(_no_hands_message(request))
