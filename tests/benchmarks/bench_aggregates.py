@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -97,6 +98,16 @@ def report_seconds(database: Path, output: Path, code: Path = REPO) -> float:
     return time.perf_counter() - started
 
 
+def report_run(database: Path, output: Path, code: Path = REPO) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one :func:`report_seconds` run: the child's CPU time
+    (user and system, every thread) rises less than its wall time when other work shares
+    the cores."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = report_seconds(database, output, code)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def measure_report(database: Path, repeat: int, baseline_code: Path | None = None) -> None:
     """``ofc report`` with the aggregates against the same database without them; with
     ``baseline_code`` (a source tree of an earlier commit) also against that code on the same
@@ -114,14 +125,17 @@ def measure_report(database: Path, repeat: int, baseline_code: Path | None = Non
         report_seconds(baseline_database, full_html)
         if baseline_code is not None:
             report_seconds(database, earlier_html, baseline_code)
-        kept: list[float] = []
-        full: list[float] = []
-        earlier: list[float] = []
+        runs: dict[str, list[tuple[float, float]]] = {"kept": [], "full": [], "earlier": []}
         for _ in range(repeat):
-            kept.append(report_seconds(database, kept_html))
-            full.append(report_seconds(baseline_database, full_html))
+            runs["kept"].append(report_run(database, kept_html))
+            runs["full"].append(report_run(baseline_database, full_html))
             if baseline_code is not None:
-                earlier.append(report_seconds(database, earlier_html, baseline_code))
+                runs["earlier"].append(report_run(database, earlier_html, baseline_code))
+        kept = [wall for wall, _ in runs["kept"]]
+        full = [wall for wall, _ in runs["full"]]
+        earlier = [wall for wall, _ in runs["earlier"]]
+        cpu = {name: statistics.median(c for _, c in values) if values else 0.0
+               for name, values in runs.items()}
         median, baseline = statistics.median(kept), statistics.median(full)
         same = _report_json(database) == _report_json(baseline_database)
         same_html = (kept_html.read_bytes() == earlier_html.read_bytes()
@@ -129,17 +143,18 @@ def measure_report(database: Path, repeat: int, baseline_code: Path | None = Non
     compiled = ("modules compiled once and kept (as installed)" if BYTECODE_FOLDER else
                 "modules as the environment has them")
     print(f"ofc report {HERO} (HTML), median of {repeat}, alternating; {compiled}:")
-    print(f"  {'with the aggregates':<44} {median:8.2f} s  (max {max(kept):.2f})")
+    print(f"  {'with the aggregates':<44} {median:8.2f} s  (max {max(kept):.2f}; "
+          f"CPU {cpu['kept']:.2f} s)")
     print(f"  {'baseline: same database without them':<44} {baseline:8.2f} s  "
-          f"(max {max(full):.2f})")
+          f"(max {max(full):.2f}; CPU {cpu['full']:.2f} s)")
     print(f"  ratio {baseline / median:.2f}× faster; goal <= 2 s: "
           f"{'met' if median <= 2.0 else 'NOT met'}; JSON reports identical: {same}")
     if baseline_code is not None:
         before = statistics.median(earlier)
         print(f"  {'baseline: code of ' + str(baseline_code):<44} {before:8.2f} s  "
-              f"(max {max(earlier):.2f})")
-        print(f"  ratio {before / median:.2f}× faster than that code; HTML reports "
-              f"byte-identical: {same_html}")
+              f"(max {max(earlier):.2f}; CPU {cpu['earlier']:.2f} s)")
+        print(f"  ratio {before / median:.2f}× faster than that code (CPU "
+              f"{cpu['earlier'] / cpu['kept']:.2f}×); HTML reports byte-identical: {same_html}")
 
 
 def _report_json(database: Path) -> dict:
