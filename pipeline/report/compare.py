@@ -383,12 +383,22 @@ def player_progress(db: Database, filters: Filters, player: str, change_date: da
     variant and table size. The tests go through one Benjamini-Hochberg correction."""
     scope = Filters(players=(player,), date_from=filters.date_from, date_to=filters.date_to,
                     variants=filters.variants, rules=filters.rules, tables=filters.tables)
-    with read.source.reading(db) as connection:
-        hands = read.report.report_progress_hands(connection, scope)
-    sessions = hands["session_id"].drop_nulls().n_unique() if not hands.is_empty() else 0
+    cells = None
+    with read.source.reading(db) as connection, readiness_checked_once():
+        if change_date is None and read.report.session_cells_kept(connection, scope):
+            # the trend from the totals kept per session (the same fit as from the hands), and
+            # only what the rolling windows need of the hands
+            cells = read.report.report_session_cells(connection, scope)
+        hands = (read.report.report_progress_series(connection, scope) if cells is not None
+                 else read.report.report_progress_hands(connection, scope))
+    if cells is not None:
+        sessions = cells["session_id"].n_unique()
+        trends = _session_trends(cells).get(player, dict.fromkeys(("points", "foul")))
+    else:
+        sessions = hands["session_id"].drop_nulls().n_unique() if not hands.is_empty() else 0
+        trends = _hand_trends(hands, ("points", "foul"))
     fits: list[tuple[str, str, str, WithinFit | None, str]] = []
     if not hands.is_empty():
-        trends = _hand_trends(hands, ("points", "foul"))
         for column, name, unit in (("points", "points per hand", "points"),
                                    ("foul", "foul rate", "rate")):
             fit = trends[column]

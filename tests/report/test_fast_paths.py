@@ -128,10 +128,18 @@ def test_the_comparison_is_the_plain_per_player_computation(mixed: Mixed, spec: 
     assert checked >= 2
 
 
-def test_progress_is_the_plain_computation(mixed: Mixed) -> None:
+@pytest.mark.parametrize("change_date", [date(2026, 10, 7), None])
+def test_progress_is_the_plain_computation(mixed: Mixed, change_date: date | None) -> None:
+    """With a change date the trend is fitted from the hands; without one from the totals kept
+    per session, and the hands are read without their seats: the same figures either way."""
     player = players_of(mixed.database)[0]
-    progress = player_progress(mixed.database, Filters(), player, date(2026, 10, 7), 20)
+    assert read.report.session_cells_kept(mixed.database, Filters(players=(player,)))
+    progress = player_progress(mixed.database, Filters(), player, change_date, 20)
     hands = read.report.report_progress_hands(mixed.database, Filters(players=(player,)))
+    series = read.report.report_progress_series(mixed.database, Filters(players=(player,)))
+    assert series.equals(hands.drop("session_id"))
+    assert progress.hands == hands.height
+    assert progress.sessions == hands["session_id"].drop_nulls().n_unique()
     strata = [f"{variant}/{count}" for variant, count in
               zip(hands["variant"].to_list(), hands["player_count"].to_list(), strict=True)]
     dated = [index for index, session in enumerate(hands["session_id"].to_list())
@@ -181,3 +189,11 @@ def test_the_narrow_read_of_own_hands_is_the_wide_one(mixed: Mixed, filters: Fil
         one = read.hands.hand_header(mixed.database, key)
         assert headers.filter(pl.col("hand_key") == key).equals(one)
     assert read.hands.headers_of_hands(mixed.database, []).is_empty()
+    players = read.hands.players_of_hands(mixed.database, keys)
+    matchups = read.hands.matchups_of_hands(mixed.database, keys)
+    for key in keys:  # several keys at once (one list parameter), one key (an equality)
+        assert players.filter(pl.col("hand_key") == key).drop("hand_key").equals(
+            read.hands.hand_players(mixed.database, key))
+        assert matchups.filter(pl.col("hand_key") == key).drop("hand_key").equals(
+            read.hands.hand_matchups(mixed.database, key))
+    assert read.hands.players_of_hands(mixed.database, []).is_empty()
