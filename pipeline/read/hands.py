@@ -15,7 +15,7 @@ from pipeline.read.scope import (
     placeholders,
     run_scoped,
 )
-from pipeline.read.source import Database, frame
+from pipeline.read.source import Database, frame, named_frame
 
 
 def hand_list(
@@ -107,6 +107,26 @@ def hand_header(db: Database, hand_key: int) -> pl.DataFrame:
     return frame(db, sql, [hand_key])
 
 
+def _keys_match(keys: list[int]) -> tuple[str, dict[str, Any]]:
+    """SQL for "``hand_key`` is one of ``keys``" and its named parameter: one list parameter
+    (a third cheaper than an IN list of as many parameters), or for a single key an equality
+    (cheaper still)."""
+    if len(keys) == 1:
+        return "hand_key = $key", {"key": keys[0]}
+    return "hand_key = ANY($keys::BIGINT[])", {"keys": keys}
+
+
+def headers_of_hands(db: Database, hand_keys: Sequence[int]) -> pl.DataFrame:
+    """:func:`hand_header` of several hands at once (one read), by hand key."""
+    match, params = _keys_match([int(key) for key in hand_keys])
+    sql = f"""
+        SELECT hand_key, site, hand_id, table_name, started_at, variant, rules, button,
+               player_count, has_streets, any_fantasyland, source_path, source_line
+        FROM hands WHERE {match} ORDER BY hand_key
+    """
+    return named_frame(db, sql, params)
+
+
 def hand_players(db: Database, hand_key: int) -> pl.DataFrame:
     """Each player of one hand in action order: seat, board, verdict and result."""
     return players_of_hands(db, (hand_key,)).drop("hand_key")
@@ -115,13 +135,12 @@ def hand_players(db: Database, hand_key: int) -> pl.DataFrame:
 def players_of_hands(db: Database, hand_keys: Sequence[int]) -> pl.DataFrame:
     """:func:`hand_players` of several hands at once (one read of each table, not one per
     hand), with their ``hand_key`` first; by hand key, then action order."""
-    keys = [int(key) for key in hand_keys]
-    marks = placeholders(keys) if keys else "NULL"
+    match, params = _keys_match([int(key) for key in hand_keys])
     sql = f"""
-        WITH s AS (SELECT * FROM seats WHERE hand_key IN ({marks})),
-             b AS (SELECT * FROM boards WHERE hand_key IN ({marks})),
-             e AS (SELECT * FROM evaluations WHERE hand_key IN ({marks})),
-             r AS (SELECT * FROM results WHERE hand_key IN ({marks}))
+        WITH s AS (SELECT * FROM seats WHERE {match}),
+             b AS (SELECT * FROM boards WHERE {match}),
+             e AS (SELECT * FROM evaluations WHERE {match}),
+             r AS (SELECT * FROM results WHERE {match})
         SELECT s.hand_key, s.player, s.seat, s.position, s.is_button, s.fantasyland,
                s.cards_dealt, b.top, b.middle, b.bottom,
                e.top_class, e.middle_class, e.bottom_class, e.foul,
@@ -134,7 +153,7 @@ def players_of_hands(db: Database, hand_keys: Sequence[int]) -> pl.DataFrame:
         LEFT JOIN r ON r.hand_key = s.hand_key AND r.player = s.player
         ORDER BY s.hand_key, s.position
     """
-    return frame(db, sql, keys * 4)
+    return named_frame(db, sql, params)
 
 
 def hand_streets(db: Database, hand_key: int) -> pl.DataFrame:
@@ -163,14 +182,13 @@ def hand_matchups(db: Database, hand_key: int) -> pl.DataFrame:
 def matchups_of_hands(db: Database, hand_keys: Sequence[int]) -> pl.DataFrame:
     """:func:`hand_matchups` of several hands at once, with their ``hand_key`` first; by hand
     key, then as :func:`hand_matchups` orders them."""
-    keys = [int(key) for key in hand_keys]
-    marks = placeholders(keys) if keys else "NULL"
+    match, params = _keys_match([int(key) for key in hand_keys])
     sql = f"""
-        WITH m AS (SELECT * FROM matchups WHERE hand_key IN ({marks})),
-             s AS (SELECT hand_key, player, position FROM seats WHERE hand_key IN ({marks}))
+        WITH m AS (SELECT * FROM matchups WHERE {match}),
+             s AS (SELECT hand_key, player, position FROM seats WHERE {match})
         SELECT m.hand_key, m.player, m.opponent, m.rows_won, m.rows_lost, m.scoop,
                m.royalty_points, m.points, m.settled
         FROM m JOIN s ON s.hand_key = m.hand_key AND s.player = m.player
         ORDER BY m.hand_key, s.position, m.opponent
     """
-    return frame(db, sql, keys * 2)
+    return named_frame(db, sql, params)

@@ -58,8 +58,9 @@ def _report_conditions(filters: Filters) -> tuple[str, list[Any]]:
 
 __all__ = [
     "BOARD_STATES", "FANTASYLAND_CARD_RANKS", "fantasyland_top_value", "report_hand_grades",
-    "report_matchup_totals", "report_pair_totals", "report_player_hands",
-    "report_player_totals", "report_progress_hands", "report_session_cells",
+    "report_matchup_totals", "report_own_hands", "report_pair_totals", "report_player_hands",
+    "report_player_totals", "report_progress_hands", "report_progress_series",
+    "report_session_cells", "session_cells_kept",
     "report_state_totals",
 ]
 
@@ -334,6 +335,41 @@ def report_player_hands(db: Database, filters: Filters,
         """
         return connection.sql(sql, params=[*names, *early_params, fantasyland_top_value(),
                                            *params, *names, *names]).pl()
+
+
+REPORT_HAND_COLUMNS = ("hand_key", "started_at", "variant", "player_count", "player",
+                       "position", "is_button", "fantasyland", "session_id", "foul",
+                       "royalties", "fantasyland_next", "points")
+"""The columns of :func:`report_own_hands`: those of :func:`report_player_hands` that the
+report reads for every hand, with the same types."""
+
+
+def report_own_hands(db: Database, filters: Filters) -> pl.DataFrame:
+    """:func:`report_player_hands` with only the columns the report reads of every hand
+    (:data:`REPORT_HAND_COLUMNS`), in the same order: the same rows, a narrower read (no text
+    a hand's header or board shows: :func:`pipeline.read.hands.headers_of_hands` and
+    :func:`pipeline.read.hands.players_of_hands` give them for the hands shown)."""
+    if not filters.players:
+        raise ValueError("report_own_hands needs the heroes in filters.players")
+    where, params = _report_conditions(filters)
+    heroes = placeholders(filters.players)
+    names = list(filters.players)
+    sql = f"""
+        WITH mine AS MATERIALIZED (
+            SELECT hand_key, player, position, is_button, fantasyland, session_id
+            FROM seats WHERE player IN ({heroes})
+        )
+        SELECT h.hand_key, h.started_at, h.variant, h.player_count, x.player, x.position,
+            x.is_button, x.fantasyland, x.session_id, e.foul, e.royalties, e.fantasyland_next,
+            r.points::BIGINT AS points
+        FROM mine x
+        JOIN hands h ON h.hand_key = x.hand_key
+        JOIN evaluations e ON e.hand_key = x.hand_key AND e.player = x.player
+        JOIN results r ON r.hand_key = x.hand_key AND r.player = x.player
+        WHERE {where} AND e.player IN ({heroes}) AND r.player IN ({heroes})
+        ORDER BY h.started_at NULLS FIRST, h.hand_key, x.player
+    """
+    return frame(db, sql, [*names, *params, *names, *names])
 
 
 BOARD_STATES = ("fantasyland", "foul", "standing")
@@ -682,6 +718,15 @@ def report_session_cells(db: Database, filters: Filters,
             SESSION_CELL_COLUMNS)  # type: ignore[arg-type]
 
 
+def session_cells_kept(db: Database, filters: Filters, route: Route = Route.AUTO) -> bool:
+    """True when :func:`report_session_cells` with these filters (and ``route``) reads the totals
+    kept per session, not the hands."""
+    with reading(db) as connection:
+        served = not (filters.date_from or filters.date_to or filters.tables)
+        return (use_aggregates(connection, route, served)
+                and _session_totals_ready(connection))
+
+
 def _session_totals_ready(connection: duckdb.DuckDBPyConnection) -> bool:
     """``session_totals`` counts every hand of every session."""
     try:
@@ -713,3 +758,25 @@ def report_progress_hands(db: Database, filters: Filters) -> pl.DataFrame:
         ORDER BY h.started_at NULLS FIRST, h.hand_key, s.player
     """
     return frame(db, sql, [*filters.players, *params])
+
+
+def report_progress_series(db: Database, filters: Filters) -> pl.DataFrame:
+    """:func:`report_progress_hands` without the seats (no session): what rolling windows
+    need, the same rows in the same order, a narrower read (the trend across sessions then
+    comes from :func:`report_session_cells`).
+
+    Columns: hand_key, started_at, variant, player_count, player, points, foul.
+    """
+    if not filters.players:
+        raise ValueError("report_progress_series needs the players in filters.players")
+    where, params = _report_conditions(filters)
+    heroes = placeholders(filters.players)
+    sql = f"""
+        SELECT h.hand_key, h.started_at, h.variant, h.player_count, r.player, r.points, e.foul
+        FROM results r
+        JOIN hands h ON h.hand_key = r.hand_key
+        JOIN evaluations e ON e.hand_key = r.hand_key AND e.player = r.player
+        WHERE r.player IN ({heroes}) AND e.player IN ({heroes}) AND {where}
+        ORDER BY h.started_at NULLS FIRST, h.hand_key, r.player
+    """
+    return frame(db, sql, [*filters.players, *filters.players, *params])

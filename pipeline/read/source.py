@@ -231,3 +231,9 @@ def reading(db: Database) -> Iterator[duckdb.DuckDBPyConnection]:
 def frame(db: Database, sql: str, params: Sequence[Any] = ()) -> pl.DataFrame:
     with reading(db) as connection:
         return connection.sql(sql, params=list(params)).pl()
+
+
+def named_frame(db: Database, sql: str, params: dict[str, Any]) -> pl.DataFrame:
+    """:func:`frame` of SQL with named parameters (``$name``), such as one list of keys."""
+    with reading(db) as connection:
+        return connection.sql(sql, params=params).pl()

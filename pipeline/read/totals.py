@@ -55,8 +55,35 @@ def preferred_route(route: Route) -> Iterator[None]:
         _PREFERRED.reset(token)
 
 
+_READINESS: contextvars.ContextVar[dict[int, bool] | None] = contextvars.ContextVar(
+    "readiness", default=None)
+
+
+@contextlib.contextmanager
+def readiness_checked_once() -> Iterator[None]:
+    """Within the block, :func:`aggregates_ready` looks at each connection once: for a block of
+    questions asked through one open connection that nothing writes to meanwhile (a read-only
+    connection: no other process can write the file while it is open, and the dashboard's own
+    writes wait for its readers), such as the report's or a comparison's questions."""
+    token = _READINESS.set({})
+    try:
+        yield
+    finally:
+        _READINESS.reset(token)
+
+
 def aggregates_ready(connection: duckdb.DuckDBPyConnection) -> bool:
     """True when the aggregates exist, follow this code's definition, and count every board."""
+    remembered = _READINESS.get()
+    if remembered is None:
+        return _aggregates_ready(connection)
+    key = id(connection)
+    if key not in remembered:
+        remembered[key] = _aggregates_ready(connection)
+    return remembered[key]
+
+
+def _aggregates_ready(connection: duckdb.DuckDBPyConnection) -> bool:
     try:
         rows = connection.sql(
             "SELECT (SELECT value FROM meta WHERE key = ?), "
@@ -116,5 +143,5 @@ def totals_conditions(filters: Filters, alias: str = "t",
 
 __all__ = [
     "AggregatesUnavailable", "Route", "aggregates_ready", "grain_serves", "preferred_route",
-    "totals_conditions", "use_aggregates",
+    "readiness_checked_once", "totals_conditions", "use_aggregates",
 ]

@@ -22,6 +22,7 @@ import polars as pl
 from pipeline import read
 from pipeline.read.scope import Filters
 from pipeline.read.source import Database
+from pipeline.read.totals import readiness_checked_once
 from pipeline.report.model import DEFAULT_SETTINGS, ReportSettings
 from pipeline.report.reference import (
     ReferenceGroup,
@@ -43,6 +44,8 @@ from pipeline.report.trends import (
     cells_from_totals,
     raw_difference,
     rolling_series,
+    strata_codes,
+    value_codes,
     within_effect,
     within_effect_of_cells,
 )
@@ -83,6 +86,36 @@ def _sums(rows: pl.DataFrame, columns: tuple[str, ...]) -> dict[str, dict[str, f
     summed = rows.group_by("variant", maintain_order=True).agg([pl.col(c).sum() for c in columns])
     return {row["variant"]: {c: float(row[c] or 0) for c in columns}
             for row in summed.iter_rows(named=True)}
+
+
+def _sums_by_player(rows: pl.DataFrame, columns: tuple[str, ...]
+                    ) -> dict[str, dict[str, dict[str, float]]]:
+    """:func:`_sums` of each player's rows, in one pass."""
+    if rows.is_empty():
+        return {}
+    summed = rows.group_by(["player", "variant"], maintain_order=True).agg(
+        [pl.col(c).sum() for c in columns])
+    result: dict[str, dict[str, dict[str, float]]] = {}
+    for row in summed.iter_rows(named=True):
+        result.setdefault(row["player"], {})[row["variant"]] = {
+            c: float(row[c] or 0) for c in columns}
+    return result
+
+
+def _without(everyone: dict[str, dict[str, float]], one: dict[str, dict[str, float]]
+             ) -> dict[str, dict[str, float]]:
+    """``everyone``'s sums per variant less ``one``'s (integer counts and points: exact), a
+    variant nobody else has left out, as :func:`_sums` of the others' rows would give."""
+    result: dict[str, dict[str, float]] = {}
+    for variant, sums in everyone.items():
+        mine = one.get(variant)
+        if mine is None:
+            result[variant] = sums
+            continue
+        rest = {column: value - mine[column] for column, value in sums.items()}
+        if rest["hands"] > 0:
+            result[variant] = rest
+    return result
 
 
 def _mix_rate(mine: dict[str, dict[str, float]], group: dict[str, dict[str, float]],
@@ -143,32 +176,62 @@ def _session_trend(cells: pl.DataFrame, column: str) -> WithinFit | None:
     the hands (:func:`_hand_trend`), without reading them."""
     if cells.is_empty():
         return None
-    ordered = cells.sort(["first_started_at", "first_hand_key"])
-    starts = (ordered.group_by("session_id", maintain_order=True)
-              .agg(pl.col("first_started_at").min()).sort(["first_started_at", "session_id"]))
-    number = {session: index for index, session in enumerate(starts["session_id"], start=1)}
-    sessions = ordered["session_id"].to_list()
-    total, squares = ("points", "points_sq") if column == "points" else ("fouls", "fouls")
-    return within_effect_of_cells(cells_from_totals(
-        ordered["hands"].to_numpy(), ordered[total].to_numpy(), ordered[squares].to_numpy(),
-        [float(number[session]) for session in sessions], _strata(ordered), sessions))
+    player = cells["player"][0]
+    return _session_trends(cells).get(player, {}).get(column)
+
+
+def _session_trends(cells: pl.DataFrame) -> dict[str, dict[str, WithinFit | None]]:
+    """:func:`_session_trend` of every player of ``cells`` (points and foul), with one sort
+    and one numbering of the sessions for all of them, then one small fit per player."""
+    if cells.is_empty():
+        return {}
+    ordered = cells.sort(["player", "first_started_at", "first_hand_key"])
+    starts = (ordered.group_by(["player", "session_id"])
+              .agg(pl.col("first_started_at").min())
+              .sort(["player", "first_started_at", "session_id"])
+              .with_columns(pl.int_range(1, pl.len() + 1).over("player").alias("_number")))
+    ordered = ordered.join(starts.select("player", "session_id", "_number"),
+                           on=["player", "session_id"], how="left", maintain_order="left")
+    ordered = ordered.with_columns(
+        pl.format("{}/{}", "variant", "player_count").alias("_stratum"))
+    fits: dict[str, dict[str, WithinFit | None]] = {}
+    for (player,), part in ordered.partition_by("player", as_dict=True,
+                                                maintain_order=True).items():
+        hands = part["hands"].to_numpy()
+        number = part["_number"].to_numpy().astype(float)
+        strata = part["_stratum"].to_list()
+        sessions = part["session_id"].to_list()
+        fits[str(player)] = {
+            column: within_effect_of_cells(cells_from_totals(
+                hands, part[total].to_numpy(), part[squares].to_numpy(), number, strata,
+                sessions))
+            for column, total, squares in (("points", "points", "points_sq"),
+                                           ("foul", "fouls", "fouls"))
+        }
+    return fits
 
 
 def _hand_trend(hands: pl.DataFrame, column: str) -> WithinFit | None:
     """The fair trend across sessions from the player's hands (in play order)."""
+    return _hand_trends(hands, (column,))[column]
+
+
+def _hand_trends(hands: pl.DataFrame, columns: tuple[str, ...]) -> dict[str, WithinFit | None]:
+    """:func:`_hand_trend` of each of ``columns``, numbering the sessions once."""
     dated = hands.filter(pl.col("session_id").is_not_null())
     if dated.is_empty():
-        return None
+        return dict.fromkeys(columns)
     order = (dated.group_by("session_id").agg(pl.col("started_at").min())
-             .sort(["started_at", "session_id"])["session_id"].to_list())
-    number = {session: index for index, session in enumerate(order, start=1)}
-    return within_effect([float(v) for v in dated[column].to_list()],
-                         [float(number[s]) for s in dated["session_id"].to_list()],
-                         _strata(dated), dated["session_id"].to_list())
-
-
-def _strata(hands: pl.DataFrame) -> list[str]:
-    return hands.select(pl.format("{}/{}", "variant", "player_count")).to_series().to_list()
+             .sort(["started_at", "session_id"])
+             .with_columns(pl.int_range(1, pl.len() + 1, dtype=pl.Int64).alias("_number")))
+    number = dated.select("session_id").join(order.select("session_id", "_number"),
+                                             on="session_id", how="left",
+                                             maintain_order="left")["_number"]
+    x = number.cast(pl.Float64).to_numpy()
+    strata = strata_codes(dated)
+    sessions = value_codes(dated["session_id"])
+    return {column: within_effect(dated[column].cast(pl.Float64).to_numpy(), x, strata, sessions)
+            for column in columns}
 
 
 def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
@@ -189,7 +252,7 @@ def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
     """
     scope = Filters(date_from=filters.date_from, date_to=filters.date_to,
                     variants=filters.variants, rules=filters.rules, tables=filters.tables)
-    with read.source.reading(db) as connection:
+    with read.source.reading(db) as connection, readiness_checked_once():
         totals = read.report.report_player_totals(connection, scope)
         pairs = read.report.report_pair_totals(connection, scope)
         group = choose_reference(totals, pairs, spec, (), settings.min_sample)
@@ -212,17 +275,21 @@ def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
     tests: list[float | None] = []
     shrunk_members = {p: shrink(v[1], v[2], prior).value  # type: ignore[arg-type]
                       for p, v in member_basis.items()} if prior else {}
+    summed_columns = (*totals_columns, "royalties")
+    with_royalties = totals.with_columns(
+        (pl.col("royalty_top") + pl.col("royalty_middle") + pl.col("royalty_bottom"))
+        .alias("royalties"))
+    own_sums = _sums_by_player(with_royalties.filter(pl.col("player").is_in(list(players))),
+                               summed_columns)
+    group_totals = member_rows(with_royalties, group)
+    member_sums = _sums_by_player(group_totals, summed_columns)
+    all_member_sums = _sums(group_totals, summed_columns)
+    trends = _session_trends(cells)
     for player in players:
-        mine_rows = totals.filter(pl.col("player") == player)
-        if mine_rows.is_empty():
+        mine = own_sums.get(player)
+        if mine is None:
             continue
-        group_rows = member_rows(totals, group).filter(pl.col("player") != player)
-        mine = _sums(mine_rows.with_columns(
-            (pl.col("royalty_top") + pl.col("royalty_middle") + pl.col("royalty_bottom"))
-            .alias("royalties")), (*totals_columns, "royalties"))
-        theirs = _sums(group_rows.with_columns(
-            (pl.col("royalty_top") + pl.col("royalty_middle") + pl.col("royalty_bottom"))
-            .alias("royalties")), (*totals_columns, "royalties"))
+        theirs = _without(all_member_sums, member_sums.get(player, {}))
         foul_rate, group_foul, foul_z = _mix_rate(mine, theirs, "fouls", "hands")
         royalties, group_royalties = _mix_mean(mine, theirs, "royalties", "hands")
         entry, group_entry, _ = _mix_rate(mine, theirs, "fl_entries", "normal_hands")
@@ -237,15 +304,14 @@ def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
             if prior.spread > 0:
                 rank = 1 + sum(v > value.value for p, v in shrunk_members.items()
                                if p != player)
-        mine_cells = cells.filter(pl.col("player") == player) if not cells.is_empty() else cells
-        trend_points = _session_trend(mine_cells, "points")
-        trend_fouls = _session_trend(mine_cells, "foul")
-        hand_count = int(mine_rows["hands"].sum())
+        trend_points = trends.get(player, {}).get("points")
+        trend_fouls = trends.get(player, {}).get("foul")
+        hand_count = int(sum(sums["hands"] for sums in mine.values()))
         status = ("left out (outlier)" if is_outlier else
                   "member" if player in group.members else "not a member")
         rows.append({
             "player": player, "status": status, "hands": hand_count,
-            "points_per_hand": int(mine_rows["points"].sum()) / hand_count,
+            "points_per_hand": int(sum(sums["points"] for sums in mine.values())) / hand_count,
             "basis_per_hand": own[1] if own else None, "basis_se": own[2] if own else None,
             "strength": strength, "strength_low": low, "strength_high": high, "kept": kept,
             "rank": rank, "foul_rate": foul_rate, "group_foul_rate": group_foul,
@@ -317,14 +383,25 @@ def player_progress(db: Database, filters: Filters, player: str, change_date: da
     variant and table size. The tests go through one Benjamini-Hochberg correction."""
     scope = Filters(players=(player,), date_from=filters.date_from, date_to=filters.date_to,
                     variants=filters.variants, rules=filters.rules, tables=filters.tables)
-    with read.source.reading(db) as connection:
-        hands = read.report.report_progress_hands(connection, scope)
-    sessions = hands["session_id"].drop_nulls().n_unique() if not hands.is_empty() else 0
+    cells = None
+    with read.source.reading(db) as connection, readiness_checked_once():
+        if change_date is None and read.report.session_cells_kept(connection, scope):
+            # the trend from the totals kept per session (the same fit as from the hands), and
+            # only what the rolling windows need of the hands
+            cells = read.report.report_session_cells(connection, scope)
+        hands = (read.report.report_progress_series(connection, scope) if cells is not None
+                 else read.report.report_progress_hands(connection, scope))
+    if cells is not None:
+        sessions = cells["session_id"].n_unique()
+        trends = _session_trends(cells).get(player, dict.fromkeys(("points", "foul")))
+    else:
+        sessions = hands["session_id"].drop_nulls().n_unique() if not hands.is_empty() else 0
+        trends = _hand_trends(hands, ("points", "foul"))
     fits: list[tuple[str, str, str, WithinFit | None, str]] = []
     if not hands.is_empty():
         for column, name, unit in (("points", "points per hand", "points"),
                                    ("foul", "foul rate", "rate")):
-            fit = _hand_trend(hands, column)
+            fit = trends[column]
             fits.append((f"trend.{column}", f"Trend in {name} (per session)", f"{unit}_slope",
                          fit, ""))
     before = after = 0
@@ -339,7 +416,7 @@ def player_progress(db: Database, filters: Filters, player: str, change_date: da
         for column, name, unit in (("points", "points per hand", "points"),
                                    ("foul", "foul rate", "rate")):
             values = [float(v) for v in dated[column].to_list()]
-            fit = within_effect(values, [float(f) for f in flags], _strata(dated), sessions_of)
+            fit = within_effect(values, [float(f) for f in flags], strata_codes(dated), sessions_of)
             raw = raw_difference(values, flags)
             note = ""
             if raw is not None:
@@ -350,11 +427,11 @@ def player_progress(db: Database, filters: Filters, player: str, change_date: da
     q_values = benjamini_hochberg([fit.p_value if fit else None for _, _, _, fit, _ in fits])
     tests = tuple(ProgressTest(key, title, unit, fit, q, q is not None and q <= fdr, note)
                   for (key, title, unit, fit, note), q in zip(fits, q_values, strict=True))
-    strata = _strata(hands) if not hands.is_empty() else []
+    strata = strata_codes(hands) if not hands.is_empty() else []
     size = min(window, max(10, hands.height // 4)) if hands.height else window
-    fouls = rolling_series([float(v) for v in hands["foul"].to_list()], strata, size) \
+    fouls = rolling_series(hands["foul"].cast(pl.Float64).to_numpy(), strata, size) \
         if hands.height else None
-    points = rolling_series([float(v) for v in hands["points"].to_list()], strata, size) \
+    points = rolling_series(hands["points"].cast(pl.Float64).to_numpy(), strata, size) \
         if hands.height else None
     return Progress(player, hands.height, sessions, change_date, before, after, tests,
                     fouls, points)

@@ -13,6 +13,7 @@ import polars as pl
 
 from pipeline import read
 from pipeline.read.source import Database
+from pipeline.read.totals import readiness_checked_once
 from pipeline.report.grading import gather_grading
 from pipeline.report.model import DEFAULT_SETTINGS, ReportRequest, ReportSettings
 from pipeline.report.reference import ReferenceGroup, choose_reference
@@ -34,8 +35,11 @@ class ReportData:
     players left out. ``player_states`` / ``reference_states``: the board states of
     :func:`pipeline.read.report.report_state_totals`, counted the same way.
 
-    ``details`` maps a notable hand's key to its players (``hand_players``) and the scoring
-    breakdown (``hand_matchups``); ``hand_grades`` the player's graded decisions in them.
+    ``hands``: the player's hands (:func:`pipeline.read.report.report_own_hands`: what the
+    report reads of every hand). ``details`` maps a notable hand's key to its players
+    (``hand_players``) and the scoring breakdown (``hand_matchups``); ``headers`` holds those
+    hands' own rows (``hand_header``: site, hand id, table); ``hand_grades`` the player's graded
+    decisions in them.
     """
 
     player_totals: pl.DataFrame
@@ -49,11 +53,12 @@ class ReportData:
     player_states: pl.DataFrame
     reference_states: pl.DataFrame
     hand_grades: pl.DataFrame = field(default_factory=pl.DataFrame)
+    headers: pl.DataFrame = field(default_factory=pl.DataFrame)
     grading: dict[str, pl.DataFrame] = field(default_factory=dict)  # pipeline.report.grading
 
 
 def pick_notable(hands: pl.DataFrame, count: int) -> dict[str, list[int]]:
-    """The hand keys to show, per kind, from the player's hands (``report_player_hands``).
+    """The hand keys to show, per kind, from the player's hands (``report_own_hands``).
 
     costliest_fouls: fouled hands, most points lost first; biggest_wins: hands won, most points
     first; fantasyland: hands played in Fantasyland, largest result (either sign) first. Ties go
@@ -89,8 +94,8 @@ def gather_report_data(db: Database, request: ReportRequest,
     scope = request.scope_filters()
     names = request.names
     mine = scope.with_players(names)
-    with read.source.reading(db) as connection:
-        hands = read.report.report_player_hands(connection, mine)
+    with read.source.reading(db) as connection, readiness_checked_once():
+        hands = read.report.report_own_hands(connection, mine)
         if hands.is_empty():
             raise NoHandsError(_no_hands_message(request))
         player_totals = read.report.report_player_totals(connection, scope)
@@ -109,6 +114,7 @@ def gather_report_data(db: Database, request: ReportRequest,
                                                            (*names, *left_out))
         keys = sorted({key for picked in pick_notable(hands, settings.notable_hands).values()
                        for key in picked})
+        headers = read.hands.headers_of_hands(connection, keys)
         players = read.hands.players_of_hands(connection, keys)
         matchups = read.hands.matchups_of_hands(connection, keys)
         details = {
@@ -122,7 +128,8 @@ def gather_report_data(db: Database, request: ReportRequest,
         player_totals=player_totals, matchup_totals=matchup_totals, pair_totals=pair_totals,
         hands=hands, details=details, reference=reference, player_matchups=player_matchups,
         reference_matchups=reference_matchups, player_states=player_states,
-        reference_states=reference_states, hand_grades=hand_grades, grading=grading,
+        reference_states=reference_states, hand_grades=hand_grades, headers=headers,
+        grading=grading,
     )
 
 

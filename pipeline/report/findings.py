@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from pipeline.read.players import position_label
@@ -71,7 +72,13 @@ from pipeline.report.stats import (
     two_sided_p,
     z_score,
 )
-from pipeline.report.trends import raw_difference, rolling_series, within_effect
+from pipeline.report.trends import (
+    raw_difference,
+    rolling_series,
+    strata_codes,
+    value_codes,
+    within_effect,
+)
 from pipeline.rules.cards import RANKS
 from pipeline.rules.game import Variant
 
@@ -698,15 +705,22 @@ def _sessions(hands: pl.DataFrame) -> list[SessionLine]:
     return lines
 
 
-def _strata_labels(hands: pl.DataFrame) -> list[str]:
-    return hands.select(pl.format("{}/{}", "variant", "player_count")).to_series().to_list()
+def _strata_labels(hands: pl.DataFrame) -> np.ndarray:
+    return strata_codes(hands)
+
+
+def _as_floats(column: pl.Series) -> np.ndarray:
+    return column.cast(pl.Float64).to_numpy()
 
 
 def _trend_findings(hands: pl.DataFrame, sessions: Sequence[SessionLine],
                     foul_worth: float | None, context: _Context) -> list[Finding]:
     settings = context.settings
     count = len(sessions)
-    number = {s.session_id: s.number for s in sessions}
+    numbers = pl.DataFrame({"session_id": [s.session_id for s in sessions],
+                            "_number": [float(s.number) for s in sessions]},
+                           schema={"session_id": hands.schema["session_id"],
+                                   "_number": pl.Float64})
     dated = hands.filter(pl.col("session_id").is_not_null())
     minimum = max(settings.min_sessions, MIN_TREND_SESSIONS)
     specs = (
@@ -731,10 +745,10 @@ def _trend_findings(hands: pl.DataFrame, sessions: Sequence[SessionLine],
                                     verdict="not enough data", confidence=reason,
                                     points_per_100=None))
             continue
-        fit = within_effect(
-            [float(v) for v in dated[column].to_list()],
-            [float(number[s]) for s in dated["session_id"].to_list()],
-            _strata_labels(dated), dated["session_id"].to_list())
+        number = dated.select("session_id").join(numbers, on="session_id", how="left",
+                                                 maintain_order="left")["_number"]
+        fit = within_effect(_as_floats(dated[column]), number.to_numpy(),
+                            _strata_labels(dated), value_codes(dated["session_id"]))
         if fit is None:
             findings.append(Finding(**base, shown=False,
                                     player=Estimate(None, None, None, None, count),
@@ -1104,8 +1118,8 @@ def _headline(request: ReportRequest, data: ReportData, player: Totals, members:
               settings: ReportSettings, label: str) -> Headline:
     hands = data.hands
     names = request.names
-    points = [int(p) for p in hands["points"].to_list()]
-    total = Mean(len(points), sum(points), sum(p * p for p in points))
+    points = hands["points"].cast(pl.Int64)
+    total = Mean(points.len(), int(points.sum()), int((points * points).sum()))
     interval = total.interval()
     dated = hands["started_at"].drop_nulls()
     lines = []
@@ -1137,9 +1151,9 @@ def _headline(request: ReportRequest, data: ReportData, player: Totals, members:
             percentile=percentile, players_ranked=len(rates), percentile_note=note,
             percentile_label=percentile_text,
         ))
-    with_hands = tuple(n for n in names if n in set(hands["player"].to_list()))
+    with_hands = tuple(n for n in names if n in set(hands["player"].unique().to_list()))
     return Headline(
-        player=request.player, names=names, names_with_hands=with_hands, hands=len(points),
+        player=request.player, names=names, names_with_hands=with_hands, hands=points.len(),
         sessions=hands["session_id"].drop_nulls().n_unique(),
         undated_hands=hands["started_at"].null_count(),
         first_hand=_when(dated.min()) if dated.len() else None,
@@ -1227,6 +1241,12 @@ def _notable(data: ReportData, settings: ReportSettings) -> list[NotableHand]:
     wanted = sorted({key for keys in picked.values() for key in keys})
     by_key = {row["hand_key"]: row
               for row in hands.filter(pl.col("hand_key").is_in(wanted)).iter_rows(named=True)}
+    header_columns = ("site", "hand_id", "table_name")
+    if not data.headers.is_empty():  # the hands' own rows, read for the hands shown
+        for header in data.headers.select("hand_key", *header_columns).iter_rows(named=True):
+            if header["hand_key"] in by_key:
+                by_key[header["hand_key"]].update(
+                    {column: header[column] for column in header_columns})
     grades: dict[tuple[int, str], list[GradeView]] = {}
     if not data.hand_grades.is_empty():
         for row in data.hand_grades.iter_rows(named=True):
@@ -1301,24 +1321,22 @@ def _reason(kind: str, hand: dict[str, Any], boards: Sequence[BoardView]) -> str
 
 
 def _cumulative(hands: pl.DataFrame) -> tuple[tuple[int, int], ...]:
-    points = [int(p) for p in hands["points"].to_list()]
-    running, series = 0, []
-    for value in points:
-        running += value
-        series.append(running)
-    step = max(1, math.ceil(len(series) / MAX_CUMULATIVE_POINTS))
-    kept = [(i + 1, series[i]) for i in range(0, len(series), step)]
-    if series and kept[-1][0] != len(series):
-        kept.append((len(series), series[-1]))
-    return tuple(kept)
+    series = hands["points"].cast(pl.Int64).cum_sum()
+    count = series.len()
+    step = max(1, math.ceil(count / MAX_CUMULATIVE_POINTS))
+    indexes = list(range(0, count, step))
+    if indexes and indexes[-1] != count - 1:
+        indexes.append(count - 1)
+    values = series.gather(indexes).to_list() if indexes else []
+    return tuple((index + 1, int(value)) for index, value in zip(indexes, values, strict=True))
 
 
 def _rolling(hands: pl.DataFrame, settings: ReportSettings) -> RollingView | None:
     count = hands.height
     window = min(settings.rolling_window, max(10, count // 4))
     strata = _strata_labels(hands)
-    fouls = rolling_series([float(v) for v in hands["foul"].to_list()], strata, window)
-    points = rolling_series([float(v) for v in hands["points"].to_list()], strata, window)
+    fouls = rolling_series(_as_floats(hands["foul"]), strata, window)
+    points = rolling_series(_as_floats(hands["points"]), strata, window)
     if fouls is None or points is None:
         return None
     return RollingView(window, fouls.hand_number, fouls.raw, fouls.adjusted, points.raw,

@@ -9,6 +9,7 @@ Nothing carries a timestamp of its own: the same inputs give byte-identical file
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import unicodedata
@@ -18,7 +19,14 @@ from typing import Any
 
 import plotly.graph_objects as go
 import polars as pl
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import (
+    BytecodeCache,
+    Environment,
+    FileSystemBytecodeCache,
+    PackageLoader,
+    StrictUndefined,
+)
+from jinja2.bccache import Bucket
 
 from pipeline.read import charts
 from pipeline.report.model import Report, report_dict
@@ -262,10 +270,29 @@ def plotly_js() -> str:
 # --- templates ---------------------------------------------------------------------------------
 
 
+class _QuietBytecodeCache(FileSystemBytecodeCache):
+    """Jinja's cache of compiled templates in the user's temporary folder (``_jinja2-cache-UID``,
+    private to the user; an entry is used only for the template source it was compiled from):
+    a fresh ``ofc report`` then skips compiling the templates (about 0.1 s). A cache that cannot
+    be written is no error: the template is compiled, as without one."""
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
+def _bytecode_cache() -> BytecodeCache | None:
+    try:
+        return _QuietBytecodeCache()
+    except (OSError, RuntimeError):  # no private temporary folder to be had
+        return None
+
+
 @lru_cache(maxsize=1)
 def _environment() -> Environment:
     environment = Environment(
         loader=PackageLoader("pipeline.report", "templates"),
+        bytecode_cache=_bytecode_cache(),
         autoescape=lambda name: bool(name and name.endswith(".html.j2")),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
         keep_trailing_newline=True,

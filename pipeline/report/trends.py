@@ -14,7 +14,8 @@ on ``cells - parameters`` degrees of freedom.
 * :func:`rolling_series` — rolling windows over the player's hands, raw and with the mix held
   fixed (each hand measured against the player's own mean in its stratum).
 
-Pure: numpy over plain arrays.
+Pure: numpy over plain arrays (:func:`value_codes` and :func:`strata_codes` turn polars columns
+into them without a Python loop over the hands).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import polars as pl
 
 from pipeline.report.stats import t_quantile, t_two_sided_p
 
@@ -67,6 +69,18 @@ def _weighted_demeaned(values: np.ndarray, weights: np.ndarray, groups: np.ndarr
     sums = np.bincount(groups, weights=values * weights, minlength=count)
     totals = np.bincount(groups, weights=weights, minlength=count)
     return values - (sums / np.where(totals > 0, totals, 1.0))[groups]
+
+
+def value_codes(values: pl.Series) -> np.ndarray:
+    """One number per distinct value of ``values`` (equal values, equal numbers): what the fits
+    need of strata and sessions (which hands share one), without a Python loop. The fits number
+    them again in order of first appearance, so the result is the same as for the values."""
+    return values.cast(pl.Categorical).to_physical().cast(pl.Int64).to_numpy()
+
+
+def strata_codes(hands: pl.DataFrame) -> np.ndarray:
+    """Each hand's stratum (variant and table size) as :func:`value_codes`."""
+    return value_codes(hands.select(pl.format("{}/{}", "variant", "player_count")).to_series())
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,10 +15,18 @@ Not a test. Two measurements, each against a baseline measured in the same run:
   then the one-off build of the aggregates of a database made before them
   (:func:`pipeline.ingest.aggregates.rebuild`) on the large database.
 
+With ``--baseline-code DIR`` (the source tree of an earlier commit, e.g. ``git archive COMMIT |
+tar -x -C DIR``) ``ofc report`` is also timed with that code on the same database, alternating,
+and the two HTML files are compared byte for byte. With ``--bytecode`` the children keep their
+compiled modules (in a temporary folder), as an installed package does; without it they run as
+the environment says (with ``PYTHONDONTWRITEBYTECODE`` set, every module of the source tree is
+compiled again at every start).
+
 Run from the repository root::
 
     .venv/bin/python tests/benchmarks/bench_aggregates.py [--hands 1000000] [--db FILE]
         [--ingest-hands 100000] [--repeat 3] [--skip-report] [--skip-ingest]
+        [--baseline-code DIR] [--bytecode]
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -64,18 +73,45 @@ def without_aggregates(source: Path, target: Path) -> None:
         connection.execute("CHECKPOINT")
 
 
-def report_seconds(database: Path, output: Path) -> float:
-    """Wall seconds of ``ofc report`` for :data:`HERO` in a fresh process (fails loudly)."""
+BYTECODE_FOLDER: Path | None = None
+"""With ``--bytecode``: where the children keep compiled modules (as an installed package has
+them), instead of compiling every module of the source tree at every start."""
+
+
+def child_environment(code: Path = REPO) -> dict[str, str]:
+    """The environment of a child ``ofc`` run on the source tree ``code``."""
+    environment = {**os.environ, "PYTHONPATH": str(code)}
+    if BYTECODE_FOLDER is not None:
+        environment.pop("PYTHONDONTWRITEBYTECODE", None)
+        environment["PYTHONPYCACHEPREFIX"] = str(BYTECODE_FOLDER / code.name)
+    return environment
+
+
+def report_seconds(database: Path, output: Path, code: Path = REPO) -> float:
+    """Wall seconds of ``ofc report`` for :data:`HERO` in a fresh process (fails loudly), with
+    the code of the source tree ``code`` (this one unless a baseline's is asked for)."""
     command = [sys.executable, "-m", "pipeline.cli", "report", HERO, "--db", str(database),
                "--out", str(output)]
-    environment = {**os.environ, "PYTHONPATH": str(REPO)}
     started = time.perf_counter()
-    subprocess.run(command, check=True, cwd=REPO, env=environment, stdout=subprocess.DEVNULL)
+    subprocess.run(command, check=True, cwd=code, env=child_environment(code),
+                   stdout=subprocess.DEVNULL)
     return time.perf_counter() - started
 
 
-def measure_report(database: Path, repeat: int) -> None:
-    """``ofc report`` with the aggregates against the same database without them."""
+def report_run(database: Path, output: Path, code: Path = REPO) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of one :func:`report_seconds` run: the child's CPU time
+    (user and system, every thread) rises less than its wall time when other work shares
+    the cores."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = report_seconds(database, output, code)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def measure_report(database: Path, repeat: int, baseline_code: Path | None = None) -> None:
+    """``ofc report`` with the aggregates against the same database without them; with
+    ``baseline_code`` (a source tree of an earlier commit) also against that code on the same
+    database, all alternating."""
     with tempfile.TemporaryDirectory(prefix="bench-aggregates-") as folder:
         baseline_database = Path(folder) / "without-aggregates.duckdb"
         without_aggregates(database, baseline_database)
@@ -84,30 +120,49 @@ def measure_report(database: Path, repeat: int) -> None:
         with read.source.reading(database) as connection:
             assert aggregates_ready(connection)
         kept_html, full_html = Path(folder) / "kept.html", Path(folder) / "full.html"
+        earlier_html = Path(folder) / "earlier.html"
         report_seconds(database, kept_html)  # warm the OS cache, as a second run would
         report_seconds(baseline_database, full_html)
-        kept: list[float] = []
-        full: list[float] = []
+        if baseline_code is not None:
+            report_seconds(database, earlier_html, baseline_code)
+        runs: dict[str, list[tuple[float, float]]] = {"kept": [], "full": [], "earlier": []}
         for _ in range(repeat):
-            kept.append(report_seconds(database, kept_html))
-            full.append(report_seconds(baseline_database, full_html))
+            runs["kept"].append(report_run(database, kept_html))
+            runs["full"].append(report_run(baseline_database, full_html))
+            if baseline_code is not None:
+                runs["earlier"].append(report_run(database, earlier_html, baseline_code))
+        kept = [wall for wall, _ in runs["kept"]]
+        full = [wall for wall, _ in runs["full"]]
+        earlier = [wall for wall, _ in runs["earlier"]]
+        cpu = {name: statistics.median(c for _, c in values) if values else 0.0
+               for name, values in runs.items()}
         median, baseline = statistics.median(kept), statistics.median(full)
         same = _report_json(database) == _report_json(baseline_database)
-    print(f"ofc report {HERO} (HTML), median of {repeat}, alternating:")
-    print(f"  {'with the aggregates':<44} {median:8.2f} s  (max {max(kept):.2f})")
+        same_html = (kept_html.read_bytes() == earlier_html.read_bytes()
+                     if baseline_code is not None else None)
+    compiled = ("modules compiled once and kept (as installed)" if BYTECODE_FOLDER else
+                "modules as the environment has them")
+    print(f"ofc report {HERO} (HTML), median of {repeat}, alternating; {compiled}:")
+    print(f"  {'with the aggregates':<44} {median:8.2f} s  (max {max(kept):.2f}; "
+          f"CPU {cpu['kept']:.2f} s)")
     print(f"  {'baseline: same database without them':<44} {baseline:8.2f} s  "
-          f"(max {max(full):.2f})")
+          f"(max {max(full):.2f}; CPU {cpu['full']:.2f} s)")
     print(f"  ratio {baseline / median:.2f}× faster; goal <= 2 s: "
           f"{'met' if median <= 2.0 else 'NOT met'}; JSON reports identical: {same}")
+    if baseline_code is not None:
+        before = statistics.median(earlier)
+        print(f"  {'baseline: code of ' + str(baseline_code):<44} {before:8.2f} s  "
+              f"(max {max(earlier):.2f}; CPU {cpu['earlier']:.2f} s)")
+        print(f"  ratio {before / median:.2f}× faster than that code (CPU "
+              f"{cpu['earlier'] / cpu['kept']:.2f}×); HTML reports byte-identical: {same_html}")
 
 
 def _report_json(database: Path) -> dict:
     """The JSON report of :data:`HERO`, for comparing."""
     command = [sys.executable, "-m", "pipeline.cli", "report", HERO, "--db", str(database),
                "--format", "json", "--out", "-"]
-    environment = {**os.environ, "PYTHONPATH": str(REPO)}
-    done = subprocess.run(command, check=True, cwd=REPO, env=environment, capture_output=True,
-                          text=True)
+    done = subprocess.run(command, check=True, cwd=REPO, env=child_environment(),
+                          capture_output=True, text=True)
     return json.loads(done.stdout)
 
 
@@ -179,6 +234,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--skip-report", action="store_true")
     parser.add_argument("--skip-ingest", action="store_true")
+    parser.add_argument("--baseline-code", type=Path, metavar="DIR",
+                        help="also time ofc report with the source tree DIR (an earlier "
+                             "commit, e.g. from git archive) on the same database")
+    parser.add_argument("--bytecode", action="store_true",
+                        help="let the children keep compiled modules (as an installed package "
+                             "does), in a temporary folder, instead of compiling the source "
+                             "tree at every start (PYTHONDONTWRITEBYTECODE)")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.child:
@@ -192,7 +254,11 @@ def main() -> None:
         print(f"built {arguments.hands:,} hands in {time.perf_counter() - started:.1f} s")
     print(f"load average at start {load_average()} (2 cores, shared)")
     if not arguments.skip_report:
-        measure_report(arguments.db, arguments.repeat)
+        global BYTECODE_FOLDER
+        with tempfile.TemporaryDirectory(prefix="bench-bytecode-") as bytecode:
+            BYTECODE_FOLDER = Path(bytecode) if arguments.bytecode else None
+            measure_report(arguments.db, arguments.repeat, arguments.baseline_code)
+            BYTECODE_FOLDER = None
     if not arguments.skip_ingest:
         measure_ingest(arguments.ingest_hands, arguments.repeat, arguments.db)
     print(f"load average at the end {load_average()}")

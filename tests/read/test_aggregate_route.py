@@ -171,3 +171,34 @@ def test_the_trend_from_session_totals_is_the_fit_of_the_hands(mixed: Mixed) -> 
             assert from_totals == from_hands
             fitted += from_totals is not None
     assert fitted >= 2
+
+
+def test_readiness_is_checked_once_per_connection_inside_a_block(
+        mixed: Mixed, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report and the comparison ask several questions through one read-only connection;
+    inside :func:`readiness_checked_once` the aggregates' readiness is looked up once per
+    connection (the same answer), outside it at every question."""
+    from pipeline.read import totals
+
+    looked: list[int] = []
+    real = totals._aggregates_ready
+
+    def counting(connection: duckdb.DuckDBPyConnection) -> bool:
+        looked.append(id(connection))
+        return real(connection)
+
+    monkeypatch.setattr(totals, "_aggregates_ready", counting)
+    first = read.source.open_reader(mixed.database)
+    second = read.source.open_reader(mixed.database)
+    try:
+        with totals.readiness_checked_once():
+            answers = [totals.aggregates_ready(c) for c in (first, first, second, first)]
+            read.players.player_kpis(first, Filters())
+        assert answers == [True] * 4
+        assert sorted(looked) == sorted([id(first), id(second)])
+        looked.clear()
+        assert totals.aggregates_ready(first) and totals.aggregates_ready(first)
+        assert looked == [id(first), id(first)]
+    finally:
+        first.close()
+        second.close()

@@ -241,3 +241,32 @@ def test_notable_hands_are_boards(forms: dict[str, str]) -> None:
 def test_file_names(player: str, name: str) -> None:
     assert report_file_name(player) == name
     assert "/" not in report_file_name(player, "md")
+
+
+def test_compiled_templates_are_cached_and_give_the_same_bytes(
+        report_db: Path, forms: dict[str, str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jinja's compiled templates are kept in a private temporary folder, so a fresh
+    ``ofc report`` does not compile them again; the output is the same bytes, from a cold
+    cache, a warm one, or none at all (no temporary folder to be had)."""
+    import tempfile
+
+    from pipeline.report import render as render_module
+
+    report = create_report(report_db, ReportRequest(HERO, aliases=(ALIAS,)), SETTINGS)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    render_module._environment.cache_clear()
+    try:
+        cold = (render_html(report), render_markdown(report))
+        cached = sorted(tmp_path.glob("_jinja2-cache-*/*.cache"))
+        assert len(cached) == 2  # the HTML and the Markdown template
+        render_module._environment.cache_clear()
+        warm = (render_html(report), render_markdown(report))
+        blocked = tmp_path / "not-a-folder"
+        blocked.write_text("a file where the cache folder would go")
+        monkeypatch.setattr(tempfile, "tempdir", str(blocked))
+        render_module._environment.cache_clear()
+        uncached = (render_html(report), render_markdown(report))
+    finally:
+        render_module._environment.cache_clear()
+    assert cold == warm == uncached == (forms["html"], forms["md"])
