@@ -112,10 +112,11 @@ class GradeSettings:
     evaluation: int | None = None
     exact_limit: int = DEFAULT_EXACT_LIMIT
     min_loss: float = 0.25
-    contenders: int = 0
+    contenders: int = 3
     race_to: int | None = None
     contender_z: float = 2.0
-    evaluation_se: float = 0.0
+    race_limit: int = 60
+    evaluation_se: float = 0.45
 
     @property
     def race_samples(self) -> int:
@@ -175,6 +176,8 @@ class GradeSettings:
             raise ValueError(f"race_to must be at least 2, got {self.race_to}")
         if not self.contender_z > 0:
             raise ValueError(f"contender_z must be > 0, got {self.contender_z}")
+        if self.race_limit < 0:
+            raise ValueError(f"race_limit must be ≥ 0, got {self.race_limit}")
         if not self.evaluation_se >= 0:
             raise ValueError(f"evaluation_se must be ≥ 0, got {self.evaluation_se}")
         if self.policy not in BOTS:
@@ -499,9 +502,13 @@ def _race_contenders(grade: DecisionGrade, decision: Decision, rules: RuleSet,
     """After ``rollouts`` samples: the plays still within reach of the leader (at most
     ``contenders`` of them, the leader included) race on, the count doubling up to
     ``race_samples``; at each step a play more than ``contender_z`` paired SEs behind the leader
-    stops, and the race ends when one play is left. Selection stream only: the evaluation
+    stops, and the race ends when one play is left. Only in decisions with at most
+    ``race_limit`` plays (0: every decision): on an opening's 200 plays the race costs more
+    than it gains (docs/grading.md). Selection stream only: the evaluation
     stream stays independent of everything decided here."""
     if settings.contenders < 2:
+        return
+    if settings.race_limit and len(grade.alternatives) > settings.race_limit:
         return
     tallies = grade.tallies
     chosen = grade.chosen

@@ -44,7 +44,9 @@ def test_analyze_grades_and_refines(simulated_db: Path, capsys: pytest.CaptureFi
         SELECT count(*) FROM (SELECT s.hand_key FROM seats s JOIN hands h USING (hand_key)
         WHERE s.player = '{player}' AND NOT s.fantasyland
         ORDER BY h.started_at DESC LIMIT 3)""")[0][0]
-    assert {row[0] for row in grades} and all(row[2] == 8 for row in grades if not row[5])
+    # 8 selection samples of the play made, more where plays in contention raced on (to 4×)
+    assert {row[0] for row in grades} and all(row[2] in (8, 16, 32) for row in grades
+                                              if not row[5])
     # the last street is enumerated (every deal of the unseen cards), the others sampled
     assert {row[1] for row in grades if row[5]} == {5}
     assert len(grades) <= 5 * 3 and len({row[0] for row in grades}) <= normal_hands
@@ -64,7 +66,7 @@ def test_analyze_grades_and_refines(simulated_db: Path, capsys: pytest.CaptureFi
         legal = _rows(simulated_db, f"SELECT legal_placements FROM decision_grades WHERE "
                                     f"hand_key = {key} AND street = {street}")[0][0]
         assert alternatives[:3] == (1, 1, legal)
-        assert alternatives[3] == 8 or (street == 5 and alternatives[3] > 8)
+        assert alternatives[3] in (8, 16, 32) or (street == 5 and alternatives[3] > 32)
 
     assert main(["analyze", "--db", str(simulated_db), "--player", player, "--hands", "3",
                  "--rollouts", "20", "--jobs", "1", "--quiet"]) == 0
@@ -72,7 +74,8 @@ def test_analyze_grades_and_refines(simulated_db: Path, capsys: pytest.CaptureFi
     refined = _rows(simulated_db, "SELECT hand_key, street, rollouts, exact FROM decision_grades "
                                   "ORDER BY hand_key, street")
     assert [row[:2] for row in refined] == [row[:2] for row in grades]
-    assert all(row[2] == 20 for row in refined if not row[3])
+    assert all(row[2] >= 20 for row in refined if not row[3])
+    assert any(row[2] > 32 for row in refined if not row[3])
 
 
 def test_analyze_gives_the_same_numbers_with_any_number_of_jobs(

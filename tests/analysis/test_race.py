@@ -15,7 +15,8 @@ from pipeline.analysis.grade import DecisionGrade, GradeSettings, grade_decision
 from pipeline.analysis.rollout import EVALUATION, SELECTION, Rollouts
 from pipeline.rules.ruleset import STANDARD
 
-RACE = GradeSettings(rollouts=32, contenders=3, race_to=128, exact_limit=0)
+RACE = GradeSettings(rollouts=32, contenders=3, race_to=128, race_limit=0, exact_limit=0,
+                     evaluation_se=0.0)
 NO_RACE = replace(RACE, contenders=0)
 
 
@@ -147,7 +148,8 @@ def _decision_of(decisions: list[Decision], grade: DecisionGrade) -> Decision:
 
 
 def test_settings_refuse_a_bad_race() -> None:
-    for bad in ({"contenders": -1}, {"race_to": 1}, {"contender_z": 0.0}, {"evaluation_se": -1.0}):
+    for bad in ({"contenders": -1}, {"race_to": 1}, {"contender_z": 0.0}, {"evaluation_se": -1.0},
+                {"race_limit": -1}):
         with pytest.raises(ValueError):
             replace(GradeSettings(), **bad).check()
     assert GradeSettings(rollouts=600, race_to=100).race_samples == 600
@@ -177,4 +179,40 @@ def test_the_evaluation_count_follows_the_selection_spread(later_streets: list[D
     assert GradeSettings(evaluation=1000, evaluation_se=0.25).evaluation_for(5.0) == 1000
     assert GradeSettings(evaluation=1000, evaluation_se=0.25).evaluation_for(10.0) == 1600
     assert GradeSettings(evaluation=1000, evaluation_se=0.25).evaluation_for(50.0) == 4000
-    assert GradeSettings(evaluation=1000).evaluation_for(50.0) == 1000
+    assert GradeSettings(evaluation=1000, evaluation_se=0.0).evaluation_for(50.0) == 1000
+
+
+def test_the_race_runs_only_where_the_plays_are_few_enough(later_streets: list[Decision],
+                                                         raced: list[DecisionGrade]) -> None:
+    grade = raced[0]
+    decision = _decision_of(later_streets, grade)
+    plays = len(grade.alternatives)
+    within = grade_decision(decision, STANDARD, replace(RACE, race_limit=plays))
+    beyond = grade_decision(decision, STANDARD, replace(RACE, race_limit=plays - 1))
+    assert within is not None and beyond is not None
+    assert [tally.samples for tally in within.tallies] == [tally.samples for tally in grade.tallies]
+    assert max(tally.samples for tally in beyond.tallies) == RACE.rollouts
+
+
+def test_a_later_run_refines_raced_sums(later_streets: list[Decision],
+                                        raced: list[DecisionGrade]) -> None:
+    """Stored raced sums are extended, never recomputed: a run with more rollouts adds samples
+    after the stored ones, and every play's sums are still those of its first samples."""
+    grade = raced[0]
+    decision = _decision_of(later_streets, grade)
+    prior = {alternative.describe(): (tally, evaluated) for alternative, tally, evaluated
+             in zip(grade.alternatives, grade.tallies, grade.evaluations, strict=True)}
+    more = replace(RACE, rollouts=64, race_to=256)
+    refined = grade_decision(decision, STANDARD, more, prior)
+    assert refined is not None
+    for before, after in zip(grade.tallies, refined.tallies, strict=True):
+        assert after.samples >= before.samples
+    full = refined.tallies[refined.chosen].samples
+    assert full > grade.tallies[grade.chosen].samples
+    values = Rollouts(decision, STANDARD, 0, full, RACE.seed, RACE.policy,
+                      RACE.fantasyland_value, stream=SELECTION).values(refined.alternatives)
+    for index, tally in enumerate(refined.tallies):
+        assert tally.total == pytest.approx(values[index, :tally.samples].sum())
+    assert refined.new_samples == sum(
+        after.samples - before.samples for after, before in zip(
+            refined.tallies + refined.evaluations, grade.tallies + grade.evaluations, strict=True))

@@ -302,6 +302,8 @@ def main() -> None:
     parser.add_argument("--race-to", type=int, default=None,
                         help="the most selection samples of a play in contention")
     parser.add_argument("--contender-z", type=float, default=None)
+    parser.add_argument("--race-limit", type=int, default=None,
+                        help="race only in decisions with at most this many plays (0: all)")
     parser.add_argument("--evaluation-se", type=float, default=None,
                         help="evaluation samples for this SE of the loss (0: a fixed count)")
     parser.add_argument("--cpu-baseline", action="store_true",
@@ -329,6 +331,7 @@ def main() -> None:
                          ("evaluation", arguments.evaluation),
                          ("contenders", arguments.contenders), ("race_to", arguments.race_to),
                          ("contender_z", arguments.contender_z),
+                         ("race_limit", arguments.race_limit),
                          ("evaluation_se", arguments.evaluation_se)) if value is not None})
     baseline = replace(defaults, rollouts=600, evaluation=1000, contenders=0, evaluation_se=0.0)
     reference = replace(
@@ -348,7 +351,8 @@ def main() -> None:
     print(f"grader: policy {grader.policy}, {grader.rollouts} selection + "
           f"{grader.evaluation_samples} evaluation rollouts, exact up to {grader.exact_limit:,} deals"
           f"; up to {grader.contenders} contenders race on to {grader.race_samples} samples "
-          f"(z {grader.contender_z:g}); evaluation SE target {grader.evaluation_se:g}")
+          f"(z {grader.contender_z:g}, decisions of at most {grader.race_limit} plays, 0: all)"
+          f"; evaluation SE target {grader.evaluation_se:g}")
     print(f"reference: policy {reference.policy}, {reference.rollouts} + "
           f"{reference.evaluation_samples} rollouts (cache {arguments.cache})")
     references = reference_verdicts(chosen, reference, arguments.cache, tag)
@@ -361,6 +365,7 @@ def main() -> None:
     gaps = everything.setdefault(tag, {})
     disagreements: list[str] = []
     cpu = {"grader": 0.0, "baseline": 0.0}
+    pruned = 0  # the reference's best stopped early by the grader's racing
     for decision in chosen:
         ref = references.get(_key(decision))
         mine = verdict(decision, grader)
@@ -372,6 +377,7 @@ def main() -> None:
         if ref is None or mine is None:
             continue
         tie = False
+        pruned += mine.samples[ref["best"]] < mine.samples[decision.alternatives().chosen]
         if mine.best != ref["best"]:
             gap, gap_se = reference_gap(decision, reference, ref, ref["best"], mine.best, gaps)
             tie = gap <= tie_z() * gap_se
@@ -398,6 +404,8 @@ def main() -> None:
         print(f"\nloss on the {len(matching)} decisions whose play is the reference's best: "
               f"{mean:+.3f} ± {spread / math.sqrt(len(matching)):.3f} points (unbiased: 0 within "
               f"noise)")
+    print(f"\nthe reference's best play stopped early by the grader's racing (--screen, 3 SEs "
+          f"behind): {pruned} of {total.decisions} decisions")
     if arguments.cpu_baseline:
         print(f"\nCPU-s, all {len(chosen)} decisions: grader {cpu['grader']:.1f}, baseline (600 + "
               f"1,000, no race) {cpu['baseline']:.1f}, ratio "

@@ -56,6 +56,7 @@ class Losses:
 
     values: list[float] = field(default_factory=list)
     mistakes: int = 0
+    by_street: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
 
     def mean_se(self) -> tuple[float, float]:
         """Mean loss per decision and its standard error."""
@@ -114,6 +115,7 @@ def grade_variant(variant: Variant, hands: int, seed: int,
                 entry = losses[bot_of[decision.player]]
                 entry.values.append(grade.ev_loss)
                 entry.mistakes += grade.mistake
+                entry.by_street[decision.street_number].append(grade.ev_loss)
             if count % 100 == 0 or count == len(decisions):
                 print(f"  {variant.value} {'/'.join(line_up)}: {count}/{len(decisions)} decisions "
                       f"({time.perf_counter() - wall:.0f} s, load {os.getloadavg()[0]:.1f})",
@@ -159,10 +161,22 @@ def main() -> None:
                f"{above[0]:.1f}× ± {above[1]:.1f} |")
         rows.append(row)
         print(row, flush=True)
+        streets = sorted({street for bot in BOTS for street in losses[bot].by_street})
+        for street in streets:
+            cells = " | ".join(
+                "{:.2f} ± {:.2f} ({})".format(*Losses(losses[bot].by_street[street]).mean_se(),
+                                              len(losses[bot].by_street[street]))
+                for bot in BOTS)
+            row = f"| {variant.value}, street {street} | {cells} | | |"
+            rows.append(row)
+            print(row, flush=True)
         figures[variant.value] = {
             "bots": {bot: {"mean": mean, "se": se, "decisions": len(losses[bot].values),
                            "mistakes": losses[bot].mistakes}
                      for bot, (mean, se) in estimates.items()},
+            "by_street": {bot: {street: Losses(values).mean_se()
+                                for street, values in losses[bot].by_street.items()}
+                          for bot in BOTS},
             "random_over_solid": plain, "above_floor": above, "cpu_seconds": seconds,
         }
     print("\n" + "\n".join(rows))
