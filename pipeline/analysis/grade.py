@@ -28,9 +28,22 @@ over.
 step an alternative more than ``screen_z`` standard errors behind the leader stops: the SE of
 their paired difference on the samples both got in this run, or, without enough of those (stored
 sums from an earlier run), the sum of both SEs (a bound whatever their correlation). The chosen
-one always goes on. ``screen`` 0 gives every alternative the full count. The selected play is
-the one with the largest mean difference among those that ran the full count (the chosen one
-when none is positive).
+one always goes on. ``screen`` 0 gives every alternative the full count.
+
+**The contender race (selection stream only):** after ``rollouts`` samples, the plays still
+within ``contender_z`` paired SEs of the leader (at most ``contenders``, the leader included)
+race on, the count doubling up to ``race_samples`` (4 × ``rollouts``), a play dropping out when
+it falls ``contender_z`` SEs behind; the chosen one goes on with them. Near-ties among the top
+plays are where 600 samples pick the wrong play (tests/benchmarks/bench_grading.py): the race
+spends samples there instead of everywhere. Only in decisions of at most ``race_limit`` plays
+(the opening's 200 plays cost more than they gain). The selected play is the one with the
+largest mean difference among those that ran the full count (the chosen one when none is
+positive).
+
+**Evaluation count:** ``evaluation`` samples, or more where the paired difference of the
+selected and the chosen play spreads widely *on the selection stream*: enough for an SE of
+``evaluation_se``, up to 4 × ``evaluation`` (:meth:`GradeSettings.evaluation_for`). The count
+is fixed before any evaluation sample is drawn, so the loss stays an unbiased mean.
 
 **Verdict:** a *mistake* when the evaluated loss is beyond ``z`` standard errors,
 ``z = Φ⁻¹(1 − α)`` (one pre-selected comparison: no correction for the number of alternatives
@@ -96,8 +109,10 @@ class GradeSettings:
 
     ``rollouts``: selection samples per alternative (racing); ``evaluation``: independent samples
     of the selected and the chosen play (None: :data:`EVALUATION_RATIO` × ``rollouts``). The
-    defaults (policy ``expert``, 600 and 1,000) are what tests/benchmarks/bench_grading.py
-    measured as the best accuracy for their CPU (docs/grading.md); ``exact_limit``: the most
+    defaults (policy ``expert``, 600 and 1,000, 3 contenders racing on to 2,400 in decisions of
+    at most 60 plays, evaluation for an SE of 0.45 points) are what
+    tests/benchmarks/bench_grading.py measured as the best accuracy for about 1.5× the CPU of
+    600 and 1,000 alone (docs/grading.md); ``exact_limit``: the most
     deals a decision may have to be enumerated instead (0: never); ``min_loss``: the smallest
     loss (points) called a mistake, however certain (an exact 0.03 is not worth a lesson).
     """

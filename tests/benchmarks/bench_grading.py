@@ -19,7 +19,15 @@ and prints, by street and by situation (the reference's):
   reference's mistakes);
 * **CPU-s per decision** of the grader (process time, one process);
 * the same figures for the **old estimator** (the loss read off the same samples that chose the
-  best play, the winner's curse: the named baseline, measured in the same run).
+  best play, the winner's curse: the named baseline, measured in the same run);
+* **reference ties**: of the disagreements, how many the reference cannot separate (its best
+  play and the grader's measured afresh on the reference's evaluation samples, paired, differ
+  by less than 1.96 SEs): an extra column beside the strict agreement, never instead of it;
+  ``--show-disagreements`` lists every disagreement (the reference's top two plays with SEs,
+  the fresh gap, the grader's values and sample counts);
+* with ``--cpu-baseline``, the CPU of the grader against 600 + 1,000 rollouts without the
+  contender race (the defaults before it), each decision graded both ways in turn so that both
+  see the same load.
 
 The reference is the expensive part (minutes per street on the 2-core machine); it is kept in
 ``--cache`` (JSON, keyed by the decision set and the reference settings), so comparing grader
@@ -27,6 +35,8 @@ settings reruns only the grader::
 
     .venv/bin/python tests/benchmarks/bench_grading.py [--per-street 30] [--policy solid]
         [--reference-policy expert] [--cache /tmp/bench-grading-reference.json]
+        [--contenders 3] [--race-to 2400] [--evaluation-se 0.45] [--cpu-baseline]
+        [--show-disagreements] [--seed 17]
 
 Goals (issue 16): agreement ≥ 90 % on streets 3-5 and ≥ 75 % on streets 1-2; MAE ≤ 0.25
 points; false-mistake rate ≤ 5 %.
