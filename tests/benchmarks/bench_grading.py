@@ -205,12 +205,12 @@ def reference_gap(decision: Decision, reference: GradeSettings, entry: dict, fir
 
 DISAGREEMENT_HEADER = (
     "| street | situation | plays | reference: best, 2nd (diff ± SE vs the play made) | "
-    "reference: best − grader's (fresh samples) | tie | grader: its best, the reference's "
+    "reference: best − grader's (fresh samples) | tie? | grader: its best, the reference's "
     "(diff ± SE, samples) |\n|---|---|---:|---|---|---|---|")
 
 
 def _disagreement(decision: Decision, mine: Verdict, ref: dict, gap: float, gap_se: float,
-                  tie: bool) -> str:
+                  verdict_text: str) -> str:
     """One row of the disagreement listing."""
     values, ses = ref["values"], ref.get("ses", [math.nan] * len(ref["values"]))
     order = sorted(range(len(values)), key=lambda index: -values[index])
@@ -222,7 +222,7 @@ def _disagreement(decision: Decision, mine: Verdict, ref: dict, gap: float, gap_
 
     return (f"| {decision.street_number} | {ref['situation']} | {len(values)} | "
             f"{cell(ref['best'], values, ses)}, {cell(second, values, ses)} | "
-            f"{gap:+.2f} ± {gap_se:.2f} | {'tie' if tie else 'no'} | "
+            f"{gap:+.2f} ± {gap_se:.2f} | {verdict_text} | "
             f"{cell(mine.best, mine.values, mine.ses, mine.samples)}, "
             f"{cell(ref['best'], mine.values, mine.ses, mine.samples)} |")
 
@@ -252,11 +252,15 @@ class Tally:
     old_false: int = 0
     old_missed: int = 0
     ties: int = 0
+    better: int = 0
 
-    def add(self, mine: Verdict, reference: dict, tie: bool = False) -> None:
-        """Count one decision (``tie``: a disagreement the reference cannot separate)."""
+    def add(self, mine: Verdict, reference: dict, tie: bool = False,
+            better: bool = False) -> None:
+        """Count one decision (``tie``: a disagreement the reference cannot separate;
+        ``better``: one where the grader's play is clearly better on fresh samples)."""
         self.decisions += 1
         self.ties += tie
+        self.better += better
         values = reference["values"]
         top = values[reference["best"]] if reference["best"] < len(values) else 0.0
         self.agree += mine.best == reference["best"]
@@ -284,16 +288,16 @@ class Tally:
                 f"({self.false_mistakes}/{self.grader_mistakes}) | "
                 f"{share(self.missed, self.reference_mistakes)} "
                 f"({self.missed}/{self.reference_mistakes}) | {self.seconds / n:.3f} | "
-                f"{self.ties}/{n - self.agree} | "
+                f"{self.ties}/{n - self.agree} | {self.better}/{n - self.agree} | "
                 f"{share(self.old_agree, n)} | {self.old_error / n:.2f} | "
                 f"{share(self.old_false, self.old_mistakes)} | "
                 f"{share(self.old_missed, self.reference_mistakes)} |")
 
 
 HEADER = ("| group | decisions | agreement | within 0.25 | MAE (points) | false mistakes | "
-          "missed mistakes | CPU-s / decision | disagreements: reference ties | old: agreement | "
-          "old: MAE | old: false | old: missed |\n"
-          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "missed mistakes | CPU-s / decision | disagreements: reference ties | disagreements: "
+          "grader's play better | old: agreement | old: MAE | old: false | old: missed |\n"
+          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 
 
 def main() -> None:
@@ -386,15 +390,17 @@ def main() -> None:
             cpu["baseline"] += theirs.seconds if theirs is not None else 0.0
         if ref is None or mine is None:
             continue
-        tie = False
+        tie = better = False
         pruned += mine.samples[ref["best"]] < mine.samples[decision.alternatives().chosen]
         if mine.best != ref["best"]:
             gap, gap_se = reference_gap(decision, reference, ref, ref["best"], mine.best, gaps)
-            tie = gap <= tie_z() * gap_se
-            disagreements.append(_disagreement(decision, mine, ref, gap, gap_se, tie))
+            tie = abs(gap) <= tie_z() * gap_se
+            better = gap < -tie_z() * gap_se
+            disagreements.append(_disagreement(decision, mine, ref, gap, gap_se,
+                                               "tie" if tie else "grader's" if better else "no"))
         for group in (by_street[f"street {decision.street_number}"],
                       by_situation[ref["situation"]], total):
-            group.add(mine, ref, tie)
+            group.add(mine, ref, tie, better)
         if decision.alternatives().chosen == ref["best"]:
             matching.append(mine.loss)
     gaps_file.write_text(json.dumps(everything))
