@@ -30,6 +30,8 @@ DEFAULT_CONTENDERS = 3
 """pipeline.analysis.grade.GradeSettings.contenders"""
 DEFAULT_EVALUATION_SE = 0.45
 """pipeline.analysis.grade.GradeSettings.evaluation_se"""
+DEFAULT_RACE_LIMIT = 60
+"""pipeline.analysis.grade.GradeSettings.race_limit"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -96,6 +98,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="the most selection samples of a play in contention (default: 4× --rollouts)",
     )
     parser.add_argument(
+        "--race-limit", type=int, default=DEFAULT_RACE_LIMIT, metavar="N",
+        help="race only in decisions of at most N plays (the opening has about 200: racing there "
+             "costs a third more CPU; 0: every decision; default: %(default)d)",
+    )
+    parser.add_argument(
         "--exact-limit", type=int, default=DEFAULT_EXACT_LIMIT, metavar="D",
         help="enumerate every deal of the unseen cards instead of sampling when there are at "
              "most D (late streets; 0: never; default: %(default)d)",
@@ -157,7 +164,7 @@ def run(arguments: argparse.Namespace) -> int:
         fantasyland_value=arguments.fantasyland_value, seed=arguments.seed,
         evaluation=arguments.evaluation, exact_limit=arguments.exact_limit,
         min_loss=arguments.min_loss, contenders=arguments.contenders, race_to=arguments.race_to,
-        evaluation_se=arguments.evaluation_se,
+        evaluation_se=arguments.evaluation_se, race_limit=arguments.race_limit,
     )
     try:
         settings.check()

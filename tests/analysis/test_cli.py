@@ -117,6 +117,27 @@ def test_certain_positions_and_fantasyland_through_the_cli(
     assert summary["fl_hands"] == 1 and summary["fl_given_up_per_hand"] == given_up
 
 
+def test_analyze_takes_the_race_and_evaluation_options(
+    simulated_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without the race and with a fixed evaluation count every sampled grade has exactly
+    --rollouts selection samples behind the play made and --evaluation behind the loss; bad
+    values are refused with a usage error."""
+    player = _rows(simulated_db, "SELECT player FROM seats ORDER BY player LIMIT 1")[0][0]
+    assert main(["analyze", "--db", str(simulated_db), "--player", player, "--hands", "2",
+                 "--rollouts", "8", "--evaluation", "10", "--contenders", "0",
+                 "--evaluation-se", "0", "--jobs", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    grades = _rows(simulated_db, "SELECT rollouts, evaluation_rollouts, best_placement = "
+                                 "chosen_placement FROM decision_grades WHERE NOT exact")
+    assert grades and all(row[0] == 8 for row in grades)
+    assert all(row[1] == (0 if row[2] else 10) for row in grades)
+    for bad in (["--contenders", "-1"], ["--race-to", "1"], ["--evaluation-se", "-0.5"],
+                ["--race-limit", "-2"]):
+        assert main(["analyze", "--db", str(simulated_db), "--quiet", *bad]) == 2
+        assert "must be" in capsys.readouterr().err
+
+
 def test_analyze_refuses_a_missing_database(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["analyze", "--db", str(tmp_path / "none.duckdb")]) == 1
     assert "no database" in capsys.readouterr().err

@@ -120,6 +120,7 @@ def test_written_out_constants_agree_with_their_source() -> None:
     assert settings.rollouts == analyze.DEFAULT_ROLLOUTS
     assert settings.contenders == analyze.DEFAULT_CONTENDERS
     assert settings.evaluation_se == analyze.DEFAULT_EVALUATION_SE
+    assert settings.race_limit == analyze.DEFAULT_RACE_LIMIT
 
 
 def test_analyze_refuses_an_unknown_bot_as_before(capsys: pytest.CaptureFixture[str]) -> None:
