@@ -28,9 +28,22 @@ over.
 step an alternative more than ``screen_z`` standard errors behind the leader stops: the SE of
 their paired difference on the samples both got in this run, or, without enough of those (stored
 sums from an earlier run), the sum of both SEs (a bound whatever their correlation). The chosen
-one always goes on. ``screen`` 0 gives every alternative the full count. The selected play is
-the one with the largest mean difference among those that ran the full count (the chosen one
-when none is positive).
+one always goes on. ``screen`` 0 gives every alternative the full count.
+
+**The contender race (selection stream only):** after ``rollouts`` samples, the plays still
+within ``contender_z`` paired SEs of the leader (at most ``contenders``, the leader included)
+race on, the count doubling up to ``race_samples`` (4 × ``rollouts``), a play dropping out when
+it falls ``contender_z`` SEs behind; the chosen one goes on with them. Near-ties among the top
+plays are where 600 samples pick the wrong play (tests/benchmarks/bench_grading.py): the race
+spends samples there instead of everywhere. Only in decisions of at most ``race_limit`` plays
+(the opening's 200 plays cost more than they gain). The selected play is the one with the
+largest mean difference among those that ran the full count (the chosen one when none is
+positive).
+
+**Evaluation count:** ``evaluation`` samples, or more where the paired difference of the
+selected and the chosen play spreads widely *on the selection stream*: enough for an SE of
+``evaluation_se``, up to 4 × ``evaluation`` (:meth:`GradeSettings.evaluation_for`). The count
+is fixed before any evaluation sample is drawn, so the loss stays an unbiased mean.
 
 **Verdict:** a *mistake* when the evaluated loss is beyond ``z`` standard errors,
 ``z = Φ⁻¹(1 − α)`` (one pre-selected comparison: no correction for the number of alternatives
@@ -78,6 +91,13 @@ error shrinks with them, at the cost of two plays only."""
 EXACT_TOLERANCE = 1e-9
 """An exact loss above this is a mistake (values are exact up to float rounding)."""
 
+EVALUATION_CAP = 4
+"""The most evaluation samples, as a multiple of ``evaluation``, when ``evaluation_se`` asks for
+more."""
+
+CONTENDER_FACTOR = 4
+"""Selection samples of a play still in contention over ``rollouts``, when ``race_to`` is unset."""
+
 ESTIMATOR = "split-v2"
 """Names the way samples are drawn and used (selection and evaluation streams): part of the
 fingerprint, so sums stored by an older grader are never mixed with these."""
@@ -89,8 +109,10 @@ class GradeSettings:
 
     ``rollouts``: selection samples per alternative (racing); ``evaluation``: independent samples
     of the selected and the chosen play (None: :data:`EVALUATION_RATIO` × ``rollouts``). The
-    defaults (policy ``expert``, 600 and 1,000) are what tests/benchmarks/bench_grading.py
-    measured as the best accuracy for their CPU (docs/grading.md); ``exact_limit``: the most
+    defaults (policy ``expert``, 600 and 1,000, 3 contenders racing on to 2,400 in decisions of
+    at most 60 plays, evaluation for an SE of 0.45 points) are what
+    tests/benchmarks/bench_grading.py measured as the best accuracy for about 1.5× the CPU of
+    600 and 1,000 alone (docs/grading.md); ``exact_limit``: the most
     deals a decision may have to be enumerated instead (0: never); ``min_loss``: the smallest
     loss (points) called a mistake, however certain (an exact 0.03 is not worth a lesson).
     """
@@ -105,6 +127,19 @@ class GradeSettings:
     evaluation: int | None = None
     exact_limit: int = DEFAULT_EXACT_LIMIT
     min_loss: float = 0.25
+    contenders: int = 3
+    race_to: int | None = None
+    contender_z: float = 2.0
+    race_limit: int = 60
+    evaluation_se: float = 0.45
+
+    @property
+    def race_samples(self) -> int:
+        """The most selection samples a play still in contention gets (``race_to``, default
+        4 × ``rollouts``; never fewer than ``rollouts``)."""
+        if self.race_to is not None:
+            return max(self.rollouts, self.race_to)
+        return CONTENDER_FACTOR * self.rollouts
 
     @property
     def evaluation_samples(self) -> int:
@@ -112,6 +147,19 @@ class GradeSettings:
         if self.evaluation is not None:
             return self.evaluation
         return max(2, round(self.rollouts * EVALUATION_RATIO))
+
+    def evaluation_for(self, spread: float) -> int:
+        """Evaluation samples for a loss whose paired differences spread ``spread`` points (one
+        standard deviation, measured on the *selection* stream): enough for an SE of
+        ``evaluation_se``, between :attr:`evaluation_samples` and 4× that; always
+        :attr:`evaluation_samples` when ``evaluation_se`` is 0. The count depends on the
+        selection samples only, never on the evaluation samples it draws: the loss stays
+        unbiased."""
+        base = self.evaluation_samples
+        if self.evaluation_se <= 0 or not math.isfinite(spread):
+            return base
+        wanted = math.ceil((spread / self.evaluation_se) ** 2)
+        return min(EVALUATION_CAP * base, max(base, wanted))
 
     @property
     def z(self) -> float:
@@ -137,6 +185,16 @@ class GradeSettings:
             raise ValueError(f"min_loss must be ≥ 0, got {self.min_loss}")
         if self.exact_limit < 0:
             raise ValueError(f"exact limit must be ≥ 0, got {self.exact_limit}")
+        if self.contenders < 0:
+            raise ValueError(f"contenders must be ≥ 0, got {self.contenders}")
+        if self.race_to is not None and self.race_to < 2:
+            raise ValueError(f"race_to must be at least 2, got {self.race_to}")
+        if not self.contender_z > 0:
+            raise ValueError(f"contender_z must be > 0, got {self.contender_z}")
+        if self.race_limit < 0:
+            raise ValueError(f"race_limit must be ≥ 0, got {self.race_limit}")
+        if not self.evaluation_se >= 0:
+            raise ValueError(f"evaluation_se must be ≥ 0, got {self.evaluation_se}")
         if self.policy not in BOTS:
             raise ValueError(f"unknown rollout policy {self.policy!r} (bots: {', '.join(BOTS)})")
 
@@ -450,12 +508,75 @@ def _select(grade: DecisionGrade, decision: Decision, rules: RuleSet,
                                      checkpoint, seen)
         if checkpoint < target:
             active = _survivors(active, tallies, grade.chosen, settings.screen_z, seen)
+    _race_contenders(grade, decision, rules, settings, active, seen)
+
+
+def _race_contenders(grade: DecisionGrade, decision: Decision, rules: RuleSet,
+                     settings: GradeSettings, active: list[int],
+                     seen: dict[int, tuple[int, np.ndarray]]) -> None:
+    """After ``rollouts`` samples: the plays still within reach of the leader (at most
+    ``contenders`` of them, the leader included) race on, the count doubling up to
+    ``race_samples``; at each step a play more than ``contender_z`` paired SEs behind the leader
+    stops, and the race ends when one play is left. Only in decisions with at most
+    ``race_limit`` plays (0: every decision): on an opening's 200 plays the race costs more
+    than it gains (docs/grading.md). Selection stream only: the evaluation
+    stream stays independent of everything decided here."""
+    if settings.contenders < 2:
+        return
+    if settings.race_limit and len(grade.alternatives) > settings.race_limit:
+        return
+    tallies = grade.tallies
+    chosen = grade.chosen
+    count = settings.rollouts
+    cap = settings.race_samples
+    full = [index for index in active if tallies[index].samples >= count]
+    racing = _contenders(full, tallies, chosen, settings.contender_z, seen, settings.contenders)
+    while len(racing) > 1 and count < cap:
+        step = min(cap, 2 * count)
+        rollouts = Rollouts(decision, rules, count, step, settings.seed, settings.policy,
+                            settings.fantasyland_value, stream=SELECTION)
+        needed = [index for index in racing if tallies[index].samples < step]
+        grade.new_samples += _extend(rollouts, grade.alternatives, tallies, chosen, needed, step,
+                                     seen)
+        count = step
+        racing = _contenders(racing, tallies, chosen, settings.contender_z, seen,
+                             settings.contenders)
+
+
+def _contenders(candidates: list[int], tallies: list[Tally], chosen: int, z: float,
+                seen: dict[int, tuple[int, np.ndarray]], most: int) -> list[int]:
+    """The plays among ``candidates`` within ``z`` paired SEs of the leader (the largest mean
+    difference), leader first, at most ``most`` of them, the closest to the leader first."""
+    if not candidates:
+        return []
+
+    def score(index: int) -> float:
+        return tallies[index].diff if index != chosen else 0.0
+
+    leader = max(candidates, key=lambda index: (score(index), index == chosen))
+    within: list[tuple[float, int]] = []
+    for index in candidates:
+        if index == leader:
+            continue
+        paired = _paired_gap(leader, index, seen)
+        if paired is None:
+            gap = score(leader) - score(index)
+            se = tallies[index].diff_se + (tallies[leader].diff_se if leader != chosen else 0.0)
+        else:
+            gap, se = paired
+        if gap < z * se:
+            within.append((gap / se if se > 0 else 0.0, index))
+    within.sort()
+    return [leader, *(index for _, index in within[:most - 1])]
 
 
 def _evaluate(grade: DecisionGrade, decision: Decision, rules: RuleSet,
               settings: GradeSettings, best: int) -> None:
-    """The evaluation stream: the selected and the chosen play on fresh samples."""
-    target = settings.evaluation_samples
+    """The evaluation stream: the selected and the chosen play on fresh samples (how many:
+    :meth:`GradeSettings.evaluation_for` the spread of their difference on the selection
+    stream)."""
+    selected = grade.tallies[best]
+    target = settings.evaluation_for(selected.diff_se * math.sqrt(selected.samples))
     evaluations = grade.evaluations
     start = min(evaluations[best].samples, evaluations[grade.chosen].samples)
     if start >= target:

@@ -26,6 +26,12 @@ DEFAULT_POLICY = "expert"
 DEFAULT_FANTASYLAND_VALUE = 10.0
 """pipeline.analysis.rollout.DEFAULT_FANTASYLAND_VALUE"""
 DEFAULT_ROLLOUTS = 600
+DEFAULT_CONTENDERS = 3
+"""pipeline.analysis.grade.GradeSettings.contenders"""
+DEFAULT_EVALUATION_SE = 0.45
+"""pipeline.analysis.grade.GradeSettings.evaluation_se"""
+DEFAULT_RACE_LIMIT = 60
+"""pipeline.analysis.grade.GradeSettings.race_limit"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -74,6 +80,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--evaluation", type=int, default=None, metavar="K",
         help="independent samples of the best play and the play made, behind the EV loss "
              "(default: 5/3 of --rollouts, 1000 for 600)",
+    )
+    parser.add_argument(
+        "--evaluation-se", type=float, default=DEFAULT_EVALUATION_SE, metavar="P",
+        help="draw more evaluation samples (up to 4× --evaluation) where the loss is noisy, for a "
+             "standard error of about P points; how many is read off the selection samples, so "
+             "the loss stays unbiased (0: always --evaluation; default: %(default)g)",
+    )
+    parser.add_argument(
+        "--contenders", type=int, default=DEFAULT_CONTENDERS, metavar="N",
+        help="after --rollouts, the N plays closest to the best one (itself included) still "
+             "within reach of it race on, the count doubling up to --race-to; 0 or 1: no race "
+             "(default: %(default)d)",
+    )
+    parser.add_argument(
+        "--race-to", type=int, default=None, metavar="K",
+        help="the most selection samples of a play in contention (default: 4× --rollouts)",
+    )
+    parser.add_argument(
+        "--race-limit", type=int, default=DEFAULT_RACE_LIMIT, metavar="N",
+        help="race only in decisions of at most N plays (the opening has about 200: racing there "
+             "costs a third more CPU; 0: every decision; default: %(default)d)",
     )
     parser.add_argument(
         "--exact-limit", type=int, default=DEFAULT_EXACT_LIMIT, metavar="D",
@@ -136,7 +163,8 @@ def run(arguments: argparse.Namespace) -> int:
         rollouts=arguments.rollouts, screen=arguments.screen, policy=arguments.policy,
         fantasyland_value=arguments.fantasyland_value, seed=arguments.seed,
         evaluation=arguments.evaluation, exact_limit=arguments.exact_limit,
-        min_loss=arguments.min_loss,
+        min_loss=arguments.min_loss, contenders=arguments.contenders, race_to=arguments.race_to,
+        evaluation_se=arguments.evaluation_se, race_limit=arguments.race_limit,
     )
     try:
         settings.check()

@@ -106,6 +106,7 @@ def test_help_filled_in_when_shown_says_what_it_said_before() -> None:
 
 def test_written_out_constants_agree_with_their_source() -> None:
     from pipeline.analysis import exact, rollout
+    from pipeline.analysis.grade import GradeSettings
     from pipeline.cli import analyze, database, report
     from pipeline.report.render import FORMATS
     from pipeline.store import DEFAULT_DATABASE
@@ -115,6 +116,11 @@ def test_written_out_constants_agree_with_their_source() -> None:
     assert analyze.DEFAULT_EXACT_LIMIT == exact.DEFAULT_EXACT_LIMIT
     assert analyze.DEFAULT_POLICY == rollout.DEFAULT_POLICY
     assert analyze.DEFAULT_FANTASYLAND_VALUE == rollout.DEFAULT_FANTASYLAND_VALUE
+    settings = GradeSettings()
+    assert settings.rollouts == analyze.DEFAULT_ROLLOUTS
+    assert settings.contenders == analyze.DEFAULT_CONTENDERS
+    assert settings.evaluation_se == analyze.DEFAULT_EVALUATION_SE
+    assert settings.race_limit == analyze.DEFAULT_RACE_LIMIT
 
 
 def test_analyze_refuses_an_unknown_bot_as_before(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,189 @@
+"""Benchmark: what the grades say about the simulated players, the rollout policy included.
+
+Not a test. For each variant it simulates three-handed tables of the ``expert``, ``solid``, ``chaser``
+and ``random`` bots, every line-up of three (``--hands`` each: every bot sits out once, so each
+faces the same mix of opponents), grades every decision of every player with the
+grader (:class:`~pipeline.analysis.grade.GradeSettings` at its defaults unless ``--rollouts``)
+and prints the mean EV loss per decision of each bot, ± its standard error.
+
+Why the expert bot: the grader's rollout policy *is* the expert bot, so the loss of a play is
+measured against a one-step improvement over that policy (the best play now, then the policy).
+The expert's own loss is the gain of that one-step lookahead over the policy itself: a **floor**
+every player is measured from. The table therefore also gives, per variant,
+
+* ``random / solid``: the plain ratio of the mean losses (the issue's target: ≥ 3);
+* ``above floor``: ``(random − expert) / (solid − expert)``, the ratio of the losses above the
+  floor, with its standard error (delta method, the bots' decisions taken as independent).
+
+Every decision is graded on its own seeds: the figures depend only on ``--seed`` and the
+settings, not on the load of the machine (CPU seconds are printed for information)::
+
+    .venv/bin/python tests/benchmarks/bench_grading_bots.py [--hands 20] [--seed 31]
+        [--variants pineapple,2-7-pineapple,classic] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from pipeline import store  # noqa: E402
+from pipeline.analysis.decisions import decision_at, load_hands, select_hands  # noqa: E402
+from pipeline.analysis.grade import GradeSettings, grade_decision  # noqa: E402
+from pipeline.ingest.driver import ingest_paths  # noqa: E402
+from pipeline.rules.game import Variant  # noqa: E402
+from pipeline.rules.ruleset import STANDARD  # noqa: E402
+from pipeline.simulate.players import player_pool  # noqa: E402
+from pipeline.simulate.simulation import SimulationConfig, simulate  # noqa: E402
+
+BOTS = ("expert", "solid", "chaser", "random")
+
+
+@dataclass(slots=True)
+class Losses:
+    """The graded losses of one bot in one variant."""
+
+    values: list[float] = field(default_factory=list)
+    mistakes: int = 0
+    by_street: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+
+    def mean_se(self) -> tuple[float, float]:
+        """Mean loss per decision and its standard error."""
+        count = len(self.values)
+        if count < 2:
+            return (math.nan, math.nan)
+        mean = sum(self.values) / count
+        spread = math.sqrt(sum((value - mean) ** 2 for value in self.values) / (count - 1))
+        return mean, spread / math.sqrt(count)
+
+
+def ratio(numerator: tuple[float, float], denominator: tuple[float, float]) -> tuple[float, float]:
+    """``a / b`` and its standard error by the delta method (independent estimates)."""
+    (a, a_se), (b, b_se) = numerator, denominator
+    if b <= 0:
+        return (math.nan, math.nan)
+    value = a / b
+    return value, abs(value) * math.hypot(a_se / a if a else 0.0, b_se / b)
+
+
+def tables() -> list[tuple[str, ...]]:
+    """The three-handed line-ups: every bot sits out once, so each faces the same mix."""
+    return [tuple(bot for bot in BOTS if bot != out) for out in reversed(BOTS)]
+
+
+def grade_variant(variant: Variant, hands: int, seed: int,
+                  settings: GradeSettings) -> tuple[dict[str, Losses], float]:
+    """Simulate and grade one variant (``hands`` per line-up): losses per bot and the CPU
+    seconds spent grading."""
+    losses: dict[str, Losses] = defaultdict(Losses)
+    seconds = 0.0
+    for number, line_up in enumerate(tables()):
+        folder = Path(tempfile.mkdtemp(prefix="bench-grading-bots-"))
+        source = folder / "hands.jsonl"
+        config = SimulationConfig(hands=hands, seed=seed + number, variants=(variant,),
+                                  players=3, pool_size=3, bots=line_up)
+        bot_of = {player.name: player.bot for player in player_pool(3, line_up)}
+        with open(source, "wb") as stream:
+            for output in simulate(config):
+                stream.write(output.lines)
+        database = folder / "hands.duckdb"
+        ingest_paths([source], database)
+        connection = store.connect(database, read_only=True)
+        try:
+            views = load_hands(connection, select_hands(connection))
+        finally:
+            connection.close()
+        decisions = [decision_at(view, seat, street) for view in views
+                     for seat, play in enumerate(view.seats) if not play.fantasyland
+                     for street in range(len(play.streets))]
+        started = time.process_time()
+        wall = time.perf_counter()
+        for count, decision in enumerate(decisions, 1):
+            grade = grade_decision(decision, STANDARD, settings)
+            if grade is not None:
+                entry = losses[bot_of[decision.player]]
+                entry.values.append(grade.ev_loss)
+                entry.mistakes += grade.mistake
+                entry.by_street[decision.street_number].append(grade.ev_loss)
+            if count % 100 == 0 or count == len(decisions):
+                print(f"  {variant.value} {'/'.join(line_up)}: {count}/{len(decisions)} decisions "
+                      f"({time.perf_counter() - wall:.0f} s, load {os.getloadavg()[0]:.1f})",
+                      file=sys.stderr, flush=True)
+        seconds += time.process_time() - started
+    return losses, seconds
+
+
+def main() -> None:
+    """Grade each variant's simulated hands and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hands", type=int, default=20, help="hands per line-up")
+    parser.add_argument("--seed", type=int, default=31)
+    parser.add_argument("--variants", default="pineapple,2-7-pineapple,classic")
+    parser.add_argument("--rollouts", type=int, default=None)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    arguments = parser.parse_args()
+    settings = GradeSettings()
+    if arguments.rollouts is not None:
+        settings = replace(settings, rollouts=arguments.rollouts)
+    print(f"grader: policy {settings.policy}, {settings.rollouts} selection + "
+          f"{settings.evaluation_samples} evaluation rollouts; {arguments.hands} three-handed "
+          f"hands per line-up of three of {', '.join(BOTS)}, seed {arguments.seed}")
+    print("\n| variant | expert (the policy: floor) | solid | chaser | random | random / solid | "
+          "above floor: (random − expert) / (solid − expert) |\n"
+          "|---|---:|---:|---:|---:|---:|---:|")
+    figures: dict[str, dict] = {}
+    rows = []
+    for name in arguments.variants.split(","):
+        variant = Variant(name.strip())
+        losses, seconds = grade_variant(variant, arguments.hands, arguments.seed, settings)
+        estimates = {bot: losses[bot].mean_se() for bot in BOTS}
+        plain = ratio(estimates["random"], estimates["solid"])
+        floor = estimates["expert"]
+        above_random = (estimates["random"][0] - floor[0],
+                        math.hypot(estimates["random"][1], floor[1]))
+        above_solid = (estimates["solid"][0] - floor[0], math.hypot(estimates["solid"][1], floor[1]))
+        above = ratio(above_random, above_solid)
+        cells = " | ".join(f"{mean:.2f} ± {se:.2f} ({len(losses[bot].values)})"
+                           for bot, (mean, se) in estimates.items())
+        row = (f"| {variant.value} | {cells} | {plain[0]:.1f}× ± {plain[1]:.1f} | "
+               f"{above[0]:.1f}× ± {above[1]:.1f} |")
+        rows.append(row)
+        print(row, flush=True)
+        streets = sorted({street for bot in BOTS for street in losses[bot].by_street})
+        for street in streets:
+            cells = " | ".join(
+                "{:.2f} ± {:.2f} ({})".format(*Losses(losses[bot].by_street[street]).mean_se(),
+                                              len(losses[bot].by_street[street]))
+                for bot in BOTS)
+            row = f"| {variant.value}, street {street} | {cells} | | |"
+            rows.append(row)
+            print(row, flush=True)
+        figures[variant.value] = {
+            "bots": {bot: {"mean": mean, "se": se, "decisions": len(losses[bot].values),
+                           "mistakes": losses[bot].mistakes}
+                     for bot, (mean, se) in estimates.items()},
+            "by_street": {bot: {street: Losses(values).mean_se()
+                                for street, values in losses[bot].by_street.items()}
+                          for bot in BOTS},
+            "random_over_solid": plain, "above_floor": above, "cpu_seconds": seconds,
+        }
+    print("\n" + "\n".join(rows))
+    print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
+    if arguments.json:
+        arguments.json.write_text(json.dumps(figures, indent=1))
+
+
+if __name__ == "__main__":
+    main()
