@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pipeline import store
+from pipeline.analysis.decisions import Decision, decision_at, load_hands, select_hands
 from pipeline.ingest.driver import ingest_paths
 from pipeline.rules.game import Variant
 from pipeline.simulate.simulation import SimulationConfig, simulate
@@ -95,3 +97,16 @@ def simulated_records(hands: int, variant: Variant = Variant.PINEAPPLE, seed: in
     for output in simulate(config):
         records.extend(json.loads(line) for line in output.lines.decode("utf-8").splitlines())
     return records
+
+
+def database_decisions(database: Path, streets: tuple[int, ...] | None = None) -> list[Decision]:
+    """Every decision stored in ``database`` (every seat not in Fantasyland), at ``streets``
+    (0-based street indexes; all of a seat's streets when None)."""
+    connection = store.connect(database, read_only=True)
+    try:
+        hands = load_hands(connection, select_hands(connection))
+    finally:
+        connection.close()
+    return [decision_at(hand, seat, street) for hand in hands
+            for seat, play in enumerate(hand.seats) if not play.fantasyland
+            for street in (range(len(play.streets)) if streets is None else streets)]

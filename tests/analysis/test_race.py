@@ -9,8 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from pipeline import store
-from pipeline.analysis.decisions import Decision, decision_at, load_hands, select_hands
+from pipeline.analysis.decisions import Decision
 from pipeline.analysis.grade import DecisionGrade, GradeSettings, grade_decision
 from pipeline.analysis.rollout import EVALUATION, SELECTION, Rollouts
 from pipeline.rules.ruleset import STANDARD
@@ -24,17 +23,10 @@ NO_RACE = replace(RACE, contenders=0)
 def later_streets(simulated_source: list[dict], tmp_path_factory: pytest.TempPathFactory,
                   ) -> list[Decision]:
     """The third and fourth streets of the simulated hands (every seat not in Fantasyland)."""
-    from tests.analysis.hands import build_database
+    from tests.analysis.hands import build_database, database_decisions
 
     database = build_database(tmp_path_factory.mktemp("race"), simulated_source, name="race")
-    connection = store.connect(database, read_only=True)
-    try:
-        hands = load_hands(connection, select_hands(connection))
-    finally:
-        connection.close()
-    return [decision_at(hand, seat, street) for hand in hands
-            for seat, play in enumerate(hand.seats) if not play.fantasyland
-            for street in (2, 3)]
+    return database_decisions(database, streets=(2, 3))
 
 
 @pytest.fixture(scope="module")

@@ -15,13 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from pipeline import store
-from pipeline.analysis.decisions import Decision, decision_at, load_hands, select_hands
+from pipeline.analysis.decisions import Decision
 from pipeline.analysis.grade import GradeSettings, grade_decision
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import STANDARD
 from pipeline.simulate.simulation import SimulationConfig, simulate
-from tests.analysis.hands import build_database
+from tests.analysis.hands import build_database, database_decisions
 
 
 def _mean_se(values: list[float]) -> tuple[float, float]:
@@ -38,15 +37,7 @@ def _styled(folder: Path, hands: int) -> list[Decision]:
                               pool_size=3, bots=("solid", "chaser", "random"))
     records = [json.loads(line) for output in simulate(config)
                for line in output.lines.decode().splitlines()]
-    database = build_database(folder, records, name="styled")
-    connection = store.connect(database, read_only=True)
-    try:
-        hands = load_hands(connection, select_hands(connection))
-    finally:
-        connection.close()
-    return [decision_at(hand, seat, street) for hand in hands
-            for seat, play in enumerate(hand.seats) if not play.fantasyland
-            for street in range(len(play.streets))]
+    return database_decisions(build_database(folder, records, name="styled"))
 
 
 @pytest.fixture(scope="module")

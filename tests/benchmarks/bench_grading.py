@@ -61,7 +61,13 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from pipeline import store  # noqa: E402
-from pipeline.analysis.decisions import Decision, decision_at, load_hands, select_hands  # noqa: E402
+from pipeline.analysis.decisions import (  # noqa: E402
+    Decision,
+    HandView,
+    decision_at,
+    load_hands,
+    select_hands,
+)
 from pipeline.analysis.grade import DecisionGrade, GradeSettings, grade_decision  # noqa: E402
 from pipeline.analysis.rollout import EVALUATION, Rollouts  # noqa: E402
 from pipeline.ingest.driver import ingest_paths  # noqa: E402
@@ -91,12 +97,11 @@ class Verdict:
     old_mistake: bool
 
 
-def decisions(hands: int, seed: int, per_street: int, variant: Variant) -> list[Decision]:
-    """A fixed set of decisions: simulated hands (solid, chaser, random), ``per_street`` per street."""
-    folder = Path(tempfile.mkdtemp(prefix="bench-grading-"))
+def simulated_views(config: SimulationConfig, prefix: str = "bench-grading-") -> list[HandView]:
+    """Simulate ``config``'s hands, ingest them into a new database in a temporary folder and
+    read every hand back as the grader sees it."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
     source = folder / "hands.jsonl"
-    config = SimulationConfig(hands=hands, seed=seed, variants=(variant,), players=3,
-                              pool_size=3, bots=("solid", "chaser", "random"))
     with open(source, "wb") as stream:
         for output in simulate(config):
             stream.write(output.lines)
@@ -104,9 +109,15 @@ def decisions(hands: int, seed: int, per_street: int, variant: Variant) -> list[
     ingest_paths([source], database)
     connection = store.connect(database, read_only=True)
     try:
-        views = load_hands(connection, select_hands(connection))
+        return load_hands(connection, select_hands(connection))
     finally:
         connection.close()
+
+
+def decisions(hands: int, seed: int, per_street: int, variant: Variant) -> list[Decision]:
+    """A fixed set of decisions: simulated hands (solid, chaser, random), ``per_street`` per street."""
+    views = simulated_views(SimulationConfig(hands=hands, seed=seed, variants=(variant,), players=3,
+                                             pool_size=3, bots=("solid", "chaser", "random")))
     by_street: dict[int, list[Decision]] = defaultdict(list)
     for view in views:
         for seat, play in enumerate(view.seats):

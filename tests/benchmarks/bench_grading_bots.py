@@ -29,7 +29,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
@@ -37,15 +36,16 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from pipeline import store  # noqa: E402
-from pipeline.analysis.decisions import decision_at, load_hands, select_hands  # noqa: E402
+from bench_grading import simulated_views  # noqa: E402
+
+from pipeline.analysis.decisions import decision_at  # noqa: E402
 from pipeline.analysis.grade import GradeSettings, grade_decision  # noqa: E402
-from pipeline.ingest.driver import ingest_paths  # noqa: E402
 from pipeline.rules.game import Variant  # noqa: E402
 from pipeline.rules.ruleset import STANDARD  # noqa: E402
 from pipeline.simulate.players import player_pool  # noqa: E402
-from pipeline.simulate.simulation import SimulationConfig, simulate  # noqa: E402
+from pipeline.simulate.simulation import SimulationConfig  # noqa: E402
 
 BOTS = ("expert", "solid", "chaser", "random")
 
@@ -89,21 +89,10 @@ def grade_variant(variant: Variant, hands: int, seed: int,
     losses: dict[str, Losses] = defaultdict(Losses)
     seconds = 0.0
     for number, line_up in enumerate(tables()):
-        folder = Path(tempfile.mkdtemp(prefix="bench-grading-bots-"))
-        source = folder / "hands.jsonl"
         config = SimulationConfig(hands=hands, seed=seed + number, variants=(variant,),
                                   players=3, pool_size=3, bots=line_up)
         bot_of = {player.name: player.bot for player in player_pool(3, line_up)}
-        with open(source, "wb") as stream:
-            for output in simulate(config):
-                stream.write(output.lines)
-        database = folder / "hands.duckdb"
-        ingest_paths([source], database)
-        connection = store.connect(database, read_only=True)
-        try:
-            views = load_hands(connection, select_hands(connection))
-        finally:
-            connection.close()
+        views = simulated_views(config, prefix="bench-grading-bots-")
         decisions = [decision_at(view, seat, street) for view in views
                      for seat, play in enumerate(view.seats) if not play.fantasyland
                      for street in range(len(play.streets))]
