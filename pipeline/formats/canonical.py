@@ -6,7 +6,6 @@ reader only reports lines that are not JSON objects at all.
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import re
@@ -16,6 +15,7 @@ from typing import Any
 from pipeline.formats.base import SourceRecord, clip_raw
 from pipeline.formats.source import (
     SourceLine,
+    collector_paused,
     ends_early,
     json_error_reason,
     load_json,
@@ -78,13 +78,8 @@ def read_canonical(path: str | os.PathLike[str]) -> Iterator[SourceRecord]:
 def _parse_batch(file_name: str, batch: list[SourceLine]) -> list[SourceRecord]:
     """Parse a batch of lines with the garbage collector paused (bulk JSON parsing builds many
     small containers, and collections triggered by them slow parsing several times over)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return [parse_canonical_line(file_name, line) for line in batch]
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def parse_canonical_line(file_name: str, line: SourceLine) -> SourceRecord:

@@ -20,7 +20,6 @@ The log never names its game: see :func:`resolve_game` and :func:`infer_game`.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
@@ -35,6 +34,7 @@ from pipeline.formats.source import (
     FormatError,
     RawLine,
     SourceLine,
+    collector_paused,
     decode_line,
     ends_early,
     file_name_stem,
@@ -364,13 +364,8 @@ def _in_batches(records: Iterator[SourceRecord]) -> Iterator[SourceRecord]:
     containers, and the collections they trigger slow reading down), yielding between batches
     with it back on."""
     while True:
-        was_enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():
             batch = list(islice(records, BATCH_HANDS))
-        finally:
-            if was_enabled:
-                gc.enable()
         if not batch:
             return
         yield from batch

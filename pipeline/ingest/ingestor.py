@@ -9,7 +9,6 @@ what happened into the source's :class:`~pipeline.ingest.summary.FileSummary`.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import tempfile
@@ -19,7 +18,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from pipeline.formats import FormatError, SourceRecord
-from pipeline.formats.source import RawLine, SourceLine, read_raw_lines
+from pipeline.formats.source import RawLine, SourceLine, collector_paused, read_raw_lines
 from pipeline.ingest.batches import BatchBuilder, PreparedBatch, prepare_canonical
 from pipeline.ingest.summary import BatchReport, FileSummary
 from pipeline.ingest.workers import prepare_spilled
@@ -61,7 +60,7 @@ class Ingestor:
         reference counting frees them; a young-generation collection after each batch picks
         up anything else.
         """
-        with _collector_paused():
+        with collector_paused():
             builder = BatchBuilder(self.resolver)
             pending_progress = 0
             try:
@@ -96,7 +95,7 @@ class Ingestor:
         way."""
         file_name = str(path)
         self.read_error = None
-        with _collector_paused():
+        with collector_paused():
             if pool is None or workers <= 1:
                 batches = self._line_batches(read_raw_lines(path))
                 for batch in batches:
@@ -181,15 +180,4 @@ class Ingestor:
                 summary.duplicates - before[1], summary.rejected - before[2],
             ))
 
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off for the block (see :meth:`Ingestor.run`)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 

@@ -20,8 +20,6 @@ input takes to score).
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 import os
 import sys
@@ -36,6 +34,7 @@ import numpy as np
 from pipeline.formats.source import (
     RawLine,
     SourceLine,
+    collector_paused,
     decode_line,
     json_error_reason,
     load_json,
@@ -130,7 +129,7 @@ _ROW_LABELS = tuple(_dumps(label) for label in CLASS_LABELS)
 
 def score_block(lines: Sequence[RawLine | SourceLine], resolver: RulesResolver) -> ScoredBlock:
     """Score a block of input lines; the output lines are in input order."""
-    with _collector_paused():
+    with collector_paused():
         return _score_block(lines, resolver)
 
 
@@ -229,18 +228,6 @@ def _unusable_rules(names: Sequence[str], resolver: RulesResolver) -> set[str]:
             unusable.add(name)
     return unusable
 
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off while a block is parsed (a block holds many
-    small containers; collections triggered meanwhile would scan them over and over)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 # --- streams -----------------------------------------------------------------------------------

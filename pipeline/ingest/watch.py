@@ -30,11 +30,10 @@ final files would leave it.
 from __future__ import annotations
 
 import contextlib
-import gc
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -46,7 +45,7 @@ from pipeline import store
 from pipeline.formats import FORMATS, FormatError, detect_format, format_of_lines, sample_lines
 from pipeline.formats.follow import Follow, FollowMode
 from pipeline.formats.poker_arena import game_from_file_name, infer_game, resolve_game
-from pipeline.formats.source import open_binary
+from pipeline.formats.source import collector_paused, open_binary
 from pipeline.ingest.batches import (
     DEFAULT_BATCH_SIZE,
     BatchBuilder,
@@ -539,7 +538,7 @@ class Watcher:
         prepared: PreparedBatch | None = None
         resume: int | None = None
         state = cursor.state
-        with _collector_paused():
+        with collector_paused():
             if format_name == "canonical":  # one record per line: every whole line is taken
                 if not discard:
                     lines = list(part.lines())
@@ -820,15 +819,3 @@ def _whole_lines(path: Path, limit: int = 50, max_bytes: int = 1 << 20) -> list[
                 break
     return lines
 
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off while a part is parsed (bulk parsing builds many
-    small containers whose collections slow it down several times)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()

@@ -41,6 +41,7 @@ from pipeline.formats.base import clip_raw
 from pipeline.formats.source import (
     RawLine,
     SourceLine,
+    collector_paused,
     decode_line,
     read_raw_lines,
     read_stream_raw,
@@ -341,33 +342,30 @@ def prepare_unit(
     records = 0
     failed: str | None = None
     format = unit.format
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        source: Iterator[Any] | None = None
-        if unit.start is None:
-            # As ingest: the reader first (a file in no known format fails here, with its
-            # reason, before any format is recorded for it).
-            try:
-                source = read_source(unit.path, format=unit.forced_format, game=unit.game)
-            except FormatError as error:
-                failed, format = error.reason, None
-        if failed is None:
-            batches = _prepared_batches(unit, source, resolver, max(1, batch_size))
-            while True:
+    with collector_paused():
+        try:
+            source: Iterator[Any] | None = None
+            if unit.start is None:
+                # As ingest: the reader first (a file in no known format fails here, with its
+                # reason, before any format is recorded for it).
                 try:
-                    prepared = next(batches)
-                except StopIteration:
-                    break
+                    source = read_source(unit.path, format=unit.forced_format, game=unit.game)
                 except FormatError as error:
-                    failed = error.reason
-                    break
-                records += prepared.records
-                _stage_batch(prepared, unit, writers, events)
-    finally:
-        writers.close()
-        if was_enabled:
-            gc.enable()
+                    failed, format = error.reason, None
+            if failed is None:
+                batches = _prepared_batches(unit, source, resolver, max(1, batch_size))
+                while True:
+                    try:
+                        prepared = next(batches)
+                    except StopIteration:
+                        break
+                    except FormatError as error:
+                        failed = error.reason
+                        break
+                    records += prepared.records
+                    _stage_batch(prepared, unit, writers, events)
+        finally:
+            writers.close()
     events.add(kind="unit", records=records, failed=failed, format=format)
     return events.table()
 

@@ -144,3 +144,23 @@ def test_missing_file_is_a_format_error_naming_the_path(tmp_path: Path) -> None:
 )
 def test_file_name_stem(name: str, stem: str) -> None:
     assert file_name_stem(Path("/x") / name) == stem
+
+
+def test_the_collector_is_paused_for_the_block_and_restored_as_it_was() -> None:
+    """One pause for every bulk parser: off inside, back as it was after, even on an error."""
+    import gc
+
+    from pipeline.formats.source import collector_paused
+
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError), collector_paused():
+        assert not gc.isenabled()
+        raise RuntimeError("a parser failed")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # it was off before: it stays off
+    finally:
+        gc.enable()
