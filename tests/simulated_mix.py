@@ -157,9 +157,6 @@ def questions(players: list[str]) -> dict[str, Question]:
             lambda c, f, r: report.report_state_totals(c, f, one_out, route=r),
         "report_state_totals (several left out, two at one table)":
             lambda c, f, r: report.report_state_totals(c, f, several_out, route=r),
-        "report_player_hands":
-            lambda c, f, r: report.report_player_hands(
-                c, f if f.players else f.with_players((players[1],)), route=r),
         "player_kpis": lambda c, f, r: read.players.player_kpis(c, f, route=r),
         "points_by_variant": lambda c, f, r: read.players.points_by_variant(c, f, route=r),
         "points_by_position": lambda c, f, r: read.players.points_by_position(c, f, route=r),

@@ -58,7 +58,7 @@ def _report_conditions(filters: Filters) -> tuple[str, list[Any]]:
 
 __all__ = [
     "BOARD_STATES", "FANTASYLAND_CARD_RANKS", "fantasyland_top_value", "report_hand_grades",
-    "report_matchup_totals", "report_own_hands", "report_pair_totals", "report_player_hands",
+    "report_matchup_totals", "report_own_hands", "report_pair_totals",
     "report_player_totals", "report_progress_hands", "report_progress_series",
     "report_session_cells", "session_cells_kept",
     "report_state_totals",
@@ -287,68 +287,19 @@ def report_pair_totals(db: Database, filters: Filters,
         return connection.sql(sql, params=params).pl()
 
 
-def report_player_hands(db: Database, filters: Filters,
-                        route: Route = Route.AUTO) -> pl.DataFrame:
-    """Every hand of the heroes (``filters.players``, required) in scope, in play order.
-
-    A read of the heroes' rows only: each table is filtered on the heroes' names before it is
-    joined. The chasing flag's early cards come from ``fantasyland_draws`` when the writers
-    keep it, else from the heroes' placed cards. Columns: hand_key, site, hand_id, table_name,
-    started_at, variant, player_count, player,
-    position, is_button, fantasyland, session_id, has_streets, foul, top_class, middle_class,
-    bottom_class, royalty_top, royalty_middle, royalty_bottom, royalties, fantasyland_next,
-    fantasyland_cards, points, chasing.
-    """
-    if not filters.players:
-        raise ValueError("report_player_hands needs the heroes in filters.players")
-    with reading(db) as connection:
-        draws = use_aggregates(connection, route, True)
-        where, params = _report_conditions(filters)
-        heroes = placeholders(filters.players)
-        names = list(filters.players)
-        if draws:
-            early = f"SELECT hand_key, player FROM fantasyland_draws WHERE player IN ({heroes})"
-            early_params = names
-        else:
-            ranks = " OR ".join("prefix(card, ?)" for _ in FANTASYLAND_CARD_RANKS)
-            early = (f"SELECT DISTINCT hand_key, player FROM placements WHERE street = 1 "
-                     f"AND row_name = 'top' AND ({ranks}) AND player IN ({heroes})")
-            early_params = [*FANTASYLAND_CARD_RANKS, *names]
-        sql = f"""
-            WITH mine AS MATERIALIZED (
-                SELECT hand_key, player, position, is_button, fantasyland, session_id
-                FROM seats WHERE player IN ({heroes})
-            ), early AS ({early})
-            SELECT h.hand_key, h.site, h.hand_id, h.table_name, h.started_at, h.variant,
-                h.player_count, x.player, x.position, x.is_button, x.fantasyland, x.session_id,
-                h.has_streets, e.foul, e.top_class, e.middle_class, e.bottom_class,
-                e.royalty_top, e.royalty_middle, e.royalty_bottom, e.royalties,
-                e.fantasyland_next, e.fantasyland_cards, r.points::BIGINT AS points,
-                NOT x.fantasyland AND (e.top_value >= ? OR d.player IS NOT NULL) AS chasing
-            FROM mine x
-            JOIN hands h ON h.hand_key = x.hand_key
-            JOIN evaluations e ON e.hand_key = x.hand_key AND e.player = x.player
-            JOIN results r ON r.hand_key = x.hand_key AND r.player = x.player
-            LEFT JOIN early d ON d.hand_key = x.hand_key AND d.player = x.player
-            WHERE {where} AND e.player IN ({heroes}) AND r.player IN ({heroes})
-            ORDER BY h.started_at NULLS FIRST, h.hand_key, x.player
-        """
-        return connection.sql(sql, params=[*names, *early_params, fantasyland_top_value(),
-                                           *params, *names, *names]).pl()
-
-
 REPORT_HAND_COLUMNS = ("hand_key", "started_at", "variant", "player_count", "player",
                        "position", "is_button", "fantasyland", "session_id", "foul",
                        "royalties", "fantasyland_next", "points")
-"""The columns of :func:`report_own_hands`: those of :func:`report_player_hands` that the
-report reads for every hand, with the same types."""
+"""The columns of :func:`report_own_hands`: what the report reads of every hand of the player."""
 
 
 def report_own_hands(db: Database, filters: Filters) -> pl.DataFrame:
-    """:func:`report_player_hands` with only the columns the report reads of every hand
-    (:data:`REPORT_HAND_COLUMNS`), in the same order: the same rows, a narrower read (no text
-    a hand's header or board shows: :func:`pipeline.read.hands.headers_of_hands` and
-    :func:`pipeline.read.hands.players_of_hands` give them for the hands shown)."""
+    """Every hand of the heroes (``filters.players``, required) in scope, in play order, with
+    the columns the report reads of every hand (:data:`REPORT_HAND_COLUMNS`).
+
+    Each table is filtered on the heroes' names before it is joined. No text a hand's header or
+    board shows: :func:`pipeline.read.hands.headers_of_hands` and
+    :func:`pipeline.read.hands.players_of_hands` give them for the hands shown."""
     if not filters.players:
         raise ValueError("report_own_hands needs the heroes in filters.players")
     where, params = _report_conditions(filters)
@@ -740,7 +691,7 @@ def _session_totals_ready(connection: duckdb.DuckDBPyConnection) -> bool:
 
 def report_progress_hands(db: Database, filters: Filters) -> pl.DataFrame:
     """Every hand of ``filters.players`` (required) in scope, in play order, with what a trend
-    needs and nothing more (lighter than :func:`report_player_hands`).
+    needs and nothing more.
 
     Columns: hand_key, started_at, session_id, variant, player_count, player, points, foul.
     """

@@ -58,7 +58,7 @@ def old_questions(database: Path) -> None:
     """What the report read before this change, for the same player and scope."""
     everyone = Filters()
     with read.source.reading(database) as connection:
-        read.report.report_player_hands(connection, everyone.with_players((HERO,)))
+        read.report.report_own_hands(connection, everyone.with_players((HERO,)))
         read.report.report_player_totals(connection, everyone)
         read.report.report_matchup_totals(connection, everyone)
         read.report.report_pair_totals(connection, everyone)

@@ -218,7 +218,7 @@ def test_progress_hands_are_the_report_hands(proof_db: Simulated) -> None:
 
     scope = Filters(players=(DRIFTER, RANDOM))
     light = read.report.report_progress_hands(proof_db.database, scope)
-    full = read.report.report_player_hands(proof_db.database, scope)
+    full = read.report.report_own_hands(proof_db.database, scope)
     columns = ["hand_key", "started_at", "session_id", "variant", "player_count", "player",
                "points", "foul"]
     assert light.select(columns).equals(full.select(columns))
