@@ -16,9 +16,10 @@ from collections.abc import Iterable
 import duckdb
 import pyarrow as pa
 
+from pipeline import store
 from pipeline.ingest.defaults import DEFAULT_SESSION_GAP_MINUTES
 
-__all__ = ["DEFAULT_SESSION_GAP_MINUTES", "SESSION_GAP_META_KEY", "update_session_points",
+__all__ = ["DEFAULT_SESSION_GAP_MINUTES", "SESSION_GAP_META_KEY", "refresh_sessions", "update_session_points",
            "update_sessions"]
 
 SESSION_GAP_META_KEY = "session_gap_minutes"
@@ -147,6 +148,21 @@ def update_sessions(
         if scoped:
             connection.unregister(_SCOPE)
     return int(rows[0][0]) if rows else 0
+
+
+def refresh_sessions(
+    connection: duckdb.DuckDBPyConnection, touched: Iterable[tuple[str, str | None]],
+    gap_minutes: float,
+) -> None:
+    """The sessions after a write, in the caller's transaction: those of the ``touched``
+    (site, table) pairs, or of every table when the database's stored gap is another one; then
+    ``gap_minutes`` is stored as the database's gap (``ofc ingest`` and ``ofc watch``)."""
+    stored_gap = store.get_meta(connection, SESSION_GAP_META_KEY)
+    if stored_gap is not None and float(stored_gap) != gap_minutes:
+        update_sessions(connection, None, gap_minutes)
+    elif touched:
+        update_sessions(connection, touched, gap_minutes)
+    store.set_meta(connection, SESSION_GAP_META_KEY, repr(float(gap_minutes)))
 
 
 def _session_totals_sql(rows: str) -> str:

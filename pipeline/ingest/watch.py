@@ -41,7 +41,6 @@ from typing import Any
 
 import duckdb
 
-from pipeline import store
 from pipeline.formats import FORMATS, FormatError, detect_format, format_of_lines, sample_lines
 from pipeline.formats.follow import Follow, FollowMode
 from pipeline.formats.poker_arena import game_from_file_name, infer_game, resolve_game
@@ -66,8 +65,7 @@ from pipeline.ingest.offsets import (
 from pipeline.ingest.paths import expand_paths, file_hash, is_hand_file
 from pipeline.ingest.sessions import (
     DEFAULT_SESSION_GAP_MINUTES,
-    SESSION_GAP_META_KEY,
-    update_sessions,
+    refresh_sessions,
 )
 from pipeline.ingest.summary import FileSummary
 from pipeline.ingest.tail import Part, ReadPrefix, is_compressed, read_part
@@ -601,7 +599,7 @@ class Watcher:
                 summary.note_warning(warning)
             after.counts = cursor.counts.add(summary)
             save_cursor(connection, after, file.stored)
-            self._refresh_sessions(connection, touched)
+            refresh_sessions(connection, touched, self.options.session_gap)
             resolve_rejects(connection)
             if new_hands:
                 self._note_new_hands(connection, name, part.first_line, new_hands)
@@ -618,17 +616,6 @@ class Watcher:
         if prepared is not None:
             self._report()
         return True
-
-    def _refresh_sessions(self, connection: duckdb.DuckDBPyConnection,
-                          touched: set[tuple[str, str | None]]) -> None:
-        """Sessions of the tables a part touched (all, when the stored gap differs)."""
-        gap = self.options.session_gap
-        stored_gap = store.get_meta(connection, SESSION_GAP_META_KEY)
-        if stored_gap is not None and float(stored_gap) != gap:
-            update_sessions(connection, None, gap)
-        elif touched:
-            update_sessions(connection, touched, gap)
-        store.set_meta(connection, SESSION_GAP_META_KEY, repr(float(gap)))
 
     def _note_new_hands(self, connection: duckdb.DuckDBPyConnection, path: str, first_line: int,
                         new_hands: int) -> None:

@@ -32,7 +32,7 @@ from pipeline.formats.base import clip_raw
 from pipeline.ingest.aggregates import add_hands
 from pipeline.ingest.batches import Candidate, PreparedBatch, Reject
 from pipeline.ingest.errors import DatabaseError
-from pipeline.ingest.sessions import SESSION_GAP_META_KEY, update_sessions
+from pipeline.ingest.sessions import refresh_sessions
 from pipeline.ingest.summary import FileSummary
 from pipeline.ingest.tables import TABLE_SCHEMAS
 
@@ -346,12 +346,7 @@ def finish_source(
     database after it (checkpointing the source's batches)."""
     with writer.transaction(release=True) as connection:
         insert_rejects(connection, file_rejects)
-        stored_gap = store.get_meta(connection, SESSION_GAP_META_KEY)
-        if stored_gap is not None and float(stored_gap) != session_gap:
-            update_sessions(connection, None, session_gap)
-        elif touched:
-            update_sessions(connection, touched, session_gap)
-        store.set_meta(connection, SESSION_GAP_META_KEY, repr(float(session_gap)))
+        refresh_sessions(connection, touched, session_gap)
         resolve_rejects(connection)
         _record_file(connection, summary, size)
         if then is not None:

@@ -60,11 +60,11 @@ _CHILD = textwrap.dedent(
         store.insert_frame = insert_then_die
     elif mode == "in-sessions":
         # Die after the sessions of the file were recomputed, before the file is recorded.
-        original = writer.update_sessions
+        original = writer.refresh_sessions
         def sessions_then_die(*args, **kwargs):
             original(*args, **kwargs)
             os.kill(os.getpid(), signal.SIGKILL)
-        writer.update_sessions = sessions_then_die
+        writer.refresh_sessions = sessions_then_die
 
     def report(batch):
         print("committed", batch.batch, flush=True)
