@@ -21,7 +21,7 @@ from polars.testing import assert_frame_equal
 from pipeline import read
 from pipeline.ingest import aggregates
 from pipeline.ingest.sessions import update_session_points
-from pipeline.read.scope import Filters
+from pipeline.read.scope import Filters, has_hand_filters
 from pipeline.read.totals import AggregatesUnavailable, Route
 
 BATCH = 61
@@ -90,7 +90,8 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> Mixed:
     return build_mixed(tmp_path_factory.mktemp("mixed"))
 
 
-AGGREGATE_TABLES = ("board_totals", "pair_totals", "fantasyland_draws", "session_totals")
+AGGREGATE_TABLES = ("board_totals", "pair_totals", "fantasyland_draws", "session_totals",
+                    "play_order")
 
 
 def stored_aggregates(connection: duckdb.DuckDBPyConnection) -> dict[str, list[tuple]]:
@@ -170,6 +171,10 @@ def questions(players: list[str]) -> dict[str, Question]:
         "report_session_cells":
             lambda c, f, r: report.report_session_cells(
                 c, f if f.players else f.with_players(tuple(players[:3])), route=r),
+        "cumulative_points": lambda c, f, r: read.players.cumulative_points(c, f, route=r),
+        "rolling_foul_rate": lambda c, f, r: read.players.rolling_foul_rate(c, f, route=r),
+        "rolling_foul_rate (window 7)":
+            lambda c, f, r: read.players.rolling_foul_rate(c, f, 7, route=r),
         "filter_options (players)":
             lambda c, f, r: pl.DataFrame(
                 {"player": list(read.overview.filter_options(c, route=r).players)}),
@@ -179,6 +184,10 @@ def questions(players: list[str]) -> dict[str, Question]:
 DAYS_FINER = {"report_session_cells"}
 """Questions whose aggregates are kept per session, not per day: a date filter (which may cut
 a session) takes the full pass."""
+
+WHOLE_PLAYERS = {"cumulative_points", "rolling_foul_rate", "rolling_foul_rate (window 7)"}
+"""Questions answered from the kept play order, which numbers every hand of a player: any
+hand-level filter (dates, variants, rules) takes the full pass."""
 
 
 def assert_routes_agree(database: Path) -> int:
@@ -193,7 +202,9 @@ def assert_routes_agree(database: Path) -> int:
         for filters in served_filters(players):
             for name, question in questions(players).items():
                 full = question(connection, filters, Route.FULL_PASS)
-                if name in DAYS_FINER and (filters.date_from or filters.date_to):
+                finer = (name in DAYS_FINER and (filters.date_from or filters.date_to)
+                         or name in WHOLE_PLAYERS and has_hand_filters(filters))
+                if finer:
                     with pytest.raises(AggregatesUnavailable):
                         question(connection, filters, Route.AGGREGATES)
                     kept = question(connection, filters, Route.AUTO)

@@ -11,7 +11,12 @@ sums here, in the same transaction as the hands they count (``schemas/database.m
   with their products, so that taking one opponent's pairings out of a board stays exact;
 * ``fantasyland_draws`` — the boards that put a queen, king or ace on the top row with the
   first five cards (the report's "chasing Fantasyland" needs it per hand, and finding it in
-  ``placements`` means reading every card ever placed).
+  ``placements`` means reading every card ever placed);
+* ``board_totals_all`` and ``pair_totals_all`` — the same sums over every day (the grain
+  without ``day``): what a question that filters no date reads, a few hundred rows per player
+  instead of one per day played;
+* ``play_order`` — each player's hands numbered in play order with running points and fouls
+  (:mod:`pipeline.ingest.play_order`: the dashboard's cumulative and rolling charts).
 
 Integer sums add up exactly, so totals over any set of rows are the same numbers a pass over the
 boards gives (the read side checks that, :mod:`pipeline.read.totals`). Who calls what:
@@ -36,6 +41,7 @@ import duckdb
 import pyarrow as pa
 
 from pipeline import store
+from pipeline.ingest import play_order
 from pipeline.ingest.sessions import update_session_points
 
 __all__ = [
@@ -46,6 +52,8 @@ __all__ = [
     "FANTASYLAND_CARD_RANKS",
     "PAIR_GRAIN",
     "PAIR_SUMS",
+    "ROLLUP_META_KEY",
+    "ROLLUP_VERSION",
     "add_hands",
     "aggregates_current",
     "ensure_aggregates",
@@ -60,6 +68,14 @@ write rebuilds them (readers ignore aggregates of another version meanwhile)."""
 
 AGGREGATES_META_KEY = "aggregates_version"
 """meta key: :data:`AGGREGATES_VERSION` once the aggregates are built and kept."""
+
+ROLLUP_VERSION = "1"
+"""The definition the day-free rollups (``board_totals_all``, ``pair_totals_all``) follow."""
+
+ROLLUP_META_KEY = "rollup_version"
+"""meta key: :data:`ROLLUP_VERSION` once the rollups are built and kept (a database whose
+aggregates were made before them gets them at its next write; readers use the per-day tables
+meanwhile)."""
 
 FANTASYLAND_CARD_RANKS = ("Q", "K", "A")
 """A card of these ranks on the top row with the first five cards counts as chasing Fantasyland."""
@@ -251,6 +267,7 @@ def _count(connection: duckdb.DuckDBPyConnection, relations: Mapping[str, str], 
             connection.execute(f"INSERT INTO board_totals BY NAME {board_rows}")
             connection.execute("DELETE FROM pair_totals")
             connection.execute(f"INSERT INTO pair_totals BY NAME {pair_rows}")
+            _rebuild_rollups(connection)
         else:
             _merge(connection, "board_totals", board_rows, BOARD_GRAIN, BOARD_SUMS)
             _merge(connection, "pair_totals", pair_rows, PAIR_GRAIN, PAIR_SUMS)
@@ -263,20 +280,50 @@ STORED = {name: name for name in ("hands", "seats", "evaluations", "results", "m
 """The stored tables, by the names the templates use."""
 
 
-def _merge(connection: duckdb.DuckDBPyConnection, table: str, delta_sql: str,
-           grain: tuple[str, ...], sums: tuple[str, ...]) -> None:
-    """Add the rows of ``delta_sql`` to ``table``: sums added where the grain matches, new rows
-    inserted; rows whose count falls to zero (a hand taken out) are dropped."""
-    connection.execute(f"CREATE OR REPLACE TEMP TABLE _aggregate_delta AS {delta_sql}")
+def _rollup_sql(source: str, grain: tuple[str, ...], sums: tuple[str, ...]) -> str:
+    """Rows of ``source`` (an aggregate's rows) summed over every day: the grain without
+    ``day``."""
+    kept = ", ".join(column for column in grain if column != "day")
+    totals = ", ".join(f"sum({column})::BIGINT AS {column}" for column in sums)
+    return f"SELECT {kept}, {totals} FROM {source} GROUP BY {kept}"
+
+
+def _add_delta(connection: duckdb.DuckDBPyConnection, table: str, delta: str,
+               grain: tuple[str, ...], sums: tuple[str, ...]) -> None:
+    """MERGE the rows of ``delta`` into ``table`` (sums added where the grain matches, new
+    rows inserted); rows whose count falls to zero (a hand taken out) are dropped."""
     match = " AND ".join(f"t.{column} IS NOT DISTINCT FROM d.{column}" if column == "day"
                          else f"t.{column} = d.{column}" for column in grain)
     update = ", ".join(f"{column} = t.{column} + d.{column}" for column in sums)
     connection.execute(
-        f"MERGE INTO {table} t USING _aggregate_delta d ON {match} "
+        f"MERGE INTO {table} t USING {delta} d ON {match} "
         f"WHEN MATCHED THEN UPDATE SET {update} WHEN NOT MATCHED THEN INSERT BY NAME"
     )
     connection.execute(f"DELETE FROM {table} WHERE {sums[0]} = 0")
+
+
+def _merge(connection: duckdb.DuckDBPyConnection, table: str, delta_sql: str,
+           grain: tuple[str, ...], sums: tuple[str, ...]) -> None:
+    """Add the rows of ``delta_sql`` to ``table`` and, summed over the days, to its rollup
+    ``{table}_all``."""
+    connection.execute(f"CREATE OR REPLACE TEMP TABLE _aggregate_delta AS {delta_sql}")
+    _add_delta(connection, table, "_aggregate_delta", grain, sums)
+    connection.execute("CREATE OR REPLACE TEMP TABLE _aggregate_rollup AS "
+                       + _rollup_sql("_aggregate_delta", grain, sums))
+    _add_delta(connection, f"{table}_all", "_aggregate_rollup",
+               tuple(column for column in grain if column != "day"), sums)
+    connection.execute("DROP TABLE _aggregate_rollup")
     connection.execute("DROP TABLE _aggregate_delta")
+
+
+def _rebuild_rollups(connection: duckdb.DuckDBPyConnection) -> None:
+    """The day-free rollups again from ``board_totals`` and ``pair_totals``."""
+    for table, grain, sums in (("board_totals", BOARD_GRAIN, BOARD_SUMS),
+                               ("pair_totals", PAIR_GRAIN, PAIR_SUMS)):
+        connection.execute(f"DELETE FROM {table}_all")
+        connection.execute(f"INSERT INTO {table}_all BY NAME "
+                           + _rollup_sql(table, grain, sums))
+    store.set_meta(connection, ROLLUP_META_KEY, ROLLUP_VERSION)
 
 
 def aggregates_current(connection: duckdb.DuckDBPyConnection) -> bool:
@@ -296,14 +343,23 @@ def rebuild(connection: duckdb.DuckDBPyConnection, keep_draws: bool = False) -> 
                            f"{_draws_sql('placements', '')}")
     _count(connection, STORED, "SELECT hand_key, player FROM fantasyland_draws", "", 1,
            replace=True)
+    play_order.rebuild(connection)
     store.set_meta(connection, AGGREGATES_META_KEY, AGGREGATES_VERSION)
 
 
 def ensure_aggregates(connection: duckdb.DuckDBPyConnection) -> bool:
     """Build the aggregates when the database has none of this version (a database made
-    before them, or by an older definition). Returns True when it built them."""
+    before them, or by an older definition), and ``play_order`` when it has none (a database
+    made before it). Returns True when it built them (the aggregates, or the numbering)."""
     if aggregates_current(connection):
-        return False
+        built = False
+        if store.get_meta(connection, ROLLUP_META_KEY) != ROLLUP_VERSION:
+            _rebuild_rollups(connection)
+            built = True
+        if not play_order.play_order_current(connection):
+            play_order.rebuild(connection)
+            built = True
+        return built
     rebuild(connection)
     update_session_points(connection)  # sessions' fouls and royalties, new columns there too
     return True
@@ -321,8 +377,14 @@ def add_hands(connection: duckdb.DuckDBPyConnection, frames: Mapping[str, pa.Tab
     ``skip`` were already stored (duplicates, conflicts) and are not counted. A database
     without current aggregates gets them built from everything stored, this batch included.
     """
-    if ensure_aggregates(connection):
+    if not aggregates_current(connection):
+        ensure_aggregates(connection)  # everything stored, this batch included
         return
+    if store.get_meta(connection, ROLLUP_META_KEY) != ROLLUP_VERSION:
+        _rebuild_rollups(connection)  # from board_totals, which do not count this batch yet
+    numbered = play_order.play_order_current(connection)
+    if not numbered:
+        play_order.rebuild(connection)  # from the stored hands, this batch included
     hands = frames.get("hands")
     if hands is None or hands.num_rows == 0:
         return
@@ -344,6 +406,9 @@ def add_hands(connection: duckdb.DuckDBPyConnection, frames: Mapping[str, pa.Tab
         draws = _draws_sql(relations["placements"], where)
         connection.execute(f"INSERT INTO fantasyland_draws BY NAME {draws}")
         _count(connection, relations, draws, where, 1)
+        if numbered:
+            play_order.add_rows(connection, relations["results"], relations["hands"],
+                                relations["evaluations"], where)
     finally:
         for name in registered:
             connection.unregister(name)
@@ -362,5 +427,6 @@ def remove_hands(connection: duckdb.DuckDBPyConnection, keys: Collection[int]) -
         draws = f"SELECT hand_key, player FROM fantasyland_draws WHERE {where}"
         _count(connection, STORED, draws, where, -1)
         connection.execute(f"DELETE FROM fantasyland_draws WHERE {where}")
+        play_order.remove_rows(connection, f"{_FRAME_PREFIX}keys")
     finally:
         connection.unregister(f"{_FRAME_PREFIX}keys")

@@ -14,7 +14,13 @@ from pipeline.read.scope import (
     run_scoped,
 )
 from pipeline.read.source import Database, reading
-from pipeline.read.totals import Route, grain_serves, totals_conditions, use_aggregates
+from pipeline.read.totals import (
+    Route,
+    grain_serves,
+    totals_conditions,
+    totals_tables,
+    use_aggregates,
+)
 
 
 def _pair_conditions(filters: Filters) -> tuple[str, list[Any]]:
@@ -33,11 +39,12 @@ def pair_net_points(db: Database, filters: Filters, route: Route = Route.AUTO) -
     with reading(db) as connection:
         if use_aggregates(connection, route, grain_serves(filters, opponents=True)):
             conditions, params = totals_conditions(filters)
+            boards, pairs = totals_tables(connection, filters)
             opponents, opponent_params = in_list("t.opponent", filters.opponents)
             sql = f"""
                 SELECT player, opponent, sum(hands)::BIGINT AS hands,
                        sum(points)::BIGINT AS points, sum(scoops)::BIGINT AS scoops
-                FROM pair_totals t WHERE TRUE{conditions}{opponents}
+                FROM {pairs} t WHERE TRUE{conditions}{opponents}
                 GROUP BY player, opponent ORDER BY player, opponent
             """
             return connection.sql(sql, params=[*params, *opponent_params]).pl()

@@ -17,7 +17,13 @@ from pipeline.read.scope import (
     run_scoped,
 )
 from pipeline.read.source import Database, Source, as_source, reading
-from pipeline.read.totals import Route, grain_serves, totals_conditions, use_aggregates
+from pipeline.read.totals import (
+    Route,
+    grain_serves,
+    totals_conditions,
+    totals_tables,
+    use_aggregates,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +80,12 @@ def filter_options(db: Database, route: Route = Route.AUTO) -> FilterOptions:
     """Players (most hands first), variants, rules, tables, the date span and the sessions,
     for the sidebar."""
     with reading(db) as connection:
-        source = ("SELECT player FROM board_totals GROUP BY player ORDER BY sum(boards) DESC, player"
-                  if use_aggregates(connection, route, True) else
-                  "SELECT player FROM seats GROUP BY player ORDER BY count(*) DESC, player")
+        if use_aggregates(connection, route, True):
+            boards = totals_tables(connection, Filters())[0]
+            source = (f"SELECT player FROM {boards} GROUP BY player "
+                      "ORDER BY sum(boards) DESC, player")
+        else:
+            source = "SELECT player FROM seats GROUP BY player ORDER BY count(*) DESC, player"
         players = tuple(row[0] for row in connection.sql(source).fetchall())
         hand_values = connection.sql(
             "SELECT list(DISTINCT variant ORDER BY variant), list(DISTINCT rules ORDER BY rules), "
@@ -107,17 +116,18 @@ def overview_totals(db: Database, filters: Filters, route: Route = Route.AUTO) -
     with reading(db) as connection:
         if use_aggregates(connection, route,
                           not has_hand_filters(filters) and not filters.players):
-            sql = """
+            boards = totals_tables(connection, filters)[0]
+            sql = f"""
                 SELECT
                     (SELECT count(*) FROM hands h) AS hands,
                     (SELECT min(started_at) FROM hands h) AS first_hand,
                     (SELECT max(started_at) FROM hands h) AS last_hand,
-                    (SELECT count(DISTINCT player) FROM board_totals) AS players,
+                    (SELECT count(DISTINCT player) FROM {boards}) AS players,
                     (SELECT count(*) FROM sessions) AS sessions,
-                    (SELECT coalesce(sum(boards), 0)::BIGINT FROM board_totals) AS boards,
+                    (SELECT coalesce(sum(boards), 0)::BIGINT FROM {boards}) AS boards,
                     (SELECT coalesce(sum(boards) FILTER (WHERE foul), 0)::BIGINT
-                     FROM board_totals) AS fouls,
-                    (SELECT coalesce(sum(disagreements), 0)::BIGINT FROM board_totals)
+                     FROM {boards}) AS fouls,
+                    (SELECT coalesce(sum(disagreements), 0)::BIGINT FROM {boards})
                         AS disagreements,
                     (SELECT count(*) FROM rejects) AS rejects,
                     (SELECT count(*) FROM ingested_files) AS files
@@ -171,13 +181,14 @@ def player_leaderboard(db: Database, filters: Filters, limit: int = 50,
     with reading(db) as connection:
         if use_aggregates(connection, route, grain_serves(filters)):
             conditions, params = totals_conditions(filters)
+            boards, pairs = totals_tables(connection, filters)
             sql = f"""
                 WITH points AS (
                     SELECT player, sum(boards)::BIGINT AS hands, sum(points)::BIGINT AS points
-                    FROM board_totals t WHERE TRUE{conditions} GROUP BY player
+                    FROM {boards} t WHERE TRUE{conditions} GROUP BY player
                 ), fouls AS (
                     SELECT player, coalesce(sum(boards) FILTER (WHERE foul), 0)::BIGINT AS fouls
-                    FROM board_totals t WHERE TRUE{conditions} GROUP BY player
+                    FROM {boards} t WHERE TRUE{conditions} GROUP BY player
                 )
                 {_LEADERBOARD_SELECT}
             """

@@ -19,7 +19,14 @@ from pipeline.read.scope import (
     standard_error_sql,
 )
 from pipeline.read.source import Database, reading
-from pipeline.read.totals import Route, grain_serves, totals_conditions, use_aggregates
+from pipeline.read.totals import (
+    Route,
+    grain_serves,
+    totals_conditions,
+    totals_tables,
+    use_aggregates,
+    use_play_order,
+)
 
 _KPI_SELECT = """
         SELECT p.player, p.hands, p.points,
@@ -63,8 +70,9 @@ def player_kpis(db: Database, filters: Filters, route: Route = Route.AUTO) -> pl
     with reading(db) as connection:
         if use_aggregates(connection, route, grain_serves(filters)):
             conditions, params = totals_conditions(filters)
+            boards, pairs = totals_tables(connection, filters)
             sql = f"""
-                WITH rows AS (SELECT * FROM board_totals t WHERE TRUE{conditions}),
+                WITH rows AS (SELECT * FROM {boards} t WHERE TRUE{conditions}),
                 points AS (
                     SELECT player, sum(boards)::BIGINT AS hands, sum(points)::BIGINT AS points,
                            sum(points_sq)::DOUBLE AS points_squares,
@@ -133,31 +141,47 @@ def _player_kpis_full(db: Database, filters: Filters) -> pl.DataFrame:
     return run_scoped(db, scope, sql, [*s_params, *r_params, *e_params, *m_params])
 
 
-def cumulative_points(db: Database, filters: Filters) -> pl.DataFrame:
+def cumulative_points(db: Database, filters: Filters, route: Route = Route.AUTO) -> pl.DataFrame:
     """Cumulative points per player (heroes or everyone) over their hands, in play order.
 
     Columns: player, hand_number (1-based per player), started_at, cumulative. Long series are
     thinned to about MAX_SERIES_POINTS points per player (first and last hands always kept).
+    Without hand-level filters the kept play order (``play_order``) answers it.
     """
-    scope = hand_scope(filters, include_players=False)
-    players, params = player_conditions(filters, "r")
-    sql = f"""
-        WITH ordered AS (
-            SELECT r.player, h.started_at,
-                   row_number() OVER w AS hand_number,
-                   sum(r.points) OVER w AS cumulative,
-                   count(*) OVER (PARTITION BY r.player) AS total
-            FROM results r JOIN hands h USING (hand_key)
-            WHERE {scope.keeps('r')}{players}
-            WINDOW w AS (PARTITION BY r.player ORDER BY h.started_at NULLS FIRST, r.hand_key
-                         ROWS UNBOUNDED PRECEDING)
-        )
-        SELECT player, hand_number, started_at, cumulative FROM ordered
-        WHERE hand_number % greatest(1, ceil(total / ?)::BIGINT) = 0 OR hand_number = total
-           OR hand_number = 1
-        ORDER BY player, hand_number
-    """
-    return run_scoped(db, scope, sql, [*params, MAX_SERIES_POINTS])
+    with reading(db) as connection:
+        if use_play_order(connection, route, not has_hand_filters(filters)):
+            players, params = player_conditions(filters, "p")
+            sql = f"""
+                WITH totals AS (
+                    SELECT p.player, max(p.hand_number) AS total FROM play_order p
+                    WHERE TRUE{players} GROUP BY p.player
+                )
+                SELECT p.player, p.hand_number, p.started_at, p.cumulative::HUGEINT AS cumulative
+                FROM play_order p JOIN totals t ON t.player = p.player
+                WHERE (p.hand_number % greatest(1, ceil(t.total / ?)::BIGINT) = 0
+                       OR p.hand_number = t.total OR p.hand_number = 1){players}
+                ORDER BY p.player, p.hand_number
+            """
+            return connection.sql(sql, params=[*params, MAX_SERIES_POINTS, *params]).pl()
+        scope = hand_scope(filters, include_players=False)
+        players, params = player_conditions(filters, "r")
+        sql = f"""
+            WITH ordered AS (
+                SELECT r.player, h.started_at,
+                       row_number() OVER w AS hand_number,
+                       sum(r.points) OVER w AS cumulative,
+                       count(*) OVER (PARTITION BY r.player) AS total
+                FROM results r JOIN hands h USING (hand_key)
+                WHERE {scope.keeps('r')}{players}
+                WINDOW w AS (PARTITION BY r.player ORDER BY h.started_at NULLS FIRST, r.hand_key
+                             ROWS UNBOUNDED PRECEDING)
+            )
+            SELECT player, hand_number, started_at, cumulative FROM ordered
+            WHERE hand_number % greatest(1, ceil(total / ?)::BIGINT) = 0 OR hand_number = total
+               OR hand_number = 1
+            ORDER BY player, hand_number
+        """
+        return run_scoped(connection, scope, sql, [*params, MAX_SERIES_POINTS])
 
 
 def cumulative_points_by_time(db: Database, filters: Filters, bucket: str = "day") -> pl.DataFrame:
@@ -193,30 +217,62 @@ def cumulative_points_by_time(db: Database, filters: Filters, bucket: str = "day
     return run_scoped(db, scope, sql, [bucket, *params])
 
 
-def rolling_foul_rate(db: Database, filters: Filters, window: int = 100) -> pl.DataFrame:
+def rolling_foul_rate(db: Database, filters: Filters, window: int = 100,
+                      route: Route = Route.AUTO) -> pl.DataFrame:
     """Foul rate over the last ``window`` hands, per player, over their hands in play order.
 
     Columns: player, hand_number, started_at, foul_rate, window_hands (hands in the window).
+    Without hand-level filters the kept play order (``play_order``: fouls so far) answers it.
     """
-    scope = hand_scope(filters, include_players=False)
-    players, params = player_conditions(filters, "e")
-    sql = f"""
-        WITH ordered AS (
-            SELECT e.player, h.started_at,
-                   row_number() OVER w AS hand_number,
-                   avg(e.foul::INTEGER) OVER (w ROWS BETWEEN ? PRECEDING AND CURRENT ROW)
-                       AS foul_rate,
-                   count(*) OVER (w ROWS BETWEEN ? PRECEDING AND CURRENT ROW) AS window_hands,
-                   count(*) OVER (PARTITION BY e.player) AS total
-            FROM evaluations e JOIN hands h USING (hand_key)
-            WHERE {scope.keeps('e')}{players}
-            WINDOW w AS (PARTITION BY e.player ORDER BY h.started_at NULLS FIRST, e.hand_key)
-        )
-        SELECT player, hand_number, started_at, foul_rate, window_hands FROM ordered
-        WHERE hand_number % greatest(1, ceil(total / ?)::BIGINT) = 0 OR hand_number = total
-        ORDER BY player, hand_number
-    """
-    return run_scoped(db, scope, sql, [window - 1, window - 1, *params, MAX_SERIES_POINTS])
+    with reading(db) as connection:
+        if use_play_order(connection, route, not has_hand_filters(filters)):
+            players, params = player_conditions(filters, "p")
+            sql = f"""
+                WITH totals AS (
+                    SELECT p.player, max(p.hand_number) AS total,
+                           greatest(1, ceil(max(p.hand_number) / ?)::BIGINT) AS step
+                    FROM play_order p WHERE TRUE{players} GROUP BY p.player
+                ), picked AS MATERIALIZED (
+                    -- the rows drawn, and the rows a window before them
+                    SELECT p.player, p.hand_number, p.started_at, p.fouls,
+                           p.hand_number % t.step = 0 OR p.hand_number = t.total AS drawn
+                    FROM play_order p JOIN totals t ON t.player = p.player
+                    WHERE (p.hand_number % t.step = 0 OR p.hand_number = t.total
+                           OR (p.hand_number + ?) % t.step = 0
+                           OR p.hand_number + ? = t.total){players}
+                )
+                SELECT s.player, s.hand_number, s.started_at,
+                       (s.fouls - coalesce(before.fouls, 0))::DOUBLE
+                           / least(s.hand_number, ?) AS foul_rate,
+                       least(s.hand_number, ?)::BIGINT AS window_hands
+                FROM picked s
+                LEFT JOIN picked before ON before.player = s.player
+                     AND before.hand_number = s.hand_number - ?
+                WHERE s.drawn
+                ORDER BY s.player, s.hand_number
+            """
+            return connection.sql(sql, params=[MAX_SERIES_POINTS, *params, window, window,
+                                               *params, window, window, window]).pl()
+        scope = hand_scope(filters, include_players=False)
+        players, params = player_conditions(filters, "e")
+        sql = f"""
+            WITH ordered AS (
+                SELECT e.player, h.started_at,
+                       row_number() OVER w AS hand_number,
+                       avg(e.foul::INTEGER) OVER (w ROWS BETWEEN ? PRECEDING AND CURRENT ROW)
+                           AS foul_rate,
+                       count(*) OVER (w ROWS BETWEEN ? PRECEDING AND CURRENT ROW) AS window_hands,
+                       count(*) OVER (PARTITION BY e.player) AS total
+                FROM evaluations e JOIN hands h USING (hand_key)
+                WHERE {scope.keeps('e')}{players}
+                WINDOW w AS (PARTITION BY e.player ORDER BY h.started_at NULLS FIRST, e.hand_key)
+            )
+            SELECT player, hand_number, started_at, foul_rate, window_hands FROM ordered
+            WHERE hand_number % greatest(1, ceil(total / ?)::BIGINT) = 0 OR hand_number = total
+            ORDER BY player, hand_number
+        """
+        return run_scoped(connection, scope, sql,
+                          [window - 1, window - 1, *params, MAX_SERIES_POINTS])
 
 
 def royalty_sources(db: Database, filters: Filters) -> pl.DataFrame:
@@ -269,12 +325,13 @@ def points_by_variant(db: Database, filters: Filters, route: Route = Route.AUTO)
     with reading(db) as connection:
         if use_aggregates(connection, route, grain_serves(filters)):
             conditions, params = totals_conditions(filters)
+            boards, pairs = totals_tables(connection, filters)
             sql = f"""
                 SELECT variant, sum(boards)::BIGINT AS hands, sum(points)::BIGINT AS points,
                        sum(points)::DOUBLE / sum(boards) AS points_per_hand,
                        {standard_error_from_sums('sum(points)', 'sum(points_sq)',
                                                  'sum(boards)')} AS points_se
-                FROM board_totals t WHERE TRUE{conditions}
+                FROM {boards} t WHERE TRUE{conditions}
                 GROUP BY variant ORDER BY hands DESC, variant
             """
             return connection.sql(sql, params=params).pl()
@@ -298,13 +355,14 @@ def points_by_position(db: Database, filters: Filters, route: Route = Route.AUTO
     with reading(db) as connection:
         if use_aggregates(connection, route, grain_serves(filters)):
             conditions, params = totals_conditions(filters)
+            boards, pairs = totals_tables(connection, filters)
             sql = f"""
                 SELECT player_count, position, sum(buttons) > 0 AS is_button,
                        sum(boards)::BIGINT AS hands, sum(points)::BIGINT AS points,
                        sum(points)::DOUBLE / sum(boards) AS points_per_hand,
                        {standard_error_from_sums('sum(points)', 'sum(points_sq)',
                                                  'sum(boards)')} AS points_se
-                FROM board_totals t WHERE TRUE{conditions}
+                FROM {boards} t WHERE TRUE{conditions}
                 GROUP BY player_count, position ORDER BY player_count, position
             """
             frame = connection.sql(sql, params=params).pl()

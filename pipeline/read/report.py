@@ -30,6 +30,7 @@ from pipeline.read.totals import (
     Route,
     grain_serves,
     totals_conditions,
+    totals_tables,
     use_aggregates,
 )
 
@@ -177,6 +178,7 @@ def _player_totals_full(connection: duckdb.DuckDBPyConnection,
 def _player_totals_from_aggregates(connection: duckdb.DuckDBPyConnection,
                                    filters: Filters) -> pl.DataFrame:
     conditions, params = totals_conditions(filters)
+    boards, pairs = totals_tables(connection, filters)
 
     def total(column: str, condition: str = "") -> str:
         only = f" FILTER (WHERE {condition})" if condition else ""
@@ -205,7 +207,7 @@ def _player_totals_from_aggregates(connection: duckdb.DuckDBPyConnection,
             {total('royalty_bottom')} AS royalty_bottom,
             {total('royalty_bottom_sq')} AS royalty_bottom_sq,
             {total('boards * (player_count - 1)')} AS opponents
-        FROM board_totals t WHERE TRUE{conditions}
+        FROM {boards} t WHERE TRUE{conditions}
         GROUP BY player, variant, player_count, position, rules
         ORDER BY player, variant, player_count, position, rules
     """
@@ -226,6 +228,7 @@ def report_matchup_totals(db: Database, filters: Filters, leave_out: tuple[str, 
         if use_aggregates(connection, route, grain_serves(filters, sessions=True,
                                                           opponents=True)):
             conditions, params = totals_conditions(filters)
+            boards, pairs = totals_tables(connection, filters)
             left_out, left_params = in_list("t.opponent", leave_out, negate=True)
             sql = f"""
                 SELECT player, variant, rules, sum(hands)::BIGINT AS matchups,
@@ -233,7 +236,7 @@ def report_matchup_totals(db: Database, filters: Filters, leave_out: tuple[str, 
                     sum(scoop_points)::BIGINT AS scoop_points,
                     sum(scooped_points)::BIGINT AS scooped_points,
                     sum(neither_points)::BIGINT AS neither_points
-                FROM pair_totals t WHERE TRUE{conditions}{left_out}
+                FROM {pairs} t WHERE TRUE{conditions}{left_out}
                 GROUP BY player, variant, rules ORDER BY player, variant, rules
             """
             return connection.sql(sql, params=[*params, *left_params]).pl()
@@ -265,11 +268,12 @@ def report_pair_totals(db: Database, filters: Filters,
         if use_aggregates(connection, route, grain_serves(filters, sessions=True,
                                                           opponents=True)):
             conditions, params = totals_conditions(filters, players=False)
+            boards, pairs = totals_tables(connection, filters)
             sql = f"""
                 SELECT player, opponent, rules, sum(hands)::BIGINT AS hands,
                     sum(points)::BIGINT AS points, sum(points_sq)::BIGINT AS points_sq,
                     sum(scoops)::BIGINT AS scoops, sum(scooped)::BIGINT AS scooped
-                FROM pair_totals t WHERE TRUE{conditions}
+                FROM {pairs} t WHERE TRUE{conditions}
                 GROUP BY player, opponent, rules ORDER BY player, opponent, rules
             """
             return connection.sql(sql, params=params).pl()
@@ -430,9 +434,10 @@ def _state_sums_from_aggregates(connection: duckdb.DuckDBPyConnection, filters: 
     hand's pairings (a read of those hands only). None when some board in scope lacks a
     pairing with one of its opponents (then only the full pass is exact)."""
     conditions, params = totals_conditions(filters)
+    boards, pairs = totals_tables(connection, filters)
     complete = connection.sql(
         f"SELECT coalesce(bool_and(paired_boards = boards "
-        f"AND matchups = boards * (player_count - 1)), TRUE) FROM board_totals t "
+        f"AND matchups = boards * (player_count - 1)), TRUE) FROM {boards} t "
         f"WHERE TRUE{conditions}", params=params).fetchall()[0][0]
     if not complete:
         return None
@@ -444,7 +449,7 @@ def _state_sums_from_aggregates(connection: duckdb.DuckDBPyConnection, filters: 
                sum(settled_sq) AS settled_sq, sum(royalty_points) AS royalty,
                sum(royalty_points_sq) AS royalty_sq, sum(royalty_settled) AS royalty_settled,
                sum(fantasyland_next) AS fantasyland_next
-        FROM board_totals t WHERE TRUE{conditions} GROUP BY ALL"""]
+        FROM {boards} t WHERE TRUE{conditions} GROUP BY ALL"""]
     part_params: list[Any] = list(params)
     if leave_out:
         out = placeholders(leave_out)
@@ -457,7 +462,7 @@ def _state_sums_from_aggregates(connection: duckdb.DuckDBPyConnection, filters: 
                    sum(cross_points) AS cross_s, sum(cross_royalty) AS cross_u,
                    sum(cross_royalty_points) AS cross_us, sum(cross_points_royalty) AS cross_su,
                    sum(fantasyland_next) AS fl
-            FROM pair_totals t WHERE TRUE{conditions} AND t.opponent IN ({out}) GROUP BY ALL"""
+            FROM {pairs} t WHERE TRUE{conditions} AND t.opponent IN ({out}) GROUP BY ALL"""
         parts.append(f"""
             SELECT {keys}, state, player_count - 1 AS pairings, -n AS boards,
                    -big_s AS settled, -big_ss AS settled_sq, -big_u AS royalty,

@@ -25,7 +25,13 @@ from typing import Any
 
 import duckdb
 
-from pipeline.ingest.aggregates import AGGREGATES_META_KEY, AGGREGATES_VERSION
+from pipeline.ingest.aggregates import (
+    AGGREGATES_META_KEY,
+    AGGREGATES_VERSION,
+    ROLLUP_META_KEY,
+    ROLLUP_VERSION,
+)
+from pipeline.ingest.play_order import play_order_ready
 from pipeline.read.scope import Filters, placeholders
 
 
@@ -55,7 +61,7 @@ def preferred_route(route: Route) -> Iterator[None]:
         _PREFERRED.reset(token)
 
 
-_READINESS: contextvars.ContextVar[dict[int, bool] | None] = contextvars.ContextVar(
+_READINESS: contextvars.ContextVar[dict[tuple[int, str], bool] | None] = contextvars.ContextVar(
     "readiness", default=None)
 
 
@@ -77,9 +83,21 @@ def aggregates_ready(connection: duckdb.DuckDBPyConnection) -> bool:
     remembered = _READINESS.get()
     if remembered is None:
         return _aggregates_ready(connection)
-    key = id(connection)
+    key = (id(connection), "aggregates")
     if key not in remembered:
         remembered[key] = _aggregates_ready(connection)
+    return remembered[key]
+
+
+def _play_order_ready(connection: duckdb.DuckDBPyConnection) -> bool:
+    """:func:`pipeline.ingest.play_order.play_order_ready`, looked at once per connection
+    within :func:`readiness_checked_once`."""
+    remembered = _READINESS.get()
+    if remembered is None:
+        return play_order_ready(connection)
+    key = (id(connection), "play order")
+    if key not in remembered:
+        remembered[key] = play_order_ready(connection)
     return remembered[key]
 
 
@@ -114,6 +132,59 @@ def use_aggregates(connection: duckdb.DuckDBPyConnection, route: Route, served: 
     return ready
 
 
+def _rollups_ready(connection: duckdb.DuckDBPyConnection) -> bool:
+    try:
+        rows = connection.sql(
+            "SELECT (SELECT value FROM meta WHERE key = ?), "
+            "(SELECT coalesce(sum(boards), 0) FROM board_totals_all), "
+            "(SELECT coalesce(sum(boards), 0) FROM board_totals), "
+            "(SELECT coalesce(sum(hands), 0) FROM pair_totals_all), "
+            "(SELECT coalesce(sum(hands), 0) FROM pair_totals)",
+            params=[ROLLUP_META_KEY],
+        ).fetchall()
+    except duckdb.Error:
+        return False
+    version, boards_all, boards, pairs_all, pairs = rows[0]
+    return version == ROLLUP_VERSION and boards_all == boards and pairs_all == pairs
+
+
+def totals_tables(connection: duckdb.DuckDBPyConnection, filters: Filters) -> tuple[str, str]:
+    """The aggregate tables to read for ``board_totals`` and ``pair_totals``: their day-free
+    rollups (``board_totals_all``, ``pair_totals_all``: a few hundred rows a player instead of
+    one per day) when the filters name no day and the rollups are kept and sum to the per-day
+    tables' totals; the per-day tables otherwise. Call it once :func:`use_aggregates` said
+    yes."""
+    if filters.date_from is not None or filters.date_to is not None:
+        return "board_totals", "pair_totals"
+    remembered = _READINESS.get()
+    if remembered is None:
+        ready = _rollups_ready(connection)
+    else:
+        key = (id(connection), "rollups")
+        if key not in remembered:
+            remembered[key] = _rollups_ready(connection)
+        ready = remembered[key]
+    return ("board_totals_all", "pair_totals_all") if ready else ("board_totals", "pair_totals")
+
+
+def use_play_order(connection: duckdb.DuckDBPyConnection, route: Route, served: bool) -> bool:
+    """:func:`use_aggregates` for the kept play order (``play_order``): ``served`` says the
+    question asks for whole players (no hand-level filter)."""
+    if route is Route.AUTO:
+        route = _PREFERRED.get()
+    if route is Route.FULL_PASS:
+        return False
+    if not served:
+        if route is Route.AGGREGATES:
+            raise AggregatesUnavailable("the play order is kept over every hand of a player; "
+                                        "these filters keep only some")
+        return False
+    ready = _play_order_ready(connection)
+    if route is Route.AGGREGATES and not ready:
+        raise AggregatesUnavailable("the database holds no current play order")
+    return ready
+
+
 def grain_serves(filters: Filters, sessions: bool = False, opponents: bool = False) -> bool:
     """True when the filters fit the aggregates' grain: no table filter, and no session or
     opponent filter unless the question ignores them (``sessions`` / ``opponents`` True)."""
@@ -143,5 +214,6 @@ def totals_conditions(filters: Filters, alias: str = "t",
 
 __all__ = [
     "AggregatesUnavailable", "Route", "aggregates_ready", "grain_serves", "preferred_route",
-    "readiness_checked_once", "totals_conditions", "use_aggregates",
+    "readiness_checked_once", "totals_conditions", "totals_tables", "use_aggregates",
+    "use_play_order",
 ]

@@ -254,6 +254,16 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         cross_royalty_points BIGINT NOT NULL,  -- U * s
         cross_points_royalty BIGINT NOT NULL   -- S * u
     )""",
+    # Each player's hands in play order (started_at, undated first, then hand_key), kept with
+    # the aggregates (pipeline/ingest/play_order.py): one row per result.
+    """CREATE TABLE IF NOT EXISTS play_order (
+        player VARCHAR NOT NULL,
+        hand_number BIGINT NOT NULL,     -- 1-based among the player's hands
+        hand_key BIGINT NOT NULL,
+        started_at TIMESTAMP,
+        cumulative BIGINT NOT NULL,      -- results.points over hands 1..hand_number
+        fouls BIGINT NOT NULL            -- fouled boards over hands 1..hand_number
+    )""",
     """CREATE TABLE IF NOT EXISTS fantasyland_draws (
         hand_key BIGINT NOT NULL,        -- a board that put a Q, K or A on top on street 1
         player VARCHAR NOT NULL
@@ -399,6 +409,24 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
 )
 
 
+def _rollup_statement(table: str) -> str:
+    """The day-free rollup of an aggregate table: its statement with the name
+    ``{table}_all`` and without the ``day`` column."""
+    marker = f"CREATE TABLE IF NOT EXISTS {table} ("
+    statement = next(item for item in SCHEMA_STATEMENTS if item.startswith(marker))
+    lines = [line for line in statement.splitlines() if not line.strip().startswith("day DATE")]
+    return "\n".join(lines).replace(marker, f"CREATE TABLE IF NOT EXISTS {table}_all (", 1)
+
+
+ROLLUP_TABLES: tuple[str, ...] = ("board_totals_all", "pair_totals_all")
+"""``board_totals`` and ``pair_totals`` summed over every day (pipeline/ingest/aggregates.py):
+the grain without ``day``, a few hundred rows per player instead of one per day, for the
+questions that filter no date (the comparison pages, the report over all hands)."""
+
+SCHEMA_STATEMENTS = (*SCHEMA_STATEMENTS, *(_rollup_statement(table[:-len("_all")])
+                                           for table in ROLLUP_TABLES))
+
+
 def hand_key(site: str, hand_id: str) -> int:
     """The deterministic 64-bit key of a hand from (site, hand_id)."""
     digest = hashlib.blake2b(f"{site}\x1f{hand_id}".encode(), digest_size=8).digest()
@@ -439,7 +467,7 @@ HAND_DATA_TABLES: tuple[str, ...] = (
 """Tables derived from hand records (everything except meta, ingested_files and rejects)."""
 
 AGGREGATE_TABLES: tuple[str, ...] = ("board_totals", "pair_totals", "fantasyland_draws",
-                                     "session_totals")
+                                     "session_totals", "play_order", *ROLLUP_TABLES)
 """Tables the writers keep from the hand tables (pipeline/ingest/aggregates.py): rebuilt by a
 re-score, built once in a database made before them (its next write)."""
 

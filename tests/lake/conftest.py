@@ -53,8 +53,8 @@ file), which the lake does not keep (docs/lake.md), and the sessions' fouls and 
 the database keeps with its aggregates (docs/aggregates.md): a lake has no aggregates, and the
 read model answers it by the full pass (the read commands' outputs are compared below)."""
 
-DATABASE_META = ("aggregates_version",)
-"""Meta keys only a database has: its aggregates' definition (docs/aggregates.md)."""
+DATABASE_META = ("aggregates_version", "rollup_version", "play_order_version")
+"""Meta keys only a database has: its aggregates' definitions (docs/aggregates.md)."""
 
 
 def _later_hands(first: Path) -> list[str]:
