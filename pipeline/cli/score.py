@@ -22,17 +22,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "object per input line, in order: each player's foul, royalties per row, points, "
             "Fantasyland next hand and card count, and row classes. An invalid line prints "
             '{"line": N, "hand_id": ..., "error": "..."} in its place; the exit status is then 2. '
-            "Lines are scored in blocks of 2048 by the batch rules core, in worker processes "
-            "for a larger input (a file or a pipe: memory stays bounded), so a pipe's results "
-            "come a block at a time; lines typed at a terminal are scored one by one."
+            "Lines are scored in blocks of 2048 by the batch rules core, with worker "
+            "processes beside this one for a larger input (a file or a pipe: memory stays "
+            "bounded), so a pipe's results come a block at a time; lines typed at a terminal "
+            "are scored one by one."
         ),
     )
     parser.add_argument("file", nargs="?", default="-", help="JSON Lines file (plain or .gz), or - for stdin")
     add_rules_option(parser)
     parser.add_argument(
         "--jobs", type=int, metavar="J",
-        help="worker processes for an input of more than one block of lines (default: one per "
-             "idle CPU by the load average, at most every CPU; 1 = none)",
+        help="processes that score an input of more than one block of lines: this one and "
+             "J-1 workers (default: one per idle CPU by the load average, at most every CPU; "
+             "1 = no workers)",
     )
     parser.set_defaults(handler=run)
 

@@ -28,7 +28,7 @@ import hashlib
 from collections.abc import Sequence
 from datetime import datetime
 from itertools import chain, repeat
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Annotated
 
 import msgspec
@@ -144,6 +144,7 @@ _blake2b = hashlib.blake2b
 
 
 _CHUNK_LINES = 48
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 """Hands decoded and then gathered into columns at a time: their structs stay in the CPU
 caches, and a batch never holds more of them."""
 
@@ -261,7 +262,10 @@ def _started_column(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The hands' start times as datetime64[us] (NaT when unknown), with the batch's plain UTC
     stamps parsed at once, and which hands' stamps are real dates (not February 30th)."""
-    column = np.array(started, "datetime64[us]")
+    if started.count(None) == len(started):  # the usual batch (np.array of Nones is slow)
+        column = np.full(len(started), np.datetime64("NaT", "us"))
+    else:
+        column = np.array(started, "datetime64[us]")
     ok = np.ones(len(started), bool)
     if utc_texts:
         positions = np.asarray(utc_hands, np.int64)
@@ -299,11 +303,13 @@ def _sum_segments(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -
 
 
 def parse_canonical_batch(
-    lines: Sequence[tuple[int, bytes]], path: str, identity: bool = True, streets: bool = True
+    lines: Sequence[tuple[int, bytes] | tuple[int, bytes, bool]], path: str,
+    identity: bool = True, streets: bool = True,
 ) -> tuple[HandColumns, np.ndarray, list[int]]:
     """Validate the plainly valid canonical records of a batch of lines as columns.
 
-    ``lines`` holds (line number, line bytes without the line ending). Returns the columns of
+    ``lines`` holds (line number, line bytes without the line ending), or the
+    :data:`~pipeline.formats.source.RawLine` tuples a reader gives (the rest is ignored). Returns the columns of
     the accepted records (in line order), the position in ``lines`` of each accepted record,
     and the positions of every other line: those go through the per-record path.
     ``identity=False`` leaves out the hand keys and content hashes (``ofc score`` does not store
@@ -320,18 +326,27 @@ def parse_canonical_batch(
     rest: list[int] = []
     decoded: list[int] = []
     columns = _Gathered()
-    chunk: list[_Hand] = []  # decoded hands whose columns are not gathered yet
-    for position, (number, data) in enumerate(lines):
-        try:
-            chunk.append(decode(data))
+    numbers = columns.numbers
+    texts = list(map(_SECOND, lines))
+    line_numbers = list(map(_FIRST, lines))
+    for start in range(0, len(texts), _CHUNK_LINES):
+        stop = min(start + _CHUNK_LINES, len(texts))
+        try:  # the usual chunk: every line decodes (one call in C for the chunk)
+            chunk = list(map(decode, texts[start:stop]))
         except msgspec.MsgspecError:
-            rest.append(position)
-            continue
-        decoded.append(position)
-        columns.numbers.append(number)
-        if len(chunk) == _CHUNK_LINES:
-            columns.gather(chunk)
-    columns.gather(chunk)
+            chunk = []
+            for position in range(start, stop):
+                try:
+                    chunk.append(decode(texts[position]))
+                except msgspec.MsgspecError:
+                    rest.append(position)
+                    continue
+                decoded.append(position)
+                numbers.append(line_numbers[position])
+        else:
+            decoded.extend(range(start, stop))
+            numbers.extend(line_numbers[start:stop])
+        columns.gather(chunk)
     return _finish(path, rest, decoded, columns, identity, streets)
 
 
