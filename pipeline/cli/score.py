@@ -22,7 +22,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "object per input line, in order: each player's foul, royalties per row, points, "
             "Fantasyland next hand and card count, and row classes. An invalid line prints "
             '{"line": N, "hand_id": ..., "error": "..."} in its place; the exit status is then 2. '
-            "Lines are scored in blocks of 2048 by the batch rules core, with worker "
+            "Lines are scored in blocks of 1024 by the batch rules core, with worker "
             "processes beside this one for a larger input (a file or a pipe: memory stays "
             "bounded), so a pipe's results come a block at a time; lines typed at a terminal "
             "are scored one by one."
