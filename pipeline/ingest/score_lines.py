@@ -41,7 +41,6 @@ from pipeline.formats.source import (
     load_json,
 )
 from pipeline.ingest.columns import CLASS_LABELS, score_columns
-from pipeline.ingest.evaluate import score_output, score_record
 from pipeline.ingest.fast_canonical import parse_canonical_batch
 from pipeline.ingest.lifetime import exit_with
 from pipeline.records.rules_file import RulesResolver
@@ -94,6 +93,9 @@ _quoted = json.encoder.encode_basestring  # what _dumps writes for a str, withou
 
 def score_line(text: str, resolver: RulesResolver) -> tuple[dict, bool]:
     """Score one input line with the per-record path; returns (output object, ok)."""
+    # imported on first use: a block the columnar path accepts whole never needs it
+    from pipeline.ingest.evaluate import score_output, score_record
+
     hand_id = None
     try:
         mapping = load_json(text)
