@@ -47,8 +47,10 @@ def run(arguments: argparse.Namespace) -> int:
     # scoring does no linear algebra
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     # Importing builds many objects, none of them garbage: the cyclic collector's passes over
-    # them are wasted. At exit, the collector's last pass over every object still alive is too
-    # (about 15 ms of 25): they are frozen first.
+    # them are wasted. They are frozen (left out of every collection: also in the forked
+    # workers, which then do not copy their pages to update the collector's counts) while this
+    # command runs, and again at exit, before the interpreter's last collection (about 15 of
+    # the 25 ms it takes to end).
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -56,29 +58,34 @@ def run(arguments: argparse.Namespace) -> int:
         from pipeline.ingest.score_lines import BLOCK_LINES, score_blocks
         from pipeline.records.rules_file import RulesResolver
     finally:
+        gc.freeze()
         if collecting:
             gc.enable()
     atexit.unregister(gc.freeze)  # once, however often run() is called in one process
     atexit.register(gc.freeze)
-
-    if arguments.jobs is not None and arguments.jobs < 1:
-        raise CommandError(f"--jobs must be 1 or more, got {arguments.jobs}", code=2)
-    folders = [Path.cwd()] if arguments.file == "-" else [Path(arguments.file).parent, Path.cwd()]
-    resolver = RulesResolver(override=rules_from_option(arguments.rules), search_directories=folders)
-    typed = arguments.file == "-" and sys.stdin.isatty()  # a person waits for each line
-    lines = (read_stream_raw(sys.stdin.buffer) if arguments.file == "-"
-             else read_raw_lines(arguments.file))
-    invalid = 0
-    output = sys.stdout
     try:
-        with contextlib.closing(score_blocks(
-                lines, resolver, 1 if typed else arguments.jobs,
-                block_lines=1 if typed else BLOCK_LINES)) as blocks:
-            for block in blocks:
-                output.write(block.text)
-                invalid += block.invalid
-    except FormatError as error:
-        raise CommandError(str(error), code=1) from error
+        if arguments.jobs is not None and arguments.jobs < 1:
+            raise CommandError(f"--jobs must be 1 or more, got {arguments.jobs}", code=2)
+        folders = ([Path.cwd()] if arguments.file == "-"
+                   else [Path(arguments.file).parent, Path.cwd()])
+        resolver = RulesResolver(override=rules_from_option(arguments.rules),
+                                 search_directories=folders)
+        typed = arguments.file == "-" and sys.stdin.isatty()  # a person waits for each line
+        lines = (read_stream_raw(sys.stdin.buffer) if arguments.file == "-"
+                 else read_raw_lines(arguments.file))
+        invalid = 0
+        output = sys.stdout
+        try:
+            with contextlib.closing(score_blocks(
+                    lines, resolver, 1 if typed else arguments.jobs,
+                    block_lines=1 if typed else BLOCK_LINES)) as blocks:
+                for block in blocks:
+                    output.write(block.text)
+                    invalid += block.invalid
+        except FormatError as error:
+            raise CommandError(str(error), code=1) from error
+    finally:
+        gc.unfreeze()
     if invalid:
         print(f"ofc score: {invalid} invalid line(s)", file=sys.stderr)
         return 2
