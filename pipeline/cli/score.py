@@ -51,7 +51,7 @@ def run(arguments: argparse.Namespace) -> int:
     # workers, which then do not copy their pages to update the collector's counts) while this
     # command runs, and again at exit, before the interpreter's last collection (about 15 of
     # the 25 ms it takes to end).
-    collecting = gc.isenabled()
+    collecting, frozen_before = gc.isenabled(), gc.get_freeze_count()
     gc.disable()
     try:
         from pipeline.formats.source import FormatError, read_raw_lines, read_stream_raw
@@ -85,7 +85,8 @@ def run(arguments: argparse.Namespace) -> int:
         except FormatError as error:
             raise CommandError(str(error), code=1) from error
     finally:
-        gc.unfreeze()
+        if not frozen_before:  # a caller's own frozen objects stay frozen
+            gc.unfreeze()
     if invalid:
         print(f"ofc score: {invalid} invalid line(s)", file=sys.stderr)
         return 2
