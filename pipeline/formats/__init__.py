@@ -23,7 +23,9 @@ Layer: imports only :mod:`pipeline.rules` (readers yield plain mappings; checkin
 :mod:`pipeline.records`'s job, which sits beside this package and is not imported by it). May be
 imported by store and every layer above it: ingest, simulate, analysis, read, report, live, cli
 and the dashboard. Reads files, never the database. This package file imports the readers (all
-light: no numpy, polars or DuckDB) to build the registry.
+light: no numpy, polars or DuckDB) to build the registry, on first use of the registry (or of
+:class:`SourceRecord`): a command that only reads lines (``ofc score``, with
+:mod:`~pipeline.formats.source`) starts without them.
 """
 
 from __future__ import annotations
@@ -31,9 +33,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from pipeline.formats import boards_csv, canonical, poker_arena
-from pipeline.formats.base import SourceRecord
 from pipeline.formats.source import (
     BINARY_FILE_ERROR,
     COMPRESSED_SUFFIXES,
@@ -41,6 +43,9 @@ from pipeline.formats.source import (
     probe_head,
     read_lines,
 )
+
+if TYPE_CHECKING:
+    from pipeline.formats.base import SourceRecord
 
 __all__ = [
     "COMPRESSED_SUFFIXES",
@@ -78,27 +83,49 @@ class FormatSpec:
     lines are records on their own (canonical) or that cannot be read in parts."""
 
 
-FORMATS: dict[str, FormatSpec] = {
-    "canonical": FormatSpec(
-        canonical.read_canonical, canonical.sniff_canonical, canonical.DESCRIPTION,
-        suffixes=(".jsonl", ".ndjson", ".json"),
-    ),
-    "poker-arena": FormatSpec(
-        poker_arena.read_poker_arena, poker_arena.sniff_poker_arena, poker_arena.DESCRIPTION,
-        suffixes=(".jsonl", ".log", ".txt"), takes_game=True,
-        follow=poker_arena.follow_poker_arena,
-    ),
-    "boards-csv": FormatSpec(
-        boards_csv.read_boards_csv, boards_csv.sniff_boards_csv, boards_csv.DESCRIPTION,
-        suffixes=(".csv",), follow=boards_csv.follow_boards_csv,
-    ),
-}
-"""Format name → spec, in the order formats are tried by :func:`detect_format`."""
+@cache
+def _formats() -> dict[str, FormatSpec]:
+    """:data:`FORMATS`, built (and the format modules imported) on first use."""
+    from pipeline.formats import boards_csv, canonical, poker_arena
 
-FILE_SUFFIXES: tuple[str, ...] = tuple(
-    dict.fromkeys(suffix for spec in FORMATS.values() for suffix in spec.suffixes)
-)
-"""Every registered format's file name endings, each once, in registry order."""
+    return {
+        "canonical": FormatSpec(
+            canonical.read_canonical, canonical.sniff_canonical, canonical.DESCRIPTION,
+            suffixes=(".jsonl", ".ndjson", ".json"),
+        ),
+        "poker-arena": FormatSpec(
+            poker_arena.read_poker_arena, poker_arena.sniff_poker_arena, poker_arena.DESCRIPTION,
+            suffixes=(".jsonl", ".log", ".txt"), takes_game=True,
+            follow=poker_arena.follow_poker_arena,
+        ),
+        "boards-csv": FormatSpec(
+            boards_csv.read_boards_csv, boards_csv.sniff_boards_csv, boards_csv.DESCRIPTION,
+            suffixes=(".csv",), follow=boards_csv.follow_boards_csv,
+        ),
+    }
+
+
+@cache
+def _file_suffixes() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(suffix for spec in _formats().values() for suffix in spec.suffixes))
+
+
+def __getattr__(name: str) -> Any:
+    """The registry and :class:`SourceRecord`, imported on first use:
+
+    * ``FORMATS`` (``dict[str, FormatSpec]``): format name → spec, in the order formats are
+      tried by :func:`detect_format`;
+    * ``FILE_SUFFIXES`` (``tuple[str, ...]``): every registered format's file name endings,
+      each once, in registry order."""
+    if name == "FORMATS":
+        return _formats()
+    if name == "FILE_SUFFIXES":
+        return _file_suffixes()
+    if name == "SourceRecord":
+        from pipeline.formats.base import SourceRecord
+
+        return SourceRecord
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 SNIFF_LINES = 50
@@ -132,8 +159,9 @@ def _describe(first_line: str) -> str:
 def format_of_lines(lines: list[str]) -> str | None:
     """The format most of these non-blank lines fit (ties go to the registry's order), or None
     when none fits any: the vote :func:`detect_format` takes over a file's first lines."""
-    votes = {name: sum(1 for line in lines if spec.sniff(line)) for name, spec in FORMATS.items()}
-    best = max(FORMATS, key=lambda name: votes[name])  # the first of equals: registry order
+    formats = _formats()
+    votes = {name: sum(1 for line in lines if spec.sniff(line)) for name, spec in formats.items()}
+    best = max(formats, key=lambda name: votes[name])  # the first of equals: registry order
     return best if votes[best] else None
 
 
@@ -157,7 +185,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         return best
     if b"\0" in probe_head(path):
         raise FormatError(path, BINARY_FILE_ERROR)
-    expected = "; ".join(f"{name}: {spec.description}" for name, spec in FORMATS.items())
+    expected = "; ".join(f"{name}: {spec.description}" for name, spec in _formats().items())
     if len(lines) == 1:
         what = f"the first line {_describe(lines[0])!r} fits none of the known formats"
     else:
@@ -182,10 +210,10 @@ def read_source(
         if not lines and not unreadable:
             return iter(())
         format = detect_format(path)
-    spec = FORMATS.get(format)
+    spec = _formats().get(format)
     if spec is None:
         raise FormatError(
-            path, f"unknown format {format!r} (known formats: {', '.join(FORMATS)})"
+            path, f"unknown format {format!r} (known formats: {', '.join(_formats())})"
         )
     if spec.takes_game:
         return spec.read(path, game=game)

@@ -28,7 +28,7 @@ import hashlib
 from collections.abc import Sequence
 from datetime import datetime
 from itertools import chain, repeat
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Annotated
 
 import msgspec
@@ -144,6 +144,7 @@ _blake2b = hashlib.blake2b
 
 
 _CHUNK_LINES = 48
+_FIRST, _SECOND = itemgetter(0), itemgetter(1)
 """Hands decoded and then gathered into columns at a time: their structs stay in the CPU
 caches, and a batch never holds more of them."""
 
@@ -152,8 +153,12 @@ _JSON_SPACE[list(b" \t\n\r")] = True
 _QUOTE, _COMMA, _OPEN, _CLOSE = (ord(character) for character in '",[]')
 _PAIRS = np.arange(1 << 16)
 _CODE_OF_PAIR = np.where((RANK_OF_BYTE[_PAIRS >> 8] >= 0) & (SUIT_OF_BYTE[_PAIRS & 255] >= 0),
-                         RANK_OF_BYTE[_PAIRS >> 8] * 4 + SUIT_OF_BYTE[_PAIRS & 255], -1)
-"""Card code of the two bytes of a card text (first byte << 8 | second byte), else -1."""
+                         RANK_OF_BYTE[_PAIRS >> 8] * 4 + SUIT_OF_BYTE[_PAIRS & 255],
+                         -1).astype(np.int16)
+"""Card code of the two bytes of a card text (first byte << 8 | second byte), else -1 (16 bits:
+a block's card codes take a quarter of the memory, and so of the cache, of 64-bit ones)."""
+_BIT_OF_CODE = np.array([1 << code for code in range(52)] + [0], np.uint64)
+"""A card's bit in a 64-bit card mask, by card code; 0 for code -1 (the last entry)."""
 
 
 def _joined_segments(segments: list[msgspec.Raw]) -> bytes:
@@ -261,7 +266,10 @@ def _started_column(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The hands' start times as datetime64[us] (NaT when unknown), with the batch's plain UTC
     stamps parsed at once, and which hands' stamps are real dates (not February 30th)."""
-    column = np.array(started, "datetime64[us]")
+    if started.count(None) == len(started):  # the usual batch (np.array of Nones is slow)
+        column = np.full(len(started), np.datetime64("NaT", "us"))
+    else:
+        column = np.array(started, "datetime64[us]")
     ok = np.ones(len(started), bool)
     if utc_texts:
         positions = np.asarray(utc_hands, np.int64)
@@ -299,11 +307,13 @@ def _sum_segments(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -
 
 
 def parse_canonical_batch(
-    lines: Sequence[tuple[int, bytes]], path: str, identity: bool = True, streets: bool = True
+    lines: Sequence[tuple[int, bytes] | tuple[int, bytes, bool]], path: str,
+    identity: bool = True, streets: bool = True,
 ) -> tuple[HandColumns, np.ndarray, list[int]]:
     """Validate the plainly valid canonical records of a batch of lines as columns.
 
-    ``lines`` holds (line number, line bytes without the line ending). Returns the columns of
+    ``lines`` holds (line number, line bytes without the line ending), or the
+    :data:`~pipeline.formats.source.RawLine` tuples a reader gives (the rest is ignored). Returns the columns of
     the accepted records (in line order), the position in ``lines`` of each accepted record,
     and the positions of every other line: those go through the per-record path.
     ``identity=False`` leaves out the hand keys and content hashes (``ofc score`` does not store
@@ -320,18 +330,27 @@ def parse_canonical_batch(
     rest: list[int] = []
     decoded: list[int] = []
     columns = _Gathered()
-    chunk: list[_Hand] = []  # decoded hands whose columns are not gathered yet
-    for position, (number, data) in enumerate(lines):
-        try:
-            chunk.append(decode(data))
+    numbers = columns.numbers
+    texts = list(map(_SECOND, lines))
+    line_numbers = list(map(_FIRST, lines))
+    for start in range(0, len(texts), _CHUNK_LINES):
+        stop = min(start + _CHUNK_LINES, len(texts))
+        try:  # the usual chunk: every line decodes (one call in C for the chunk)
+            chunk = list(map(decode, texts[start:stop]))
         except msgspec.MsgspecError:
-            rest.append(position)
-            continue
-        decoded.append(position)
-        columns.numbers.append(number)
-        if len(chunk) == _CHUNK_LINES:
-            columns.gather(chunk)
-    columns.gather(chunk)
+            chunk = []
+            for position in range(start, stop):
+                try:
+                    chunk.append(decode(texts[position]))
+                except msgspec.MsgspecError:
+                    rest.append(position)
+                    continue
+                decoded.append(position)
+                numbers.append(line_numbers[position])
+        else:
+            decoded.extend(range(start, stop))
+            numbers.extend(line_numbers[start:stop])
+        columns.gather(chunk)
     return _finish(path, rest, decoded, columns, identity, streets)
 
 
@@ -598,17 +617,18 @@ def _finish(
     kinds = np.repeat(np.tile(np.arange(5, dtype=np.int8), street_total), lengths.reshape(-1))
     street_sizes = lengths.sum(axis=1)
     street_starts = _exclusive_cumsum(street_sizes)
-    token_street = np.repeat(np.arange(street_total), street_sizes)
     street_player = np.repeat(np.arange(player_total), street_counts)
     first_street = _exclusive_cumsum(street_counts)
     street_number = np.arange(street_total) - np.repeat(first_street, street_counts) + 1
     dealt, top, middle, bottom, discarded = (lengths[:, column] for column in range(5))
     placed_counts = top + middle + bottom
-    bits = np.where(codes >= 0, np.left_shift(np.uint64(1), np.maximum(codes, 0).astype(
-        np.uint64)), np.uint64(0))
+    bits = _BIT_OF_CODE[codes]
     dealt_masks = _or_segments(bits, street_starts, dealt)
     rest_masks = _or_segments(bits, street_starts + dealt, placed_counts + discarded)
-    bad_tokens = np.bincount(token_street[codes < 0], minlength=street_total) > 0
+    bad_codes = codes < 0
+    bad_tokens = np.zeros(street_total, bool)
+    if bad_codes.any():
+        bad_tokens[np.repeat(np.arange(street_total), street_sizes)[bad_codes]] = True
     street_variant = variant_codes[player_hand[street_player]]
     street_fantasyland = fantasyland[street_player]
     index = np.minimum(street_number - 1, _MOST_STREETS - 1)
@@ -633,21 +653,22 @@ def _finish(
             counts, first_street[with_streets], street_counts[with_streets])
     rows_ok = (row_counts == ROW_LENGTHS).all(axis=1)
     player_bad |= with_streets & ~rows_ok
-    token_player = street_player[token_street]
+    # Each placed card's slot on its player's board: the row's first slot, plus the cards of
+    # that row placed in the player's earlier streets, plus its place in the street's list.
+    # Per (street, row) that is one offset from the card's position among the tokens.
     placed_tokens = (kinds >= 1) & (kinds <= 3)
-    placed_kinds = kinds[placed_tokens]
-    placed_players = token_player[placed_tokens]
-    placed_codes = np.maximum(codes[placed_tokens], 0)
+    placed_positions = np.flatnonzero(placed_tokens)
+    placed_lengths = lengths[:, 1:4]
+    row_starts = (street_starts[:, None] + np.cumsum(lengths, axis=1) - lengths)[:, 1:4]
+    placed_before = np.cumsum(placed_lengths, axis=0) - placed_lengths
+    placed_before -= placed_before[first_street[street_player]]
+    offsets = _BOARD_SLOT_START[1:4] + placed_before - row_starts
+    slots = placed_positions + np.repeat(offsets.reshape(-1), placed_lengths.reshape(-1))
+    owners = np.repeat(street_player, placed_counts)
+    slots = np.where(rows_ok[owners] & (slots >= 0) & (slots < 13), slots, 13)
     boards = np.zeros((player_total, 14), np.int64)
-    for kind in (1, 2, 3):
-        selected = placed_kinds == kind
-        running = np.cumsum(selected) - 1
-        before = _exclusive_cumsum(row_counts[:, kind - 1])
-        owners = placed_players[selected]
-        slots = _BOARD_SLOT_START[kind] + running[selected] - before[owners]
-        slots = np.where(rows_ok[owners] & (slots >= 0) & (slots < 13), slots, 13)
-        boards[owners, slots] = placed_codes[selected]
-    board_bits = np.left_shift(np.uint64(1), boards[:, :13].astype(np.uint64))
+    boards.reshape(-1)[owners * 14 + slots] = np.maximum(codes[placed_tokens], 0)
+    board_bits = _BIT_OF_CODE[boards[:, :13]]
     built_row_masks = np.stack([
         np.bitwise_or.reduce(board_bits[:, 0:3], axis=1),
         np.bitwise_or.reduce(board_bits[:, 3:8], axis=1),
@@ -667,8 +688,7 @@ def _finish(
         board_codes = given_codes[np.repeat(given_ok, given_lengths.sum(axis=1))].reshape(-1, 13)
         bad_given = (board_codes < 0).any(axis=1)
         player_bad[good_given[bad_given]] = True
-        given_bits = np.where(board_codes >= 0, np.left_shift(
-            np.uint64(1), np.maximum(board_codes, 0).astype(np.uint64)), np.uint64(0))
+        given_bits = _BIT_OF_CODE[board_codes]
         given_row_masks = np.stack([
             np.bitwise_or.reduce(given_bits[:, 0:3], axis=1),
             np.bitwise_or.reduce(given_bits[:, 3:8], axis=1),
@@ -704,11 +724,12 @@ def _finish(
         values = np.where((kinds >= 1) & (kinds <= 3), codes * 3 + kinds - 1, codes)
     if identity:
         keys, digests = _identities(
-            hand_ok, values, kinds, codes, token_street, boards, with_streets, street_starts,
+            hand_ok, values, kinds, codes, np.repeat(np.arange(street_total), street_sizes),
+            boards, with_streets, street_starts,
             first_street, street_counts, street_sizes, street_player, street_number, dealt,
             placed_counts, player_count_list, hand_ids, sites, tables, started_texts, variants,
             rules, buttons, names, seat_list, fantasyland_list, reported, player_hand,
-            token_player)
+            np.repeat(street_player, street_sizes))
     else:
         keys, digests = [0] * hand_count, [""] * hand_count
     columns = HandColumns(

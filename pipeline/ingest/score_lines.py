@@ -10,7 +10,7 @@ which scores it or gives its precise error, in its place. The output is the same
 byte, as :func:`scalar_output` gives for every line alone (tests/ingest/test_score_lines.py
 compares the two on the golden files, random hands and mutated lines).
 
-:func:`score_blocks` scores a stream: the first block here, the rest by worker processes when
+:func:`score_blocks` scores a stream: here, and with worker processes beside this one when
 there is more than one block, with a bounded number of blocks in flight (so memory stays
 bounded on a pipe too), yielded in input order.
 
@@ -26,7 +26,8 @@ import sys
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, islice
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -40,7 +41,6 @@ from pipeline.formats.source import (
     load_json,
 )
 from pipeline.ingest.columns import CLASS_LABELS, score_columns
-from pipeline.ingest.evaluate import score_output, score_record
 from pipeline.ingest.fast_canonical import parse_canonical_batch
 from pipeline.ingest.lifetime import exit_with
 from pipeline.records.rules_file import RulesResolver
@@ -63,8 +63,10 @@ __all__ = [
     "workers_for",
 ]
 
-BLOCK_LINES = 2048
-"""Lines per block: scored together, and the unit of work of a worker process."""
+BLOCK_LINES = 1024
+"""Lines per block: scored together, and the unit of work of a worker process. A block's
+arrays (a few MB for 2048 lines of pineapple hands) fit a core's cache better at 1024 lines:
+about 8 % less CPU than 2048, and less than 512 or 768 (bench_score.py's hands)."""
 
 WARM_UP_LINES = 8
 """Lines of the first block scored here before the workers fork: the rules core builds its
@@ -91,6 +93,9 @@ _quoted = json.encoder.encode_basestring  # what _dumps writes for a str, withou
 
 def score_line(text: str, resolver: RulesResolver) -> tuple[dict, bool]:
     """Score one input line with the per-record path; returns (output object, ok)."""
+    # imported on first use: a block the columnar path accepts whole never needs it
+    from pipeline.ingest.evaluate import score_output, score_record
+
     hand_id = None
     try:
         mapping = load_json(text)
@@ -123,6 +128,7 @@ def scalar_output(line: RawLine | SourceLine, resolver: RulesResolver) -> tuple[
     return _dumps(result), ok
 
 
+_BYTES = itemgetter(1)
 _JSON_BOOL = ("false", "true")
 _ROW_LABELS = tuple(_dumps(label) for label in CLASS_LABELS)
 
@@ -138,8 +144,9 @@ def _score_block(lines: Sequence[RawLine | SourceLine], resolver: RulesResolver)
     raw_positions = [position for position, item in enumerate(lines) if type(item) is tuple]
     if raw_positions:
         columns, accepted, rest = parse_canonical_batch(
-            [(lines[position][0], lines[position][1]) for position in raw_positions], "",
-            identity=False, streets=False,
+            lines if len(raw_positions) == len(lines)
+            else [lines[position] for position in raw_positions],  # type: ignore[misc]
+            "", identity=False, streets=False,
         )
         unusable = _unusable_rules(columns.rules, resolver)
         if unusable:
@@ -162,54 +169,60 @@ def _score_block(lines: Sequence[RawLine | SourceLine], resolver: RulesResolver)
     return ScoredBlock("\n".join(outputs), len(lines), invalid)  # type: ignore[arg-type]
 
 
-_PLAYER_START = ', {"name": '
-
-
 def _scored_text(columns, resolver) -> str:  # noqa: ANN001
     """The output lines of the hands in ``columns``, each ending in a newline: the JSON
-    :func:`~pipeline.ingest.evaluate.score_output` gives, written as text directly. The parts
-    that repeat from player to player (the foul and royalties; Fantasyland and the row classes)
-    are written once per distinct combination, then every part is joined in one pass."""
+    :func:`~pipeline.ingest.evaluate.score_output` gives, written as text directly, three parts
+    a player. The parts that repeat from player to player (the name, foul and royalties;
+    Fantasyland, the row classes and the end of a hand) are written once per distinct
+    combination, the hand's header added to its first player's; then every part is joined in
+    one pass."""
     scored = score_columns(columns, resolver)
-    player_count = len(columns.names)
-    names = dict.fromkeys(columns.names)
-    for name in names:
-        names[name] = _quoted(name)
+    names = columns.names
+    player_count = len(names)
+    name_index = {name: index for index, name in enumerate(dict.fromkeys(names))}
+    quoted_names = list(map(_quoted, name_index))
+    name_ids = np.fromiter(map(name_index.__getitem__, names), np.int64, player_count)
+    counts = columns.player_counts
+    first_players = np.cumsum(counts) - counts
+    first = np.zeros(player_count, np.int64)
+    first[first_players] = 1
+    last = np.zeros(player_count, np.int64)
+    last[first_players + counts - 1] = 1
     booleans = _JSON_BOOL
     labels = _ROW_LABELS
-    verdicts = _distinct_texts(
-        np.column_stack([scored.foul, scored.royalties]),
-        lambda foul, top, middle, bottom: (
-            f', "foul": {booleans[foul]}, "royalties": {{"top": {top}, "middle": {middle}, '
-            f'"bottom": {bottom}}}, "points": '))
-    outlooks = _distinct_texts(
-        np.column_stack([scored.fantasyland_cards, scored.class_codes]),
-        lambda cards, top, middle, bottom: (
+    heads = _distinct_texts(
+        np.column_stack([first, name_ids, scored.foul, scored.royalties]),
+        lambda first, name, foul, top, middle, bottom: (
+            f'{"" if first else ", "}{{"name": {quoted_names[name]}, "foul": {booleans[foul]}, '
+            f'"royalties": {{"top": {top}, "middle": {middle}, "bottom": {bottom}}}, '
+            f'"points": '))
+    tails = _distinct_texts(
+        np.column_stack([last, scored.fantasyland_cards, scored.class_codes]),
+        lambda last, cards, top, middle, bottom: (
             f', "fantasyland_next": {booleans[cards > 0]}, "fantasyland_cards": {cards}, '
             f'"classes": {{"top": {labels[top]}, "middle": {labels[middle]}, '
-            f'"bottom": {labels[bottom]}}}}}'))
-    counts = columns.player_counts
-    first_players = (np.cumsum(counts) - counts).tolist()
-    starts = [_PLAYER_START] * player_count
-    ends = [""] * player_count
-    for first, count, hand_id in zip(first_players, counts.tolist(), columns.hand_ids,
-                                     strict=True):
-        starts[first] = f'{{"hand_id": {_quoted(hand_id)}, "players": [{{"name": '
-        ends[first + count - 1] = "]}\n"
-    return "".join(chain.from_iterable(zip(
-        starts, map(names.__getitem__, columns.names), verdicts,
-        map(str, scored.points.tolist()), outlooks, ends, strict=True)))
+            f'"bottom": {labels[bottom]}}}}}{"]}" + chr(10) if last else ""}'))
+    for player, hand_id in zip(first_players.tolist(), columns.hand_ids, strict=True):
+        heads[player] = f'{{"hand_id": {_quoted(hand_id)}, "players": [{heads[player]}'
+    parts: list[str] = [""] * (3 * player_count)
+    parts[0::3] = heads
+    parts[1::3] = map(str, scored.points.tolist())
+    parts[2::3] = tails
+    return "".join(parts)
 
 
 def _distinct_texts(rows: np.ndarray, render) -> list[str]:  # noqa: ANN001
-    """``render(*row)`` for every row of a table of integers, rendered once per distinct row."""
+    """``render(*row)`` for every row of a table of integers, rendered once per distinct row
+    (the distinct rows found by one key per row where the columns' ranges fit in 62 bits)."""
     if not len(rows):
         return []
     rows = rows.astype(np.int64)
-    if rows.shape[1] <= 4 and rows.min() >= -(1 << 15) and rows.max() < 1 << 15:
+    lowest = rows.min(axis=0)
+    spans = (rows.max(axis=0) - lowest + 1).tolist()
+    if np.prod(np.asarray(spans, float)) < 2.0 ** 62:
         key = np.zeros(len(rows), np.int64)
-        for column in range(rows.shape[1]):  # 16 bits a column
-            key = (key << 16) | (rows[:, column] & 0xFFFF)
+        for column, span in enumerate(spans):
+            key = key * span + (rows[:, column] - lowest[column])
         _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     else:
         _, first, inverse = np.unique(rows, axis=0, return_index=True, return_inverse=True)
@@ -242,10 +255,11 @@ def usable_workers() -> int:
 
 
 def workers_for(cpus: int, load: float) -> int:
-    """Worker processes worth starting on ``cpus`` CPUs with a (one-minute) load average of
-    ``load``: one per idle CPU, counting the CPU this process runs on, at most ``cpus``; 1
-    (no workers: score here) when no CPU is idle. A worker on a busy CPU only takes turns
-    with what already runs there, and costs its start and the traffic of lines and results.
+    """Processes worth scoring with (this one and its workers) on ``cpus`` CPUs with a
+    (one-minute) load average of ``load``: one per idle CPU, counting the CPU this process runs
+    on, at most ``cpus``; 1 (no workers: score here) when no CPU is idle. A worker on a busy
+    CPU only takes turns with what already runs there, and costs its start and the traffic of
+    lines and results.
 
     >>> workers_for(2, 0.2), workers_for(2, 1.0), workers_for(2, 1.6), workers_for(8, 5.2)
     (2, 2, 1, 4)
@@ -263,19 +277,32 @@ def default_workers() -> int:
     return workers_for(cpus, load)
 
 
+_BLOCK_STEP = 16
+"""Lines taken from the input at a time while a block fills (in C: ``islice``); the block's
+size is checked after each step."""
+
+
 def _blocks(
     lines: Iterable[RawLine | SourceLine], block_lines: int, block_bytes: int
 ) -> Iterator[list[RawLine | SourceLine]]:
-    block: list[RawLine | SourceLine] = []
-    size = 0
-    for line in lines:
-        block.append(line)
-        size += len(line[1]) if type(line) is tuple else len(line.raw)
-        if len(block) >= block_lines or size >= block_bytes:
-            yield block
-            block = []
-            size = 0
-    if block:
+    """The lines in blocks of ``block_lines``; a block ends early once its lines hold
+    ``block_bytes`` bytes (checked every :data:`_BLOCK_STEP` lines)."""
+    lines = iter(lines)
+    while True:
+        block: list[RawLine | SourceLine] = []
+        size = 0
+        while len(block) < block_lines and size < block_bytes:
+            step = list(islice(lines, min(_BLOCK_STEP, block_lines - len(block))))
+            if not step:
+                break
+            block += step
+            if set(map(type, step)) == {tuple}:  # the usual step: lines as bytes
+                size += sum(map(len, map(_BYTES, step)))
+            else:
+                size += sum(len(line[1]) if type(line) is tuple else len(line.raw)
+                            for line in step)
+        if not block:
+            return
         yield block
 
 
@@ -288,10 +315,13 @@ def score_blocks(
 ) -> Iterator[ScoredBlock]:
     """Score a stream of input lines block by block, yielding the blocks in input order.
 
-    An input of one block is scored in this process. When a second block follows and
-    ``workers`` (default: :func:`default_workers`, one per idle CPU) is 2 or more, every block goes to that many worker
-    processes, with at most two blocks per worker in flight: memory stays bounded whatever
-    the input's length. Close the generator (or exhaust it) to stop the workers.
+    ``workers`` is how many processes score (default: :func:`default_workers`, one per idle
+    CPU). An input of one block is scored in this process. When a second block follows and
+    ``workers`` is 2 or more, this process and ``workers - 1`` worker processes score the
+    blocks: a block goes to the workers while fewer than two per worker are unfinished, else
+    it is scored here. At most two blocks per process are waiting to be yielded, so memory
+    stays bounded whatever the input's length. Close the generator (or exhaust it) to stop the
+    workers.
     """
     workers = default_workers() if workers is None else max(1, workers)
     blocks = _blocks(lines, max(1, block_lines), block_bytes)
@@ -311,19 +341,40 @@ def score_blocks(
         return
     warm_up = first[:WARM_UP_LINES]
     score_block(warm_up, resolver)
-    pool = _worker_pool(workers, resolver)
+    helpers = workers - 1
+    pool = _worker_pool(helpers, resolver)
+    # The pool's threads here (sending blocks, receiving results) wait for the interpreter
+    # lock while this process scores a block: switching every 0.5 ms instead of 5 keeps the
+    # workers fed.
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(switch_interval, _SWITCH_SECONDS))
     try:
-        pending: deque[Future[ScoredBlock]] = deque(
-            [pool.submit(_score_in_worker, first), pool.submit(_score_in_worker, second)])
-        for block in blocks:
-            pending.append(pool.submit(_score_in_worker, block))
+        pending: deque[Future[ScoredBlock] | ScoredBlock] = deque()
+        for block in chain((first, second), blocks):
+            unfinished = sum(1 for item in pending
+                             if type(item) is not ScoredBlock and not item.done())
+            if unfinished < 2 * helpers:
+                pending.append(pool.submit(_score_in_worker, block))
+            else:  # the workers are busy: this process scores the block
+                pending.append(score_block(block, resolver))
+            while pending and (type(pending[0]) is ScoredBlock or pending[0].done()):
+                yield _finished(pending.popleft())
             while len(pending) > 2 * workers:
-                yield pending.popleft().result()
+                yield _finished(pending.popleft())
         while pending:
-            yield pending.popleft().result()
+            yield _finished(pending.popleft())
     finally:
+        sys.setswitchinterval(switch_interval)
         pool.shutdown(wait=True, cancel_futures=True)
 
+
+def _finished(item: Future[ScoredBlock] | ScoredBlock) -> ScoredBlock:
+    """A block scored here, or a worker's (waiting for it)."""
+    return item if type(item) is ScoredBlock else item.result()  # type: ignore[union-attr]
+
+
+_SWITCH_SECONDS = 0.0005
+"""The interpreter's thread switch interval while workers score beside this process."""
 
 _worker_resolver: RulesResolver | None = None
 

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from functools import cache
-from importlib.resources import files
-from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pipeline.rules.ruleset import PRESET_NAMES, RulesError, RuleSet, preset, ruleset_from_mapping
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
     import jsonschema
 
 SCHEMA_PACKAGE = "pipeline.schemas"
@@ -34,6 +33,8 @@ def schema_directory() -> Traversable:
     checkout = _CHECKOUT / "schemas"
     if checkout.is_dir() and (_CHECKOUT / "pyproject.toml").is_file():
         return checkout
+    from importlib.resources import files  # here: ofc score of preset rules starts sooner
+
     return files(SCHEMA_PACKAGE)
 
 
@@ -96,6 +97,8 @@ def validate_rules_mapping(mapping: dict[str, Any], source: str = "rules") -> No
 
 def load_rules_file(path: str | Path) -> RuleSet:
     """Read and validate a TOML rules file; the rule set is named after the file unless it says."""
+    import tomllib  # here: ofc score of preset rules starts sooner
+
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")

@@ -22,6 +22,28 @@ def test_registry_lists_the_formats() -> None:
         assert callable(spec.read) and callable(spec.sniff) and spec.description
 
 
+def test_reading_lines_does_not_import_the_readers() -> None:
+    """The registry (and every format's reader) is built on first use: a command that only
+    reads lines (``ofc score``, with pipeline.formats.source) starts without them; the
+    registry's names still import as before."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    script = (
+        "import sys\n"
+        "import pipeline.formats.source\n"
+        "before = sorted(m for m in sys.modules if m.startswith('pipeline.formats'))\n"
+        "from pipeline.formats import FILE_SUFFIXES, FORMATS, SourceRecord\n"
+        "print(before, list(FORMATS), '.csv' in FILE_SUFFIXES, SourceRecord.__name__)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            cwd=repo, timeout=60, check=True)
+    assert result.stdout.split("] ")[0] + "]" == str(["pipeline.formats",
+                                                       "pipeline.formats.source"])
+    assert "['canonical', 'poker-arena', 'boards-csv'] True SourceRecord" in result.stdout
+
+
 def test_detect_each_format(
     tmp_path: Path, classic_log: Path, sample_boards: Path
 ) -> None:

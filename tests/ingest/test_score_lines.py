@@ -262,11 +262,44 @@ def test_distinct_parts_are_rendered_for_every_row_whatever_their_size() -> None
     from pipeline.ingest.score_lines import _distinct_texts
 
     rng = random.Random(3)
-    for low, high in ((-5, 60), (-(1 << 20), 1 << 20)):
-        rows = np.array([[rng.randint(low, high) for _ in range(4)] for _ in range(300)]
-                        + [[1, 2, 3, 4]] * 5)
-        texts = _distinct_texts(rows, lambda *row: repr(row))
-        assert texts == [repr(tuple(row)) for row in rows.tolist()]
+    for width in (4, 6):
+        for low, high in ((-5, 60), (0, 1), (-(1 << 20), 1 << 20), (-(1 << 40), 1 << 40)):
+            rows = np.array([[rng.randint(low, high) for _ in range(width)] for _ in range(300)]
+                            + [list(range(width))] * 5)
+            texts = _distinct_texts(rows, lambda *row: repr(row))
+            assert texts == [repr(tuple(row)) for row in rows.tolist()]
+
+
+def test_a_block_ends_early_once_its_lines_hold_enough_bytes() -> None:
+    """Besides its line count, a block ends once its lines hold ``block_bytes`` (checked every
+    16 lines: memory stays bounded by that, however long the lines), in one process and with
+    workers; the output is the same."""
+    lines = as_lines([json.dumps(deal_hand(seed)) for seed in range(100)])
+    resolver = RulesResolver()
+    size = len(lines[0][1])
+    for workers in (1, 2):
+        blocks = list(score_blocks(iter(lines), resolver, workers=workers, block_lines=1000,
+                                   block_bytes=20 * size))
+        assert [block.lines for block in blocks] == [32, 32, 32, 4]
+        assert "".join(block.text for block in blocks) == scalar_text(lines, resolver)
+
+
+def test_ofc_score_in_process_leaves_the_garbage_collector_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``ofc score`` freezes the imported objects for the collector while it runs; called in a
+    process that goes on (a test, a notebook), it leaves none frozen and the collector on."""
+    import gc
+
+    from pipeline.cli import main
+
+    path = tmp_path / "hands.jsonl"
+    path.write_text("".join(json.dumps(deal_hand(seed)) + "\n" for seed in range(3)),
+                    encoding="utf-8")
+    assert gc.isenabled()
+    assert main(["score", "--jobs", "1", str(path)]) == 0
+    assert capsys.readouterr().out.count('"fantasyland_cards"') >= 6
+    assert gc.isenabled() and gc.get_freeze_count() == 0
 
 
 def test_workers_are_started_for_idle_cpus_only() -> None:

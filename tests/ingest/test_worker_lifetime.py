@@ -92,7 +92,7 @@ def test_killing_ofc_score_ends_its_workers(tmp_path: Path) -> None:
     """``ofc score`` reading a pipe that stays open: its forked workers end with it."""
     lines = "".join(json.dumps(deal_hand(seed)) + "\n" for seed in range(300)) * 16
     process = subprocess.Popen(
-        [sys.executable, "-m", "pipeline.cli", "score", "-", "--jobs", "2"],
+        [sys.executable, "-m", "pipeline.cli", "score", "-", "--jobs", "3"],  # two workers
         start_new_session=True, cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)),
         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
