@@ -160,7 +160,9 @@ def test_samples_do_not_depend_on_where_a_run_starts(simulated_db: Path) -> None
 
 def test_racing_keeps_the_chosen_placement_at_full_count(simulated_db: Path) -> None:
     decision = _a_decision(simulated_db, street=0)
-    grade = grade_decision(decision, STANDARD, GradeSettings(rollouts=64, screen=8))
+    # the screening alone (no contender race past the full count)
+    grade = grade_decision(decision, STANDARD, GradeSettings(rollouts=64, screen=8,
+                                                             contenders=0))
     assert grade is not None
     assert grade.tallies[grade.chosen].samples == 64
     assert grade.tallies[grade.best].samples == 64
@@ -168,6 +170,14 @@ def test_racing_keeps_the_chosen_placement_at_full_count(simulated_db: Path) -> 
     assert min(counts) >= 8
     assert sum(counts) < 64 * len(counts)  # clearly worse placements stopped early
     assert len(grade.alternatives) == 232 or grade.legal == 232
+    # with the race (the default, on the opening too): the chosen and the best play run at
+    # least the full count, the plays screened out no more than before
+    raced = grade_decision(decision, STANDARD, GradeSettings(rollouts=64, screen=8))
+    assert raced is not None
+    assert raced.tallies[raced.chosen].samples >= 64
+    assert raced.tallies[raced.best].samples >= 64
+    assert max(tally.samples for tally in raced.tallies) > 64  # the race ran on the opening
+    assert sum(tally.samples < 64 for tally in raced.tallies) > len(raced.tallies) // 2
 
 
 def test_an_opponent_in_fantasyland_is_dealt_from_the_unseen_cards(certain_db: Path) -> None:
