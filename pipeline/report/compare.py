@@ -39,9 +39,9 @@ from pipeline.report.stats import (
     z_score,
 )
 from pipeline.report.trends import (
+    Cells,
     RollingSeries,
     WithinFit,
-    cells_from_totals,
     raw_difference,
     rolling_series,
     strata_codes,
@@ -181,8 +181,10 @@ def _session_trend(cells: pl.DataFrame, column: str) -> WithinFit | None:
 
 
 def _session_trends(cells: pl.DataFrame) -> dict[str, dict[str, WithinFit | None]]:
-    """:func:`_session_trend` of every player of ``cells`` (points and foul), with one sort
-    and one numbering of the sessions for all of them, then one small fit per player."""
+    """:func:`_session_trend` of every player of ``cells`` (points and foul), with one sort,
+    one numbering of the sessions and one coding of the strata and sessions (in order of first
+    appearance, as :func:`~pipeline.report.trends.cells_from_totals` codes them) for all of
+    them, then one small fit per player."""
     if cells.is_empty():
         return {}
     ordered = cells.sort(["player", "first_started_at", "first_hand_key"])
@@ -192,19 +194,26 @@ def _session_trends(cells: pl.DataFrame) -> dict[str, dict[str, WithinFit | None
               .with_columns(pl.int_range(1, pl.len() + 1).over("player").alias("_number")))
     ordered = ordered.join(starts.select("player", "session_id", "_number"),
                            on=["player", "session_id"], how="left", maintain_order="left")
-    ordered = ordered.with_columns(
-        pl.format("{}/{}", "variant", "player_count").alias("_stratum"))
+
+    def first_appearance(*columns: str) -> pl.Expr:
+        # 0, 1, ... per player, in the order each value first appears in the player's rows
+        first = pl.col("_row").min().over(["player", *columns])
+        return (first.rank("dense").over("player") - 1).cast(pl.Int64)
+
+    ordered = (ordered.with_row_index("_row")
+               .with_columns(first_appearance("variant", "player_count").alias("_stratum"),
+                             first_appearance("session_id").alias("_session")))
     fits: dict[str, dict[str, WithinFit | None]] = {}
     for (player,), part in ordered.partition_by("player", as_dict=True,
                                                 maintain_order=True).items():
-        hands = part["hands"].to_numpy()
+        hands = part["hands"].to_numpy().astype(float)
         number = part["_number"].to_numpy().astype(float)
-        strata = part["_stratum"].to_list()
-        sessions = part["session_id"].to_list()
+        strata = part["_stratum"].to_numpy()
+        sessions = part["_session"].to_numpy()
         fits[str(player)] = {
-            column: within_effect_of_cells(cells_from_totals(
-                hands, part[total].to_numpy(), part[squares].to_numpy(), number, strata,
-                sessions))
+            column: within_effect_of_cells(Cells(
+                hands, part[total].to_numpy().astype(float),
+                part[squares].to_numpy().astype(float), number, strata, sessions))
             for column, total, squares in (("points", "points", "points_sq"),
                                            ("foul", "fouls", "fouls"))
         }
