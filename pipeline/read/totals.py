@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import enum
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import duckdb
@@ -78,27 +78,22 @@ def readiness_checked_once() -> Iterator[None]:
         _READINESS.reset(token)
 
 
+def _checked_once(connection: duckdb.DuckDBPyConnection, name: str,
+                  check: Callable[[duckdb.DuckDBPyConnection], bool]) -> bool:
+    """``check(connection)``: within :func:`readiness_checked_once`, looked at once per
+    connection and ``name``; at every call outside."""
+    remembered = _READINESS.get()
+    if remembered is None:
+        return check(connection)
+    key = (id(connection), name)
+    if key not in remembered:
+        remembered[key] = check(connection)
+    return remembered[key]
+
+
 def aggregates_ready(connection: duckdb.DuckDBPyConnection) -> bool:
     """True when the aggregates exist, follow this code's definition, and count every board."""
-    remembered = _READINESS.get()
-    if remembered is None:
-        return _aggregates_ready(connection)
-    key = (id(connection), "aggregates")
-    if key not in remembered:
-        remembered[key] = _aggregates_ready(connection)
-    return remembered[key]
-
-
-def _play_order_ready(connection: duckdb.DuckDBPyConnection) -> bool:
-    """:func:`pipeline.ingest.play_order.play_order_ready`, looked at once per connection
-    within :func:`readiness_checked_once`."""
-    remembered = _READINESS.get()
-    if remembered is None:
-        return play_order_ready(connection)
-    key = (id(connection), "play order")
-    if key not in remembered:
-        remembered[key] = play_order_ready(connection)
-    return remembered[key]
+    return _checked_once(connection, "aggregates", _aggregates_ready)
 
 
 def _aggregates_ready(connection: duckdb.DuckDBPyConnection) -> bool:
@@ -115,21 +110,32 @@ def _aggregates_ready(connection: duckdb.DuckDBPyConnection) -> bool:
     return version == AGGREGATES_VERSION and int(boards) == int(evaluations)
 
 
-def use_aggregates(connection: duckdb.DuckDBPyConnection, route: Route, served: bool) -> bool:
-    """Whether to answer from the aggregates: ``served`` says the question's filters fit their
-    grain. Raises :class:`AggregatesUnavailable` when ``route`` demands them and they cannot."""
+def _route_allows(route: Route, served: bool, ready: Callable[[], bool], finer: str,
+                  missing: str) -> bool:
+    """Whether ``route`` answers from kept tables: not when it forces the full pass or the
+    question is not ``served`` by them, else when they are ``ready()``; raises
+    :class:`AggregatesUnavailable` (``finer`` or ``missing``) when ``route`` demands them and
+    they cannot."""
     if route is Route.AUTO:
         route = _PREFERRED.get()
     if route is Route.FULL_PASS:
         return False
     if not served:
         if route is Route.AGGREGATES:
-            raise AggregatesUnavailable("these filters are finer than the aggregates' grain")
+            raise AggregatesUnavailable(finer)
         return False
-    ready = aggregates_ready(connection)
-    if route is Route.AGGREGATES and not ready:
-        raise AggregatesUnavailable("the database holds no current aggregates")
-    return ready
+    is_ready = ready()
+    if route is Route.AGGREGATES and not is_ready:
+        raise AggregatesUnavailable(missing)
+    return is_ready
+
+
+def use_aggregates(connection: duckdb.DuckDBPyConnection, route: Route, served: bool) -> bool:
+    """Whether to answer from the aggregates: ``served`` says the question's filters fit their
+    grain. Raises :class:`AggregatesUnavailable` when ``route`` demands them and they cannot."""
+    return _route_allows(route, served, lambda: aggregates_ready(connection),
+                         "these filters are finer than the aggregates' grain",
+                         "the database holds no current aggregates")
 
 
 def _rollups_ready(connection: duckdb.DuckDBPyConnection) -> bool:
@@ -156,33 +162,18 @@ def totals_tables(connection: duckdb.DuckDBPyConnection, filters: Filters) -> tu
     yes."""
     if filters.date_from is not None or filters.date_to is not None:
         return "board_totals", "pair_totals"
-    remembered = _READINESS.get()
-    if remembered is None:
-        ready = _rollups_ready(connection)
-    else:
-        key = (id(connection), "rollups")
-        if key not in remembered:
-            remembered[key] = _rollups_ready(connection)
-        ready = remembered[key]
-    return ("board_totals_all", "pair_totals_all") if ready else ("board_totals", "pair_totals")
+    if _checked_once(connection, "rollups", _rollups_ready):
+        return "board_totals_all", "pair_totals_all"
+    return "board_totals", "pair_totals"
 
 
 def use_play_order(connection: duckdb.DuckDBPyConnection, route: Route, served: bool) -> bool:
     """:func:`use_aggregates` for the kept play order (``play_order``): ``served`` says the
     question asks for whole players (no hand-level filter)."""
-    if route is Route.AUTO:
-        route = _PREFERRED.get()
-    if route is Route.FULL_PASS:
-        return False
-    if not served:
-        if route is Route.AGGREGATES:
-            raise AggregatesUnavailable("the play order is kept over every hand of a player; "
-                                        "these filters keep only some")
-        return False
-    ready = _play_order_ready(connection)
-    if route is Route.AGGREGATES and not ready:
-        raise AggregatesUnavailable("the database holds no current play order")
-    return ready
+    return _route_allows(
+        route, served, lambda: _checked_once(connection, "play order", play_order_ready),
+        "the play order is kept over every hand of a player; these filters keep only some",
+        "the database holds no current play order")
 
 
 def grain_serves(filters: Filters, sessions: bool = False, opponents: bool = False) -> bool:
