@@ -110,10 +110,10 @@ class GradeSettings:
 
     ``rollouts``: selection samples per alternative (racing); ``evaluation``: independent samples
     of the selected and the chosen play (None: :data:`EVALUATION_RATIO` × ``rollouts``). The
-    defaults (policy ``expert``, 600 and 1,000, 3 contenders racing on to 2,400 in decisions of
-    at most 60 plays, evaluation for an SE of 0.45 points) are what
-    tests/benchmarks/bench_grading.py measured as the best accuracy for about 1.5× the CPU of
-    600 and 1,000 alone (docs/grading.md); ``exact_limit``: the most
+    defaults (policy ``expert``, 600 and 1,000, 3 contenders racing on to 2,400 in every
+    decision, evaluation for an SE of 0.45 points) are what tests/benchmarks/bench_grading.py
+    measured against a reference at 50× the samples: 90 % agreement and 0.20 points of error
+    for about 1.5-1.6× the CPU of 600 and 1,000 alone (docs/grading.md); ``exact_limit``: the most
     deals a decision may have to be enumerated instead (0: never); ``min_loss``: the smallest
     loss (points) called a mistake, however certain (an exact 0.03 is not worth a lesson).
     """
