@@ -5,6 +5,7 @@ than their grain take the full pass."""
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -202,3 +203,32 @@ def test_readiness_is_checked_once_per_connection_inside_a_block(
     finally:
         first.close()
         second.close()
+
+
+def test_questions_without_a_date_read_the_day_free_rollups(mixed: Mixed,
+                                                           tmp_path: Path) -> None:
+    """The rollups answer whenever no date is filtered (the same frames, above); a date filter
+    reads the per-day tables; rollups that no longer sum to the per-day tables are not used."""
+    from pipeline.read.totals import totals_tables
+
+    connection = read.source.open_reader(mixed.database)
+    try:
+        assert totals_tables(connection, Filters()) == ("board_totals_all", "pair_totals_all")
+        assert totals_tables(connection, Filters(variants=("classic",))) == (
+            "board_totals_all", "pair_totals_all")
+        assert totals_tables(connection, Filters(date_from=date(2026, 10, 6))) == (
+            "board_totals", "pair_totals")
+        kept = read.players.player_kpis(connection, Filters())
+    finally:
+        connection.close()
+    stale = mixed.copy(tmp_path)
+    writer = duckdb.connect(str(stale))
+    writer.execute("DELETE FROM board_totals_all WHERE rowid IN "
+                   "(SELECT min(rowid) FROM board_totals_all)")
+    writer.close()
+    connection = read.source.open_reader(stale)
+    try:
+        assert totals_tables(connection, Filters()) == ("board_totals", "pair_totals")
+        assert_frame_equal(read.players.player_kpis(connection, Filters()), kept)
+    finally:
+        connection.close()
