@@ -39,7 +39,7 @@ def pair_net_points(db: Database, filters: Filters, route: Route = Route.AUTO) -
     with reading(db) as connection:
         if use_aggregates(connection, route, grain_serves(filters, opponents=True)):
             conditions, params = totals_conditions(filters)
-            boards, pairs = totals_tables(connection, filters)
+            pairs = totals_tables(connection, filters)[1]
             opponents, opponent_params = in_list("t.opponent", filters.opponents)
             sql = f"""
                 SELECT player, opponent, sum(hands)::BIGINT AS hands,

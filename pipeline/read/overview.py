@@ -181,7 +181,7 @@ def player_leaderboard(db: Database, filters: Filters, limit: int = 50,
     with reading(db) as connection:
         if use_aggregates(connection, route, grain_serves(filters)):
             conditions, params = totals_conditions(filters)
-            boards, pairs = totals_tables(connection, filters)
+            boards = totals_tables(connection, filters)[0]
             sql = f"""
                 WITH points AS (
                     SELECT player, sum(boards)::BIGINT AS hands, sum(points)::BIGINT AS points

@@ -70,7 +70,7 @@ def player_kpis(db: Database, filters: Filters, route: Route = Route.AUTO) -> pl
     with reading(db) as connection:
         if use_aggregates(connection, route, grain_serves(filters)):
             conditions, params = totals_conditions(filters)
-            boards, pairs = totals_tables(connection, filters)
+            boards = totals_tables(connection, filters)[0]
             sql = f"""
                 WITH rows AS (SELECT * FROM {boards} t WHERE TRUE{conditions}),
                 points AS (
@@ -325,7 +325,7 @@ def points_by_variant(db: Database, filters: Filters, route: Route = Route.AUTO)
     with reading(db) as connection:
         if use_aggregates(connection, route, grain_serves(filters)):
             conditions, params = totals_conditions(filters)
-            boards, pairs = totals_tables(connection, filters)
+            boards = totals_tables(connection, filters)[0]
             sql = f"""
                 SELECT variant, sum(boards)::BIGINT AS hands, sum(points)::BIGINT AS points,
                        sum(points)::DOUBLE / sum(boards) AS points_per_hand,
@@ -355,7 +355,7 @@ def points_by_position(db: Database, filters: Filters, route: Route = Route.AUTO
     with reading(db) as connection:
         if use_aggregates(connection, route, grain_serves(filters)):
             conditions, params = totals_conditions(filters)
-            boards, pairs = totals_tables(connection, filters)
+            boards = totals_tables(connection, filters)[0]
             sql = f"""
                 SELECT player_count, position, sum(buttons) > 0 AS is_button,
                        sum(boards)::BIGINT AS hands, sum(points)::BIGINT AS points,

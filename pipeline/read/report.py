@@ -178,7 +178,7 @@ def _player_totals_full(connection: duckdb.DuckDBPyConnection,
 def _player_totals_from_aggregates(connection: duckdb.DuckDBPyConnection,
                                    filters: Filters) -> pl.DataFrame:
     conditions, params = totals_conditions(filters)
-    boards, pairs = totals_tables(connection, filters)
+    boards = totals_tables(connection, filters)[0]
 
     def total(column: str, condition: str = "") -> str:
         only = f" FILTER (WHERE {condition})" if condition else ""
@@ -228,7 +228,7 @@ def report_matchup_totals(db: Database, filters: Filters, leave_out: tuple[str, 
         if use_aggregates(connection, route, grain_serves(filters, sessions=True,
                                                           opponents=True)):
             conditions, params = totals_conditions(filters)
-            boards, pairs = totals_tables(connection, filters)
+            pairs = totals_tables(connection, filters)[1]
             left_out, left_params = in_list("t.opponent", leave_out, negate=True)
             sql = f"""
                 SELECT player, variant, rules, sum(hands)::BIGINT AS matchups,
@@ -268,7 +268,7 @@ def report_pair_totals(db: Database, filters: Filters,
         if use_aggregates(connection, route, grain_serves(filters, sessions=True,
                                                           opponents=True)):
             conditions, params = totals_conditions(filters, players=False)
-            boards, pairs = totals_tables(connection, filters)
+            pairs = totals_tables(connection, filters)[1]
             sql = f"""
                 SELECT player, opponent, rules, sum(hands)::BIGINT AS hands,
                     sum(points)::BIGINT AS points, sum(points_sq)::BIGINT AS points_sq,
