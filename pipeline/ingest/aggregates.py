@@ -347,19 +347,25 @@ def rebuild(connection: duckdb.DuckDBPyConnection, keep_draws: bool = False) -> 
     store.set_meta(connection, AGGREGATES_META_KEY, AGGREGATES_VERSION)
 
 
+def _build_missing(connection: duckdb.DuckDBPyConnection) -> tuple[bool, bool]:
+    """Build the day-free rollups (from the per-day tables) and ``play_order`` (from the stored
+    hands) when the database has none of this version, beside current aggregates. Returns
+    whether each was built."""
+    rollups = store.get_meta(connection, ROLLUP_META_KEY) != ROLLUP_VERSION
+    if rollups:
+        _rebuild_rollups(connection)
+    numbering = not play_order.play_order_current(connection)
+    if numbering:
+        play_order.rebuild(connection)
+    return rollups, numbering
+
+
 def ensure_aggregates(connection: duckdb.DuckDBPyConnection) -> bool:
     """Build the aggregates when the database has none of this version (a database made
     before them, or by an older definition), and ``play_order`` when it has none (a database
     made before it). Returns True when it built them (the aggregates, or the numbering)."""
     if aggregates_current(connection):
-        built = False
-        if store.get_meta(connection, ROLLUP_META_KEY) != ROLLUP_VERSION:
-            _rebuild_rollups(connection)
-            built = True
-        if not play_order.play_order_current(connection):
-            play_order.rebuild(connection)
-            built = True
-        return built
+        return any(_build_missing(connection))
     rebuild(connection)
     update_session_points(connection)  # sessions' fouls and royalties, new columns there too
     return True
@@ -380,11 +386,9 @@ def add_hands(connection: duckdb.DuckDBPyConnection, frames: Mapping[str, pa.Tab
     if not aggregates_current(connection):
         ensure_aggregates(connection)  # everything stored, this batch included
         return
-    if store.get_meta(connection, ROLLUP_META_KEY) != ROLLUP_VERSION:
-        _rebuild_rollups(connection)  # from board_totals, which do not count this batch yet
-    numbered = play_order.play_order_current(connection)
-    if not numbered:
-        play_order.rebuild(connection)  # from the stored hands, this batch included
+    # the rollups come from board_totals, which do not count this batch yet; a new numbering
+    # from the stored hands, which hold it already (then the batch is not numbered again)
+    renumbered = _build_missing(connection)[1]
     hands = frames.get("hands")
     if hands is None or hands.num_rows == 0:
         return
@@ -406,7 +410,7 @@ def add_hands(connection: duckdb.DuckDBPyConnection, frames: Mapping[str, pa.Tab
         draws = _draws_sql(relations["placements"], where)
         connection.execute(f"INSERT INTO fantasyland_draws BY NAME {draws}")
         _count(connection, relations, draws, where, 1)
-        if numbered:
+        if not renumbered:
             play_order.add_rows(connection, relations["results"], relations["hands"],
                                 relations["evaluations"], where)
     finally:

@@ -46,6 +46,11 @@ def order_key(started_at: str, hand_key: str) -> str:
             f"k := {hand_key})")
 
 
+_BASE_COLUMNS = ("coalesce(max(p.hand_number), 0)::BIGINT AS base_number, "
+                 "coalesce(arg_max(p.cumulative, p.hand_number), 0)::BIGINT AS base_points, "
+                 "coalesce(arg_max(p.fouls, p.hand_number), 0)::BIGINT AS base_fouls")
+"""Where a player's numbering goes on from, over the player's kept rows ``p`` (0 without)."""
+
 _WINDOW = ("WINDOW w AS (PARTITION BY r.player ORDER BY h.started_at NULLS FIRST, r.hand_key "
            "ROWS UNBOUNDED PRECEDING)")
 
@@ -108,9 +113,7 @@ def _renumber_from_bounds(connection: duckdb.DuckDBPyConnection, exclude: str = 
     ``r``) are left out (hands being deleted)."""
     connection.execute(f"""
         CREATE OR REPLACE TEMP TABLE {_BASE} AS
-        SELECT b.player, b.bound, coalesce(max(p.hand_number), 0)::BIGINT AS base_number,
-               coalesce(arg_max(p.cumulative, p.hand_number), 0)::BIGINT AS base_points,
-               coalesce(arg_max(p.fouls, p.hand_number), 0)::BIGINT AS base_fouls
+        SELECT b.player, b.bound, {_BASE_COLUMNS}
         FROM {_BOUNDS} b
         LEFT JOIN play_order p ON p.player = b.player
              AND {order_key('p.started_at', 'p.hand_key')} < b.bound
@@ -147,9 +150,7 @@ def add_rows(connection: duckdb.DuckDBPyConnection, results: str, hands: str,
         # new hand (a hand played before others already stored) is numbered again from there.
         connection.execute(f"""
             CREATE OR REPLACE TEMP TABLE _play_order_last AS
-            SELECT b.player, b.bound, coalesce(max(p.hand_number), 0)::BIGINT AS base_number,
-                   coalesce(arg_max(p.cumulative, p.hand_number), 0)::BIGINT AS base_points,
-                   coalesce(arg_max(p.fouls, p.hand_number), 0)::BIGINT AS base_fouls,
+            SELECT b.player, b.bound, {_BASE_COLUMNS},
                    max({order_key('p.started_at', 'p.hand_key')}) AS last_key
             FROM {_BOUNDS} b LEFT JOIN play_order p ON p.player = b.player
             GROUP BY b.player, b.bound

@@ -145,3 +145,26 @@ def test_hand_filters_take_the_full_pass(scrambled: Path) -> None:
                                            route=Route.AGGREGATES)
     finally:
         connection.close()
+
+
+def test_a_database_with_aggregates_but_no_numbering_gets_it_at_its_next_write(
+        mixed: Mixed, scrambled: Path, tmp_path: Path) -> None:
+    """A database whose aggregates were made before ``play_order`` and the day-free rollups:
+    its next batch builds both (the numbering from the stored hands, that batch included, and
+    not numbered twice; the rollups from the per-day tables, that batch added after)."""
+    from tests.simulated_mix import rebuilt_aggregates
+
+    database = tmp_path / "older.duckdb"
+    database.write_bytes(scrambled.read_bytes())
+    connection = duckdb.connect(str(database))
+    for table in ("play_order", "board_totals_all", "pair_totals_all"):
+        connection.execute(f"DELETE FROM {table}")
+    connection.execute("DELETE FROM meta WHERE key IN ('play_order_version', 'rollup_version')")
+    connection.close()
+    later = mixed.records()[:12]
+    for record in later:
+        record["hand_id"] = f"later-{record['hand_id']}"
+    assert ingest_mappings(later, database, "later", batch_size=5).stored == 12
+    assert _kept(database) == _expected(database)
+    kept, again = rebuilt_aggregates(database)
+    assert kept == again
