@@ -624,8 +624,7 @@ def report_session_cells(db: Database, filters: Filters,
                          route: Route = Route.AUTO) -> pl.DataFrame:
     """Per player of ``filters.players`` (required), session and game (variant, table size):
     the hands in scope that a trend across sessions pools together — hands, points, points²,
-    fouls, and the first of them (start, then key), by player and then in order of that first
-    hand.
+    fouls, and the first of them (start, then key), in no particular order.
 
     From ``session_totals`` (kept with the sessions) unless dates or tables are filtered (a
     session may straddle the edge of a date range); else from the players' hands.
@@ -640,8 +639,7 @@ def report_session_cells(db: Database, filters: Filters,
                 players=filters.players, variants=filters.variants, rules=filters.rules))
             source = f"""
                 SELECT player, session_id, variant, player_count, hands, points, points_sq,
-                       fouls, struct_pack(started_at := first_started_at,
-                                          hand_key := first_hand_key) AS first
+                       fouls, first_started_at AS started_at, first_hand_key AS hand_key
                 FROM session_totals t WHERE TRUE{conditions}"""
         else:
             if route is Route.AGGREGATES and served:
@@ -651,24 +649,21 @@ def report_session_cells(db: Database, filters: Filters,
                 SELECT s.player, s.session_id, h.variant, h.player_count, 1 AS hands,
                        coalesce(r.points, 0)::BIGINT AS points,
                        coalesce(r.points, 0)::BIGINT * coalesce(r.points, 0) AS points_sq,
-                       CASE WHEN e.foul THEN 1 ELSE 0 END AS fouls,
-                       struct_pack(started_at := h.started_at, hand_key := h.hand_key) AS first
+                       CASE WHEN e.foul THEN 1 ELSE 0 END AS fouls, h.started_at, h.hand_key
                 FROM seats s
                 JOIN hands h ON h.hand_key = s.hand_key
                 LEFT JOIN results r ON r.hand_key = s.hand_key AND r.player = s.player
                 LEFT JOIN evaluations e ON e.hand_key = s.hand_key AND e.player = s.player
                 WHERE s.player IN ({heroes}) AND s.session_id IS NOT NULL AND {where}"""
             params = [*filters.players, *hand_params]
+        # in no order: sorting the texts would cost as much as the rest (the trend sorts the
+        # few integer columns it needs)
         sql = f"""
-            SELECT player, session_id, variant, player_count, hands, points, points_sq, fouls,
-                   first.started_at AS first_started_at, first.hand_key AS first_hand_key
-            FROM (
-                SELECT player, session_id, variant, player_count, sum(hands)::BIGINT AS hands,
-                       sum(points)::BIGINT AS points, sum(points_sq)::BIGINT AS points_sq,
-                       sum(fouls)::BIGINT AS fouls, min(first) AS first
-                FROM ({source}) GROUP BY player, session_id, variant, player_count
-            )
-            ORDER BY player, first_started_at, first_hand_key
+            SELECT player, session_id, variant, player_count, sum(hands)::BIGINT AS hands,
+                   sum(points)::BIGINT AS points, sum(points_sq)::BIGINT AS points_sq,
+                   sum(fouls)::BIGINT AS fouls, min(started_at) AS first_started_at,
+                   arg_min(hand_key, (started_at, hand_key)) AS first_hand_key
+            FROM ({source}) GROUP BY player, session_id, variant, player_count
         """
         return connection.sql(sql, params=params).pl().cast(
             SESSION_CELL_COLUMNS)  # type: ignore[arg-type]

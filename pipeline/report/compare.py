@@ -17,7 +17,9 @@ import math
 from dataclasses import dataclass
 from datetime import date, datetime
 
+import numpy as np
 import polars as pl
+import pyarrow.compute as pc
 
 from pipeline import read
 from pipeline.read.scope import Filters
@@ -181,43 +183,73 @@ def _session_trend(cells: pl.DataFrame, column: str) -> WithinFit | None:
 
 
 def _session_trends(cells: pl.DataFrame) -> dict[str, dict[str, WithinFit | None]]:
-    """:func:`_session_trend` of every player of ``cells`` (points and foul), with one sort,
-    one numbering of the sessions and one coding of the strata and sessions (in order of first
-    appearance, as :func:`~pipeline.report.trends.cells_from_totals` codes them) for all of
-    them, then one small fit per player."""
+    """:func:`_session_trend` of every player of ``cells`` (points and foul), in any order: one
+    sort of the cells (by player, then their first hand: start, then key) and one numbering of
+    every player's sessions and coding of strata and sessions (in order of first appearance, as
+    :func:`~pipeline.report.trends.cells_from_totals` codes them), all on integer codes
+    (encoding the texts by hashing is several times cheaper than sorting them), then one small
+    fit per player."""
     if cells.is_empty():
         return {}
-    ordered = cells.sort(["player", "first_started_at", "first_hand_key"])
-    starts = (ordered.group_by(["player", "session_id"])
-              .agg(pl.col("first_started_at").min())
-              .sort(["player", "first_started_at", "session_id"])
-              .with_columns(pl.int_range(1, pl.len() + 1).over("player").alias("_number")))
-    ordered = ordered.join(starts.select("player", "session_id", "_number"),
-                           on=["player", "session_id"], how="left", maintain_order="left")
-
-    def first_appearance(*columns: str) -> pl.Expr:
-        # 0, 1, ... per player, in the order each value first appears in the player's rows
-        first = pl.col("_row").min().over(["player", *columns])
-        return (first.rank("dense").over("player") - 1).cast(pl.Int64)
-
-    ordered = (ordered.with_row_index("_row")
-               .with_columns(first_appearance("variant", "player_count").alias("_stratum"),
-                             first_appearance("session_id").alias("_session")))
+    players = cells["player"].to_arrow().dictionary_encode()
+    start = cells["first_started_at"].cast(pl.Int64).fill_null(np.iinfo(np.int64).min)
+    order = np.lexsort((cells["first_hand_key"].to_numpy(), start.to_numpy(),
+                        players.indices.to_numpy()))
+    player = players.indices.to_numpy().astype(np.int64)[order]
+    start_sorted = start.to_numpy()[order]
+    count = len(players.dictionary)
+    # each player's sessions numbered 1, 2, ... by their first start, then by id (the
+    # tie-break of sessions that start together, as for the hands: _hand_trends)
+    session_ids = cells["session_id"].to_arrow().dictionary_encode()
+    id_rank = pc.rank(session_ids.dictionary, sort_keys="ascending",
+                      tiebreaker="dense").to_numpy().astype(np.int64)
+    session_key = (player * (len(session_ids.dictionary) + 1)
+                   + id_rank[session_ids.indices.to_numpy()[order]])
+    sessions, first_row, session_of_row = np.unique(session_key, return_index=True,
+                                                    return_inverse=True)
+    session_player = player[first_row]
+    in_play_order = np.lexsort((sessions, start_sorted[first_row], session_player))
+    number = _rank_within(in_play_order, session_player, count)[session_of_row] + 1
+    session_code = _first_appearance_within(first_row, session_player, count)[session_of_row]
+    variants = cells["variant"].to_arrow().dictionary_encode()
+    stratum = (variants.indices.to_numpy().astype(np.int64) * 256
+               + cells["player_count"].cast(pl.Int64).to_numpy())[order]
+    stratum_key = player * (int(stratum.max()) + 1) + stratum
+    _, first_stratum_row, stratum_of_row = np.unique(stratum_key, return_index=True,
+                                                     return_inverse=True)
+    stratum_code = _first_appearance_within(first_stratum_row, player[first_stratum_row],
+                                            count)[stratum_of_row]
+    bounds = np.searchsorted(player, np.arange(count + 1))
+    sums = {column: cells[column].to_numpy()[order].astype(float)
+            for column in ("hands", "points", "points_sq", "fouls")}
+    numbers = number.astype(float)
     fits: dict[str, dict[str, WithinFit | None]] = {}
-    for (player,), part in ordered.partition_by("player", as_dict=True,
-                                                maintain_order=True).items():
-        hands = part["hands"].to_numpy().astype(float)
-        number = part["_number"].to_numpy().astype(float)
-        strata = part["_stratum"].to_numpy()
-        sessions = part["_session"].to_numpy()
-        fits[str(player)] = {
+    for code, name in enumerate(players.dictionary.to_pylist()):
+        rows = slice(bounds[code], bounds[code + 1])
+        fits[str(name)] = {
             column: within_effect_of_cells(Cells(
-                hands, part[total].to_numpy().astype(float),
-                part[squares].to_numpy().astype(float), number, strata, sessions))
+                sums["hands"][rows], sums[total][rows], sums[squares][rows], numbers[rows],
+                stratum_code[rows], session_code[rows]))
             for column, total, squares in (("points", "points", "points_sq"),
                                            ("foul", "fouls", "fouls"))
         }
     return fits
+
+
+def _rank_within(order: np.ndarray, group: np.ndarray, groups: int) -> np.ndarray:
+    """Each item's position 0, 1, ... within its group, in ``order`` (an ordering of the items
+    that keeps each group's items together, groups ascending)."""
+    position = np.empty(order.size, dtype=np.int64)
+    position[order] = np.arange(order.size)
+    group_start = np.searchsorted(group[order], np.arange(groups))
+    return position - group_start[group]
+
+
+def _first_appearance_within(first_row: np.ndarray, group: np.ndarray,
+                             groups: int) -> np.ndarray:
+    """Codes 0, 1, ... of items within their group, in order of their first row (rows of one
+    group are contiguous)."""
+    return _rank_within(np.argsort(first_row, kind="stable"), group, groups)
 
 
 def _hand_trend(hands: pl.DataFrame, column: str) -> WithinFit | None:

@@ -64,6 +64,11 @@ def _first_appearance(values: np.ndarray) -> np.ndarray:
     return rank[inverse.reshape(-1)]
 
 
+def _distinct(codes: np.ndarray) -> int:
+    """How many distinct values ``codes`` (non-negative integers) holds."""
+    return int(np.count_nonzero(np.bincount(codes))) if codes.size else 0
+
+
 def _weighted_demeaned(values: np.ndarray, weights: np.ndarray, groups: np.ndarray,
                        count: int) -> np.ndarray:
     sums = np.bincount(groups, weights=values * weights, minlength=count)
@@ -180,7 +185,7 @@ def within_effect_of_cells(pooled: Cells, level: float = 0.95) -> WithinFit | No
         return None
     estimate = float((hands_per_cell * x_within) @ y_within) / sxx
     residual = y_within - estimate * x_within
-    informing_strata = np.unique(stratum[informative]).size
+    informing_strata = _distinct(stratum[informative])
     df = cells - strata_count - 1
     if df < 1:
         return None
@@ -194,7 +199,7 @@ def within_effect_of_cells(pooled: Cells, level: float = 0.95) -> WithinFit | No
     t = estimate / se if se > 0 else None
     p = t_two_sided_p(t, df) if t is not None else (None if estimate else 1.0)
     margin = t_quantile(level, df) * se
-    sessions_used = int(np.unique(pooled.session[informative]).size)
+    sessions_used = _distinct(pooled.session[informative])
     return WithinFit(estimate, se, df, int(hands_per_cell[informative].sum()), sessions_used,
                      informing_strata, t, p, estimate - margin, estimate + margin)
 

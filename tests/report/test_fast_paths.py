@@ -128,6 +128,43 @@ def test_the_comparison_is_the_plain_per_player_computation(mixed: Mixed, spec: 
     assert checked >= 2
 
 
+def test_session_trends_of_shuffled_cells_with_sessions_that_start_together() -> None:
+    """Cells in any order, sessions of one player that start at the same moment (two tables
+    opened together: the session id breaks the tie), several strata, a player whose name sorts
+    first listed last: every player's trend is the plain computation's, to the last bit."""
+    from datetime import datetime, timedelta
+
+    from pipeline.report.compare import _session_trends
+
+    rows = []
+    for player, seed in (("zed", 1), ("amy", 2), ("mo", 3)):
+        for index in range(24):
+            started = datetime(2026, 3, 1) + timedelta(hours=index // 2 * 5)  # pairs tie
+            session = f"S{(seed * 7919 + index * 104729) % 99991:05d}{player}"
+            for stratum, (variant, size) in enumerate(
+                    (("pineapple", 3), ("classic", 3), ("pineapple", 2))):
+                if (index + stratum + seed) % 3 == 0:
+                    continue
+                hands = 3 + (index * seed + stratum) % 9
+                points = (index * 13 + seed * 5 + stratum * 7) % 23 - 11
+                rows.append({
+                    "player": player, "session_id": session, "variant": variant,
+                    "player_count": size, "hands": hands, "points": points,
+                    "points_sq": points * points + hands, "fouls": (index + seed) % hands,
+                    "first_started_at": started + timedelta(minutes=stratum),
+                    "first_hand_key": seed * 100_000 + index * 10 + stratum})
+    cells = pl.DataFrame(rows).cast(read.report.SESSION_CELL_COLUMNS).sample(
+        fraction=1.0, shuffle=True, seed=11)
+    trends = _session_trends(cells)
+    assert set(trends) == {"zed", "amy", "mo"}
+    for player in trends:
+        own = cells.filter(pl.col("player") == player)
+        for column in ("points", "foul"):
+            plain = _plain_session_trend(own, column)
+            assert plain is not None
+            assert trends[player][column] == plain
+
+
 @pytest.mark.parametrize("change_date", [date(2026, 10, 7), None])
 def test_progress_is_the_plain_computation(mixed: Mixed, change_date: date | None) -> None:
     """With a change date the trend is fitted from the hands; without one from the totals kept
