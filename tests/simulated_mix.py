@@ -171,6 +171,9 @@ def questions(players: list[str]) -> dict[str, Question]:
         "report_session_cells":
             lambda c, f, r: report.report_session_cells(
                 c, f if f.players else f.with_players(tuple(players[:3])), route=r),
+        "report_progress_series":
+            lambda c, f, r: report.report_progress_series(
+                c, f if f.players else f.with_players(tuple(players[:3])), route=r),
         "cumulative_points": lambda c, f, r: read.players.cumulative_points(c, f, route=r),
         "rolling_foul_rate": lambda c, f, r: read.players.rolling_foul_rate(c, f, route=r),
         "rolling_foul_rate (window 7)":
@@ -188,7 +191,8 @@ DAYS_FINER = {"report_session_cells"}
 """Questions whose aggregates are kept per session, not per day: a date filter (which may cut
 a session) takes the full pass."""
 
-WHOLE_PLAYERS = {"cumulative_points", "rolling_foul_rate", "rolling_foul_rate (window 7)"}
+WHOLE_PLAYERS = {"cumulative_points", "rolling_foul_rate", "rolling_foul_rate (window 7)",
+                 "report_progress_series"}
 """Questions answered from the kept play order, which numbers every hand of a player: any
 hand-level filter (dates, variants, rules) takes the full pass."""
 

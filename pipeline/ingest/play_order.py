@@ -4,8 +4,10 @@ The dashboard draws a player's cumulative points and rolling foul rate over the 
 in play order (``started_at``, undated hands first, then ``hand_key``). Numbering every hand of
 the players shown takes a sort of all their results at every page view: at a million hands,
 more than a tenth of a second. The writers keep the numbering in ``play_order`` instead, one row
-per result: the hand's number among the player's hands, and the player's points and fouls up to
-and including it. A page then reads only the rows it draws.
+per result: the hand's number among the player's hands, its game (variant, table size), points
+and foul, and the player's points and fouls up to and including it. A page then reads only the
+rows it draws; a rolling window over the mix of games (a player's progress) reads the player's
+rows, not the hand tables.
 
 Kept in the writer's transaction by :mod:`pipeline.ingest.aggregates`:
 
@@ -29,7 +31,7 @@ from pipeline import store
 __all__ = ["PLAY_ORDER_META_KEY", "PLAY_ORDER_VERSION", "add_rows", "play_order_current",
            "play_order_ready", "rebuild", "remove_rows"]
 
-PLAY_ORDER_VERSION = "1"
+PLAY_ORDER_VERSION = "2"  # 2: each row also holds its hand's game, points and foul
 """The definition the stored numbering follows."""
 
 PLAY_ORDER_META_KEY = "play_order_version"
@@ -69,7 +71,8 @@ def _numbered_sql(results: str, hands: str, evaluations: str, base: str | None,
     keep = f"WHERE {where}" if where else ""
     return f"""
         SELECT r.player, ({offsets} + row_number() OVER w)::BIGINT AS hand_number, r.hand_key,
-               h.started_at,
+               h.started_at, h.variant, h.player_count, r.points,
+               coalesce(e.foul, FALSE) AS foul,
                ({points_base} + sum(r.points) OVER w)::BIGINT AS cumulative,
                ({fouls_base} + sum(coalesce(e.foul, FALSE)::INTEGER) OVER w)::BIGINT AS fouls
         FROM {results} r {join}

@@ -32,6 +32,7 @@ from pipeline.read.totals import (
     totals_conditions,
     totals_tables,
     use_aggregates,
+    use_play_order,
 )
 
 
@@ -711,23 +712,38 @@ def report_progress_hands(db: Database, filters: Filters) -> pl.DataFrame:
     return frame(db, sql, [*filters.players, *params])
 
 
-def report_progress_series(db: Database, filters: Filters) -> pl.DataFrame:
+def report_progress_series(db: Database, filters: Filters,
+                           route: Route = Route.AUTO) -> pl.DataFrame:
     """:func:`report_progress_hands` without the seats (no session): what rolling windows
     need, the same rows in the same order, a narrower read (the trend across sessions then
     comes from :func:`report_session_cells`).
+
+    From the kept play order (``play_order``: each row holds its hand's game, points and foul)
+    when no date, variant, rules or table filter keeps only some of the players' hands; else
+    from the hand tables.
 
     Columns: hand_key, started_at, variant, player_count, player, points, foul.
     """
     if not filters.players:
         raise ValueError("report_progress_series needs the players in filters.players")
-    where, params = _report_conditions(filters)
     heroes = placeholders(filters.players)
-    sql = f"""
-        SELECT h.hand_key, h.started_at, h.variant, h.player_count, r.player, r.points, e.foul
-        FROM results r
-        JOIN hands h ON h.hand_key = r.hand_key
-        JOIN evaluations e ON e.hand_key = r.hand_key AND e.player = r.player
-        WHERE r.player IN ({heroes}) AND e.player IN ({heroes}) AND {where}
-        ORDER BY h.started_at NULLS FIRST, h.hand_key, r.player
-    """
-    return frame(db, sql, [*filters.players, *filters.players, *params])
+    served = not (filters.date_from or filters.date_to or filters.variants or filters.rules
+                  or filters.tables)
+    with reading(db) as connection:
+        if use_play_order(connection, route, served):
+            sql = f"""
+                SELECT hand_key, started_at, variant, player_count, player, points, foul
+                FROM play_order WHERE player IN ({heroes})
+                ORDER BY started_at NULLS FIRST, hand_key, player
+            """
+            return connection.sql(sql, params=list(filters.players)).pl()
+        where, params = _report_conditions(filters)
+        sql = f"""
+            SELECT h.hand_key, h.started_at, h.variant, h.player_count, r.player, r.points, e.foul
+            FROM results r
+            JOIN hands h ON h.hand_key = r.hand_key
+            JOIN evaluations e ON e.hand_key = r.hand_key AND e.player = r.player
+            WHERE r.player IN ({heroes}) AND e.player IN ({heroes}) AND {where}
+            ORDER BY h.started_at NULLS FIRST, h.hand_key, r.player
+        """
+        return connection.sql(sql, params=[*filters.players, *filters.players, *params]).pl()

@@ -262,7 +262,13 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         hand_key BIGINT NOT NULL,
         started_at TIMESTAMP,
         cumulative BIGINT NOT NULL,      -- results.points over hands 1..hand_number
-        fouls BIGINT NOT NULL            -- fouled boards over hands 1..hand_number
+        fouls BIGINT NOT NULL,           -- fouled boards over hands 1..hand_number
+        -- the hand itself (what a rolling window needs; null only in a numbering older than
+        -- these columns, which is rebuilt before any reader trusts it)
+        variant VARCHAR,
+        player_count TINYINT,
+        points INTEGER,                  -- results.points
+        foul BOOLEAN                     -- the board fouled
     )""",
     """CREATE TABLE IF NOT EXISTS fantasyland_draws (
         hand_key BIGINT NOT NULL,        -- a board that put a Q, K or A on top on street 1
@@ -457,6 +463,10 @@ MIGRATIONS: tuple[tuple[str, str, str], ...] = (
     ("decision_alternatives", "exact", "BOOLEAN"),
     ("sessions", "fouls", "BIGINT"),
     ("sessions", "royalties", "BIGINT"),
+    ("play_order", "variant", "VARCHAR"),
+    ("play_order", "player_count", "TINYINT"),
+    ("play_order", "points", "INTEGER"),
+    ("play_order", "foul", "BOOLEAN"),
 )
 """Columns added after schema version 1: (table, column, type), applied to older databases."""
 

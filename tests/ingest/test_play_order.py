@@ -27,26 +27,29 @@ __all__ = ["mixed"]
 
 def _expected(database: Path) -> list[tuple]:
     """Every player's hands numbered in play order, computed here without SQL windows:
-    (player, hand_number, hand_key, started_at, cumulative points, cumulative fouls)."""
+    (player, hand_number, hand_key, started_at, cumulative points, cumulative fouls, variant,
+    table size, points, foul)."""
     connection = duckdb.connect(str(database), read_only=True)
     try:
         rows = connection.sql(
-            "SELECT r.player, r.hand_key, h.started_at, r.points, e.foul FROM results r "
+            "SELECT r.player, r.hand_key, h.started_at, r.points, e.foul, h.variant, "
+            "h.player_count FROM results r "
             "JOIN hands h USING (hand_key) "
             "JOIN evaluations e ON e.hand_key = r.hand_key AND e.player = r.player").fetchall()
     finally:
         connection.close()
     by_player: dict[str, list[tuple]] = {}
-    for player, key, started, points, foul in rows:
-        by_player.setdefault(player, []).append((started, key, points, foul))
+    for player, key, started, points, foul, variant, size in rows:
+        by_player.setdefault(player, []).append((started, key, points, foul, variant, size))
     expected = []
     for player, hands in by_player.items():
         hands.sort(key=lambda hand: (hand[0] is not None, hand[0] or datetime.min, hand[1]))
         points_so_far = fouls_so_far = 0
-        for number, (started, key, points, foul) in enumerate(hands, start=1):
+        for number, (started, key, points, foul, variant, size) in enumerate(hands, start=1):
             points_so_far += points
             fouls_so_far += int(foul)
-            expected.append((player, number, key, started, points_so_far, fouls_so_far))
+            expected.append((player, number, key, started, points_so_far, fouls_so_far,
+                             variant, size, points, foul))
     return sorted(expected)
 
 
@@ -54,7 +57,8 @@ def _kept(database: Path) -> list[tuple]:
     connection = duckdb.connect(str(database), read_only=True)
     try:
         return connection.sql("SELECT player, hand_number, hand_key, started_at, cumulative, "
-                              "fouls FROM play_order ORDER BY ALL").fetchall()
+                              "fouls, variant, player_count, points, foul FROM play_order "
+                              "ORDER BY ALL").fetchall()
     finally:
         connection.close()
 
@@ -64,7 +68,9 @@ def _charts_agree(database: Path, players: tuple[str, ...]) -> None:
     try:
         assert play_order_ready(connection)
         for filters in (Filters(), Filters(players=players[:1]), Filters(players=players)):
-            for question in (read.players.cumulative_points, read.players.rolling_foul_rate):
+            for question in (read.players.cumulative_points, read.players.rolling_foul_rate,
+                             *([read.report.report_progress_series] if filters.players
+                               else [])):
                 kept = question(connection, filters, route=Route.AGGREGATES)
                 full = question(connection, filters, route=Route.FULL_PASS)
                 assert kept.height > 0
@@ -168,3 +174,44 @@ def test_a_database_with_aggregates_but_no_numbering_gets_it_at_its_next_write(
     assert _kept(database) == _expected(database)
     kept, again = rebuilt_aggregates(database)
     assert kept == again
+
+
+def test_a_numbering_without_the_hands_own_columns_is_rebuilt_at_the_next_write(
+        mixed: Mixed, scrambled: Path, tmp_path: Path) -> None:
+    """A database numbered by the first definition (no game, points or foul per row): readers
+    do not trust it (a player's progress reads the hand tables, with the same result), and its
+    next write adds the columns and numbers every hand again."""
+    database = tmp_path / "first-definition.duckdb"
+    database.write_bytes(scrambled.read_bytes())
+    later = mixed.records()[:7]
+    for record in later:
+        record["hand_id"] = f"after-{record['hand_id']}"
+    player = (later[0]["players"][0]["name"],)
+    connection = duckdb.connect(str(database))
+    for column in ("variant", "player_count", "points", "foul"):
+        connection.execute(f"ALTER TABLE play_order DROP COLUMN {column}")
+    connection.execute("UPDATE meta SET value = '1' WHERE key = 'play_order_version'")
+    connection.execute("DELETE FROM meta WHERE key = 'schema_fingerprint'")
+    connection.close()
+    reader = read.source.open_reader(database)
+    try:
+        assert not play_order_ready(reader)
+        with pytest.raises(AggregatesUnavailable):
+            read.report.report_progress_series(reader, Filters(players=player),
+                                               route=Route.AGGREGATES)
+        before = read.report.report_progress_series(reader, Filters(players=player))
+    finally:
+        reader.close()
+    assert ingest_mappings(later, database, "after", batch_size=3).stored == 7
+    assert _kept(database) == _expected(database)
+    reader = read.source.open_reader(database)
+    try:
+        assert play_order_ready(reader)
+        after = read.report.report_progress_series(reader, Filters(players=player),
+                                                   route=Route.AGGREGATES)
+    finally:
+        reader.close()
+    assert after.height > before.height
+    assert_frame_equal(after.filter(~after["hand_key"].is_in(
+        [int(key) for key in set(after["hand_key"]) - set(before["hand_key"])])), before,
+        check_exact=True)
