@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 import duckdb
+import numpy as np
 import polars as pl
 
 from pipeline.ingest.aggregates import FANTASYLAND_CARD_RANKS, fantasyland_top_value
@@ -563,10 +564,56 @@ def _scaled_states(sums: pl.DataFrame) -> pl.DataFrame:
     A board of a ``player_count`` table with ``k`` opponents counted weighs ``(player_count -
     1) / k``: each sum is scaled per ``k`` (exact integers, one rounding) and the parts are added
     in order of ``k``. The same sums always give the same figures, whichever way they were
-    read.
+    read. Vectorised over the groups (one addition per part, in order of ``k``: the same
+    roundings as a loop over the rows) while every scaled integer is exact in a float; else
+    the loop, with Python's exact integers.
     """
-    groups: dict[tuple[Any, ...], list[Any]] = {}
+    if sums.is_empty():
+        return pl.DataFrame(schema=STATE_COLUMNS)
     ordered = sums.sort([*STATE_KEYS, "pairings"])
+    column = {name: ordered[name].cast(pl.Int64).to_numpy() for name in (
+        "player_count", "pairings", "boards", "settled", "settled_sq", "royalty", "royalty_sq",
+        "royalty_settled", "fantasyland_next")}
+    scale, each = column["player_count"] - 1, column["pairings"]
+    squares = ("settled_sq", "royalty_sq", "royalty_settled")
+    largest = max(int(np.abs(scale * scale * column[name]).max())
+                  for name in ("settled", "royalty", *squares))
+    if largest >= 2 ** 53 or int(each.max()) ** 2 >= 2 ** 53:
+        return _scaled_states_by_rows(ordered)
+    group = ordered.select(pl.any_horizontal(
+        [pl.col(key).ne_missing(pl.col(key).shift()) for key in STATE_KEYS])
+        .cum_sum().cast(pl.Int64) - 1).to_series().to_numpy()
+    groups = int(group[-1]) + 1
+    first = np.searchsorted(group, np.arange(groups))
+    part = np.arange(group.size) - first[group]
+    parts = {
+        "value": (scale * column["settled"]) / each,
+        "value_sq": (scale * scale * column["settled_sq"]) / (each * each),
+        "royalty": (scale * column["royalty"]) / each,
+        "royalty_sq": (scale * scale * column["royalty_sq"]) / (each * each),
+        "value_royalty": (scale * scale * column["royalty_settled"]) / (each * each),
+    }
+    scaled = {name: np.zeros(groups) for name in parts}
+    for index in range(int(part.max()) + 1):
+        rows = part == index
+        for name, values in parts.items():
+            scaled[name][group[rows]] += values[rows]
+    counted = {name: np.zeros(groups, dtype=np.int64) for name in (
+        "boards", "fantasyland_next", "pairings", "settled")}
+    np.add.at(counted["boards"], group, column["boards"])
+    np.add.at(counted["fantasyland_next"], group, column["fantasyland_next"])
+    np.add.at(counted["pairings"], group, each * column["boards"])
+    np.add.at(counted["settled"], group, column["settled"])
+    keys = ordered.select(STATE_KEYS)[first]
+    return keys.with_columns(
+        *(pl.Series(name, counted[name] if name in counted else scaled[name])
+          for name in STATE_COLUMNS if name not in STATE_KEYS)).cast(
+        STATE_COLUMNS)  # type: ignore[arg-type]
+
+
+def _scaled_states_by_rows(ordered: pl.DataFrame) -> pl.DataFrame:
+    """:func:`_scaled_states` of sums sorted by group and ``pairings``, a row at a time."""
+    groups: dict[tuple[Any, ...], list[Any]] = {}
     for row in ordered.iter_rows(named=True):
         key = tuple(row[column] for column in STATE_KEYS)
         scale = row["player_count"] - 1
