@@ -21,7 +21,7 @@ from polars.testing import assert_frame_equal
 from pipeline import read
 from pipeline.ingest import aggregates
 from pipeline.ingest.sessions import update_session_points
-from pipeline.read.scope import Filters, has_hand_filters
+from pipeline.read.scope import Filters, HandFlags, has_hand_filters
 from pipeline.read.totals import AggregatesUnavailable, Route
 
 BATCH = 61
@@ -91,7 +91,7 @@ def mixed(tmp_path_factory: pytest.TempPathFactory) -> Mixed:
 
 
 AGGREGATE_TABLES = ("board_totals", "pair_totals", "fantasyland_draws", "session_totals",
-                    "play_order")
+                    "play_order", "hand_summaries")
 
 
 def stored_aggregates(connection: duckdb.DuckDBPyConnection) -> dict[str, list[tuple]]:
@@ -174,6 +174,11 @@ def questions(players: list[str]) -> dict[str, Question]:
         "report_progress_series":
             lambda c, f, r: report.report_progress_series(
                 c, f if f.players else f.with_players(tuple(players[:3])), route=r),
+        "hand_list": lambda c, f, r: read.hands.hand_list(c, f, route=r),
+        "hand_list (fouls, royalties >= 1)": lambda c, f, r: read.hands.hand_list(
+            c, f, HandFlags(fouls_only=True, min_royalties=1), limit=40, route=r),
+        "hand_list (Fantasyland)": lambda c, f, r: read.hands.hand_list(
+            c, f, HandFlags(fantasyland=True), route=r),
         "cumulative_points": lambda c, f, r: read.players.cumulative_points(c, f, route=r),
         "rolling_foul_rate": lambda c, f, r: read.players.rolling_foul_rate(c, f, route=r),
         "rolling_foul_rate (window 7)":

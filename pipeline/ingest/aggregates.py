@@ -16,7 +16,10 @@ sums here, in the same transaction as the hands they count (``schemas/database.m
   without ``day``): what a question that filters no date reads, a few hundred rows per player
   instead of one per day played;
 * ``play_order`` — each player's hands numbered in play order with running points and fouls
-  (:mod:`pipeline.ingest.play_order`: the dashboard's cumulative and rolling charts).
+  (:mod:`pipeline.ingest.play_order`: the dashboard's cumulative and rolling charts);
+* ``hand_summaries`` — one row per hand: its players in seat order, fouls, best royalties and
+  disagreements (what the hand browser lists beside each hand: a page of hands then reads one
+  row each instead of every board, result and seat of the hand).
 
 Integer sums add up exactly, so totals over any set of rows are the same numbers a pass over the
 boards gives (the read side checks that, :mod:`pipeline.read.totals`). Who calls what:
@@ -54,12 +57,15 @@ __all__ = [
     "PAIR_SUMS",
     "ROLLUP_META_KEY",
     "ROLLUP_VERSION",
+    "SUMMARY_META_KEY",
+    "SUMMARY_VERSION",
     "add_hands",
     "aggregates_current",
     "ensure_aggregates",
     "fantasyland_top_value",
     "rebuild",
     "remove_hands",
+    "summaries_sql",
 ]
 
 AGGREGATES_VERSION = "1"
@@ -75,6 +81,14 @@ ROLLUP_VERSION = "1"
 ROLLUP_META_KEY = "rollup_version"
 """meta key: :data:`ROLLUP_VERSION` once the rollups are built and kept (a database whose
 aggregates were made before them gets them at its next write; readers use the per-day tables
+meanwhile)."""
+
+SUMMARY_VERSION = "1"
+"""The definition the stored ``hand_summaries`` follow."""
+
+SUMMARY_META_KEY = "hand_summary_version"
+"""meta key: :data:`SUMMARY_VERSION` once ``hand_summaries`` is built and kept (a database whose
+aggregates were made before it gets it at its next write; the hand browser reads the boards
 meanwhile)."""
 
 FANTASYLAND_CARD_RANKS = ("Q", "K", "A")
@@ -280,6 +294,38 @@ STORED = {name: name for name in ("hands", "seats", "evaluations", "results", "m
 """The stored tables, by the names the templates use."""
 
 
+def summaries_sql(results: str, seats: str, evaluations: str, where: str = "") -> str:
+    """``hand_summaries`` rows of the hands in ``results``, ``seats`` and ``evaluations``
+    (relations; their rows passing ``where``, a condition on ``hand_key``): what the hand
+    browser shows beside each hand (:func:`pipeline.read.hands.hand_list` reads the kept rows,
+    or computes these for the hands it shows)."""
+    keep = f"WHERE {where}" if where else ""
+    return f"""
+        SELECT p.hand_key, p.players, p.disagreements, b.fouls, b.max_royalties
+        FROM (
+            SELECT r.hand_key, string_agg(r.player, ', ' ORDER BY s.position) AS players,
+                   count(*) FILTER (WHERE r.disagrees) AS disagreements
+            FROM (SELECT hand_key, player, disagrees FROM {results} {keep}) r
+            JOIN (SELECT hand_key, player, position FROM {seats} {keep}) s
+                 ON s.hand_key = r.hand_key AND s.player = r.player
+            GROUP BY r.hand_key
+        ) p
+        LEFT JOIN (
+            SELECT hand_key, count(*) FILTER (WHERE foul) AS fouls,
+                   max(royalties) AS max_royalties
+            FROM {evaluations} {keep} GROUP BY hand_key
+        ) b ON b.hand_key = p.hand_key
+    """
+
+
+def _rebuild_summaries(connection: duckdb.DuckDBPyConnection) -> None:
+    """``hand_summaries`` again from the stored hands."""
+    connection.execute("DELETE FROM hand_summaries")
+    connection.execute("INSERT INTO hand_summaries BY NAME "
+                       + summaries_sql("results", "seats", "evaluations"))
+    store.set_meta(connection, SUMMARY_META_KEY, SUMMARY_VERSION)
+
+
 def _rollup_sql(source: str, grain: tuple[str, ...], sums: tuple[str, ...]) -> str:
     """Rows of ``source`` (an aggregate's rows) summed over every day: the grain without
     ``day``."""
@@ -344,20 +390,24 @@ def rebuild(connection: duckdb.DuckDBPyConnection, keep_draws: bool = False) -> 
     _count(connection, STORED, "SELECT hand_key, player FROM fantasyland_draws", "", 1,
            replace=True)
     play_order.rebuild(connection)
+    _rebuild_summaries(connection)
     store.set_meta(connection, AGGREGATES_META_KEY, AGGREGATES_VERSION)
 
 
-def _build_missing(connection: duckdb.DuckDBPyConnection) -> tuple[bool, bool]:
-    """Build the day-free rollups (from the per-day tables) and ``play_order`` (from the stored
-    hands) when the database has none of this version, beside current aggregates. Returns
-    whether each was built."""
+def _build_missing(connection: duckdb.DuckDBPyConnection) -> tuple[bool, bool, bool]:
+    """Build the day-free rollups (from the per-day tables), ``play_order`` and
+    ``hand_summaries`` (from the stored hands) when the database has none of this version,
+    beside current aggregates. Returns whether each was built."""
     rollups = store.get_meta(connection, ROLLUP_META_KEY) != ROLLUP_VERSION
     if rollups:
         _rebuild_rollups(connection)
     numbering = not play_order.play_order_current(connection)
     if numbering:
         play_order.rebuild(connection)
-    return rollups, numbering
+    summaries = store.get_meta(connection, SUMMARY_META_KEY) != SUMMARY_VERSION
+    if summaries:
+        _rebuild_summaries(connection)
+    return rollups, numbering, summaries
 
 
 def ensure_aggregates(connection: duckdb.DuckDBPyConnection) -> bool:
@@ -387,8 +437,9 @@ def add_hands(connection: duckdb.DuckDBPyConnection, frames: Mapping[str, pa.Tab
         ensure_aggregates(connection)  # everything stored, this batch included
         return
     # the rollups come from board_totals, which do not count this batch yet; a new numbering
-    # from the stored hands, which hold it already (then the batch is not numbered again)
-    renumbered = _build_missing(connection)[1]
+    # and new summaries from the stored hands, which hold it already (then the batch is not
+    # numbered or summarised again)
+    _, renumbered, summarised = _build_missing(connection)
     hands = frames.get("hands")
     if hands is None or hands.num_rows == 0:
         return
@@ -413,6 +464,9 @@ def add_hands(connection: duckdb.DuckDBPyConnection, frames: Mapping[str, pa.Tab
         if not renumbered:
             play_order.add_rows(connection, relations["results"], relations["hands"],
                                 relations["evaluations"], where)
+        if not summarised:
+            connection.execute("INSERT INTO hand_summaries BY NAME " + summaries_sql(
+                relations["results"], relations["seats"], relations["evaluations"], where))
     finally:
         for name in registered:
             connection.unregister(name)
@@ -431,6 +485,7 @@ def remove_hands(connection: duckdb.DuckDBPyConnection, keys: Collection[int]) -
         draws = f"SELECT hand_key, player FROM fantasyland_draws WHERE {where}"
         _count(connection, STORED, draws, where, -1)
         connection.execute(f"DELETE FROM fantasyland_draws WHERE {where}")
+        connection.execute(f"DELETE FROM hand_summaries WHERE {where}")
         play_order.remove_rows(connection, f"{_FRAME_PREFIX}keys")
     finally:
         connection.unregister(f"{_FRAME_PREFIX}keys")

@@ -7,6 +7,7 @@ from typing import Any
 
 import polars as pl
 
+from pipeline.ingest.aggregates import summaries_sql
 from pipeline.read.scope import (
     NO_FLAGS,
     Filters,
@@ -15,18 +16,22 @@ from pipeline.read.scope import (
     placeholders,
     run_scoped,
 )
-from pipeline.read.source import Database, frame, named_frame
+from pipeline.read.source import Database, frame, named_frame, reading
+from pipeline.read.totals import Route, use_hand_summaries
 
 
 def hand_list(
-    db: Database, filters: Filters, flags: HandFlags = NO_FLAGS, limit: int = 500
+    db: Database, filters: Filters, flags: HandFlags = NO_FLAGS, limit: int = 500,
+    route: Route = Route.AUTO,
 ) -> pl.DataFrame:
     """Hands matching the filters and flags, most recent first (at most ``limit``).
 
     Flags look at the heroes' boards when heroes are chosen, else at every board of the hand.
     Columns: hand_key, hand_id, started_at, table_name, variant, rules, players, fouls,
     max_royalties, any_fantasyland, disagreements, hero_points (null without one hero),
-    total (hands matching, before the limit).
+    total (hands matching, before the limit). The players, fouls, royalties and
+    disagreements of the hands shown come from the kept ``hand_summaries`` (one row a hand)
+    when they are current, else from the hands' boards, results and seats.
     """
     scope = hand_scope(filters)
     conditions = [scope.keeps("h")]
@@ -64,37 +69,33 @@ def hand_list(
         params += hero_params
     where = " AND ".join(conditions)
     hero = filters.players[0] if len(filters.players) == 1 else None
-    sql = f"""
-        WITH matched AS NOT MATERIALIZED (
-            SELECT h.hand_key, h.started_at FROM hands h WHERE {where}
-        ), top_keys AS (
-            SELECT hand_key FROM matched ORDER BY started_at DESC NULLS LAST, hand_key LIMIT ?
-        ), picked AS (
-            SELECT h.hand_key, h.hand_id, h.started_at, h.table_name, h.variant, h.rules,
-                   h.any_fantasyland
-            FROM hands h WHERE h.hand_key IN (SELECT hand_key FROM top_keys)
-        ), boards AS (
-            SELECT e.hand_key, count(*) FILTER (WHERE e.foul) AS fouls,
-                   max(e.royalties) AS max_royalties
-            FROM evaluations e WHERE e.hand_key IN (SELECT hand_key FROM picked)
-            GROUP BY e.hand_key
-        ), people AS (
-            SELECT r.hand_key,
-                   string_agg(r.player, ', ' ORDER BY s.position) AS players,
-                   count(*) FILTER (WHERE r.disagrees) AS disagreements,
-                   max(r.points) FILTER (WHERE r.player = ?) AS hero_points
-            FROM results r JOIN seats s USING (hand_key, player)
-            WHERE r.hand_key IN (SELECT hand_key FROM picked)
-              AND s.hand_key IN (SELECT hand_key FROM picked)
-            GROUP BY r.hand_key
-        )
-        SELECT p.hand_key, p.hand_id, p.started_at, p.table_name, p.variant, p.rules,
-               q.players, b.fouls, b.max_royalties, p.any_fantasyland, q.disagreements,
-               q.hero_points, (SELECT count(*) FROM matched) AS total
-        FROM picked p LEFT JOIN boards b USING (hand_key) LEFT JOIN people q USING (hand_key)
-        ORDER BY p.started_at DESC NULLS LAST, p.hand_key
-    """
-    return run_scoped(db, scope, sql, [*params, limit, hero])
+    shown = "hand_key IN (SELECT hand_key FROM picked)"
+    with reading(db) as connection:
+        summaries = ("hand_summaries" if use_hand_summaries(connection, route)
+                     else f"({summaries_sql('results', 'seats', 'evaluations', shown)})")
+        sql = f"""
+            WITH matched AS NOT MATERIALIZED (
+                SELECT h.hand_key, h.started_at FROM hands h WHERE {where}
+            ), top_keys AS (
+                SELECT hand_key FROM matched
+                ORDER BY started_at DESC NULLS LAST, hand_key LIMIT ?
+            ), picked AS (
+                SELECT h.hand_key, h.hand_id, h.started_at, h.table_name, h.variant, h.rules,
+                       h.any_fantasyland
+                FROM hands h WHERE h.hand_key IN (SELECT hand_key FROM top_keys)
+            ), summary AS (
+                SELECT * FROM {summaries} WHERE {shown}
+            ), hero AS (
+                SELECT hand_key, points AS hero_points FROM results
+                WHERE player = ? AND {shown}
+            )
+            SELECT p.hand_key, p.hand_id, p.started_at, p.table_name, p.variant, p.rules,
+                   q.players, q.fouls, q.max_royalties, p.any_fantasyland, q.disagreements,
+                   x.hero_points, (SELECT count(*) FROM matched) AS total
+            FROM picked p LEFT JOIN summary q USING (hand_key) LEFT JOIN hero x USING (hand_key)
+            ORDER BY p.started_at DESC NULLS LAST, p.hand_key
+        """
+        return run_scoped(connection, scope, sql, [*params, limit, hero])
 
 
 def hand_header(db: Database, hand_key: int) -> pl.DataFrame:

@@ -30,6 +30,8 @@ from pipeline.ingest.aggregates import (
     AGGREGATES_VERSION,
     ROLLUP_META_KEY,
     ROLLUP_VERSION,
+    SUMMARY_META_KEY,
+    SUMMARY_VERSION,
 )
 from pipeline.ingest.play_order import play_order_ready
 from pipeline.read.scope import Filters, placeholders
@@ -174,6 +176,27 @@ def use_play_order(connection: duckdb.DuckDBPyConnection, route: Route, served: 
         route, served, lambda: _checked_once(connection, "play order", play_order_ready),
         "the play order is kept over every hand of a player; these filters keep only some",
         "the database holds no current play order")
+
+
+def _summaries_ready(connection: duckdb.DuckDBPyConnection) -> bool:
+    try:
+        rows = connection.sql(
+            "SELECT (SELECT value FROM meta WHERE key = ?), "
+            "(SELECT count(*) FROM hand_summaries), (SELECT count(*) FROM hands)",
+            params=[SUMMARY_META_KEY],
+        ).fetchall()
+    except duckdb.Error:
+        return False
+    version, summaries, hands = rows[0]
+    return version == SUMMARY_VERSION and summaries == hands
+
+
+def use_hand_summaries(connection: duckdb.DuckDBPyConnection, route: Route) -> bool:
+    """:func:`use_aggregates` for the kept ``hand_summaries`` (any filters: a summary is per
+    hand): when they follow this code's definition and hold one row per hand."""
+    return _route_allows(
+        route, True, lambda: _checked_once(connection, "hand summaries", _summaries_ready),
+        "", "the database holds no current hand summaries")
 
 
 def grain_serves(filters: Filters, sessions: bool = False, opponents: bool = False) -> bool:

@@ -270,6 +270,16 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         points INTEGER,                  -- results.points
         foul BOOLEAN                     -- the board fouled
     )""",
+    # One row per hand: what the hand browser shows beside each hand, kept with the aggregates
+    # (pipeline/ingest/aggregates.py; rebuilt by a re-score: fouls and disagreements follow
+    # the rules), so that a page of hands reads one row each instead of every board's.
+    """CREATE TABLE IF NOT EXISTS hand_summaries (
+        hand_key BIGINT NOT NULL,
+        players VARCHAR,                 -- the players in seat order, ", " between them
+        disagreements BIGINT,            -- results whose source recorded another result
+        fouls BIGINT,                    -- fouled boards (null: the hand has no evaluation)
+        max_royalties SMALLINT           -- the most royalties on one board
+    )""",
     """CREATE TABLE IF NOT EXISTS fantasyland_draws (
         hand_key BIGINT NOT NULL,        -- a board that put a Q, K or A on top on street 1
         player VARCHAR NOT NULL
@@ -477,7 +487,8 @@ HAND_DATA_TABLES: tuple[str, ...] = (
 """Tables derived from hand records (everything except meta, ingested_files and rejects)."""
 
 AGGREGATE_TABLES: tuple[str, ...] = ("board_totals", "pair_totals", "fantasyland_draws",
-                                     "session_totals", "play_order", *ROLLUP_TABLES)
+                                     "session_totals", "play_order", "hand_summaries",
+                                     *ROLLUP_TABLES)
 """Tables the writers keep from the hand tables (pipeline/ingest/aggregates.py): rebuilt by a
 re-score, built once in a database made before them (its next write)."""
 

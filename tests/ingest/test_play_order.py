@@ -155,17 +155,19 @@ def test_hand_filters_take_the_full_pass(scrambled: Path) -> None:
 
 def test_a_database_with_aggregates_but_no_numbering_gets_it_at_its_next_write(
         mixed: Mixed, scrambled: Path, tmp_path: Path) -> None:
-    """A database whose aggregates were made before ``play_order`` and the day-free rollups:
-    its next batch builds both (the numbering from the stored hands, that batch included, and
-    not numbered twice; the rollups from the per-day tables, that batch added after)."""
+    """A database whose aggregates were made before ``play_order``, ``hand_summaries`` and the
+    day-free rollups: its next batch builds them (the numbering and the summaries from the
+    stored hands, that batch included, and not counted twice; the rollups from the per-day
+    tables, that batch added after)."""
     from tests.simulated_mix import rebuilt_aggregates
 
     database = tmp_path / "older.duckdb"
     database.write_bytes(scrambled.read_bytes())
     connection = duckdb.connect(str(database))
-    for table in ("play_order", "board_totals_all", "pair_totals_all"):
+    for table in ("play_order", "board_totals_all", "pair_totals_all", "hand_summaries"):
         connection.execute(f"DELETE FROM {table}")
-    connection.execute("DELETE FROM meta WHERE key IN ('play_order_version', 'rollup_version')")
+    connection.execute("DELETE FROM meta WHERE key IN ('play_order_version', 'rollup_version', "
+                       "'hand_summary_version')")
     connection.close()
     later = mixed.records()[:12]
     for record in later:

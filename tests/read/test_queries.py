@@ -95,6 +95,55 @@ def test_hand_list_flags(fixture_db, fixture_source) -> None:  # noqa: ANN001
     assert "T1-006" in big["hand_id"].to_list()  # trips on top 11 + straight 4 + flush 4
 
 
+def test_hand_list_reads_the_kept_summaries_as_the_boards_give_them(fixture_db) -> None:  # noqa: ANN001
+    """The players, fouls, royalties and disagreements beside each hand come from
+    ``hand_summaries`` (kept at ingest): the same rows the hands' boards give, flags or not."""
+    from polars.testing import assert_frame_equal
+
+    from pipeline.read.totals import Route
+
+    for filters, flags in ((Filters(), HandFlags()),
+                           (Filters(), HandFlags(disagreements=True)),
+                           (Filters(players=(MARA,)), HandFlags(fouls_only=True)),
+                           (Filters(players=(MARA,)), HandFlags(min_royalties=15))):
+        kept = read.hands.hand_list(fixture_db, filters, flags, route=Route.AGGREGATES)
+        full = read.hands.hand_list(fixture_db, filters, flags, route=Route.FULL_PASS)
+        assert kept.height > 0
+        assert_frame_equal(kept, full, check_exact=True)
+    disagreeing = read.hands.hand_list(fixture_db, Filters(), HandFlags(disagreements=True),
+                                       route=Route.AGGREGATES).row(0, named=True)
+    assert disagreeing["disagreements"] >= 1
+    assert len(disagreeing["players"].split(", ")) == 3
+
+
+def test_the_kept_hand_summaries_are_the_plain_computation(fixture_db) -> None:  # noqa: ANN001
+    """Each hand's summary row, worked out here in plain Python from its seats, results and
+    boards: players in seat order, disagreeing results, fouled boards, best royalties."""
+    import duckdb
+
+    connection = duckdb.connect(str(fixture_db), read_only=True)
+    try:
+        seats = connection.sql("SELECT hand_key, player, position FROM seats").fetchall()
+        results = dict(((key, player), disagrees) for key, player, disagrees in connection.sql(
+            "SELECT hand_key, player, disagrees FROM results").fetchall())
+        boards = connection.sql("SELECT hand_key, foul, royalties FROM evaluations").fetchall()
+        kept = connection.sql("SELECT * FROM hand_summaries ORDER BY hand_key").fetchall()
+    finally:
+        connection.close()
+    expected: dict[int, list] = {}
+    for key, player, _position in sorted(seats, key=lambda seat: seat[2]):
+        entry = expected.setdefault(key, [[], 0, 0, None])
+        entry[0].append(player)
+        entry[1] += int(results[(key, player)])
+    for key, foul, royalties in boards:
+        entry = expected[key]
+        entry[2] += int(foul)
+        entry[3] = royalties if entry[3] is None else max(entry[3], royalties)
+    assert kept == [(key, ", ".join(names), disagreements, fouls, best)
+                    for key, (names, disagreements, fouls, best) in sorted(expected.items())]
+    assert any(row[2] for row in kept) and any(row[3] for row in kept)
+
+
 def test_royalty_sources_and_funnel(fixture_db, expected) -> None:  # noqa: ANN001
     mara = Filters(players=(MARA,))
     sources = read.players.royalty_sources(fixture_db, mara)
