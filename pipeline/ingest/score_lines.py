@@ -382,7 +382,7 @@ def _score_forked(
             for channel in channels:
                 channel.receive(wait=False)
             channel = min(channels, key=_UNANSWERED)
-            if channel.sent < 2:
+            if channel.unanswered < 2:
                 channel.send(block)
                 pending.append(channel)
             else:  # the workers are busy: this process scores the block
@@ -443,7 +443,7 @@ def _block_message(block: list[RawLine | SourceLine]) -> tuple[bytes, bytes]:
 
 
 _NUMBER, _ENDED = itemgetter(0), itemgetter(2)
-_UNANSWERED = attrgetter("sent")
+_UNANSWERED = attrgetter("unanswered")
 
 
 def _block_of_message(kind: int, first: int, count: int, ended: bool,
@@ -471,6 +471,7 @@ def _send_messages(descriptor: int, outbox: SimpleQueue) -> None:
 
 
 def _write_all(descriptor: int, data: bytes) -> None:
+    """Write all of ``data`` to a blocking descriptor."""
     view = memoryview(data)
     while view:
         view = view[os.write(descriptor, view):]
@@ -500,7 +501,9 @@ class _Channel:
         self.requests = requests  # written by the sender thread
         self.results = results  # read here, without waiting
         self.outbox: SimpleQueue = SimpleQueue()
-        self.sent = 0
+        self.unanswered = 0
+        self.poller = select.poll()  # no limit on descriptor numbers, unlike select.select
+        self.poller.register(results, select.POLLIN)
         self.received: deque[ScoredBlock] = deque()
         self.buffer = bytearray()
 
@@ -514,12 +517,12 @@ class _Channel:
     def send(self, block: list[RawLine | SourceLine]) -> None:
         """Queue a block for the worker."""
         self.outbox.put(_block_message(block))
-        self.sent += 1
+        self.unanswered += 1
 
     def receive(self, wait: bool) -> None:
         """Read the worker's answers that have come (``wait``: at least one more)."""
         while True:
-            if not select.select([self.results], [], [], None if wait else 0)[0]:
+            if not self.poller.poll(None if wait else 0):
                 return
             data = os.read(self.results, 1 << 20)
             if not data:
@@ -537,10 +540,11 @@ class _Channel:
             length, lines, invalid = _RESULT_HEADER.unpack_from(buffer)
             if len(buffer) < size + length:
                 break
-            text = bytes(buffer[size:size + length]).decode("utf-8", "surrogatepass")
+            with memoryview(buffer) as view:
+                text = str(view[size:size + length], "utf-8", "surrogatepass")
             del buffer[:size + length]
             self.received.append(ScoredBlock(text, lines, invalid))
-            self.sent -= 1
+            self.unanswered -= 1
             answered += 1
         return answered
 
@@ -554,10 +558,10 @@ class _Channel:
 def _fork_worker(resolver: RulesResolver, inherited: list[int]) -> _Channel:
     """Fork a worker with its two pipes; ``inherited``: this process's descriptors of earlier
     workers, which the new one closes."""
-    request_read, request_write = os.pipe()
-    result_read, result_write = os.pipe()
     import fcntl
 
+    request_read, request_write = os.pipe()
+    result_read, result_write = os.pipe()
     for descriptor in (request_write, result_write):
         with suppress(OSError):  # not Linux, or a smaller limit: the default size
             fcntl.fcntl(descriptor, _F_SETPIPE_SZ, _PIPE_BYTES)
