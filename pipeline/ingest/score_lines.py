@@ -477,21 +477,6 @@ def _write_all(descriptor: int, data: bytes) -> None:
         view = view[os.write(descriptor, view):]
 
 
-def _read_exactly(descriptor: int, size: int) -> bytes | None:
-    """``size`` bytes from a blocking descriptor; None at its end (before any byte)."""
-    buffer = bytearray(size)
-    view = memoryview(buffer)
-    done = 0
-    while done < size:
-        got = os.readv(descriptor, [view[done:]])
-        if not got:
-            if done:
-                raise EOFError("a message ended early")
-            return None
-        done += got
-    return bytes(buffer)
-
-
 class _Channel:
     """This process's side of one forked worker: its pipes, what it has been sent and not yet
     answered, and the answers read so far."""
@@ -592,13 +577,15 @@ def _fork_worker(resolver: RulesResolver, inherited: list[int]) -> _Channel:
 def _serve(requests: int, results: int, resolver: RulesResolver) -> None:
     """A worker's loop: score each block read from ``requests``, write its output to
     ``results``; return at the end of ``requests`` (``ofc score`` is done, or ended)."""
+    # buffered: a header comes out of the buffer, a body is read straight into its bytes
+    reader = open(requests, "rb", buffering=1 << 16, closefd=False)  # noqa: SIM115
     while True:
-        header = _read_exactly(requests, _HEADER.size)
-        if header is None:
-            return
+        header = reader.read(_HEADER.size)
+        if len(header) < _HEADER.size:
+            return  # the end (a message cut short only when ofc score ended mid-write)
         length, kind, first, count, ended = _HEADER.unpack(header)
-        body = _read_exactly(requests, length) if length else b""
-        if body is None:
+        body = reader.read(length)
+        if len(body) < length:
             return
         block = score_block(_block_of_message(kind, first, count, ended, body), resolver)
         text = block.text.encode("utf-8", "surrogatepass")
