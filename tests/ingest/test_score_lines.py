@@ -216,6 +216,24 @@ def test_ofc_score_reads_stdin_and_files_alike(tmp_path: Path) -> None:
     assert refused.returncode == 2 and b"--jobs must be 1 or more" in refused.stderr
 
 
+def test_ofc_score_on_a_pipe_with_forked_workers_prints_the_same_bytes() -> None:
+    """Three blocks on standard input (a pipe), a damaged line, a line without its newline
+    and non-ASCII names: two forked workers and one process print the same bytes."""
+    records = [deal_hand(seed) for seed in range(2100)]
+    records[5]["players"][0]["name"] = "Zoë ☃"
+    records[1500]["players"][1]["name"] = "Łukasz"
+    data = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+    data = data.encode() + b'{"broken\n' + b"\xff\xfe not text\n" + json.dumps(
+        deal_hand(9000)).encode()  # the last line without its newline
+    command = [sys.executable, "-m", "pipeline.cli", "score", "-", "--jobs"]
+    runs = [subprocess.run([*command, jobs], input=data, capture_output=True, cwd=REPO,
+                           timeout=300) for jobs in ("1", "2")]
+    assert runs[0].returncode == runs[1].returncode == 2
+    assert runs[0].stdout == runs[1].stdout
+    assert runs[0].stdout.count(b"\n") == 2103
+    assert "Zoë ☃".encode() in runs[1].stdout
+
+
 def test_one_block_scores_in_this_process() -> None:
     lines = as_lines([json.dumps(deal_hand(1)), "{}"])
     block = score_block(lines, RulesResolver())
