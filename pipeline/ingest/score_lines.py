@@ -428,8 +428,8 @@ _F_SETPIPE_SZ = 1031
 
 def _block_message(block: list[RawLine | SourceLine]) -> tuple[bytes, bytes]:
     """A block as a message to a worker: (header, body). The usual block (raw lines numbered
-    one after the other, each but the last ending in a newline) is its lines' bytes joined by
-    newlines (no line holds one); any other is pickled."""
+    one after the other, each but the last ending in a newline, none holding a newline: a
+    reader's lines) is its lines' bytes joined by newlines; any other is pickled."""
     count = len(block)
     first = block[0][0]
     if (set(map(type, block)) == {tuple} and set(map(len, block)) == {3}
@@ -437,7 +437,8 @@ def _block_message(block: list[RawLine | SourceLine]) -> tuple[bytes, bytes]:
             and all(ended is True for ended in map(_ENDED, block[:-1]))
             and type(block[-1][2]) is bool):
         body = b"\n".join(map(_BYTES, block))
-        return _HEADER.pack(len(body), _LINES, first, count, block[-1][2]), body
+        if body.count(b"\n") == count - 1:  # no line of its own holds a newline
+            return _HEADER.pack(len(body), _LINES, first, count, block[-1][2]), body
     body = pickle.dumps(block, pickle.HIGHEST_PROTOCOL)
     return _HEADER.pack(len(body), _PICKLED, 0, count, False), body
 

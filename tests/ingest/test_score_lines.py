@@ -375,6 +375,7 @@ def test_a_block_message_gives_back_the_same_lines() -> None:
         [(7, b"a", 1), (8, b"b", True)],
         [(7, b"a"), (8, b"b")],
         [(7, b"a", True), SourceLine(8, None, "line 8: too long", "x", True)],
+        [(7, b"a\nb", True), (8, b"c", True)],  # not a reader's line: it holds a newline
     ]
     for block in unusual:
         assert round_trip(block) == (_PICKLED, block)
