@@ -366,18 +366,19 @@ def _score_forked(
     reads it while this process scores)."""
     channels: list[_Channel] = []
     inherited: list[int] = []
-    for _ in range(helpers):  # all forked before any thread starts
-        channels.append(_fork_worker(resolver, inherited))
-    senders = []
-    for channel in channels:
-        sender = threading.Thread(target=_send_messages, args=(channel.requests, channel.outbox),
-                                  name="ofc-score-sender", daemon=True)
-        sender.start()
-        senders.append(sender)
+    senders: list[threading.Thread] = []
     switch_interval = sys.getswitchinterval()
     sys.setswitchinterval(min(switch_interval, _SWITCH_SECONDS))
     pending: deque[_Channel | ScoredBlock] = deque()  # in input order
     try:
+        for _ in range(helpers):  # all forked before any thread starts
+            channels.append(_fork_worker(resolver, inherited))
+        for channel in channels:
+            sender = threading.Thread(target=_send_messages,
+                                      args=(channel.requests, channel.outbox),
+                                      name="ofc-score-sender", daemon=True)
+            sender.start()
+            senders.append(sender)
         for block in blocks:
             for channel in channels:
                 channel.receive(wait=False)
