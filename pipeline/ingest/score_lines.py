@@ -22,12 +22,18 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
+import select
+import struct
 import sys
+import threading
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
-from itertools import chain, islice
-from operator import itemgetter
+from itertools import chain, islice, repeat
+from operator import attrgetter, itemgetter
+from queue import SimpleQueue
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -341,7 +347,259 @@ def score_blocks(
         return
     warm_up = first[:WARM_UP_LINES]
     score_block(warm_up, resolver)
-    helpers = workers - 1
+    scoring = _score_forked if _FORK_WORKERS else _score_pooled
+    yield from scoring(chain((first, second), blocks), resolver, workers - 1)
+
+
+_FORK_WORKERS = sys.platform.startswith("linux") and hasattr(os, "fork")
+"""Whether the workers are forked and fed through pipes (:func:`_score_forked`); elsewhere
+they are a process pool (:func:`_score_pooled`)."""
+
+
+def _score_forked(
+    blocks: Iterator[list[RawLine | SourceLine]], resolver: RulesResolver, helpers: int
+) -> Iterator[ScoredBlock]:
+    """:func:`score_blocks` with ``helpers`` forked workers, each fed through a pair of pipes:
+    a block goes out as one message of its lines' bytes (:func:`_block_message`), its output
+    comes back as one message of UTF-8 text, read here between blocks without waiting. A
+    thread per worker writes its blocks (a block is larger than a pipe holds: the worker
+    reads it while this process scores)."""
+    channels: list[_Channel] = []
+    inherited: list[int] = []
+    senders: list[threading.Thread] = []
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(switch_interval, _SWITCH_SECONDS))
+    pending: deque[_Channel | ScoredBlock] = deque()  # in input order
+    try:
+        for _ in range(helpers):  # all forked before any thread starts
+            channels.append(_fork_worker(resolver, inherited))
+        for channel in channels:
+            sender = threading.Thread(target=_send_messages,
+                                      args=(channel.requests, channel.outbox),
+                                      name="ofc-score-sender", daemon=True)
+            sender.start()
+            senders.append(sender)
+        for block in blocks:
+            for channel in channels:
+                channel.receive(wait=False)
+            channel = min(channels, key=_UNANSWERED)
+            if channel.unanswered < 2:
+                channel.send(block)
+                pending.append(channel)
+            else:  # the workers are busy: this process scores the block
+                pending.append(score_block(block, resolver))
+            while pending and (type(pending[0]) is ScoredBlock or pending[0].finished):
+                yield _next_result(pending.popleft())
+            while len(pending) > 2 * (helpers + 1):
+                yield _next_result(pending.popleft())
+        while pending:
+            yield _next_result(pending.popleft())
+    finally:
+        sys.setswitchinterval(switch_interval)
+        # Results no longer read: a worker still scoring ends at its next write, and its sender
+        # then at its next write; an idle worker ends once its sender stops and its pipe closes.
+        for channel in channels:
+            channel.outbox.put(None)
+            os.close(channel.results)
+        for sender in senders:
+            sender.join()
+        for channel in channels:
+            os.close(channel.requests)
+            os.waitpid(channel.pid, 0)
+
+
+def _next_result(item: _Channel | ScoredBlock) -> ScoredBlock:
+    """A block scored here, or the next one a worker scored (waiting for it)."""
+    if type(item) is ScoredBlock:
+        return item  # type: ignore[return-value]
+    return item.result()  # type: ignore[union-attr]
+
+
+_HEADER = struct.Struct("<QBqq?")
+"""A block's message header: body length, kind (:data:`_LINES` or :data:`_PICKLED`), first line
+number, line count, and whether the last line ended with a newline."""
+_LINES, _PICKLED = 0, 1
+_RESULT_HEADER = struct.Struct("<Qqq")
+"""A result's message header: text length in bytes, lines, invalid lines."""
+_PIPE_BYTES = 1 << 20
+"""Pipe capacity asked for (Linux lets any process have up to 1 MiB): a block's output fits,
+so a worker rarely waits for this process to read it."""
+_F_SETPIPE_SZ = 1031
+
+
+def _block_message(block: list[RawLine | SourceLine]) -> tuple[bytes, bytes]:
+    """A block as a message to a worker: (header, body). The usual block (raw lines numbered
+    one after the other, each but the last ending in a newline, none holding a newline: a
+    reader's lines) is its lines' bytes joined by newlines; any other is pickled."""
+    count = len(block)
+    first = block[0][0]
+    if (set(map(type, block)) == {tuple} and set(map(len, block)) == {3}
+            and list(map(_NUMBER, block)) == list(range(first, first + count))
+            and all(ended is True for ended in map(_ENDED, block[:-1]))
+            and type(block[-1][2]) is bool):
+        body = b"\n".join(map(_BYTES, block))
+        if body.count(b"\n") == count - 1:  # no line of its own holds a newline
+            return _HEADER.pack(len(body), _LINES, first, count, block[-1][2]), body
+    body = pickle.dumps(block, pickle.HIGHEST_PROTOCOL)
+    return _HEADER.pack(len(body), _PICKLED, 0, count, False), body
+
+
+_NUMBER, _ENDED = itemgetter(0), itemgetter(2)
+_UNANSWERED = attrgetter("unanswered")
+
+
+def _block_of_message(kind: int, first: int, count: int, ended: bool,
+                      body: bytes) -> list[RawLine | SourceLine]:
+    """The block :func:`_block_message` sent."""
+    if kind == _PICKLED:
+        return pickle.loads(body)
+    block: list = list(zip(range(first, first + count), body.split(b"\n"), repeat(True)))
+    if not ended:
+        block[-1] = (block[-1][0], block[-1][1], False)
+    return block
+
+
+def _send_messages(descriptor: int, outbox: SimpleQueue) -> None:
+    """A sender thread: write each (header, body) of ``outbox`` to ``descriptor`` until None."""
+    while True:
+        message = outbox.get()
+        if message is None:
+            return
+        try:
+            for part in message:
+                _write_all(descriptor, part)
+        except OSError:  # the worker ended: the reading side reports it
+            return
+
+
+def _write_all(descriptor: int, data: bytes) -> None:
+    """Write all of ``data`` to a blocking descriptor."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view):]
+
+
+class _Channel:
+    """This process's side of one forked worker: its pipes, what it has been sent and not yet
+    answered, and the answers read so far."""
+
+    def __init__(self, pid: int, requests: int, results: int) -> None:
+        self.pid = pid
+        self.requests = requests  # written by the sender thread
+        self.results = results  # read here, without waiting
+        self.outbox: SimpleQueue = SimpleQueue()
+        self.unanswered = 0
+        self.poller = select.poll()  # no limit on descriptor numbers, unlike select.select
+        self.poller.register(results, select.POLLIN)
+        self.received: deque[ScoredBlock] = deque()
+        self.buffer = bytearray()
+
+    @property
+    def finished(self) -> bool:
+        """Whether the oldest block sent has been answered (reading what is there)."""
+        if not self.received:
+            self.receive(wait=False)
+        return bool(self.received)
+
+    def send(self, block: list[RawLine | SourceLine]) -> None:
+        """Queue a block for the worker."""
+        self.outbox.put(_block_message(block))
+        self.unanswered += 1
+
+    def receive(self, wait: bool) -> None:
+        """Read the worker's answers that have come (``wait``: at least one more)."""
+        while True:
+            if not self.poller.poll(None if wait else 0):
+                return
+            data = os.read(self.results, 1 << 20)
+            if not data:
+                raise RuntimeError("an ofc score worker process ended unexpectedly")
+            self.buffer += data
+            answered = self._take_results()
+            if answered and wait:
+                wait = False
+
+    def _take_results(self) -> int:
+        answered = 0
+        buffer = self.buffer
+        size = _RESULT_HEADER.size
+        while len(buffer) >= size:
+            length, lines, invalid = _RESULT_HEADER.unpack_from(buffer)
+            if len(buffer) < size + length:
+                break
+            with memoryview(buffer) as view:
+                text = str(view[size:size + length], "utf-8", "surrogatepass")
+            del buffer[:size + length]
+            self.received.append(ScoredBlock(text, lines, invalid))
+            self.unanswered -= 1
+            answered += 1
+        return answered
+
+    def result(self) -> ScoredBlock:
+        """The answer to the oldest block sent (waiting for it)."""
+        while not self.received:
+            self.receive(wait=True)
+        return self.received.popleft()
+
+
+def _fork_worker(resolver: RulesResolver, inherited: list[int]) -> _Channel:
+    """Fork a worker with its two pipes; ``inherited``: this process's descriptors of earlier
+    workers, which the new one closes."""
+    import fcntl
+
+    request_read, request_write = os.pipe()
+    result_read, result_write = os.pipe()
+    for descriptor in (request_write, result_write):
+        with suppress(OSError):  # not Linux, or a smaller limit: the default size
+            fcntl.fcntl(descriptor, _F_SETPIPE_SZ, _PIPE_BYTES)
+    pid = os.fork()
+    if pid == 0:  # the worker
+        code = 1
+        try:
+            for descriptor in (request_write, result_read, *inherited):
+                os.close(descriptor)
+            _serve(request_read, result_write, resolver)
+            code = 0
+        except (BrokenPipeError, KeyboardInterrupt):  # ofc score ended, or was interrupted
+            pass
+        except BaseException:
+            import traceback
+
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    os.close(request_read)
+    os.close(result_write)
+    channel = _Channel(pid, request_write, result_read)
+    inherited.append(result_read)
+    inherited.append(request_write)
+    return channel
+
+
+def _serve(requests: int, results: int, resolver: RulesResolver) -> None:
+    """A worker's loop: score each block read from ``requests``, write its output to
+    ``results``; return at the end of ``requests`` (``ofc score`` is done, or ended)."""
+    # buffered: a header comes out of the buffer, a body is read straight into its bytes
+    reader = open(requests, "rb", buffering=1 << 16, closefd=False)  # noqa: SIM115
+    while True:
+        header = reader.read(_HEADER.size)
+        if len(header) < _HEADER.size:
+            return  # the end (a message cut short only when ofc score ended mid-write)
+        length, kind, first, count, ended = _HEADER.unpack(header)
+        body = reader.read(length)
+        if len(body) < length:
+            return
+        block = score_block(_block_of_message(kind, first, count, ended, body), resolver)
+        text = block.text.encode("utf-8", "surrogatepass")
+        _write_all(results, _RESULT_HEADER.pack(len(text), block.lines, block.invalid))
+        _write_all(results, text)
+
+
+def _score_pooled(
+    blocks: Iterator[list[RawLine | SourceLine]], resolver: RulesResolver, helpers: int
+) -> Iterator[ScoredBlock]:
+    """:func:`score_blocks` with ``helpers`` workers of a process pool (where they cannot be
+    forked)."""
     pool = _worker_pool(helpers, resolver)
     # The pool's threads here (sending blocks, receiving results) wait for the interpreter
     # lock while this process scores a block: switching every 0.5 ms instead of 5 keeps the
@@ -350,7 +608,7 @@ def score_blocks(
     sys.setswitchinterval(min(switch_interval, _SWITCH_SECONDS))
     try:
         pending: deque[Future[ScoredBlock] | ScoredBlock] = deque()
-        for block in chain((first, second), blocks):
+        for block in blocks:
             unfinished = sum(1 for item in pending
                              if type(item) is not ScoredBlock and not item.done())
             if unfinished < 2 * helpers:
@@ -359,7 +617,7 @@ def score_blocks(
                 pending.append(score_block(block, resolver))
             while pending and (type(pending[0]) is ScoredBlock or pending[0].done()):
                 yield _finished(pending.popleft())
-            while len(pending) > 2 * workers:
+            while len(pending) > 2 * (helpers + 1):
                 yield _finished(pending.popleft())
         while pending:
             yield _finished(pending.popleft())

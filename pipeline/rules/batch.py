@@ -63,7 +63,7 @@ def _tables() -> _Tables:
     built = _computed_tables(quick_only=True)
     arrays = {}
     for name in _STORED:
-        blob = zlib.decompress(base64.b85decode(STORED[name]))
+        blob = zlib.decompress(base64.b64decode(STORED[name]))  # in C (b85decode: Python)
         count = len(blob) // 8
         positions = np.cumsum(np.frombuffer(blob[: 4 * count], "<u4").astype(np.int64))
         array = np.zeros(SIZES[name], dtype=getattr(built, name).dtype)
@@ -94,7 +94,7 @@ def stored_tables_source() -> str:
         positions = np.flatnonzero(array)
         blob = (np.diff(positions, prepend=0).astype("<u4").tobytes()
                 + array[positions].astype("<i4").tobytes())
-        text = base64.b85encode(zlib.compress(blob, 9)).decode("ascii")
+        text = base64.b64encode(zlib.compress(blob, 9)).decode("ascii")
         lines.append(f"    {name!r}: (")
         lines += [f"        {text[start:start + 88]!r}" for start in range(0, len(text), 88)]
         lines.append("    ),")

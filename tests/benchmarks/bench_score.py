@@ -188,8 +188,9 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "ofc-bench")
     parser.add_argument("--no-scalar", action="store_true", help="skip the (slow) scalar path")
     parser.add_argument("--other-tree", type=lambda text: Path(text).resolve(), metavar="DIR",
-                        help="also time `ofc score --jobs 1` from another source tree (say the "
-                             "code before a change: git archive COMMIT | tar -x -C DIR)")
+                        help="also time `ofc score --jobs 1` and `--jobs 2` from another source "
+                             "tree (say the code before a change: git archive COMMIT | tar -x -C "
+                             "DIR)")
     parser.add_argument("--baseline", nargs=2, metavar=("FILE", "OUT"), help=argparse.SUPPRESS)
     parser.add_argument("--scalar", nargs=2, metavar=("FILE", "OUT"), help=argparse.SUPPRESS)
     arguments = parser.parse_args()
@@ -206,7 +207,8 @@ def main() -> None:
     python = sys.executable
     with tempfile.TemporaryDirectory() as folder:
         outputs = {name: str(Path(folder) / f"{name}.jsonl")
-                   for name in ("baseline", "score", "score2", "score1", "other", "scalar")}
+                   for name in ("baseline", "score", "score2", "score1", "other", "other2",
+                                "scalar")}
         other_environment = None
         if arguments.other_tree is not None:
             other_environment = dict(environment, PYTHONPATH=str(arguments.other_tree))
@@ -230,10 +232,11 @@ def main() -> None:
         with open(path, "rb") as stream:
             small.write_bytes(b"".join(islice(stream, 10)))
         path.read_bytes()
-        def other_command(source: Path) -> list[str]:
+        def other_command(source: Path, jobs: int = 1) -> list[str]:
+            name = "other" if jobs == 1 else "other2"
             return [python, "-c", "import sys; from pipeline.cli import main; "
-                    f"sys.stdout = open({outputs['other']!r}, 'w'); sys.exit(main())",
-                    "score", "--jobs", "1", str(source)]
+                    f"sys.stdout = open({outputs[name]!r}, 'w'); sys.exit(main())",
+                    "score", "--jobs", str(jobs), str(source)]
 
         for command in commands_for(small, outputs).values():
             timed_run(command, environment)
@@ -243,6 +246,7 @@ def main() -> None:
         runs: dict[str, list[Run]] = {name: [] for name in commands}
         if other_environment is not None:
             runs["other"] = []
+            runs["other2"] = []
         loads = []
         for _ in range(arguments.repeats):
             for name, command in commands.items():
@@ -250,6 +254,8 @@ def main() -> None:
             if other_environment is not None:
                 runs["other"].append(timed_run(other_command(path), other_environment,
                                                arguments.other_tree))
+                runs["other2"].append(timed_run(other_command(path, 2), other_environment,
+                                                arguments.other_tree))
             loads.append(os.getloadavg()[0])
         if not arguments.no_scalar:
             runs["scalar"] = [timed_run([python, __file__, "--scalar", str(path),
@@ -258,7 +264,7 @@ def main() -> None:
                 == Path(outputs["score2"]).read_bytes())
         if other_environment is not None:
             same = same and Path(outputs["score"]).read_bytes() == Path(
-                outputs["other"]).read_bytes()
+                outputs["other"]).read_bytes() == Path(outputs["other2"]).read_bytes()
         if not arguments.no_scalar:
             same = same and Path(outputs["score"]).read_bytes() == Path(
                 outputs["scalar"]).read_bytes()
@@ -272,6 +278,7 @@ def main() -> None:
         "score1": "ofc score --jobs 1",
         "scalar": "scalar path (before; one run)",
         "other": "ofc score --jobs 1, other tree",
+        "other2": "ofc score --jobs 2, other tree",
     }
     print(f"{arguments.hands:,} random pineapple hands ({path.stat().st_size / 1e6:.0f} MB), "
           f"median of {arguments.repeats}, load average {min(loads):.1f}-{max(loads):.1f} "
@@ -289,7 +296,7 @@ def main() -> None:
           "per round: the median of the ratios of the runs made one after the other; "
           "CPU vs baseline: the same for CPU seconds of every process)")
     print(f"outputs identical (score, --jobs 2, --jobs 1"
-          f"{', other tree' if arguments.other_tree else ''}"
+          f"{', other tree --jobs 1 and 2' if arguments.other_tree else ''}"
           f"{', scalar' if not arguments.no_scalar else ''}): "
           f"{same}; baseline agrees with ofc score on foul, points, royalties and Fantasyland "
           f"for {agree:,} of {total:,} players")

@@ -216,6 +216,24 @@ def test_ofc_score_reads_stdin_and_files_alike(tmp_path: Path) -> None:
     assert refused.returncode == 2 and b"--jobs must be 1 or more" in refused.stderr
 
 
+def test_ofc_score_on_a_pipe_with_forked_workers_prints_the_same_bytes() -> None:
+    """Three blocks on standard input (a pipe), a damaged line, a line without its newline
+    and non-ASCII names: two forked workers and one process print the same bytes."""
+    records = [deal_hand(seed) for seed in range(2100)]
+    records[5]["players"][0]["name"] = "Zoë ☃"
+    records[1500]["players"][1]["name"] = "Łukasz"
+    data = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+    data = data.encode() + b'{"broken\n' + b"\xff\xfe not text\n" + json.dumps(
+        deal_hand(9000)).encode()  # the last line without its newline
+    command = [sys.executable, "-m", "pipeline.cli", "score", "-", "--jobs"]
+    runs = [subprocess.run([*command, jobs], input=data, capture_output=True, cwd=REPO,
+                           timeout=300) for jobs in ("1", "2")]
+    assert runs[0].returncode == runs[1].returncode == 2
+    assert runs[0].stdout == runs[1].stdout
+    assert runs[0].stdout.count(b"\n") == 2103
+    assert "Zoë ☃".encode() in runs[1].stdout
+
+
 def test_one_block_scores_in_this_process() -> None:
     lines = as_lines([json.dumps(deal_hand(1)), "{}"])
     block = score_block(lines, RulesResolver())
@@ -326,3 +344,105 @@ def test_ofc_score_starts_without_the_table_and_database_libraries(tmp_path: Pat
     assert '"fantasyland_cards"' in result.stdout
     assert {"numpy", "msgspec", "pipeline"} <= modules  # the list is real
     assert not modules & (set(HEAVY) - {"numpy"}), modules & set(HEAVY)
+
+
+def test_a_block_message_gives_back_the_same_lines() -> None:
+    """A block goes to a forked worker as one message: the usual block (numbered one after
+    the other, raw lines, each but the last ending in a newline) as its bytes joined by
+    newlines, any other pickled; the worker gets the same lines back either way."""
+    from pipeline.formats.source import SourceLine
+    from pipeline.ingest.score_lines import (
+        _HEADER,
+        _LINES,
+        _PICKLED,
+        _block_message,
+        _block_of_message,
+    )
+
+    def round_trip(block: list) -> tuple[int, list]:
+        header, body = _block_message(block)
+        length, kind, first, count, ended = _HEADER.unpack(header)
+        assert length == len(body) and count == len(block)
+        return kind, _block_of_message(kind, first, count, ended, body)
+
+    usual = [(7, b'{"a": 1}', True), (8, b"", True), (9, b"\r x \xff", True), (10, b"z", False)]
+    for block in (usual, usual[:3], usual[1:2], [(1, b"", False)]):
+        assert round_trip(block) == (_LINES, block)
+    unusual = [
+        [(7, b"a", True), (9, b"b", True)],  # a number skipped
+        [(7, b"a", True), (6, b"b", True)],
+        [(7, b"a", False), (8, b"b", True)],  # an inner line without its newline
+        [(7, b"a", 1), (8, b"b", True)],
+        [(7, b"a"), (8, b"b")],
+        [(7, b"a", True), SourceLine(8, None, "line 8: too long", "x", True)],
+        [(7, b"a\nb", True), (8, b"c", True)],  # not a reader's line: it holds a newline
+    ]
+    for block in unusual:
+        assert round_trip(block) == (_PICKLED, block)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers forked on Linux")
+def test_forked_workers_end_when_scoring_stops_early() -> None:
+    """Closing the blocks before the end (the reader of the output went away) ends the forked
+    workers, also those with blocks still queued; none is left behind."""
+    import os
+
+    from pipeline.ingest import score_lines
+
+    lines = as_lines([json.dumps(deal_hand(seed)) for seed in range(400)])
+    forked: list[int] = []
+    fork = score_lines._fork_worker
+
+    def recording_fork(*arguments: object) -> object:
+        channel = fork(*arguments)  # type: ignore[arg-type]
+        forked.append(channel.pid)
+        return channel
+
+    score_lines._fork_worker = recording_fork  # type: ignore[assignment]
+    try:
+        blocks = score_blocks(iter(lines), RulesResolver(), workers=3, block_lines=10)
+        assert next(blocks).lines == 10
+        blocks.close()
+    finally:
+        score_lines._fork_worker = fork  # type: ignore[assignment]
+    assert len(forked) == 2
+    for pid in forked:  # reaped: no such child any more
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers forked on Linux")
+def test_a_forked_worker_that_dies_is_an_error_not_a_hang() -> None:
+    import os
+    import signal
+
+    from pipeline.ingest import score_lines
+
+    lines = as_lines([json.dumps(deal_hand(seed)) for seed in range(300)])
+    fork = score_lines._fork_worker
+
+    def killed_fork(*arguments: object) -> object:
+        channel = fork(*arguments)  # type: ignore[arg-type]
+        os.kill(channel.pid, signal.SIGKILL)
+        return channel
+
+    score_lines._fork_worker = killed_fork  # type: ignore[assignment]
+    try:
+        with pytest.raises(RuntimeError, match="worker process ended"):
+            list(score_blocks(iter(lines), RulesResolver(), workers=2, block_lines=10))
+    finally:
+        score_lines._fork_worker = fork  # type: ignore[assignment]
+
+
+def test_the_process_pool_where_workers_are_not_forked_gives_the_same_bytes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pipeline.ingest import score_lines
+
+    monkeypatch.setattr(score_lines, "_FORK_WORKERS", False)
+    records = demo_records(60) + board_records(6, 60)
+    texts = [json.dumps(record) for record in records]
+    texts[5] = "{broken"
+    lines = as_lines(texts)
+    resolver = RulesResolver()
+    assert block_text(lines, resolver, workers=2, block_lines=16) == scalar_text(lines, resolver)
