@@ -90,16 +90,9 @@ def play_order_current(connection: duckdb.DuckDBPyConnection) -> bool:
 
 def play_order_ready(connection: duckdb.DuckDBPyConnection) -> bool:
     """True when ``play_order`` is kept and numbers every result (a reader may trust it)."""
-    try:
-        rows = connection.sql(
-            "SELECT (SELECT value FROM meta WHERE key = ?), "
-            "(SELECT count(*) FROM play_order), (SELECT count(*) FROM results)",
-            params=[PLAY_ORDER_META_KEY],
-        ).fetchall()
-    except duckdb.Error:
-        return False
-    version, numbered, results = rows[0]
-    return version == PLAY_ORDER_VERSION and int(numbered) == int(results)
+    return store.kept_and_counts_agree(
+        connection, PLAY_ORDER_META_KEY, PLAY_ORDER_VERSION,
+        ("SELECT count(*) FROM play_order", "SELECT count(*) FROM results"))
 
 
 def rebuild(connection: duckdb.DuckDBPyConnection) -> None:

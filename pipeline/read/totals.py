@@ -25,6 +25,7 @@ from typing import Any
 
 import duckdb
 
+from pipeline import store
 from pipeline.ingest.aggregates import (
     AGGREGATES_META_KEY,
     AGGREGATES_VERSION,
@@ -99,17 +100,9 @@ def aggregates_ready(connection: duckdb.DuckDBPyConnection) -> bool:
 
 
 def _aggregates_ready(connection: duckdb.DuckDBPyConnection) -> bool:
-    try:
-        rows = connection.sql(
-            "SELECT (SELECT value FROM meta WHERE key = ?), "
-            "(SELECT coalesce(sum(boards), 0) FROM board_totals), "
-            "(SELECT count(*) FROM evaluations)",
-            params=[AGGREGATES_META_KEY],
-        ).fetchall()
-    except duckdb.Error:
-        return False
-    version, boards, evaluations = rows[0]
-    return version == AGGREGATES_VERSION and int(boards) == int(evaluations)
+    return store.kept_and_counts_agree(
+        connection, AGGREGATES_META_KEY, AGGREGATES_VERSION,
+        ("SELECT sum(boards) FROM board_totals", "SELECT count(*) FROM evaluations"))
 
 
 def _route_allows(route: Route, served: bool, ready: Callable[[], bool], finer: str,
@@ -141,19 +134,10 @@ def use_aggregates(connection: duckdb.DuckDBPyConnection, route: Route, served: 
 
 
 def _rollups_ready(connection: duckdb.DuckDBPyConnection) -> bool:
-    try:
-        rows = connection.sql(
-            "SELECT (SELECT value FROM meta WHERE key = ?), "
-            "(SELECT coalesce(sum(boards), 0) FROM board_totals_all), "
-            "(SELECT coalesce(sum(boards), 0) FROM board_totals), "
-            "(SELECT coalesce(sum(hands), 0) FROM pair_totals_all), "
-            "(SELECT coalesce(sum(hands), 0) FROM pair_totals)",
-            params=[ROLLUP_META_KEY],
-        ).fetchall()
-    except duckdb.Error:
-        return False
-    version, boards_all, boards, pairs_all, pairs = rows[0]
-    return version == ROLLUP_VERSION and boards_all == boards and pairs_all == pairs
+    return store.kept_and_counts_agree(
+        connection, ROLLUP_META_KEY, ROLLUP_VERSION,
+        ("SELECT sum(boards) FROM board_totals_all", "SELECT sum(boards) FROM board_totals"),
+        ("SELECT sum(hands) FROM pair_totals_all", "SELECT sum(hands) FROM pair_totals"))
 
 
 def totals_tables(connection: duckdb.DuckDBPyConnection, filters: Filters) -> tuple[str, str]:
@@ -179,16 +163,9 @@ def use_play_order(connection: duckdb.DuckDBPyConnection, route: Route, served: 
 
 
 def _summaries_ready(connection: duckdb.DuckDBPyConnection) -> bool:
-    try:
-        rows = connection.sql(
-            "SELECT (SELECT value FROM meta WHERE key = ?), "
-            "(SELECT count(*) FROM hand_summaries), (SELECT count(*) FROM hands)",
-            params=[SUMMARY_META_KEY],
-        ).fetchall()
-    except duckdb.Error:
-        return False
-    version, summaries, hands = rows[0]
-    return version == SUMMARY_VERSION and summaries == hands
+    return store.kept_and_counts_agree(
+        connection, SUMMARY_META_KEY, SUMMARY_VERSION,
+        ("SELECT count(*) FROM hand_summaries", "SELECT count(*) FROM hands"))
 
 
 def use_hand_summaries(connection: duckdb.DuckDBPyConnection, route: Route) -> bool:

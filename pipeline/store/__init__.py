@@ -550,6 +550,21 @@ def get_meta(connection: duckdb.DuckDBPyConnection, key: str) -> str | None:
     return rows[0][0] if rows else None
 
 
+def kept_and_counts_agree(connection: duckdb.DuckDBPyConnection, key: str, version: str,
+                          *pairs: tuple[str, str]) -> bool:
+    """Whether a kept table may be trusted: the meta ``key`` holds ``version`` and each pair of
+    SQL scalar subqueries (a count or sum over the kept table, the same over what it is kept
+    from) gives equal numbers. False when a table is missing (a database made before it)."""
+    counts = ", ".join(f"({kept}), ({source})" for kept, source in pairs)
+    try:
+        row = connection.sql(f"SELECT (SELECT value FROM meta WHERE key = ?), {counts}",
+                             params=[key]).fetchall()[0]
+    except duckdb.Error:
+        return False
+    values = [int(value or 0) for value in row[1:]]
+    return row[0] == version and values[0::2] == values[1::2]
+
+
 def set_meta(connection: duckdb.DuckDBPyConnection, key: str, value: str) -> None:
     """Set a value of the meta table."""
     connection.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
