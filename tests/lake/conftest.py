@@ -30,7 +30,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from pipeline.ingest.aggregates import AGGREGATES_META_KEY, ROLLUP_META_KEY, SUMMARY_META_KEY
 from pipeline.ingest.driver import ingest_paths
+from pipeline.ingest.play_order import PLAY_ORDER_META_KEY
 from pipeline.lake.build import build_lake
 from pipeline.lake.engine import LocalEngine
 from pipeline.read.lake import ParquetLake
@@ -53,8 +55,8 @@ file), which the lake does not keep (docs/lake.md), and the sessions' fouls and 
 the database keeps with its aggregates (docs/aggregates.md): a lake has no aggregates, and the
 read model answers it by the full pass (the read commands' outputs are compared below)."""
 
-DATABASE_META = ("aggregates_version", "rollup_version", "play_order_version")
-"""Meta keys only a database has: its aggregates' definitions (docs/aggregates.md)."""
+DATABASE_META = (AGGREGATES_META_KEY, ROLLUP_META_KEY, PLAY_ORDER_META_KEY, SUMMARY_META_KEY)
+"""Meta keys only a database has: its kept tables' definitions (docs/aggregates.md)."""
 
 
 def _later_hands(first: Path) -> list[str]:
