@@ -1,4 +1,5 @@
-"""Benchmark: every dashboard page's queries on a large database (target: 100 ms each).
+"""Benchmark: every dashboard page's queries on a large database (target: 100 ms each; the
+whole coaching report page, built in full, 2 s).
 
 Not a test. Builds (once, then reuses) a database of ``--hands`` three-player hands with an SQL
 generator written against the schema of :mod:`pipeline.store` — plausible shapes, not real
@@ -53,6 +54,11 @@ from pipeline.report.compare import compare_players, player_progress  # noqa: E4
 from pipeline.report.reference import ReferenceSpec  # noqa: E402
 
 TARGET_MS = 100.0
+"""The target of each query (issue 14: every query at most 100 ms median at 1 M hands)."""
+
+WHOLE_PAGE_TARGETS_MS = {"create_report (p0 vs field)": 2000.0}
+"""Calls that are a whole page of questions, not one, and their own targets: the coaching
+report, built in full (issue 14: a report at 1 M hands within 2 s)."""
 
 GENERATOR = """
 CREATE TEMP TABLE gen_hands AS
@@ -354,14 +360,17 @@ def main() -> None:
                 full.append(wall)
                 full_cpu.append(cpu)
             median, baseline = statistics.median(kept), statistics.median(full)
-            flag = "" if median <= TARGET_MS else "  > target"
-            slow += median > TARGET_MS
+            target = WHOLE_PAGE_TARGETS_MS.get(name, TARGET_MS)
+            flag = "" if median <= target else f"  > target ({target:,.0f} ms)"
+            slow += median > target
             print(f"{page:<16} {name:<40} {median:>9.1f} {max(kept):>8.1f} {baseline:>9.1f} "
                   f"{baseline / median:>9.2f} {statistics.median(kept_cpu):>8.1f} "
                   f"{statistics.median(full_cpu):>9.1f}{flag}", flush=True)
     connection.close()
-    print(f"{slow} quer{'y' if slow == 1 else 'ies'} over {TARGET_MS:.0f} ms; "
-          f"load average at the end {load_average()}")
+    whole_pages = ", ".join(f"{name} {target:,.0f} ms"
+                            for name, target in WHOLE_PAGE_TARGETS_MS.items())
+    print(f"{slow} quer{'y' if slow == 1 else 'ies'} over the target ({TARGET_MS:.0f} ms; a "
+          f"whole page: {whole_pages}); load average at the end {load_average()}")
 
 
 if __name__ == "__main__":
