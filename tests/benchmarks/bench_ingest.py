@@ -16,9 +16,13 @@ Not a test: it prints figures. For each size it writes (once, cached) a file of 
    over the whole file, then ``ingest_paths`` into a new database (every core for the worker
    processes), then ``rescore`` under another rule set; it reports hands/s against lines/s
    (the ratio: goal, issue 14, at least 1.0), wall and CPU seconds of every process, peak
-   memory (goal at most 2 GB) and the load average::
+   memory (goal at most 2 GB) and the load average. With ``--other-tree DIR`` (an earlier
+   commit, ``git archive COMMIT | tar -x -C DIR``) each repeat also runs the same child with
+   that tree's code, alternating, and the medians of both are printed side by side (what a
+   change costs or saves at ingest)::
 
     .venv/bin/python tests/benchmarks/bench_ingest.py [--sizes 100000] [--repeats 3]
+        [--other-tree DIR] [--no-stages]
 
 The hands come from a small dealer here (random legal hands: every street dealt from one
 shuffled deck, cards placed into random rows with room, one discard per Pineapple street,
@@ -46,7 +50,9 @@ from itertools import islice
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO))
+CODE_VARIABLE = "OFC_BENCH_CODE"
+"""Environment variable: the source tree a pipeline child imports (``--other-tree``)."""
+sys.path.insert(0, os.environ.get(CODE_VARIABLE, str(REPO)))
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -216,6 +222,7 @@ def json_loads_seconds(path: Path, limit: int | None = None) -> tuple[float, int
 
 def run_child(path: Path, database: Path) -> dict:
     """The baseline loop, then ingest, then re-score, in this process; the figures."""
+    import pipeline
     from pipeline.ingest.driver import ingest_paths
     from pipeline.ingest.rescore import rescore
     from pipeline.rules.ruleset import preset
@@ -241,6 +248,7 @@ def run_child(path: Path, database: Path) -> dict:
         "peak_rss_mb": max(ingest_rss, _peak_rss_mb()),
         "database_mb": database.stat().st_size / 1e6,
         "load_average": os.getloadavg()[0],
+        "code": str(Path(pipeline.__file__).resolve().parents[1]),
     }
 
 
@@ -396,6 +404,36 @@ def print_stages(clocks: dict[str, Clock], count: int) -> None:
           f" at most {bound:,.0f} hands/s = {bound / (count / baseline):.2f}x the baseline")
 
 
+def _pipeline_child(path: Path, code: Path | None) -> dict:
+    """:func:`run_child` in a fresh process, with this tree's code or ``code``'s."""
+    environment = dict(os.environ)
+    if code is not None:
+        environment[CODE_VARIABLE] = str(code)
+    with tempfile.TemporaryDirectory() as folder:
+        child = subprocess.run(
+            [sys.executable, __file__, "--child", str(path), str(Path(folder) / "bench.duckdb")],
+            capture_output=True, text=True, check=True, env=environment,
+        )
+    return json.loads(child.stdout.strip().splitlines()[-1])
+
+
+def _print_against_other(size: int, runs: list[dict], other_runs: list[dict],
+                         other: Path) -> None:
+    """This tree's ingest beside the other tree's, same run: medians of wall and CPU."""
+    def medians(of: list[dict]) -> tuple[float, float]:
+        return (statistics.median(run["ingest_seconds"] for run in of),
+                statistics.median(run["ingest_cpu_seconds"] for run in of))
+
+    if {run["code"] for run in other_runs} != {str(other)}:
+        raise SystemExit(f"the other tree's runs imported {other_runs[0]['code']}, not {other}")
+    wall, cpu = medians(runs)
+    other_wall, other_cpu = medians(other_runs)
+    print(f"{size:,} hands, this tree against {other} (alternating, medians of "
+          f"{len(runs)}): ingest {wall:.2f} s wall, {cpu:.2f} CPU-s against {other_wall:.2f} s, "
+          f"{other_cpu:.2f} CPU-s: {(cpu - other_cpu) / size * 1e6:+.1f} CPU-µs per hand, "
+          f"wall ratio {other_wall / wall:.2f}x (above 1: this tree faster)", flush=True)
+
+
 def main() -> None:
     """Stages, then every size in fresh child processes; a table of the figures."""
     parser = argparse.ArgumentParser(description=__doc__,
@@ -405,6 +443,9 @@ def main() -> None:
     parser.add_argument("--stage-hands", type=int, default=20_000)
     parser.add_argument("--no-stages", action="store_true", help="only the pipeline runs")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "ofc-bench")
+    parser.add_argument("--other-tree", type=lambda text: Path(text).resolve(), metavar="DIR",
+                        help="also run each pipeline child with this source tree's code, "
+                             "alternating")
     parser.add_argument("--child", nargs=2, metavar=("FILE", "DB"), help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.child:
@@ -417,15 +458,11 @@ def main() -> None:
     rows = []
     for size in arguments.sizes:
         path = hands_file(size, arguments.cache)
-        runs = []
+        runs, other_runs = [], []
         for _ in range(arguments.repeats):
-            with tempfile.TemporaryDirectory() as folder:
-                database = Path(folder) / "bench.duckdb"
-                child = subprocess.run(
-                    [sys.executable, __file__, "--child", str(path), str(database)],
-                    capture_output=True, text=True, check=True,
-                )
-            runs.append(json.loads(child.stdout.strip().splitlines()[-1]))
+            runs.append(_pipeline_child(path, None))
+            if arguments.other_tree is not None:
+                other_runs.append(_pipeline_child(path, arguments.other_tree))
         rate = [run["hands"] / run["ingest_seconds"] for run in runs]
         base = [run["baseline_lines_per_second"] for run in runs]
         ratio = [hands / lines for hands, lines in zip(rate, base, strict=True)]
@@ -444,7 +481,9 @@ def main() -> None:
             f"{', '.join(format(run['load_average'], '.1f') for run in runs)}",
             flush=True,
         )
-        rows.append({"size": size, "runs": runs})
+        if other_runs:
+            _print_against_other(size, runs, other_runs, arguments.other_tree)
+        rows.append({"size": size, "runs": runs, "other_runs": other_runs})
     print(json.dumps(rows, indent=1))
 
 
