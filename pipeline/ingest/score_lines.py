@@ -28,7 +28,7 @@ import struct
 import sys
 import threading
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from itertools import chain, islice, repeat
@@ -369,7 +369,6 @@ def _score_forked(
     senders: list[threading.Thread] = []
     switch_interval = sys.getswitchinterval()
     sys.setswitchinterval(min(switch_interval, _SWITCH_SECONDS))
-    pending: deque[_Channel | ScoredBlock] = deque()  # in input order
     try:
         for _ in range(helpers):  # all forked before any thread starts
             channels.append(_fork_worker(resolver, inherited))
@@ -379,21 +378,17 @@ def _score_forked(
                                       name="ofc-score-sender", daemon=True)
             sender.start()
             senders.append(sender)
-        for block in blocks:
+
+        def dispatch(block: list[RawLine | SourceLine]) -> _Channel | ScoredBlock:
             for channel in channels:
                 channel.receive(wait=False)
             channel = min(channels, key=_UNANSWERED)
             if channel.unanswered < 2:
                 channel.send(block)
-                pending.append(channel)
-            else:  # the workers are busy: this process scores the block
-                pending.append(score_block(block, resolver))
-            while pending and (type(pending[0]) is ScoredBlock or pending[0].finished):
-                yield _next_result(pending.popleft())
-            while len(pending) > 2 * (helpers + 1):
-                yield _next_result(pending.popleft())
-        while pending:
-            yield _next_result(pending.popleft())
+                return channel
+            return score_block(block, resolver)  # the workers are busy: scored here
+
+        yield from _in_input_order(blocks, dispatch, helpers)
     finally:
         sys.setswitchinterval(switch_interval)
         # Results no longer read: a worker still scoring ends at its next write, and its sender
@@ -408,11 +403,22 @@ def _score_forked(
             os.waitpid(channel.pid, 0)
 
 
-def _next_result(item: _Channel | ScoredBlock) -> ScoredBlock:
-    """A block scored here, or the next one a worker scored (waiting for it)."""
-    if type(item) is ScoredBlock:
-        return item  # type: ignore[return-value]
-    return item.result()  # type: ignore[union-attr]
+def _in_input_order(blocks: Iterator[list[RawLine | SourceLine]],
+                    dispatch: Callable[[list[RawLine | SourceLine]],
+                                       _Channel | Future[ScoredBlock] | ScoredBlock],
+                    helpers: int) -> Iterator[ScoredBlock]:
+    """Each block ``dispatch``-ed (to a worker: a handle with ``done()`` and ``result()``; or
+    scored here: its :class:`ScoredBlock`), yielded in input order as soon as every block
+    before it is done; at most two blocks per process wait to be yielded."""
+    pending: deque[_Channel | Future[ScoredBlock] | ScoredBlock] = deque()
+    for block in blocks:
+        pending.append(dispatch(block))
+        while pending and (type(pending[0]) is ScoredBlock or pending[0].done()):
+            yield _finished(pending.popleft())
+        while len(pending) > 2 * (helpers + 1):
+            yield _finished(pending.popleft())
+    while pending:
+        yield _finished(pending.popleft())
 
 
 _HEADER = struct.Struct("<QBqq?")
@@ -494,8 +500,7 @@ class _Channel:
         self.received: deque[ScoredBlock] = deque()
         self.buffer = bytearray()
 
-    @property
-    def finished(self) -> bool:
+    def done(self) -> bool:
         """Whether the oldest block sent has been answered (reading what is there)."""
         if not self.received:
             self.receive(wait=False)
@@ -606,27 +611,23 @@ def _score_pooled(
     # workers fed.
     switch_interval = sys.getswitchinterval()
     sys.setswitchinterval(min(switch_interval, _SWITCH_SECONDS))
+    submitted: list[Future[ScoredBlock]] = []
     try:
-        pending: deque[Future[ScoredBlock] | ScoredBlock] = deque()
-        for block in blocks:
-            unfinished = sum(1 for item in pending
-                             if type(item) is not ScoredBlock and not item.done())
-            if unfinished < 2 * helpers:
-                pending.append(pool.submit(_score_in_worker, block))
-            else:  # the workers are busy: this process scores the block
-                pending.append(score_block(block, resolver))
-            while pending and (type(pending[0]) is ScoredBlock or pending[0].done()):
-                yield _finished(pending.popleft())
-            while len(pending) > 2 * (helpers + 1):
-                yield _finished(pending.popleft())
-        while pending:
-            yield _finished(pending.popleft())
+
+        def dispatch(block: list[RawLine | SourceLine]) -> Future[ScoredBlock] | ScoredBlock:
+            submitted[:] = [future for future in submitted if not future.done()]
+            if len(submitted) < 2 * helpers:
+                submitted.append(pool.submit(_score_in_worker, block))
+                return submitted[-1]
+            return score_block(block, resolver)  # the workers are busy: scored here
+
+        yield from _in_input_order(blocks, dispatch, helpers)
     finally:
         sys.setswitchinterval(switch_interval)
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _finished(item: Future[ScoredBlock] | ScoredBlock) -> ScoredBlock:
+def _finished(item: _Channel | Future[ScoredBlock] | ScoredBlock) -> ScoredBlock:
     """A block scored here, or a worker's (waiting for it)."""
     return item if type(item) is ScoredBlock else item.result()  # type: ignore[union-attr]
 
