@@ -94,7 +94,7 @@ st.caption(
     "be below zero); a mistake is a loss beyond the noise and at least 0.25 points."
 )
 
-columns = st.columns(4)
+columns = st.columns(5)
 if row["decisions"]:
     kpi(columns[0], "EV loss / decision",
         f"{row['ev_loss_per_decision']:.2f} ± {row['ev_loss_se']:.2f}",
@@ -113,6 +113,17 @@ if row["fl_hands"]:
         f"value); optimal in {percent(row['fl_optimal_share'])}")
 else:
     kpi(columns[3], "Fantasyland: given up / hand", "–", "no Fantasyland hand graded")
+if row["policy_decisions"]:
+    kpi(columns[4], "Behind the grader's bot / decision",
+        f"{row['policy_gap_per_decision']:.2f} ± {row['policy_gap_se'] or 0:.2f}",
+        f"what the rollout policy's own play would have kept in the same spots "
+        f"({row['policy_decisions']:,} decisions; its own plays score 0). The EV loss also "
+        "counts what a lookahead finds beyond that bot, which every player pays (about 2 points "
+        "a Pineapple decision for the bot itself); this leaves it out, so it tells careless "
+        "play from sound play")
+else:
+    kpi(columns[4], "Behind the grader's bot / decision", "–",
+        "not measured by the grades of these decisions: grade them again (ofc analyze)")
 
 left, right = st.columns(2)
 with left:

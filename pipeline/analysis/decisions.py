@@ -150,13 +150,18 @@ class Decision:
         """True when this street completes the board."""
         return self.street == len(self.hand.variant.streets) - 1
 
-    def alternatives(self, prune: bool = True) -> AlternativeSet:
-        """The legal alternatives, symmetric ones merged unless ``prune`` is false."""
+    def symmetry(self) -> tuple[tuple[int, ...], ...]:
+        """The suit permutations that map the position onto itself (the known cards, and each
+        visible row of every opponent): placements they map onto each other are worth the same."""
         opponents = [
             cards for index, rows in enumerate(self.visible)
             if rows is not None and index != self.hero for cards in rows if cards
         ]
-        group = symmetry_group(self.known, opponents) if prune else ((0, 1, 2, 3),)
+        return symmetry_group(self.known, opponents)
+
+    def alternatives(self, prune: bool = True) -> AlternativeSet:
+        """The legal alternatives, symmetric ones merged unless ``prune`` is false."""
+        group = self.symmetry() if prune else ((0, 1, 2, 3),)
         return enumerate_alternatives(self.rows, self.dealt, self.discards, self.chosen, group, prune)
 
 

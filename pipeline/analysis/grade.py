@@ -51,6 +51,16 @@ is fixed before any evaluation sample is drawn, so the loss stays an unbiased me
 is needed; ``α`` = 0.025 gives z ≈ 1.96), and at least ``min_loss`` points (default 0.25: a
 certain loss of a few hundredths is not worth a lesson).
 
+**The rollout policy's own play (the policy gap):** the play the rollout policy itself would
+make in the player's spot (:func:`policy_choice`) is measured against the play made on the
+evaluation stream too (exact when enumerated): ``policy_gap = x_policy − x_chosen``, what the
+grader's own bot would have kept. The loss against the best play includes what a one-step
+lookahead finds beyond that bot's own judgement, which every player pays (the rollout policy
+itself about 2 points per Pineapple decision: docs/grading.md); the gap leaves that out, so it
+tells a careless player from a sound one (0 for the policy's own plays). It never decides a
+verdict. The policy's choice depends on no sample, and the evaluation samples are fresh: the
+gap is unbiased. Not measured for a policy that uses chance (``random``).
+
 **Exact endgames** (:mod:`pipeline.analysis.exact`): when the unseen cards allow at most
 ``exact_limit`` distinct deals, every alternative is played out on every deal instead; values
 are exact expectations (SE 0), the best play is the largest, the loss exact (``exact`` true) and a
@@ -66,15 +76,23 @@ from statistics import NormalDist
 
 import numpy as np
 
-from pipeline.analysis.alternatives import Alternative, AlternativeSet
+from pipeline.analysis.alternatives import (
+    Alternative,
+    AlternativeSet,
+    apply_pattern,
+    canonical_key,
+    street_patterns,
+)
 from pipeline.analysis.decisions import Decision
 from pipeline.analysis.exact import DEFAULT_EXACT_LIMIT, enumerate_deals
+from pipeline.analysis.policy import BoardBatch
 from pipeline.analysis.rollout import (
     DEFAULT_FANTASYLAND_VALUE,
     DEFAULT_POLICY,
     EVALUATION,
     SELECTION,
     Rollouts,
+    column_policy,
 )
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet
@@ -283,6 +301,9 @@ class DecisionGrade:
     mistake: bool = False
     new_samples: int = 0
     extra: dict = field(default_factory=dict)
+    policy_choice: int | None = None  # the alternative the rollout policy itself plays
+    policy_gap: float | None = None  # x_policy − x_chosen (evaluation stream, or exact)
+    policy_gap_se: float | None = None
 
     def selected(self) -> int:
         """The best play on the selection stream: the largest mean difference among the plays
@@ -467,10 +488,62 @@ def grade_decision(
         if best != chosen:
             _evaluate(grade, decision, rules, settings, best)
     grade.decide()
+    _measure_policy_gap(grade, decision, rules, settings, alternatives=options)
     grade.situation = situation_of(decision, items, chosen, grade.best, rules)
     if grade.best != chosen:
         grade.mistake_type = mistake_type_of(decision, items[chosen], items[grade.best], rules)
     return grade
+
+
+def policy_choice(decision: Decision, alternatives: AlternativeSet, policy: str,
+                  rules: RuleSet) -> int | None:
+    """The alternative (index into ``alternatives``) the rollout ``policy`` itself plays at the
+    decision: the bot's placement of the dealt cards on the player's rows, matched to its class
+    of equivalent placements. None for a bot that uses chance (its play is not one play)."""
+    if BOTS[policy].uses_chance:
+        return None
+    column = column_policy(policy, decision.hand.variant, rules)
+    index = column.play_street(BoardBatch.from_rows([decision.rows]),
+                               np.asarray([decision.dealt], dtype=np.int64), decision.discards)
+    pattern = street_patterns(len(decision.dealt), decision.discards)[int(index[0])]
+    group = decision.symmetry()
+    key = canonical_key(apply_pattern(decision.rows, decision.dealt, pattern)[0], group)
+    items = alternatives.alternatives
+    if items[alternatives.chosen].pattern == pattern:
+        return alternatives.chosen
+    for position, alternative in enumerate(items):
+        if alternative.pattern == pattern or canonical_key(alternative.rows_after, group) == key:
+            return position
+    raise ValueError(f"the policy's placement {pattern} is not among the alternatives")
+
+
+def _measure_policy_gap(grade: DecisionGrade, decision: Decision, rules: RuleSet,
+                        settings: GradeSettings, alternatives: AlternativeSet) -> None:
+    """:attr:`DecisionGrade.policy_gap`: the rollout policy's own play against the play made,
+    exact when the decision was enumerated, else on the evaluation stream (as many samples as
+    the loss got, at least ``evaluation``)."""
+    policy = policy_choice(decision, alternatives, settings.policy, rules)
+    grade.policy_choice = policy
+    if policy is None:
+        return
+    chosen = grade.chosen
+    if policy == chosen:
+        grade.policy_gap, grade.policy_gap_se = 0.0, 0.0
+        return
+    if grade.exact:
+        grade.policy_gap, grade.policy_gap_se = grade.tallies[policy].diff, 0.0
+        return
+    evaluations = grade.evaluations
+    target = max(settings.evaluation_samples, grade.evaluation_samples)
+    start = min(evaluations[policy].samples, evaluations[chosen].samples)
+    if start < target:
+        rollouts = Rollouts(decision, rules, start, target, settings.seed, settings.policy,
+                            settings.fantasyland_value, stream=EVALUATION)
+        grade.new_samples += _extend(rollouts, grade.alternatives, evaluations, chosen, [policy],
+                                     target, {})
+    measured = evaluations[policy]
+    grade.policy_gap = measured.diff
+    grade.policy_gap_se = measured.diff_se if math.isfinite(measured.diff_se) else None
 
 
 def _enumerate(grade: DecisionGrade, decision: Decision, rules: RuleSet,

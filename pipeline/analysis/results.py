@@ -108,7 +108,8 @@ def grade_tables(grades: Sequence[DecisionGrade], when: datetime | None = None) 
         "alternatives", "chosen", "best", "chosen_placement", "best_placement", "chosen_ev",
         "chosen_se", "best_ev", "best_se", "ev_loss", "loss_se", "z", "mistake", "rollouts",
         "policy", "fantasyland_value", "seed", "fingerprint", "graded_at", "exact",
-        "evaluation_rollouts", "mistake_type")}
+        "evaluation_rollouts", "mistake_type", "policy_alternative", "policy_gap",
+        "policy_gap_se")}
     alternative_rows: dict[str, list[Any]] = {name: [] for name in (
         "hand_key", "player", "street", "alternative", "placement", "top", "middle", "bottom",
         "discards", "equivalents", "is_chosen", "is_best", "samples", "total", "total_sq",
@@ -135,7 +136,10 @@ def grade_tables(grades: Sequence[DecisionGrade], when: datetime | None = None) 
             ("policy", settings.policy), ("fantasyland_value", settings.fantasyland_value),
             ("seed", settings.seed), ("fingerprint", grade.fingerprint), ("graded_at", when),
             ("exact", grade.exact), ("evaluation_rollouts", grade.evaluation_samples),
-            ("mistake_type", grade.mistake_type),
+            ("mistake_type", grade.mistake_type), ("policy_alternative", grade.policy_choice),
+            ("policy_gap", None if grade.policy_gap is None else _finite(grade.policy_gap)),
+            ("policy_gap_se", None if grade.policy_gap_se is None
+             else _finite(grade.policy_gap_se)),
         ):
             decision_rows[name].append(value)
         for index, (alternative, tally, evaluated) in enumerate(
@@ -164,7 +168,10 @@ def grade_tables(grades: Sequence[DecisionGrade], when: datetime | None = None) 
                                   "best": pa.int16(), "rollouts": pa.int32(),
                                   "graded_at": pa.timestamp("us"),
                                   "evaluation_rollouts": pa.int32(),
-                                  "mistake_type": pa.string()}), \
+                                  "mistake_type": pa.string(),
+                                  "policy_alternative": pa.int16(),
+                                  "policy_gap": pa.float64(),
+                                  "policy_gap_se": pa.float64()}), \
         _arrow(alternative_rows, {"street": pa.int8(), "alternative": pa.int16(),
                                   "equivalents": pa.int16(), "samples": pa.int32(),
                                   "eval_samples": pa.int32(), "eval_ev": pa.float64(),

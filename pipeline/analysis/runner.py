@@ -45,11 +45,19 @@ class PlayerTotals:
     hand_losses: dict[int, float] = field(default_factory=dict)
     fantasyland_hands: int = 0
     fantasyland_given_up: float = 0.0
+    gap_decisions: int = 0  # decisions whose gap to the rollout policy's own play was measured
+    policy_gap: float = 0.0
+    policy_gap_squares: float = 0.0
 
     @property
     def loss_per_decision(self) -> tuple[float, float] | None:
         """Mean EV loss per graded decision and its standard error (None: nothing graded)."""
         return _mean_se(self.decisions, self.ev_loss, self.ev_loss_squares)
+
+    @property
+    def gap_per_decision(self) -> tuple[float, float] | None:
+        """Mean gap to the rollout policy's own play per decision and its standard error."""
+        return _mean_se(self.gap_decisions, self.policy_gap, self.policy_gap_squares)
 
     @property
     def loss_per_hand(self) -> tuple[float, float] | None:
@@ -256,6 +264,10 @@ def analyze_database(
             totals.exact += grade.exact
             totals.ev_loss += grade.ev_loss
             totals.ev_loss_squares += grade.ev_loss * grade.ev_loss
+            if grade.policy_gap is not None:
+                totals.gap_decisions += 1
+                totals.policy_gap += grade.policy_gap
+                totals.policy_gap_squares += grade.policy_gap * grade.policy_gap
         if outcome.fantasyland is not None:
             totals.fantasyland_hands += 1
             totals.fantasyland_given_up += outcome.fantasyland_given_up

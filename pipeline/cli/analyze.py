@@ -258,13 +258,15 @@ def _print_summary(arguments: argparse.Namespace, summary) -> None:  # noqa: ANN
         return
     table = Table(title="EV loss of this run, by player and variant (points, mean ± standard error)")
     for column in ("player", "variant", "hands", "decisions", "mistakes", "EV loss / decision",
-                   "EV loss / hand", "FL hands", "FL given up / hand"):
+                   "EV loss / hand", "behind the bot / decision", "FL hands",
+                   "FL given up / hand"):
         table.add_column(column)
     for (name, variant), totals in sorted(summary.players.items()):
         table.add_row(
             terminal_cell(name), variant, f"{len(totals.hand_losses):,}", f"{totals.decisions:,}",
             f"{totals.mistakes:,}", _figure(totals.loss_per_decision),
-            _figure(totals.loss_per_hand), f"{totals.fantasyland_hands:,}",
+            _figure(totals.loss_per_hand), _figure(totals.gap_per_decision),
+            f"{totals.fantasyland_hands:,}",
             f"{totals.fantasyland_given_up / totals.fantasyland_hands:.2f}"
             if totals.fantasyland_hands else "–",
         )
@@ -272,5 +274,8 @@ def _print_summary(arguments: argparse.Namespace, summary) -> None:  # noqa: ANN
     console.print(
         "EV loss: the best play is picked on one set of rollouts and the loss measured on an "
         "independent set (unbiased; it can be below zero). Per hand: over the hands with graded "
-        "decisions. Grades of every run: `ofc report`, dashboard page Decision grading."
+        "decisions. Behind the bot: what the rollout policy's own play would have kept in "
+        "the same spots (its own plays: 0; it leaves out what a lookahead finds beyond that "
+        "bot, which every player pays). Grades of every run: `ofc report`, dashboard page "
+        "Decision grading."
     )

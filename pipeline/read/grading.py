@@ -48,6 +48,8 @@ def _grading_frame(db: Database, scope: Scope, body: str, params: Sequence[Any] 
         ).fetchall()}
         if "exact" not in columns:  # a database graded before the unbiased estimator
             return pl.DataFrame()
+        if "policy_gap" not in columns:  # graded (and not opened for writing) since: unmeasured
+            body = body.replace("g.policy_gap", "CAST(NULL AS DOUBLE)")
         return connection.sql(scope.sql(body), params=[*scope.params, *params]).pl()
 
 
@@ -60,7 +62,9 @@ def grading_summary(db: Database, filters: Filters) -> pl.DataFrame:
     hands' summed losses), total_loss, rollouts (mean samples behind the chosen play of the
     sampled decisions), first_hand, last_hand (started_at range of the graded hands), fl_hands
     (Fantasyland hands compared with the solver), fl_given_up, fl_given_up_per_hand,
-    fl_optimal_share. Largest groups first.
+    fl_optimal_share, policy_decisions (decisions whose policy gap was measured),
+    policy_gap_per_decision, policy_gap_se (the rollout policy's own play against the play made:
+    what the grader's bot would have kept; null when none was measured). Largest groups first.
     """
     scope = hand_scope(filters, include_players=False)
     g_players, g_params = player_conditions(filters, "g")
@@ -72,7 +76,9 @@ def grading_summary(db: Database, filters: Filters) -> pl.DataFrame:
                    count(*) FILTER (WHERE g.exact) AS exact,
                    sum(g.ev_loss * g.ev_loss) AS loss_squares,
                    sum(g.rollouts) FILTER (WHERE NOT g.exact) AS rollouts,
-                   count(*) FILTER (WHERE NOT g.exact) AS sampled
+                   count(*) FILTER (WHERE NOT g.exact) AS sampled,
+                   count(g.policy_gap) AS gap_decisions, sum(g.policy_gap) AS gap,
+                   sum(g.policy_gap * g.policy_gap) AS gap_squares
             FROM decision_grades g WHERE {scope.keeps('g')}{g_players} AND {CURRENT}
             GROUP BY g.player, g.variant, g.hand_key
         ), decisions AS (
@@ -81,6 +87,8 @@ def grading_summary(db: Database, filters: Filters) -> pl.DataFrame:
                    sum(p.loss) AS total_loss, sum(p.loss_squares) AS loss_squares,
                    {standard_error_sql('p.loss')} AS ev_loss_per_hand_se,
                    sum(p.rollouts) AS rollouts, sum(p.sampled) AS sampled,
+                   sum(p.gap_decisions)::BIGINT AS gap_decisions, sum(p.gap) AS gap,
+                   sum(p.gap_squares) AS gap_squares,
                    min(h.started_at) AS first_hand, max(h.started_at) AS last_hand
             FROM per_hand p JOIN hands h ON h.hand_key = p.hand_key
             GROUP BY p.player, p.variant
@@ -105,7 +113,11 @@ def grading_summary(db: Database, filters: Filters) -> pl.DataFrame:
                d.first_hand, d.last_hand,
                coalesce(f.fl_hands, 0) AS fl_hands, coalesce(f.fl_given_up, 0) AS fl_given_up,
                f.fl_given_up / nullif(f.fl_hands, 0) AS fl_given_up_per_hand,
-               f.fl_optimal / nullif(f.fl_hands, 0) AS fl_optimal_share
+               f.fl_optimal / nullif(f.fl_hands, 0) AS fl_optimal_share,
+               coalesce(d.gap_decisions, 0) AS policy_decisions,
+               d.gap / nullif(d.gap_decisions, 0) AS policy_gap_per_decision,
+               sqrt(greatest(0, (d.gap_squares - d.gap * d.gap / d.gap_decisions)
+                             / nullif(d.gap_decisions - 1, 0)) / d.gap_decisions) AS policy_gap_se
         FROM decisions d FULL OUTER JOIN fantasyland f ON d.player = f.player AND d.variant = f.variant
         ORDER BY decisions DESC, player, variant
     """

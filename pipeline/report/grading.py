@@ -75,6 +75,9 @@ class VariantGrading:
     fl_given_up_per_hand: float | None
     by_street: tuple[GradingLine, ...]
     by_situation: tuple[GradingLine, ...]
+    policy_decisions: int = 0
+    policy_gap_per_decision: float | None = None  # behind the rollout policy's own play
+    policy_gap_se: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +178,10 @@ def _variant_block(rows: pl.DataFrame, variant: str, frames: dict[str, Any]) -> 
     fl_given_up = float(rows["fl_given_up"].sum())
     firsts = [value for value in rows["first_hand"].to_list() if value is not None]
     lasts = [value for value in rows["last_hand"].to_list() if value is not None]
+    gaps = [(row["policy_decisions"], row["policy_gap_per_decision"], row["policy_gap_se"] or 0.0)
+            for row in rows.iter_rows(named=True)
+            if row.get("policy_decisions") and row.get("policy_gap_per_decision") is not None]
+    gap_decisions = sum(count for count, _, _ in gaps)
     return VariantGrading(
         variant=variant, decisions=decisions, hands=hands, mistakes=mistakes,
         exact=int(rows["exact"].sum()),
@@ -189,6 +196,11 @@ def _variant_block(rows: pl.DataFrame, variant: str, frames: dict[str, Any]) -> 
         fl_hands=fl_hands, fl_given_up_per_hand=fl_given_up / fl_hands if fl_hands else None,
         by_street=_lines(frames.get("by_street", pl.DataFrame()), variant, "street"),
         by_situation=_lines(frames.get("by_situation", pl.DataFrame()), variant, "situation"),
+        policy_decisions=gap_decisions,
+        policy_gap_per_decision=(sum(count * mean for count, mean, _ in gaps) / gap_decisions
+                                 if gap_decisions else None),
+        policy_gap_se=(math.sqrt(sum((count * se) ** 2 for count, _, se in gaps)) / gap_decisions
+                       if gap_decisions else None),
     )
 
 

@@ -314,7 +314,10 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         graded_at TIMESTAMP NOT NULL,
         exact BOOLEAN,                   -- every deal of the unseen cards enumerated (SE 0)
         evaluation_rollouts INTEGER,     -- independent samples behind ev_loss (0: best = chosen)
-        mistake_type VARCHAR             -- what the best play changes (null when best = chosen)
+        mistake_type VARCHAR,            -- what the best play changes (null when best = chosen)
+        policy_alternative SMALLINT,     -- the alternative the rollout policy itself plays
+        policy_gap DOUBLE,               -- its value minus the play made's (null: not measured)
+        policy_gap_se DOUBLE
     )""",
     """CREATE TABLE IF NOT EXISTS decision_alternatives (
         hand_key BIGINT NOT NULL,
@@ -463,6 +466,9 @@ MIGRATIONS: tuple[tuple[str, str, str], ...] = (
     ("decision_grades", "exact", "BOOLEAN"),
     ("decision_grades", "evaluation_rollouts", "INTEGER"),
     ("decision_grades", "mistake_type", "VARCHAR"),
+    ("decision_grades", "policy_alternative", "SMALLINT"),
+    ("decision_grades", "policy_gap", "DOUBLE"),
+    ("decision_grades", "policy_gap_se", "DOUBLE"),
     ("decision_alternatives", "eval_samples", "INTEGER"),
     ("decision_alternatives", "eval_total", "DOUBLE"),
     ("decision_alternatives", "eval_total_sq", "DOUBLE"),

@@ -47,6 +47,8 @@ def test_the_page_shows_the_grades_and_replays_the_worst_decision(
         f"{summary['ev_loss_per_decision']:.2f} ± {summary['ev_loss_se']:.2f}")
     assert shown["Graded correct"] == f"{summary['correct_share'] * 100:.1f} %"
     assert shown["Fantasyland: given up / hand"] == f"{summary['fl_given_up_per_hand']:.2f}"
+    assert shown["Behind the grader's bot / decision"] == (
+        f"{summary['policy_gap_per_decision']:.2f} ± {summary['policy_gap_se']:.2f}")
     scope = " ".join(block.value for block in app.caption)
     assert f"{summary['decisions']:,} graded decisions in {summary['hands']:,} hands" in scope
     assert "pineapple" in scope and f"{summary['exact']:,} graded exactly" in scope

@@ -20,8 +20,8 @@ def test_grading_questions_match_the_stored_grades(simulated_db: Path) -> None:
     connection = duckdb.connect(str(simulated_db), read_only=True)
     try:
         rows = connection.execute(
-            "SELECT player, hand_key, street, situation, ev_loss, mistake, rollouts, exact "
-            "FROM decision_grades").fetchall()
+            "SELECT player, hand_key, street, situation, ev_loss, mistake, rollouts, exact, "
+            "policy_gap FROM decision_grades").fetchall()
     finally:
         connection.close()
     assert len(rows) == summary.decisions
@@ -55,6 +55,14 @@ def test_grading_questions_match_the_stored_grades(simulated_db: Path) -> None:
         sampled = [row[6] for row in mine if not row[7]]
         assert shown["rollouts"] == pytest.approx(sum(sampled) / len(sampled))
         assert set(sampled) <= {6, 12, 24}
+        # the gap to the rollout policy's own play: measured in every decision (expert policy)
+        gaps = [row[8] for row in mine]
+        assert None not in gaps and shown["policy_decisions"] == len(gaps)
+        assert shown["policy_gap_per_decision"] == pytest.approx(sum(gaps) / len(gaps))
+        gap_mean = sum(gaps) / len(gaps)
+        gap_spread = math.sqrt(sum((x - gap_mean) ** 2 for x in gaps) / (len(gaps) - 1)
+                               / len(gaps))
+        assert shown["policy_gap_se"] == pytest.approx(gap_spread, abs=1e-9)
     hero = frame["player"][0]
     streets = read.grading.grading_by_street(simulated_db, read.scope.Filters(players=(hero,)))
     assert set(streets["player"]) == {hero}
@@ -82,3 +90,27 @@ def test_before_any_grading_the_questions_answer_empty(certain_db: Path) -> None
     assert read.grading.grading_summary(certain_db, read.scope.Filters()).is_empty()
     assert read.grading.worst_decisions(certain_db, read.scope.Filters()).is_empty()
     assert read.grading.fantasyland_comparisons(certain_db, read.scope.Filters()).is_empty()
+
+
+def test_grades_written_before_the_policy_gap_read_as_unmeasured(simulated_db: Path,
+                                                                  tmp_path: Path) -> None:
+    """A database graded before the gap was measured (no such columns, opened read-only, as
+    the dashboard does): the summary answers with the gap unmeasured, the rest unchanged."""
+    import shutil
+
+    database = tmp_path / "older.duckdb"
+    shutil.copy(simulated_db, database)
+    analyze_database(database, hands=2, settings=GradeSettings(rollouts=6), jobs=1)
+    current = read.grading.grading_summary(database, read.scope.Filters())
+    connection = duckdb.connect(str(database))
+    try:
+        for column in ("policy_alternative", "policy_gap", "policy_gap_se"):
+            connection.execute(f"ALTER TABLE decision_grades DROP COLUMN {column}")
+    finally:
+        connection.close()
+    older = read.grading.grading_summary(database, read.scope.Filters())
+    assert older.drop("policy_decisions", "policy_gap_per_decision", "policy_gap_se").equals(
+        current.drop("policy_decisions", "policy_gap_per_decision", "policy_gap_se"))
+    assert older["policy_decisions"].to_list() == [0] * older.height
+    assert older["policy_gap_per_decision"].null_count() == older.height
+    assert current["policy_decisions"].min() > 0

@@ -7,6 +7,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from pipeline import read
 from pipeline.analysis.grade import GradeSettings
 from pipeline.analysis.runner import analyze_database
@@ -32,6 +34,9 @@ def test_the_report_carries_the_grades(certain_db: Path, tmp_path: Path) -> None
     assert abs(block.ev_loss_se - row["ev_loss_se"]) < 1e-12
     assert abs(block.ev_loss_per_hand_se - row["ev_loss_per_hand_se"]) < 1e-12
     assert block.fl_hands == 1 and block.fl_given_up_per_hand == row["fl_given_up_per_hand"]
+    assert block.policy_decisions == row["policy_decisions"] == row["decisions"]
+    assert block.policy_gap_per_decision == pytest.approx(row["policy_gap_per_decision"])
+    assert block.policy_gap_se == pytest.approx(row["policy_gap_se"])
     assert [line.key for line in block.by_street] == [str(n) for n in range(1, 6)][: len(block.by_street)]
     # the scope names the hands, their dates and the variant
     assert f"{row['decisions']} graded decisions in {row['hands']} hands" in grading.scope
@@ -49,6 +54,8 @@ def test_the_report_carries_the_grades(certain_db: Path, tmp_path: Path) -> None
     markdown = render(report, "md")
     assert "## Decision grading" in markdown and "top Kh · middle 2c" in markdown
     assert "Scope: " in markdown and "| pineapple |" in markdown
+    gap = f"{block.policy_gap_per_decision:.2f} ± {block.policy_gap_se:.2f}"
+    assert "Behind the grader's bot / decision" in markdown and f"| {gap} |" in markdown
     assert "**Quiz 1.**" in markdown and "Dealt: **K♥ 2♣ 5♦**" in markdown
     assert markdown.index("Dealt: **K♥ 2♣ 5♦**") < markdown.index("**Answers**")
     html = render(report, "html")

@@ -15,6 +15,10 @@ every player is measured from. The table therefore also gives, per variant,
 * ``above floor``: ``(random − expert) / (solid − expert)``, the ratio of the losses above the
   floor, with its standard error (delta method, the bots' decisions taken as independent).
 
+and a second table: each bot's **gap to the policy's own play** per decision (the rollout
+policy's play in the same spot against the play made, :attr:`DecisionGrade.policy_gap`; no
+floor: the expert's own plays score 0) and ``random / solid`` of those gaps.
+
 Every decision is graded on its own seeds: the figures depend only on ``--seed`` and the
 settings, not on the load of the machine (CPU seconds are printed for information)::
 
@@ -55,6 +59,7 @@ class Losses:
     """The graded losses of one bot in one variant."""
 
     values: list[float] = field(default_factory=list)
+    gaps: list[float] = field(default_factory=list)  # to the policy's own play
     mistakes: int = 0
     by_street: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
 
@@ -103,6 +108,8 @@ def grade_variant(variant: Variant, hands: int, seed: int,
             if grade is not None:
                 entry = losses[bot_of[decision.player]]
                 entry.values.append(grade.ev_loss)
+                if grade.policy_gap is not None:
+                    entry.gaps.append(grade.policy_gap)
                 entry.mistakes += grade.mistake
                 entry.by_street[decision.street_number].append(grade.ev_loss)
             if count % 100 == 0 or count == len(decisions):
@@ -168,7 +175,20 @@ def main() -> None:
                           for bot in BOTS},
             "random_over_solid": plain, "above_floor": above, "cpu_seconds": seconds,
         }
+        gap_estimates = {bot: Losses(losses[bot].gaps).mean_se() for bot in BOTS}
+        figures[variant.value]["gaps"] = {
+            bot: (*gap_estimates[bot], len(losses[bot].gaps)) for bot in BOTS}
+        figures[variant.value]["gap_random_over_solid"] = ratio(gap_estimates["random"],
+                                                                gap_estimates["solid"])
     print("\n" + "\n".join(rows))
+    print("\n| variant | gap to the policy's play: expert | solid | chaser | random | "
+          "random / solid |\n|---|---:|---:|---:|---:|---:|")
+    for name, entry in figures.items():
+        gaps = entry["gaps"]
+        cells = " | ".join(f"{mean:.2f} ± {se:.2f} ({count})"
+                           for mean, se, count in (gaps[bot] for bot in BOTS))
+        value, error = entry["gap_random_over_solid"]
+        print(f"| {name} | {cells} | {value:.1f}× ± {error:.1f} |")
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
     if arguments.json:
         arguments.json.write_text(json.dumps(figures, indent=1))
