@@ -520,8 +520,8 @@ def policy_choice(decision: Decision, alternatives: AlternativeSet, policy: str,
 def _measure_policy_gap(grade: DecisionGrade, decision: Decision, rules: RuleSet,
                         settings: GradeSettings, alternatives: AlternativeSet) -> None:
     """:attr:`DecisionGrade.policy_gap`: the rollout policy's own play against the play made,
-    exact when the decision was enumerated, else on the evaluation stream (as many samples as
-    the loss got, at least ``evaluation``)."""
+    exact when the decision was enumerated, else on the evaluation stream (``evaluation``
+    samples; more when the policy's play is the selected one, which has them already)."""
     policy = policy_choice(decision, alternatives, settings.policy, rules)
     grade.policy_choice = policy
     if policy is None:
@@ -534,7 +534,7 @@ def _measure_policy_gap(grade: DecisionGrade, decision: Decision, rules: RuleSet
         grade.policy_gap, grade.policy_gap_se = grade.tallies[policy].diff, 0.0
         return
     evaluations = grade.evaluations
-    target = max(settings.evaluation_samples, grade.evaluation_samples)
+    target = settings.evaluation_samples
     start = min(evaluations[policy].samples, evaluations[chosen].samples)
     if start < target:
         rollouts = Rollouts(decision, rules, start, target, settings.seed, settings.policy,

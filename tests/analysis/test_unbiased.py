@@ -5,7 +5,9 @@ Ground truth comes from the simulator: the players are the solid, chaser and ran
 issue's target (random ≥ 3× solid per decision) is not what the grades show: the solid bot's
 losses are real under any rollout policy (docs/grading.md, "What the grades say about the
 bots"); this test checks what holds — random loses clearly more than solid, per decision and per
-hand, and a loss averages zero where the play made is the reference's best.
+hand, and a loss averages zero where the play made is the reference's best. The gap to the
+rollout policy's own play, which leaves the floor every player pays out, does show random ≥ 3×
+solid: tests/analysis/test_policy_gap.py.
 """
 
 from __future__ import annotations
