@@ -61,6 +61,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from pipeline import store  # noqa: E402
+from pipeline.analysis import grade as grade_module  # noqa: E402
 from pipeline.analysis.decisions import (  # noqa: E402
     Decision,
     HandView,
@@ -389,7 +390,16 @@ def main() -> None:
     everything = json.loads(gaps_file.read_text()) if gaps_file.exists() else {}
     gaps = everything.setdefault(tag, {})
     disagreements: list[str] = []
-    cpu = {"grader": 0.0, "baseline": 0.0}
+    cpu = {"grader": 0.0, "baseline": 0.0, "gap": 0.0}
+    measure_gap = grade_module._measure_policy_gap
+
+    def timed_gap(grade: DecisionGrade, *arguments_, **keywords) -> None:  # noqa: ANN003
+        started = time.process_time()
+        measure_gap(grade, *arguments_, **keywords)
+        if grade.settings == grader:  # the grader's share: the gap to the policy's own play
+            cpu["gap"] += time.process_time() - started
+
+    grade_module._measure_policy_gap = timed_gap
     pruned = 0  # the reference's best stopped early by the grader's racing
     for decision in chosen:
         ref = references.get(_key(decision))
@@ -438,6 +448,8 @@ def main() -> None:
               f"1,000, no race) {cpu['baseline']:.1f}, ratio "
               f"{cpu['grader'] / max(cpu['baseline'], 1e-9):.2f}× (each decision graded both "
               "ways in turn)")
+    print(f"\nof the grader's {cpu['grader']:.1f} CPU-s, the gap to the policy's own play took "
+          f"{cpu['gap']:.1f} ({cpu['gap'] / max(cpu['grader'], 1e-9):.1%})")
     reference_seconds = sum(entry["seconds"] for entry in references.values()) / max(1, len(references))
     print(f"reference CPU-s / decision: {reference_seconds:.2f}; load average "
           f"{' '.join(f'{load:.1f}' for load in os.getloadavg())}")
