@@ -506,13 +506,14 @@ def policy_choice(decision: Decision, alternatives: AlternativeSet, policy: str,
     index = column.play_street(BoardBatch.from_rows([decision.rows]),
                                np.asarray([decision.dealt], dtype=np.int64), decision.discards)
     pattern = street_patterns(len(decision.dealt), decision.discards)[int(index[0])]
+    items = alternatives.alternatives
+    for position, alternative in enumerate(items):  # the placement itself represents a class
+        if alternative.pattern == pattern:
+            return position
     group = decision.symmetry()
     key = canonical_key(apply_pattern(decision.rows, decision.dealt, pattern)[0], group)
-    items = alternatives.alternatives
-    if items[alternatives.chosen].pattern == pattern:
-        return alternatives.chosen
     for position, alternative in enumerate(items):
-        if alternative.pattern == pattern or canonical_key(alternative.rows_after, group) == key:
+        if canonical_key(alternative.rows_after, group) == key:
             return position
     raise ValueError(f"the policy's placement {pattern} is not among the alternatives")
 
