@@ -10,6 +10,7 @@ decisions, and pooling them hides both. Only grades of the current grader count 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +37,11 @@ def _present(connection: Any) -> set[str]:
     ).fetchall()}
 
 
+_UNMEASURED = {"alternative": "CAST(NULL AS SMALLINT)", "gap": "CAST(NULL AS DOUBLE)",
+               "gap_se": "CAST(NULL AS DOUBLE)"}
+"""The policy-gap columns of ``decision_grades`` in a database graded before them."""
+
+
 def _grading_frame(db: Database, scope: Scope, body: str, params: Sequence[Any] = (),
                    tables: Sequence[str] = GRADING_TABLES) -> pl.DataFrame:
     """Like :func:`run_scoped`; an empty frame (no columns) while nothing has been graded yet."""
@@ -49,7 +55,8 @@ def _grading_frame(db: Database, scope: Scope, body: str, params: Sequence[Any] 
         if "exact" not in columns:  # a database graded before the unbiased estimator
             return pl.DataFrame()
         if "policy_gap" not in columns:  # graded (and not opened for writing) since: unmeasured
-            body = body.replace("g.policy_gap", "CAST(NULL AS DOUBLE)")
+            body = re.sub(r"\bg\.policy_(alternative|gap_se|gap)\b",
+                          lambda match: _UNMEASURED[match.group(1)], body)
         return connection.sql(scope.sql(body), params=[*scope.params, *params]).pl()
 
 
@@ -187,7 +194,9 @@ def worst_decisions(db: Database, filters: Filters, limit: int = 20,
 
     Columns: hand_key, hand_id, started_at, variant, player, street, situation, mistake_type,
     chosen, best, chosen_placement, best_placement, chosen_ev, best_ev, ev_loss, loss_se,
-    mistake, exact, rollouts, evaluation_rollouts, alternatives.
+    mistake, exact, rollouts, evaluation_rollouts, alternatives, policy_alternative,
+    policy_gap, policy_gap_se (the grader's bot's own play and its gap to the play made; null
+    when not measured).
     """
     scope = hand_scope(filters, include_players=False)
     g_players, g_params = player_conditions(filters, "g")
@@ -196,7 +205,9 @@ def worst_decisions(db: Database, filters: Filters, limit: int = 20,
         SELECT g.hand_key, h.hand_id, h.started_at, g.variant, g.player, g.street, g.situation,
                g.mistake_type, g.chosen, g.best, g.chosen_placement, g.best_placement,
                g.chosen_ev, g.best_ev, g.ev_loss, g.loss_se, g.mistake, g.exact, g.rollouts,
-               g.evaluation_rollouts, g.alternatives
+               g.evaluation_rollouts, g.alternatives,
+               g.policy_alternative AS policy_alternative, g.policy_gap AS policy_gap,
+               g.policy_gap_se AS policy_gap_se
         FROM decision_grades g JOIN hands h ON h.hand_key = g.hand_key
         WHERE {scope.keeps('g')}{g_players}{only} AND {CURRENT}
         ORDER BY g.ev_loss DESC, g.hand_key, g.player, g.street

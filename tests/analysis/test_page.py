@@ -58,6 +58,13 @@ def test_the_page_shows_the_grades_and_replays_the_worst_decision(
     assert replay.options[0].startswith("A · street 5")
     text = " ".join(block.value for block in app.markdown)
     assert "street 5" in text and "a mistake" in text
+    worst = read.grading.worst_decisions(database, read.scope.Filters(players=("ann",)), 1).row(
+        0, named=True)
+    captions = " ".join(block.value for block in app.caption)
+    if worst["policy_alternative"] == worst["chosen"]:
+        assert "makes the same play here" in captions
+    else:
+        assert f"{worst['policy_gap']:+.2f}" in captions and "would have played" in captions
     boards = " ".join(str(block.proto) for block in app.get("html"))
     assert "as played" in boards and "better" in boards
     alternatives = _table(app, "placement", "equivalents", "diff_se")

@@ -76,6 +76,7 @@ def test_grading_questions_match_the_stored_grades(simulated_db: Path) -> None:
     assert set(situations["situation"]) <= {"fantasyland_made", "fantasyland_draw", "standard"}
     worst = read.grading.worst_decisions(simulated_db, read.scope.Filters(), limit=5)
     assert worst["ev_loss"].to_list() == sorted((row[4] for row in rows), reverse=True)[:5]
+    assert worst["policy_gap"].null_count() == 0
     top = worst.row(0, named=True)
     alternatives = read.grading.decision_alternatives(simulated_db, top["hand_key"], top["player"],
                                                  top["street"])
@@ -112,5 +113,7 @@ def test_grades_written_before_the_policy_gap_read_as_unmeasured(simulated_db: P
     assert older.drop("policy_decisions", "policy_gap_per_decision", "policy_gap_se").equals(
         current.drop("policy_decisions", "policy_gap_per_decision", "policy_gap_se"))
     assert older["policy_decisions"].to_list() == [0] * older.height
+    worst = read.grading.worst_decisions(database, read.scope.Filters(), limit=5)
+    assert worst["policy_gap"].null_count() == worst["policy_alternative"].null_count() == 5
     assert older["policy_gap_per_decision"].null_count() == older.height
     assert current["policy_decisions"].min() > 0
