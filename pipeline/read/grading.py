@@ -279,8 +279,10 @@ def trainer_quizzes(db: Database, filters: Filters, limit: int = 20) -> pl.DataF
     """The heroes' costliest graded mistakes, to replay as quizzes (largest loss first).
 
     Columns: hand_key, hand_id, started_at, variant, player, street, situation, mistake_type,
-    chosen_placement, best_placement, ev_loss, loss_se, exact, alternatives, attempts (answers
-    given so far), solved (answers that were right), last_answered.
+    chosen_placement, best_placement, ev_loss, loss_se, exact, alternatives, chosen,
+    policy_alternative, policy_gap, policy_gap_se (the grader's bot's own play, null when not
+    measured), attempts (answers given so far), solved (answers that were right),
+    last_answered.
     """
     scope = hand_scope(filters, include_players=False)
     g_players, g_params = player_conditions(filters, "g")
@@ -297,7 +299,9 @@ def trainer_quizzes(db: Database, filters: Filters, limit: int = 20) -> pl.DataF
     sql = f"""
         SELECT g.hand_key, h.hand_id, h.started_at, g.variant, g.player, g.street, g.situation,
                g.mistake_type, g.chosen_placement, g.best_placement, g.ev_loss, g.loss_se,
-               g.exact, g.alternatives, {counts}
+               g.exact, g.alternatives, g.chosen,
+               g.policy_alternative AS policy_alternative, g.policy_gap AS policy_gap,
+               g.policy_gap_se AS policy_gap_se, {counts}
         FROM decision_grades g JOIN hands h ON h.hand_key = g.hand_key {tried}
         WHERE {scope.keeps('g')}{g_players} AND {CURRENT} AND g.mistake
         ORDER BY g.ev_loss DESC, g.hand_key, g.player, g.street

@@ -118,6 +118,14 @@ def test_the_trainer_page_runs_a_quiz_end_to_end(graded: Path, monkeypatch: pyte
     verdicts = [block.value for block in app.success]
     assert any(text.startswith(("Right", "Good")) for text in verdicts), verdicts
     assert any("lost" in block.value and "chased Fantasyland" in block.value for block in app.markdown)
+    costliest = read.grading.trainer_quizzes(graded, read.scope.Filters(players=("ann",))).row(
+        0, named=True)
+    captions = " ".join(block.value for block in app.caption)
+    if costliest["policy_alternative"] == costliest["chosen"]:
+        assert "plays what you played at the table" in captions
+    else:  # hand A's last street is exact: the gap has no error
+        assert "would have played" in captions
+        assert f"{costliest['policy_gap']:+.2f} points" in captions
     assert app.get("plotly_chart"), "the alternatives' values with error bars"
     answers = read.grading.trainer_answers(graded, read.scope.Filters(players=("ann",)))
     assert answers.height == 1 and answers["correct"].to_list() == [True]
