@@ -94,27 +94,28 @@ st.caption(
     "be below zero); a mistake is a loss beyond the noise and at least 0.25 points."
 )
 
-columns = st.columns(5)
+# two rows of three: the losses first (five figures in one row cut their values short)
+columns = [*st.columns(3), *st.columns(3)]
 if row["decisions"]:
     kpi(columns[0], "EV loss / decision",
         f"{row['ev_loss_per_decision']:.2f} ± {row['ev_loss_se']:.2f}",
         "points given up per graded decision against the best play (mean ± standard error)")
-    kpi(columns[1], "EV loss / hand",
+    kpi(columns[2], "EV loss / hand",
         f"{row['ev_loss_per_hand']:.2f} ± {row['ev_loss_per_hand_se']:.2f}",
         "the graded decisions of a hand added up, averaged over hands (± the standard error of "
         "the hands' sums)")
-    kpi(columns[2], "Graded correct", percent(row["correct_share"]),
+    kpi(columns[3], "Graded correct", percent(row["correct_share"]),
         f"{row['mistakes']:,} mistakes in {row['decisions']:,} decisions")
 else:
     kpi(columns[0], "EV loss / decision", "–", "no graded decision")
 if row["fl_hands"]:
-    kpi(columns[3], "Fantasyland: given up / hand", f"{row['fl_given_up_per_hand']:.2f}",
+    kpi(columns[4], "Fantasyland: given up / hand", f"{row['fl_given_up_per_hand']:.2f}",
         f"{row['fl_hands']:,} Fantasyland hands against the exact solver (royalties + stay "
         f"value); optimal in {percent(row['fl_optimal_share'])}")
 else:
-    kpi(columns[3], "Fantasyland: given up / hand", "–", "no Fantasyland hand graded")
+    kpi(columns[4], "Fantasyland: given up / hand", "–", "no Fantasyland hand graded")
 if row["policy_decisions"]:
-    kpi(columns[4], "Behind the grader's bot / decision",
+    kpi(columns[1], "Behind the grader's bot / decision",
         f"{row['policy_gap_per_decision']:.2f} ± {row['policy_gap_se'] or 0:.2f}",
         f"what the rollout policy's own play would have kept in the same spots "
         f"({row['policy_decisions']:,} decisions; its own plays score 0). The EV loss also "
@@ -122,7 +123,7 @@ if row["policy_decisions"]:
         "a Pineapple decision for the bot itself); this leaves it out, so it tells careless "
         "play from sound play")
 else:
-    kpi(columns[4], "Behind the grader's bot / decision", "–",
+    kpi(columns[1], "Behind the grader's bot / decision", "–",
         "not measured by the grades of these decisions: grade them again (ofc analyze)")
 
 left, right = st.columns(2)
