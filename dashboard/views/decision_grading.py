@@ -134,7 +134,8 @@ with right:
     by_situation = components.ask(read.grading.grading_by_situation, variant_filters)
     st.plotly_chart(charts.ev_loss_bars(by_situation, "situation", "EV loss by situation"))
     st.caption("fantasyland_draw: the play made or the best one goes for Fantasyland; "
-               "fantasyland_made: the top already qualifies.")
+               "fantasyland_made: the top already qualifies. Pale bars: behind the grader's "
+               "bot, what its own play would have kept in the same spots.")
 
 
 def _board_before(cards: pl.DataFrame, player: str, street: int, include: bool) -> dict[str, list[str]]:

@@ -18,6 +18,8 @@ ROW_COLOURS = {"top": "#8e6bbf", "middle": "#3b82c4", "bottom": "#2f9e6e"}
 WIN_COLOUR = "#2f9e6e"
 LOSS_COLOUR = "#d0473d"
 NEUTRAL_COLOUR = "#3b82c4"
+PALE_COLOUR = "#9cc3e6"
+"""A second series beside :data:`NEUTRAL_COLOUR`'s (the gap to the grader's bot)."""
 Z_95 = 1.96
 
 
@@ -334,23 +336,40 @@ def session_fit_chart(frame: pl.DataFrame, title: str) -> go.Figure:
 
 def ev_loss_bars(frame: pl.DataFrame, category: str, title: str) -> go.Figure:
     """EV loss per decision by a category column (``grading_by_street`` / ``_by_situation``),
-    with 95 % error bars, one group of bars per player."""
+    with 95 % error bars, one group of bars per player; for one player, beside each bar the gap
+    to the grader's own bot (``policy_gap_per_decision``) where it was measured."""
     if frame.is_empty():
         return empty_figure("No graded decisions")
     figure = go.Figure()
-    for player in frame["player"].unique(maintain_order=True).to_list():
+    players = frame["player"].unique(maintain_order=True).to_list()
+    for player in players:
         part = frame.filter(pl.col("player") == player)
         figure.add_bar(
             x=[label(value) for value in part[category].to_list()],
-            y=part["ev_loss_per_decision"].to_list(), name=label(player),
+            y=part["ev_loss_per_decision"].to_list(),
+            name=label(player) if len(players) > 1 else "EV loss",
             error_y={"type": "data", "array": (part["ev_loss_se"] * Z_95).to_list()},
             customdata=list(zip(part["decisions"].to_list(), part["mistakes"].to_list(),
                                 strict=True)),
             hovertemplate=("%{x}<br>%{y:.2f} points lost per decision<br>%{customdata[0]} "
                            "decisions, %{customdata[1]} mistakes<extra></extra>"),
         )
-    figure.update_layout(barmode="group", yaxis_title="EV loss per decision (±95 %)",
-                         xaxis_type="category")
+    gaps = (frame.filter(pl.col("policy_gap_per_decision").is_not_null())
+            if len(players) == 1 and "policy_gap_per_decision" in frame.columns else frame.clear())
+    if not gaps.is_empty():
+        figure.add_bar(
+            x=[label(value) for value in gaps[category].to_list()],
+            y=gaps["policy_gap_per_decision"].to_list(), name="behind the grader's bot",
+            marker_color=PALE_COLOUR,
+            error_y={"type": "data", "array": (gaps["policy_gap_se"] * Z_95).to_list()},
+            customdata=gaps["policy_decisions"].to_list(),
+            hovertemplate=("%{x}<br>%{y:.2f} points per decision behind the grader's bot<br>"
+                           "%{customdata} decisions<extra></extra>"),
+        )
+    figure.update_layout(barmode="group", yaxis_title="points per decision (±95 %)",
+                         xaxis_type="category", showlegend=True,
+                         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0,
+                                 "xanchor": "right", "x": 1.0})
     return _layout(figure, title)
 
 

@@ -21,6 +21,7 @@ from pipeline.read.scope import (
     Scope,
     hand_scope,
     player_conditions,
+    standard_error_from_sums,
     standard_error_sql,
 )
 from pipeline.read.source import Database, reading
@@ -139,7 +140,11 @@ def _grading_split(db: Database, filters: Filters, column: str) -> pl.DataFrame:
                count(*) FILTER (WHERE g.mistake) AS mistakes,
                1 - count(*) FILTER (WHERE g.mistake) / count(*) AS correct_share,
                avg(g.ev_loss) AS ev_loss_per_decision, {standard_error_sql('g.ev_loss')} AS ev_loss_se,
-               sum(g.ev_loss) AS total_loss, count(*) FILTER (WHERE g.exact) AS exact
+               sum(g.ev_loss) AS total_loss, count(*) FILTER (WHERE g.exact) AS exact,
+               count(g.policy_gap) AS policy_decisions,
+               avg(g.policy_gap) AS policy_gap_per_decision,
+               {standard_error_from_sums('sum(g.policy_gap)', 'sum(g.policy_gap * g.policy_gap)',
+                                         'count(g.policy_gap)')} AS policy_gap_se
         FROM decision_grades g WHERE {scope.keeps('g')}{g_players} AND {CURRENT}
         GROUP BY g.player, g.variant, g.{column} ORDER BY g.player, g.variant, g.{column}
     """
@@ -148,7 +153,9 @@ def _grading_split(db: Database, filters: Filters, column: str) -> pl.DataFrame:
 
 def grading_by_street(db: Database, filters: Filters) -> pl.DataFrame:
     """Decision grades per player, variant and street (1-based): decisions, mistakes,
-    correct_share, ev_loss_per_decision, ev_loss_se, total_loss, exact."""
+    correct_share, ev_loss_per_decision, ev_loss_se, total_loss, exact, policy_decisions,
+    policy_gap_per_decision, policy_gap_se (the gap to the grader's bot: null when not
+    measured)."""
     return _grading_split(db, filters, "street")
 
 

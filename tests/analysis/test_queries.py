@@ -12,6 +12,7 @@ import pytest
 from pipeline import read
 from pipeline.analysis.grade import GradeSettings
 from pipeline.analysis.runner import analyze_database
+from pipeline.read import charts
 
 
 def test_grading_questions_match_the_stored_grades(simulated_db: Path) -> None:
@@ -71,6 +72,16 @@ def test_grading_questions_match_the_stored_grades(simulated_db: Path) -> None:
         mine = [row for row in by_player[hero] if row[2] == shown["street"]]
         assert shown["decisions"] == len(mine)
         assert shown["total_loss"] == pytest.approx(sum(row[4] for row in mine))
+        street_gaps = [row[8] for row in mine]
+        assert shown["policy_decisions"] == len(street_gaps)
+        assert shown["policy_gap_per_decision"] == pytest.approx(sum(street_gaps) / len(street_gaps))
+    # the chart: the EV loss and, for one player, the gap to the grader's bot beside it
+    figure = charts.ev_loss_bars(streets, "street", "EV loss by street")
+    assert [trace.name for trace in figure.data] == ["EV loss", "behind the grader's bot"]
+    assert list(figure.data[1].y) == pytest.approx(streets["policy_gap_per_decision"].to_list())
+    everyone = read.grading.grading_by_street(simulated_db, read.scope.Filters())
+    several = charts.ev_loss_bars(everyone, "street", "EV loss by street")
+    assert sorted(trace.name for trace in several.data) == sorted(by_player)  # no gap series
     situations = read.grading.grading_by_situation(simulated_db, read.scope.Filters(players=(hero,)))
     assert situations["decisions"].sum() == len(by_player[hero])
     assert set(situations["situation"]) <= {"fantasyland_made", "fantasyland_draw", "standard"}
