@@ -124,8 +124,8 @@ def grading_summary(db: Database, filters: Filters) -> pl.DataFrame:
                f.fl_optimal / nullif(f.fl_hands, 0) AS fl_optimal_share,
                coalesce(d.gap_decisions, 0) AS policy_decisions,
                d.gap / nullif(d.gap_decisions, 0) AS policy_gap_per_decision,
-               sqrt(greatest(0, (d.gap_squares - d.gap * d.gap / d.gap_decisions)
-                             / nullif(d.gap_decisions - 1, 0)) / d.gap_decisions) AS policy_gap_se
+               {standard_error_from_sums('d.gap', 'd.gap_squares', 'd.gap_decisions')}
+                   AS policy_gap_se
         FROM decisions d FULL OUTER JOIN fantasyland f ON d.player = f.player AND d.variant = f.variant
         ORDER BY decisions DESC, player, variant
     """
