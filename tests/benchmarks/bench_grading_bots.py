@@ -60,6 +60,7 @@ class Losses:
 
     values: list[float] = field(default_factory=list)
     gaps: list[float] = field(default_factory=list)  # to the policy's own play
+    gaps_by_street: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     mistakes: int = 0
     by_street: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
 
@@ -110,6 +111,7 @@ def grade_variant(variant: Variant, hands: int, seed: int,
                 entry.values.append(grade.ev_loss)
                 if grade.policy_gap is not None:
                     entry.gaps.append(grade.policy_gap)
+                    entry.gaps_by_street[decision.street_number].append(grade.policy_gap)
                 entry.mistakes += grade.mistake
                 entry.by_street[decision.street_number].append(grade.ev_loss)
             if count % 100 == 0 or count == len(decisions):
@@ -180,6 +182,11 @@ def main() -> None:
             bot: (*gap_estimates[bot], len(losses[bot].gaps)) for bot in BOTS}
         figures[variant.value]["gap_random_over_solid"] = ratio(gap_estimates["random"],
                                                                 gap_estimates["solid"])
+        streets = sorted({street for bot in BOTS for street in losses[bot].gaps_by_street})
+        figures[variant.value]["gaps_by_street"] = {
+            street: {bot: (*Losses(losses[bot].gaps_by_street[street]).mean_se(),
+                           len(losses[bot].gaps_by_street[street])) for bot in BOTS}
+            for street in streets}
     print("\n" + "\n".join(rows))
     print("\n| variant | gap to the policy's play: expert | solid | chaser | random | "
           "random / solid |\n|---|---:|---:|---:|---:|---:|")
@@ -189,6 +196,9 @@ def main() -> None:
                            for mean, se, count in (gaps[bot] for bot in BOTS))
         value, error = entry["gap_random_over_solid"]
         print(f"| {name} | {cells} | {value:.1f}× ± {error:.1f} |")
+        for street, by_bot in sorted(entry["gaps_by_street"].items()):
+            cells = " | ".join("{:.2f} ± {:.2f} ({})".format(*by_bot[bot]) for bot in BOTS)
+            print(f"| {name}, street {street} | {cells} | |")
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
     if arguments.json:
         arguments.json.write_text(json.dumps(figures, indent=1))
