@@ -35,6 +35,8 @@ class GradingLine:
     correct_share: float
     ev_loss_per_decision: float
     ev_loss_se: float
+    gap_per_decision: float | None = None  # behind the grader's bot (None: not measured)
+    gap_se: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,9 +140,13 @@ def gather_grading(db: Database, filters: Filters) -> dict[str, Any]:
 
 def _pooled(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     """Rows of several names (aliases) added up per ``keys``; SEs combined as independent."""
+    measured = pl.col("policy_decisions").fill_null(0)
     return frame.group_by(keys).agg(
         pl.col("decisions").sum(), pl.col("mistakes").sum(), pl.col("total_loss").sum(),
         ((pl.col("ev_loss_se") * pl.col("decisions")) ** 2).sum().alias("_variance"),
+        measured.sum().alias("_gap_decisions"),
+        (pl.col("policy_gap_per_decision").fill_null(0) * measured).sum().alias("_gap_total"),
+        ((pl.col("policy_gap_se").fill_null(0) * measured) ** 2).sum().alias("_gap_variance"),
     ).sort(keys)
 
 
@@ -153,7 +159,10 @@ def _lines(frame: pl.DataFrame, variant: str, column: str) -> tuple[GradingLine,
     return tuple(
         GradingLine(str(row[column]), int(row["decisions"]), int(row["mistakes"]),
                     1 - row["mistakes"] / row["decisions"], row["total_loss"] / row["decisions"],
-                    math.sqrt(row["_variance"]) / row["decisions"])
+                    math.sqrt(row["_variance"]) / row["decisions"],
+                    row["_gap_total"] / row["_gap_decisions"] if row["_gap_decisions"] else None,
+                    (math.sqrt(row["_gap_variance"]) / row["_gap_decisions"]
+                     if row["_gap_decisions"] else None))
         for row in _pooled(mine, [column]).iter_rows(named=True)
     )
 

@@ -38,6 +38,10 @@ def test_the_report_carries_the_grades(certain_db: Path, tmp_path: Path) -> None
     assert block.policy_gap_per_decision == pytest.approx(row["policy_gap_per_decision"])
     assert block.policy_gap_se == pytest.approx(row["policy_gap_se"])
     assert [line.key for line in block.by_street] == [str(n) for n in range(1, 6)][: len(block.by_street)]
+    streets = read.grading.grading_by_street(database, read.scope.Filters(players=("ann",)))
+    for line, shown in zip(block.by_street, streets.iter_rows(named=True), strict=True):
+        assert line.gap_per_decision == pytest.approx(shown["policy_gap_per_decision"])
+        assert line.gap_se == pytest.approx(shown["policy_gap_se"])
     # the scope names the hands, their dates and the variant
     assert f"{row['decisions']} graded decisions in {row['hands']} hands" in grading.scope
     assert "2026-11-01" in grading.scope and "pineapple" in grading.scope
@@ -56,6 +60,8 @@ def test_the_report_carries_the_grades(certain_db: Path, tmp_path: Path) -> None
     assert "Scope: " in markdown and "| pineapple |" in markdown
     gap = f"{block.policy_gap_per_decision:.2f} ± {block.policy_gap_se:.2f}"
     assert "Behind the grader's bot / decision" in markdown and f"| {gap} |" in markdown
+    last = block.by_street[-1]
+    assert f"| {last.gap_per_decision:.2f} ± {last.gap_se:.2f} |" in markdown
     assert "**Quiz 1.**" in markdown and "Dealt: **K♥ 2♣ 5♦**" in markdown
     assert markdown.index("Dealt: **K♥ 2♣ 5♦**") < markdown.index("**Answers**")
     html = render(report, "html")
