@@ -242,6 +242,25 @@ def md(text: object) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", escaped)
 
 
+def bot_play_sentence(decision: dict, alternatives: pl.DataFrame, same: str,
+                      made: str) -> str | None:
+    """What the grader's bot (the rollout policy) would have played at a graded decision and
+    its gap to the play made: ``same`` when that is the play made; None when not measured.
+    ``decision`` is a row with chosen, exact and the policy columns (``worst_decisions``,
+    ``trainer_quizzes``); ``made`` names the play made ("the play made", "what you played")."""
+    choice = decision["policy_alternative"]
+    if choice is None:
+        return None
+    if choice == decision["chosen"]:
+        return same
+    bot = alternatives.filter(pl.col("alternative") == choice)
+    if not bot.height:
+        return None
+    error = "" if decision["exact"] else f" ± {decision['policy_gap_se'] or 0:.2f}"
+    return (f"The grader's bot would have played {md(bot['placement'][0])}: "
+            f"{decision['policy_gap']:+.2f}{error} points against {made}.")
+
+
 def percent(value: float | None, digits: int = 1) -> str:
     """0.123 -> ``12.3 %``."""
     return "–" if value is None else f"{value * 100:.{digits}f} %"

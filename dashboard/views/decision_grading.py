@@ -199,15 +199,11 @@ else:
         f"**{decision['ev_loss']:.2f}{error}** points against the best "
         f"of {decision['alternatives']} distinct plays ({md(verdict)})."
     )
-    if decision["policy_alternative"] is not None:
-        bot = alternatives.filter(pl.col("alternative") == decision["policy_alternative"])
-        if decision["policy_alternative"] == decision["chosen"]:
-            st.caption("The grader's bot (the rollout policy) makes the same play here.")
-        elif bot.height:
-            gap_error = "" if decision["exact"] else f" ± {decision['policy_gap_se'] or 0:.2f}"
-            st.caption(
-                f"The grader's bot would have played {md(bot['placement'][0])}: "
-                f"{decision['policy_gap']:+.2f}{gap_error} points against the play made.")
+    bot_play = components.bot_play_sentence(
+        decision, alternatives, "The grader's bot (the rollout policy) makes the same play here.",
+        "the play made")
+    if bot_play:
+        st.caption(bot_play)
     left, middle, right = st.columns(3)
     with left:
         show_html(board_html(before, caption="before the street"))

@@ -107,14 +107,12 @@ def _reveal(row: dict, result: AnswerCheck, own: dict[str, list[str]]) -> None:
             else f"{row['ev_loss']:.2f} ± {row['loss_se']:.2f} points")
     st.markdown(f"At the table you played **{md(played['placement'])}**: it lost {loss} "
                 f"against the best play ({md(row['mistake_type'] or 'mistake')}).")
-    bot = alternatives.filter(pl.col("alternative") == row["policy_alternative"])
-    if row["policy_alternative"] is not None and row["policy_alternative"] == row["chosen"]:
-        st.caption("The grader's bot (the rollout policy) plays what you played at the table: "
-                   "the loss is what a lookahead finds beyond the bot's own judgement.")
-    elif bot.height:
-        gap_error = "" if row["exact"] else f" ± {row['policy_gap_se'] or 0:.2f}"
-        st.caption(f"The grader's bot would have played {md(bot['placement'][0])}: "
-                   f"{row['policy_gap']:+.2f}{gap_error} points against what you played.")
+    bot_play = components.bot_play_sentence(
+        row, alternatives, "The grader's bot (the rollout policy) plays what you played at the "
+        "table: the loss is what a lookahead finds beyond the bot's own judgement.",
+        "what you played")
+    if bot_play:
+        st.caption(bot_play)
     left, right = st.columns(2)
     with left:
         show_html(board_html(_with(own, best), caption="best play"))
