@@ -201,3 +201,33 @@ def test_deleting_a_hand_removes_its_grades(
     for table in ("decision_grades", "decision_alternatives", "fantasyland_grades"):
         assert _rows(simulated_db, f"SELECT count(*) FROM {table} WHERE hand_key = {key}") == [(0,)]
     assert _rows(simulated_db, "SELECT DISTINCT hand_key FROM decision_grades") == [(graded[1][0],)]
+
+
+
+def test_refining_stored_grades_gives_the_gap_a_fresh_grade_gives(
+    simulated_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A second run with more evaluation samples extends the stored gap sums: the gap to the
+    grader's bot then equals what one run at the larger count measures from nothing."""
+    fresh, small = tmp_path / "fresh.duckdb", tmp_path / "small.duckdb"
+    shutil.copy(simulated_db, fresh)
+    shutil.copy(simulated_db, small)
+    common = ["--hands", "3", "--rollouts", "6", "--contenders", "0", "--evaluation-se", "0",
+              "--seed", "3", "--jobs", "1", "--quiet"]
+    runs = ((simulated_db, "20"), (simulated_db, "60"), (fresh, "60"), (small, "20"))
+    for database, evaluation in runs:
+        assert main(["analyze", "--db", str(database), *common, "--evaluation", evaluation]) == 0
+    capsys.readouterr()
+    sql = ("SELECT hand_key, player, street, exact, policy_alternative, policy_gap, policy_gap_se "
+           "FROM decision_grades ORDER BY hand_key, player, street")
+    refined, direct, first = _rows(simulated_db, sql), _rows(fresh, sql), _rows(small, sql)
+    assert [row[:5] for row in refined] == [row[:5] for row in direct] == [row[:5] for row in first]
+    sampled = [index for index, row in enumerate(direct)
+               if not row[3] and row[5] not in (None, 0.0)]
+    assert len(sampled) >= 3  # sampled decisions off the bot's play: where refining can go wrong
+    for index in sampled:
+        assert refined[index][5] == pytest.approx(direct[index][5], abs=1e-9)
+        assert refined[index][6] == pytest.approx(direct[index][6], abs=1e-9)
+        assert direct[index][6] > 0
+    # the comparison can tell: the first run's 20 samples gave other gaps than 60 do
+    assert any(first[index][5] != pytest.approx(direct[index][5], abs=1e-6) for index in sampled)
