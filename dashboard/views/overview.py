@@ -14,7 +14,8 @@ st.title("Overview")
 components.follow_new_hands("follow_overview")
 totals = components.ask(read.overview.overview_totals, filters).row(0, named=True)
 
-columns = st.columns(5)
+# two rows of three: five in one row cut the dates short on a 1,280 px screen
+columns = [*st.columns(3), *st.columns(3)]
 kpi(columns[0], "Hands", f"{totals['hands']:,}")
 kpi(columns[1], "Players", f"{totals['players']:,}")
 kpi(columns[2], "Sessions", f"{totals['sessions']:,}")

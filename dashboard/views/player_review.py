@@ -30,7 +30,9 @@ hands = row["hands"]
 foul_low, foul_high = wilson_interval(row["fouls"], hands)
 entry_low, entry_high = wilson_interval(row["fl_entries"], row["entry_chances"])
 stay_low, stay_high = wilson_interval(row["fl_stays"], row["fl_hands"])
-columns = st.columns(4)
+# the first column is wider: "+2.65 ± 0.53" is cut short in a quarter of a 1,280 px screen
+WIDTHS = [1.5, 1, 1, 1]
+columns = st.columns(WIDTHS)
 kpi(columns[0], "Points / hand",
     f"{signed(row['points_per_hand'])} ± {row['points_se']:.2f}",
     f"mean ± standard error over {hands:,} hands; total {row['points']:+,} points")
@@ -42,7 +44,7 @@ kpi(columns[2], "Royalties / hand", f"{row['royalties_per_hand']:.2f}",
 kpi(columns[3], "Scoop rate", percent(row["scoop_rate"]),
     f"scooped {row['scoops']:,} of {row['matchups']:,} opponents; scooped by them "
     f"{row['scooped']:,} times")
-columns = st.columns(4)
+columns = st.columns(WIDTHS)
 kpi(columns[0], "Hands", f"{hands:,}", "sample size")
 kpi(columns[1], "Fantasyland entry", percent(row["fl_entry_rate"]),
     f"{row['fl_entries']:,} entries in {row['entry_chances']:,} normal hands; 95 % "

@@ -33,9 +33,13 @@ def label(value: object) -> str:
 
 
 def _layout(figure: go.Figure, title: str | None = None, height: int = 360) -> go.Figure:
-    figure.update_layout(
-        title=title, height=height, margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
-    )
+    # Subplot titles stand above the top row's plots (paper y 1, anchored at their bottom): with
+    # no figure title they need room of their own, or the top margin cuts them in half.
+    headed = any(note.yref == "paper" and note.yanchor == "bottom" and (note.y or 0) >= 0.99
+                 for note in figure.layout.annotations)
+    top = 40 if title else 30 if headed else 10
+    figure.update_layout(title=title, height=height,
+                         margin={"l": 10, "r": 10, "t": top, "b": 10})
     return figure
 
 

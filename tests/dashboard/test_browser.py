@@ -70,11 +70,19 @@ def wait_until_idle(page, timeout: float = 30.0) -> None:  # noqa: ANN001
                            timeout=timeout * 1000)
 
 
+CUT_METRICS = """() => [...document.querySelectorAll('[data-testid="stMetricValue"]')]
+    .filter(card => [card, ...card.querySelectorAll('*')]
+                    .some(part => part.scrollWidth > part.clientWidth + 1))
+    .map(card => card.innerText)"""
+"""The values of the metric cards shown cut short (text wider than its box)."""
+
+
 def test_every_page_opens_without_an_exception(served_dashboard, browser) -> None:  # noqa: ANN001
     ARTIFACTS.mkdir(exist_ok=True)
     dialogs: list[str] = []
-    # tall enough that a screenshot shows most of a page (Streamlit scrolls inside its own pane)
-    page = browser.new_page(viewport={"width": 1400, "height": 2600})
+    # a laptop's width; tall enough that a screenshot shows most of a page (Streamlit scrolls
+    # inside its own pane)
+    page = browser.new_page(viewport={"width": 1280, "height": 2600})
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     for name, path, title in PAGES:
         page.goto(f"{served_dashboard}/{'' if path == 'home' else path}")
@@ -85,6 +93,8 @@ def test_every_page_opens_without_an_exception(served_dashboard, browser) -> Non
         assert exceptions.count() == 0, (name, exceptions.first.inner_text())
         # the sidebar filters are there on every page
         assert page.locator('[data-testid="stSidebar"]').get_by_text("Filters").count() >= 1, name
+        # every metric card shows its whole value (a row of too many cards cuts "2026-…")
+        assert page.evaluate(CUT_METRICS) == [], name
     assert dialogs == []
 
 

@@ -52,3 +52,20 @@ def test_points_per_hand_bars_use_95_percent_errors() -> None:
     figure = charts.points_per_hand_bars(frame, "variant", "by variant")
     assert list(figure.data[0].error_y.array) == [1.96, 0.98]
     assert list(figure.data[0].marker.color) == [charts.WIN_COLOUR, charts.LOSS_COLOUR]
+
+
+def test_small_multiples_leave_room_for_their_panel_titles() -> None:
+    frame = pl.DataFrame({"player": ["a", "b"], "points_per_hand": [1.0, -1.0],
+                          "points_se": [0.5, 0.5], "foul_rate": [0.2, 0.3],
+                          "royalties_per_hand": [2.0, 3.0], "fl_entry_rate": [0.1, 0.2],
+                          "scoop_rate": [0.3, 0.4]})
+    figure = charts.kpi_comparison_chart(frame)
+    titles = [note.text for note in figure.layout.annotations]
+    assert titles == ["points / hand", "foul rate", "royalties / hand",
+                      "Fantasyland entry rate", "scoop rate"]
+    # a title's line (about 16 px at Plotly's default font) fits above the plots
+    assert figure.layout.title.text is None and figure.layout.margin.t >= 25
+    # a chart without panel titles or a title keeps its narrow top margin
+    bars = charts.points_per_hand_bars(frame.with_columns(variant=pl.col("player"),
+                                                          hands=pl.lit(5)), "variant", "")
+    assert bars.layout.margin.t == 10
