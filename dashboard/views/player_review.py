@@ -52,7 +52,7 @@ kpi(columns[1], "Fantasyland entry", percent(row["fl_entry_rate"]),
 kpi(columns[2], "Fantasyland stay", percent(row["fl_stay_rate"]),
     f"{row['fl_stays']:,} stays in {row['fl_hands']:,} Fantasyland hands; 95 % "
     f"{percent(stay_low)} – {percent(stay_high)}")
-kpi(columns[3], "Points in Fantasyland", f"{row['fl_points']:+,}",
+kpi(columns[3], "Fantasyland points", f"{row['fl_points']:+,}",
     f"over {row['fl_hands']:,} Fantasyland hands")
 st.caption(
     f"Foul rate 95 % interval: {percent(foul_low)} – {percent(foul_high)} · "

@@ -145,7 +145,7 @@ def test_player_review_kpis(fixture_db, expected, monkeypatch, hero) -> None:  #
     assert number(shown["Scoop rate"]) == pytest.approx(100 * totals.scoops / totals.matchups, abs=0.05)
     normal = totals.hands - totals.fl_hands
     assert number(shown["Fantasyland entry"]) == pytest.approx(100 * totals.fl_entries / normal, abs=0.05)
-    assert number(shown["Points in Fantasyland"]) == totals.fl_points
+    assert number(shown["Fantasyland points"]) == totals.fl_points
     # the foul rate's Wilson interval, recomputed here
     n, p, z = totals.hands, totals.fouls / totals.hands, 1.96
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
