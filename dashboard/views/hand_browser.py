@@ -11,15 +11,17 @@ from pipeline.read.scope import HandFlags
 filters = components.current_filters()
 st.title("Hand browser")
 components.follow_new_hands("follow_hand_browser")
-columns = st.columns(5)
+columns = st.columns(6)
 fouls_only = columns[0].checkbox("Fouls only", key="hb_fouls")
 big = columns[1].checkbox("Big royalties", key="hb_big")
 minimum = columns[2].number_input("at least", min_value=1, max_value=200, value=10, step=1,
                                   key="hb_min", disabled=not big)
 fantasyland = columns[3].checkbox("Fantasyland", key="hb_fl")
 disagreements = columns[4].checkbox("Disagreements", key="hb_disagree")
+graded = columns[5].checkbox("Graded", key="hb_graded",
+                             help="Hands with a decision graded by `ofc analyze`")
 flags = HandFlags(fouls_only=fouls_only, min_royalties=int(minimum) if big else 0,
-                  fantasyland=fantasyland, disagreements=disagreements)
+                  fantasyland=fantasyland, disagreements=disagreements, graded=graded)
 if len(filters.players) > 0:
     st.caption("Flags look at the chosen players' boards.")
 hands = components.ask(read.hands.hand_list, filters, flags)
@@ -38,3 +40,28 @@ descriptions = {
 hand_key = st.selectbox("Replay hand", keys, format_func=lambda k: descriptions[k],
                         key="hb_hand")
 components.render_hand(int(hand_key), key="hb_replay")
+
+grades = components.ask(read.grading.hand_grades, int(hand_key))
+if not grades.is_empty():
+    st.subheader("Decision grades")
+    st.caption(
+        "Each graded street of this hand: the play made, the best play the grader found and the "
+        "points the play made gave up against it (± standard error; exact when every deal of the "
+        "unseen cards was played out). The grader's bot: what its rollout policy would have "
+        "played, and how many points that play would have kept. The Decision grading page and "
+        "the Trainer go through a player's costliest decisions.")
+    st.dataframe(
+        grades.select("player", "street", "situation", "chosen_placement", "best_placement",
+                      "ev_loss", "loss_se", "mistake", "mistake_type", "exact",
+                      "policy_placement", "policy_gap"),
+        hide_index=True, key="hb_grades",
+        column_config={
+            "chosen_placement": st.column_config.TextColumn("play made"),
+            "best_placement": st.column_config.TextColumn("best play"),
+            "ev_loss": st.column_config.NumberColumn("EV loss", format="%.2f"),
+            "loss_se": st.column_config.NumberColumn("± SE", format="%.2f"),
+            "mistake_type": st.column_config.TextColumn("mistake type"),
+            "policy_placement": st.column_config.TextColumn("the grader's bot"),
+            "policy_gap": st.column_config.NumberColumn("behind the bot", format="%+.2f"),
+        },
+    )

@@ -223,6 +223,29 @@ def worst_decisions(db: Database, filters: Filters, limit: int = 20,
     return _grading_frame(db, scope, sql, [*g_params, limit])
 
 
+def hand_grades(db: Database, hand_key: int) -> pl.DataFrame:
+    """Every graded decision of one hand (the current grader's), by player and street: what a
+    player reviewing the hand wants beside its replay.
+
+    Columns: player, street, situation, chosen_placement, best_placement, ev_loss, loss_se,
+    mistake, mistake_type, exact, rollouts, policy_placement (what the grader's bot would have
+    played; null when not measured), policy_gap, policy_gap_se. An empty frame (no columns)
+    while nothing has been graded.
+    """
+    sql = """
+        SELECT g.player, g.street, g.situation, g.chosen_placement, g.best_placement, g.ev_loss,
+               g.loss_se, g.mistake, g.mistake_type, g.exact, g.rollouts,
+               a.placement AS policy_placement, g.policy_gap AS policy_gap,
+               g.policy_gap_se AS policy_gap_se
+        FROM decision_grades g
+        LEFT JOIN decision_alternatives a ON a.hand_key = g.hand_key AND a.player = g.player
+            AND a.street = g.street AND a.alternative = g.policy_alternative
+        WHERE g.hand_key = ? AND g.exact IS NOT NULL
+        ORDER BY g.player, g.street
+    """
+    return _grading_frame(db, Scope(None, ()), sql, [hand_key])
+
+
 def decision_alternatives(db: Database, hand_key: int, player: str, street: int) -> pl.DataFrame:
     """Every alternative of one graded decision, best estimate first.
 

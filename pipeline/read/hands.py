@@ -26,7 +26,8 @@ def hand_list(
 ) -> pl.DataFrame:
     """Hands matching the filters and flags, most recent first (at most ``limit``).
 
-    Flags look at the heroes' boards when heroes are chosen, else at every board of the hand.
+    Flags look at the heroes' boards (and graded decisions) when heroes are chosen, else at
+    every board of the hand.
     Columns: hand_key, hand_id, started_at, table_name, variant, rules, players, fouls,
     max_royalties, any_fantasyland, disagreements, hero_points (null without one hero),
     total (hands matching, before the limit). The players, fouls, royalties and
@@ -67,10 +68,17 @@ def hand_list(
             f"h.hand_key IN (SELECT hand_key FROM results WHERE disagrees{hero_condition})"
         )
         params += hero_params
-    where = " AND ".join(conditions)
     hero = filters.players[0] if len(filters.players) == 1 else None
     shown = "hand_key IN (SELECT hand_key FROM picked)"
     with reading(db) as connection:
+        if flags.graded:
+            if _grades_current(connection):
+                conditions.append("h.hand_key IN (SELECT hand_key FROM decision_grades "
+                                  f"WHERE exact IS NOT NULL{hero_condition})")
+                params += hero_params
+            else:  # nothing graded yet (or only by a grader before the unbiased estimator)
+                conditions.append("FALSE")
+        where = " AND ".join(conditions)
         summaries = ("hand_summaries" if use_hand_summaries(connection, route)
                      else f"({summaries_sql('results', 'seats', 'evaluations', shown)})")
         sql = f"""
@@ -96,6 +104,13 @@ def hand_list(
             ORDER BY p.started_at DESC NULLS LAST, p.hand_key
         """
         return run_scoped(connection, scope, sql, [*params, limit, hero])
+
+
+def _grades_current(connection: Any) -> bool:
+    """Whether ``decision_grades`` exists with the current grader's ``exact`` column."""
+    return bool(connection.execute(
+        "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'main' "
+        "AND table_name = 'decision_grades' AND column_name = 'exact'").fetchall()[0][0])
 
 
 def hand_header(db: Database, hand_key: int) -> pl.DataFrame:

@@ -56,6 +56,7 @@ class HandFlags:
     min_royalties: int = 0  # a board collecting at least this many royalty points (0: off)
     fantasyland: bool = False
     disagreements: bool = False
+    graded: bool = False  # a decision of the hand graded by ``ofc analyze`` (a hero's, if chosen)
 
 
 NO_FLAGS = HandFlags()

@@ -95,3 +95,36 @@ def test_a_new_user_grades_a_few_hands_from_the_page(
     app.button(key="grading_now_show").click().run()
     assert not app.exception
     assert any(metric.label == "EV loss / decision" for metric in app.metric)
+
+
+def test_the_hand_browser_shows_a_graded_hands_grades(
+    certain_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = tmp_path / "graded.duckdb"
+    shutil.copy(certain_db, database)
+    analyze_database(database, player="ann", settings=GradeSettings(rollouts=20))
+    monkeypatch.setenv("OFC_DASHBOARD_DB", str(database))
+    app = AppTest.from_file(str(APP), default_timeout=120)
+    app.run()
+    app.switch_page("views/hand_browser.py").run()
+    assert not app.exception, [error.message for error in app.exception]
+    app.checkbox(key="hb_graded").check().run()
+    assert not app.exception, [error.message for error in app.exception]
+    keys = app.selectbox(key="hb_hand").options
+    graded = read.hands.hand_list(database, read.scope.Filters(),
+                                  read.scope.HandFlags(graded=True))
+    assert len(keys) == graded.height > 0
+    shown_key = app.selectbox(key="hb_hand").value
+    expected = read.grading.hand_grades(database, int(shown_key))
+    assert [block.value for block in app.subheader if block.value == "Decision grades"]
+    table = _table(app, "chosen_placement", "ev_loss", "policy_gap")
+    assert table["street"].tolist() == expected["street"].to_list()
+    assert table["chosen_placement"].tolist() == expected["chosen_placement"].to_list()
+    assert table["ev_loss"].tolist() == pytest.approx(expected["ev_loss"].to_list())
+    # a hand nobody graded shows no grades section
+    app.checkbox(key="hb_graded").uncheck().run()
+    every = read.hands.hand_list(database, read.scope.Filters())["hand_key"].to_list()
+    ungraded = [key for key in every if read.grading.hand_grades(database, key).is_empty()]
+    assert ungraded
+    app.selectbox(key="hb_hand").set_value(ungraded[0]).run()
+    assert not [block for block in app.subheader if block.value == "Decision grades"]

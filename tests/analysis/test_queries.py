@@ -128,3 +128,62 @@ def test_grades_written_before_the_policy_gap_read_as_unmeasured(simulated_db: P
     assert worst["policy_gap"].null_count() == worst["policy_alternative"].null_count() == 5
     assert older["policy_gap_per_decision"].null_count() == older.height
     assert current["policy_decisions"].min() > 0
+
+
+def test_one_hands_grades_and_the_graded_flag(simulated_db: Path, tmp_path: Path) -> None:
+    """The hand browser's questions: the grades of one hand are its stored rows, the bot's play
+    named from its alternatives; the graded flag keeps exactly the hands with a grade (a hero's,
+    when one is chosen)."""
+    import shutil
+
+    connection = duckdb.connect(str(simulated_db), read_only=True)
+    try:
+        player, other = (row[0] for row in connection.execute(
+            "SELECT DISTINCT player FROM seats ORDER BY player LIMIT 2").fetchall())
+    finally:
+        connection.close()
+    analyze_database(simulated_db, player=player, hands=2, settings=GradeSettings(rollouts=6),
+                     jobs=1)
+    connection = duckdb.connect(str(simulated_db), read_only=True)
+    try:
+        stored = connection.execute(
+            "SELECT g.hand_key, g.street, g.ev_loss, g.mistake, g.chosen_placement, a.placement "
+            "FROM decision_grades g JOIN decision_alternatives a USING (hand_key, player, street) "
+            "WHERE a.alternative = g.policy_alternative ORDER BY g.hand_key, g.street").fetchall()
+        others = [row[0] for row in connection.execute(
+            "SELECT hand_key FROM hands EXCEPT SELECT hand_key FROM decision_grades").fetchall()]
+    finally:
+        connection.close()
+    graded = sorted({row[0] for row in stored})
+    assert len(graded) == 2 and others
+    for key in graded:
+        frame = read.grading.hand_grades(simulated_db, key)
+        mine = [row for row in stored if row[0] == key]
+        assert frame["player"].to_list() == [player] * len(mine)
+        assert frame["street"].to_list() == [row[1] for row in mine]
+        assert frame["ev_loss"].to_list() == pytest.approx([row[2] for row in mine])
+        assert frame["mistake"].to_list() == [row[3] for row in mine]
+        assert frame["chosen_placement"].to_list() == [row[4] for row in mine]
+        assert frame["policy_placement"].to_list() == [row[5] for row in mine]
+    assert read.grading.hand_grades(simulated_db, others[0]).is_empty()
+
+    flagged = read.hands.hand_list(simulated_db, read.scope.Filters(),
+                                   read.scope.HandFlags(graded=True))
+    assert sorted(flagged["hand_key"].to_list()) == graded
+    assert flagged["total"].to_list() == [2, 2]
+    hero = read.hands.hand_list(simulated_db, read.scope.Filters(players=(player,)),
+                                read.scope.HandFlags(graded=True))
+    assert sorted(hero["hand_key"].to_list()) == graded
+    assert read.hands.hand_list(simulated_db, read.scope.Filters(players=(other,)),
+                                read.scope.HandFlags(graded=True)).is_empty()
+    # a database nobody graded: no hand is graded, and no question fails
+    fresh = tmp_path / "ungraded.duckdb"
+    shutil.copy(simulated_db, fresh)
+    connection = duckdb.connect(str(fresh))
+    try:
+        connection.execute("DROP TABLE decision_grades")
+    finally:
+        connection.close()
+    assert read.hands.hand_list(fresh, read.scope.Filters(),
+                                read.scope.HandFlags(graded=True)).is_empty()
+    assert read.grading.hand_grades(fresh, graded[0]).is_empty()
