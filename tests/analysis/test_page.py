@@ -24,22 +24,28 @@ def _table(app: AppTest, *columns: str):  # noqa: ANN202
     raise AssertionError(f"no table with {columns}")
 
 
-def _page(database: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+def _page(database: Path, monkeypatch: pytest.MonkeyPatch, page: str = PAGE) -> AppTest:
     monkeypatch.setenv("OFC_DASHBOARD_DB", str(database))
     app = AppTest.from_file(str(APP), default_timeout=120)
     app.run()
     assert not app.exception, [error.message for error in app.exception]
-    app.switch_page(PAGE).run()
+    app.switch_page(page).run()
     assert not app.exception, [error.message for error in app.exception]
     return app
+
+
+def _graded(certain_db: Path, folder: Path) -> Path:
+    """A copy of the certain hands with ann's decisions graded."""
+    database = folder / "graded.duckdb"
+    shutil.copy(certain_db, database)
+    analyze_database(database, player="ann", settings=GradeSettings(rollouts=20))
+    return database
 
 
 def test_the_page_shows_the_grades_and_replays_the_worst_decision(
     certain_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    database = tmp_path / "graded.duckdb"
-    shutil.copy(certain_db, database)
-    analyze_database(database, player="ann", settings=GradeSettings(rollouts=20))
+    database = _graded(certain_db, tmp_path)
     app = _page(database, monkeypatch)
     summary = read.grading.grading_summary(database, read.scope.Filters(players=("ann",))).row(0, named=True)
     shown = {metric.label: metric.value for metric in app.metric}
@@ -100,14 +106,8 @@ def test_a_new_user_grades_a_few_hands_from_the_page(
 def test_the_hand_browser_shows_a_graded_hands_grades(
     certain_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    database = tmp_path / "graded.duckdb"
-    shutil.copy(certain_db, database)
-    analyze_database(database, player="ann", settings=GradeSettings(rollouts=20))
-    monkeypatch.setenv("OFC_DASHBOARD_DB", str(database))
-    app = AppTest.from_file(str(APP), default_timeout=120)
-    app.run()
-    app.switch_page("views/hand_browser.py").run()
-    assert not app.exception, [error.message for error in app.exception]
+    database = _graded(certain_db, tmp_path)
+    app = _page(database, monkeypatch, "views/hand_browser.py")
     app.checkbox(key="hb_graded").check().run()
     assert not app.exception, [error.message for error in app.exception]
     keys = app.selectbox(key="hb_hand").options
