@@ -261,6 +261,17 @@ def bot_play_sentence(decision: dict, alternatives: pl.DataFrame, same: str,
             f"{decision['policy_gap']:+.2f}{error} points against {made}.")
 
 
+HAND_BROWSER = "views/hand_browser.py"
+FOCUS_KEY = "hb_focus"
+"""Session key of a hand another page asks the Hand browser to replay."""
+
+
+def open_in_hand_browser(hand_key: int) -> None:
+    """Go to the Hand browser with this hand replayed (whether or not its list holds it)."""
+    st.session_state[FOCUS_KEY] = int(hand_key)
+    st.switch_page(HAND_BROWSER)
+
+
 def percent(value: float | None, digits: int = 1) -> str:
     """0.123 -> ``12.3 %``."""
     return "–" if value is None else f"{value * 100:.{digits}f} %"

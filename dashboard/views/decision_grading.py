@@ -238,6 +238,8 @@ else:
                "the played play on independent samples, eval_samples; the others on the "
                "selection samples); diff: against the play made on the same selection samples; "
                "equivalents: placements worth exactly the same.")
+    if st.button("Replay the whole hand in the Hand browser", key="grading_open_hand"):
+        components.open_in_hand_browser(decision["hand_key"])
 
 st.subheader("Fantasyland hands against the solver")
 fantasyland = components.ask(read.grading.fantasyland_comparisons, variant_filters, 200)

@@ -27,16 +27,33 @@ if len(filters.players) > 0:
 hands = components.ask(read.hands.hand_list, filters, flags)
 total = int(hands["total"][0]) if not hands.is_empty() else 0
 st.caption(f"{total:,} hands match; showing the {hands.height:,} most recent.")
-if hands.is_empty():
+# a hand another page asked to replay (Decision grading): shown even when the list misses it
+focus = st.session_state.pop(components.FOCUS_KEY, None)
+focus_header = components.ask(read.hands.hand_header, focus) if focus is not None else None
+if focus_header is not None and focus_header.is_empty():
+    focus = None  # no longer in the database
+if hands.is_empty() and focus is None:
     st.info("No hand matches.")
     st.stop()
-st.dataframe(hands.drop("hand_key", "total"), hide_index=True, key="hand_table")
+if not hands.is_empty():
+    st.dataframe(hands.drop("hand_key", "total"), hide_index=True, key="hand_table")
+
+
+def _description(hand_id: str, started: object, players: str) -> str:
+    return f"{hand_id} · {started:%Y-%m-%d %H:%M} · {players}" if started else f"{hand_id} · {players}"
+
+
 keys = hands["hand_key"].to_list()
-descriptions = {
-    key: f"{hand_id} · {started:%Y-%m-%d %H:%M} · {players}" if started else f"{hand_id} · {players}"
-    for key, hand_id, started, players in hands.select(
-        "hand_key", "hand_id", "started_at", "players").rows()
-}
+descriptions = {key: _description(hand_id, started, players) for key, hand_id, started, players
+                in hands.select("hand_key", "hand_id", "started_at", "players").rows()}
+if focus is not None:
+    if focus not in descriptions:
+        header = focus_header.row(0, named=True)
+        seated = components.ask(read.hands.hand_players, focus)["player"].to_list()
+        keys.insert(0, focus)
+        descriptions[focus] = _description(header["hand_id"], header["started_at"],
+                                           ", ".join(seated)) + " · opened from another page"
+    st.session_state["hb_hand"] = focus
 hand_key = st.selectbox("Replay hand", keys, format_func=lambda k: descriptions[k],
                         key="hb_hand")
 components.render_hand(int(hand_key), key="hb_replay")

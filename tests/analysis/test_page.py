@@ -128,3 +128,26 @@ def test_the_hand_browser_shows_a_graded_hands_grades(
     assert ungraded
     app.selectbox(key="hb_hand").set_value(ungraded[0]).run()
     assert not [block for block in app.subheader if block.value == "Decision grades"]
+
+
+def test_a_replayed_decision_opens_its_hand_in_the_hand_browser(
+    certain_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = _graded(certain_db, tmp_path)
+    app = _page(database, monkeypatch)
+    worst = read.grading.worst_decisions(database, read.scope.Filters(players=("ann",)), 1).row(
+        0, named=True)
+    # the Hand browser's list is narrowed to hands the decision's hand is not among
+    app.session_state["hb_disagree"] = True
+    app.button(key="grading_open_hand").click().run()
+    assert not app.exception, [error.message for error in app.exception]
+    assert any(block.value == "Hand browser" for block in app.title)
+    picker = app.selectbox(key="hb_hand")
+    assert picker.value == worst["hand_key"]
+    assert "opened from another page" in picker.options[0]
+    assert [block for block in app.subheader if block.value == "Decision grades"]
+    table = _table(app, "chosen_placement", "ev_loss", "policy_gap")
+    assert worst["chosen_placement"] in table["chosen_placement"].tolist()
+    # a next run (another widget changed) keeps the usual list: the request was used once
+    app.checkbox(key="hb_fouls").check().run()
+    assert not app.exception, [error.message for error in app.exception]
