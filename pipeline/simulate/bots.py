@@ -141,8 +141,12 @@ def normal_cdf(values: np.ndarray) -> np.ndarray:
     """The standard normal CDF (Abramowitz & Stegun 7.1.26 for erf, error below 2e-7).
 
     Computed in place on two scratch arrays: the same operations in the same order as the
-    formula (so the same bits), about 3× faster on the bots' arrays than one temporary per step.
+    formula (so the same bits) with fewer temporaries (1.3× faster on the bots' float32 arrays in
+    a grading profile, up to 3× on larger float64 ones).
     """
+    values = np.asarray(values)
+    if values.ndim == 0:  # the in-place steps need arrays
+        return normal_cdf(values.reshape(1))[0]
     scaled = np.abs(values)
     scaled *= 0.7071067811865476
     t = scaled * 0.3275911
@@ -205,11 +209,12 @@ def _ordered_chance(
     np.subtract(1.0, conditional_variance, out=conditional_variance)
     np.maximum(conditional_variance, 0.0, out=conditional_variance)
     conditional_variance *= middle_variance
-    conditional_variance += bottom_variance
-    conditional_variance += 1e-6
-    np.sqrt(conditional_variance, out=conditional_variance)
+    below_spread = conditional_variance  # the same array, from here on the bottom's spread
+    below_spread += bottom_variance
+    below_spread += 1e-6
+    np.sqrt(below_spread, out=below_spread)
     gap = bottom_mean - conditional_mean
-    gap /= conditional_variance
+    gap /= below_spread
     above *= normal_cdf(gap)
     return above
 

@@ -136,3 +136,44 @@ def test_normal_cdf_matches_known_values() -> None:
     values = normal_cdf(np.asarray([-3.0, -1.0, 0.0, 0.5, 1.96, 4.0]))
     expected = [0.0013499, 0.1586553, 0.5, 0.6914625, 0.9750021, 0.9999683]
     assert np.allclose(values, expected, atol=2e-7)
+    assert normal_cdf(1.96) == pytest.approx(0.9750021, abs=2e-7)  # a plain number too
+
+
+def _formula_cdf(values: np.ndarray) -> np.ndarray:
+    """Abramowitz & Stegun 7.1.26 written as the formula, one temporary per step."""
+    scaled = np.abs(values) * 0.7071067811865476
+    t = 1.0 / (1.0 + 0.3275911 * scaled)
+    polynomial = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (
+        -1.453152027 + t * 1.061405429))))
+    return 0.5 + 0.5 * np.copysign(1.0 - polynomial * np.exp(-scaled * scaled), values)
+
+
+def _formula_chance(top_mean, top_variance, middle_mean, middle_low, middle_variance,  # noqa: ANN001, ANN202
+                    bottom_mean, bottom_variance):
+    spread = np.sqrt(top_variance + middle_variance + 1e-6)
+    alpha = (top_mean - middle_mean) / spread
+    above = 1.0 - _formula_cdf(alpha)
+    mills = 0.3989422804014327 * np.exp(-0.5 * alpha * alpha) / np.maximum(above, 1e-12)
+    share = middle_variance / (spread * spread)
+    conditional_mean = middle_low + share * spread * mills
+    conditional_variance = middle_variance * np.maximum(1.0 - share * mills * (mills - alpha), 0.0)
+    return above * _formula_cdf(
+        (bottom_mean - conditional_mean) / np.sqrt(bottom_variance + conditional_variance + 1e-6))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_chance_maths_gives_the_formulas_bits(dtype: type) -> None:
+    """The in-place normal CDF and ordered-rows chance equal the plain formulas bit for bit
+    (a bot's choices, and so every simulated hand, stay the same)."""
+    from pipeline.simulate.bots import _ordered_chance
+
+    rng = np.random.default_rng(3)
+    values = (rng.normal(size=(40, 30)) * 4).astype(dtype)
+    values[0, :3] = [np.inf, -np.inf, 0.0]
+    assert np.array_equal(normal_cdf(values), _formula_cdf(values))
+    assert normal_cdf(values).dtype == dtype
+    rows = [(rng.normal(size=(40, 30)) * 10).astype(dtype) for _ in range(7)]
+    for variance in (1, 4, 6):
+        rows[variance] = np.abs(rows[variance]) * 5
+    with np.errstate(all="ignore"):
+        assert np.array_equal(_ordered_chance(*rows), _formula_chance(*rows), equal_nan=True)
