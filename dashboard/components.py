@@ -263,12 +263,16 @@ def bot_play_sentence(decision: dict, alternatives: pl.DataFrame, same: str,
 
 HAND_BROWSER = "views/hand_browser.py"
 FOCUS_KEY = "hb_focus"
-"""Session key of a hand another page asks the Hand browser to replay."""
+"""Session key of a hand another page asked the Hand browser to replay: it stays among the
+browser's choices until another hand is picked."""
+FOCUS_NEW_KEY = "hb_focus_new"
+"""Set with :data:`FOCUS_KEY` until the Hand browser has selected that hand once."""
 
 
 def open_in_hand_browser(hand_key: int) -> None:
     """Go to the Hand browser with this hand replayed (whether or not its list holds it)."""
     st.session_state[FOCUS_KEY] = int(hand_key)
+    st.session_state[FOCUS_NEW_KEY] = True
     st.switch_page(HAND_BROWSER)
 
 

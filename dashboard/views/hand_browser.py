@@ -27,11 +27,13 @@ if len(filters.players) > 0:
 hands = components.ask(read.hands.hand_list, filters, flags)
 total = int(hands["total"][0]) if not hands.is_empty() else 0
 st.caption(f"{total:,} hands match; showing the {hands.height:,} most recent.")
-# a hand another page asked to replay (Decision grading): shown even when the list misses it
-focus = st.session_state.pop(components.FOCUS_KEY, None)
+# a hand another page asked to replay (Decision grading): among the choices, even when the list
+# misses it, until another hand is picked
+focus = st.session_state.get(components.FOCUS_KEY)
 focus_header = components.ask(read.hands.hand_header, focus) if focus is not None else None
 if focus_header is not None and focus_header.is_empty():
     focus = None  # no longer in the database
+    st.session_state.pop(components.FOCUS_KEY, None)
 if hands.is_empty() and focus is None:
     st.info("No hand matches.")
     st.stop()
@@ -53,9 +55,12 @@ if focus is not None:
         keys.insert(0, focus)
         descriptions[focus] = _description(header["hand_id"], header["started_at"],
                                            ", ".join(seated)) + " · opened from another page"
-    st.session_state["hb_hand"] = focus
+    if st.session_state.pop(components.FOCUS_NEW_KEY, False):
+        st.session_state["hb_hand"] = focus
 hand_key = st.selectbox("Replay hand", keys, format_func=lambda k: descriptions[k],
                         key="hb_hand")
+if focus is not None and hand_key != focus:
+    st.session_state.pop(components.FOCUS_KEY, None)  # another hand picked: the request is done
 components.render_hand(int(hand_key), key="hb_replay")
 
 grades = components.ask(read.grading.hand_grades, int(hand_key))

@@ -138,7 +138,7 @@ def test_a_replayed_decision_opens_its_hand_in_the_hand_browser(
     worst = read.grading.worst_decisions(database, read.scope.Filters(players=("ann",)), 1).row(
         0, named=True)
     # the Hand browser's list is narrowed to hands the decision's hand is not among
-    app.session_state["hb_disagree"] = True
+    app.session_state["hb_fl"] = True  # the Fantasyland hand only
     app.button(key="grading_open_hand").click().run()
     assert not app.exception, [error.message for error in app.exception]
     assert any(block.value == "Hand browser" for block in app.title)
@@ -148,6 +148,19 @@ def test_a_replayed_decision_opens_its_hand_in_the_hand_browser(
     assert [block for block in app.subheader if block.value == "Decision grades"]
     table = _table(app, "chosen_placement", "ev_loss", "policy_gap")
     assert worst["chosen_placement"] in table["chosen_placement"].tolist()
-    # a next run (another widget changed) keeps the usual list: the request was used once
-    app.checkbox(key="hb_fouls").check().run()
+    # moving through the hand's streets keeps it, though the list does not hold it (AppTest
+    # reruns the page it was told of, so it is told where the browser now is)
+    app.switch_page("views/hand_browser.py")
+    app.slider(key="hb_replay_street").set_value(1).run()
     assert not app.exception, [error.message for error in app.exception]
+    assert app.selectbox(key="hb_hand").value == worst["hand_key"]
+    # another hand picked: the request is done, the list is the usual one again
+    listed = read.hands.hand_list(database, read.scope.Filters(),
+                                  read.scope.HandFlags(fantasyland=True))["hand_key"].to_list()
+    assert listed and worst["hand_key"] not in listed
+    assert len(app.selectbox(key="hb_hand").options) == len(listed) + 1
+    app.selectbox(key="hb_hand").set_value(listed[0]).run()
+    assert not app.exception, [error.message for error in app.exception]
+    app.run()
+    assert len(app.selectbox(key="hb_hand").options) == len(listed)
+    assert app.selectbox(key="hb_hand").value == listed[0]
