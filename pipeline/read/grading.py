@@ -38,6 +38,19 @@ def _present(connection: Any) -> set[str]:
     ).fetchall()}
 
 
+def grade_columns(connection: Any) -> set[str]:
+    """The columns of ``decision_grades`` (none when nothing has been graded yet)."""
+    return {row[0] for row in connection.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
+        "AND table_name = 'decision_grades'").fetchall()}
+
+
+def grades_current(connection: Any) -> bool:
+    """Whether ``decision_grades`` holds the current grader's rows (its ``exact`` column:
+    grades written before the unbiased estimator have none and count nowhere)."""
+    return "exact" in grade_columns(connection)
+
+
 _UNMEASURED = {"alternative": "CAST(NULL AS SMALLINT)", "gap": "CAST(NULL AS DOUBLE)",
                "gap_se": "CAST(NULL AS DOUBLE)"}
 """The policy-gap columns of ``decision_grades`` in a database graded before them."""
@@ -50,9 +63,7 @@ def _grading_frame(db: Database, scope: Scope, body: str, params: Sequence[Any] 
         present = _present(connection)
         if not set(tables) <= present:
             return pl.DataFrame()
-        columns = {row[0] for row in connection.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = 'decision_grades'"
-        ).fetchall()}
+        columns = grade_columns(connection)
         if "exact" not in columns:  # a database graded before the unbiased estimator
             return pl.DataFrame()
         if "policy_gap" not in columns:  # graded (and not opened for writing) since: unmeasured
@@ -293,11 +304,9 @@ def fantasyland_comparisons(db: Database, filters: Filters, limit: int = 200) ->
 def outdated_grades(db: Database) -> int:
     """Decisions graded before the unbiased estimator (re-run ``ofc analyze`` to replace them)."""
     with reading(db) as connection:
-        if "decision_grades" not in _present(connection):
+        columns = grade_columns(connection)
+        if not columns:
             return 0
-        columns = {row[0] for row in connection.execute(
-            "SELECT column_name FROM information_schema.columns WHERE table_name = 'decision_grades'"
-        ).fetchall()}
         where = "WHERE exact IS NULL" if "exact" in columns else ""
         return int(connection.execute(f"SELECT count(*) FROM decision_grades {where}").fetchone()[0])
 

@@ -8,6 +8,7 @@ from typing import Any
 import polars as pl
 
 from pipeline.ingest.aggregates import summaries_sql
+from pipeline.read.grading import grades_current
 from pipeline.read.scope import (
     NO_FLAGS,
     Filters,
@@ -72,7 +73,7 @@ def hand_list(
     shown = "hand_key IN (SELECT hand_key FROM picked)"
     with reading(db) as connection:
         if flags.graded:
-            if _grades_current(connection):
+            if grades_current(connection):
                 conditions.append("h.hand_key IN (SELECT hand_key FROM decision_grades "
                                   f"WHERE exact IS NOT NULL{hero_condition})")
                 params += hero_params
@@ -104,13 +105,6 @@ def hand_list(
             ORDER BY p.started_at DESC NULLS LAST, p.hand_key
         """
         return run_scoped(connection, scope, sql, [*params, limit, hero])
-
-
-def _grades_current(connection: Any) -> bool:
-    """Whether ``decision_grades`` exists with the current grader's ``exact`` column."""
-    return bool(connection.execute(
-        "SELECT count(*) FROM information_schema.columns WHERE table_schema = 'main' "
-        "AND table_name = 'decision_grades' AND column_name = 'exact'").fetchall()[0][0])
 
 
 def hand_header(db: Database, hand_key: int) -> pl.DataFrame:

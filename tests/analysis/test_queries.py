@@ -128,6 +128,13 @@ def test_grades_written_before_the_policy_gap_read_as_unmeasured(simulated_db: P
     assert worst["policy_gap"].null_count() == worst["policy_alternative"].null_count() == 5
     assert older["policy_gap_per_decision"].null_count() == older.height
     assert current["policy_decisions"].min() > 0
+    # one hand's grades too: the bot's play unnamed, the rest as stored
+    key = worst["hand_key"][0]
+    hand = read.grading.hand_grades(database, key)
+    assert hand.height > 0 and hand["policy_placement"].null_count() == hand.height
+    assert hand["policy_gap"].null_count() == hand.height
+    assert key in read.hands.hand_list(database, read.scope.Filters(),
+                                       read.scope.HandFlags(graded=True))["hand_key"].to_list()
 
 
 def test_one_hands_grades_and_the_graded_flag(simulated_db: Path, tmp_path: Path) -> None:
