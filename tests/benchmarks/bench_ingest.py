@@ -22,7 +22,7 @@ Not a test: it prints figures. For each size it writes (once, cached) a file of 
    change costs or saves at ingest)::
 
     .venv/bin/python tests/benchmarks/bench_ingest.py [--sizes 100000] [--repeats 3]
-        [--other-tree DIR] [--no-stages]
+        [--other-tree DIR] [--no-stages | --stages-only]
 
 The hands come from a small dealer here (random legal hands: every street dealt from one
 shuffled deck, cards placed into random rows with room, one discard per Pineapple street,
@@ -300,7 +300,7 @@ def stages(path: Path, count: int, repeats: int) -> dict[str, Clock]:
         stream.writelines(data + b"\n" for data in (line[1] for line in lines))
     clocks = {name: Clock() for name in (
         "baseline", "read", "decode", "duckdb_json", "parse", "parse_hash", "tables",
-        "worker", "per_record", "spill", "writer", "sessions")}
+        "worker", "per_record", "spill", "writer", "sessions", "storage")}
     reader = duckdb.connect()
     columns_sql = (
         "{'hand_id': 'VARCHAR', 'site': 'VARCHAR', 'table': 'VARCHAR', 'started_at': 'VARCHAR', "
@@ -348,6 +348,7 @@ def _stage_round(
             prepared.tables()
 
         clocks["spill"].run(transfer)
+        frames = dict(prepared.tables())  # the writer lets go of them
         writer = Writer(database)
         writer.connect().close()
         touched: set = set()
@@ -357,6 +358,22 @@ def _stage_round(
             writer.close()
 
         clocks["writer"].run(write)
+
+        def storage() -> None:
+            # the floor of any design storing these rows: the hand tables' frames inserted
+            # into an empty database, committed, checkpointed (no classification, no
+            # aggregates, no sessions)
+            from pipeline import store
+
+            floor = Path(folder) / f"floor{len(clocks['storage'].cpu)}.duckdb"
+            connection = store.connect(floor)
+            connection.execute("BEGIN TRANSACTION")
+            for name, frame in frames.items():
+                store.insert_frame(connection, name, frame)
+            connection.execute("COMMIT")
+            connection.close()
+
+        clocks["storage"].run(storage)
 
         def sessions() -> None:
             with writer.transaction(release=True) as connection:
@@ -399,9 +416,20 @@ def print_stages(clocks: dict[str, Clock], count: int) -> None:
     parallel = clocks["worker"].median_cpu
     cores = os.cpu_count() or 1
     bound = count / max(serial, (serial + parallel) / cores)
+    row("storage", "storage floor: the hand tables' rows alone (no aggregates)",
+        clocks["storage"])
     print(f"limit of this design on {cores} idle cores: the writing process needs "
           f"{serial / count * 1e6:.0f} CPU-µs per hand and the workers {parallel / count * 1e6:.0f}:"
           f" at most {bound:,.0f} hands/s = {bound / (count / baseline):.2f}x the baseline")
+    storage = clocks["storage"]
+    floor = max(storage.median_wall, (storage.median_cpu + clocks["decode"].median_cpu) / cores)
+    print(f"ceiling of any design with one DuckDB writer storing these rows on {cores} idle cores"
+          f" (no validation, scoring or aggregates): the storage's wall time, "
+          f"{storage.median_wall / count * 1e6:.0f} µs per hand with DuckDB's threads, or the "
+          f"storage's and the msgspec decode's CPU spread over every core, "
+          f"{(storage.median_cpu + clocks['decode'].median_cpu) / cores / count * 1e6:.0f} µs, "
+          f"whichever is more: at most {count / floor:,.0f} hands/s = "
+          f"{baseline / floor:.2f}x the baseline")
 
 
 def _pipeline_child(path: Path, code: Path | None) -> dict:
@@ -442,6 +470,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--stage-hands", type=int, default=20_000)
     parser.add_argument("--no-stages", action="store_true", help="only the pipeline runs")
+    parser.add_argument("--stages-only", action="store_true", help="only the stage table")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "ofc-bench")
     parser.add_argument("--other-tree", type=lambda text: Path(text).resolve(), metavar="DIR",
                         help="also run each pipeline child with this source tree's code, "
@@ -455,6 +484,8 @@ def main() -> None:
         count = min(arguments.stage_hands, min(arguments.sizes))
         print_stages(stages(hands_file(min(arguments.sizes), arguments.cache), count,
                             arguments.repeats), count)
+    if arguments.stages_only:
+        return
     rows = []
     for size in arguments.sizes:
         path = hands_file(size, arguments.cache)
