@@ -26,7 +26,7 @@ Modules (the first ones in the order a file goes through them):
 * :mod:`~pipeline.ingest.defaults` — default settings, importable without the ingest itself;
 * :mod:`~pipeline.ingest.writer` — the write connection and its hold, batch inserts (new,
   duplicate, conflict), rejects, the ``ingested_files`` record;
-* :mod:`~pipeline.ingest.sessions` — sessions recomputed for the tables a run touched;
+* :mod:`~pipeline.ingest.sessions` — sessions, recomputed where a run's new hands change them;
 * :mod:`~pipeline.ingest.summary` — what a run reports (per file, per run, per batch);
 * :mod:`~pipeline.ingest.errors` — what it raises when nothing can be ingested;
 * :mod:`~pipeline.ingest.progress` — the progress display;

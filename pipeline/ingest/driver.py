@@ -77,8 +77,8 @@ def ingest_paths(
     ``rules`` (resolved by the caller, e.g. from ``--rules``) overrides the rules each record
     names (without it, a record's rules name must be a preset); ``format`` forces a reader (else
     it is detected per file); ``game`` names the poker-arena game. Each batch of ``batch_size``
-    records commits atomically; ``on_batch`` is called after each commit. Sessions of the tables
-    touched are recomputed with ``session_gap`` minutes.
+    records commits atomically; ``on_batch`` is called after each commit. The sessions the new
+    hands change are recomputed with ``session_gap`` minutes.
     ``workers``: processes that parse, validate and score canonical JSON Lines while this one
     reads and writes; None uses every core for files of
     :data:`~pipeline.ingest.workers.PARALLEL_MIN_BYTES` or more, 1 never forks, 2+ forks for

@@ -6,6 +6,10 @@ to no session (``seats.session_id`` stays null). A session's id is deterministic
 player, the site, the table and the start of the session's first hand, so the same hands always
 give the same ids, whatever order files were ingested in.
 
+After a write, :func:`add_sessions` computes again only the stretch of each player's table that the
+new hands can change (so following a folder costs what the new hands cost, not the table's
+history); :func:`update_sessions` recomputes whole tables (another gap, a deleted hand).
+
 Everything here runs as SQL window functions inside the caller's transaction.
 """
 
@@ -19,8 +23,8 @@ import pyarrow as pa
 from pipeline import store
 from pipeline.ingest.defaults import DEFAULT_SESSION_GAP_MINUTES
 
-__all__ = ["DEFAULT_SESSION_GAP_MINUTES", "SESSION_GAP_META_KEY", "refresh_sessions", "update_session_points",
-           "update_sessions"]
+__all__ = ["DEFAULT_SESSION_GAP_MINUTES", "SESSION_GAP_META_KEY", "add_sessions", "refresh_sessions",
+           "update_session_points", "update_sessions"]
 
 SESSION_GAP_META_KEY = "session_gap_minutes"
 """meta key holding the gap the stored sessions were computed with."""
@@ -28,25 +32,56 @@ SESSION_GAP_META_KEY = "session_gap_minutes"
 _SCOPE = "_session_scope"
 
 
-def _session_rows_sql(gap_minutes: float, scoped: bool) -> str:
-    gap_microseconds = int(round(gap_minutes * 60_000_000))
-    scope_join = (
-        f"SEMI JOIN {_SCOPE} sc ON h.site = sc.site "
-        "AND h.table_name IS NOT DISTINCT FROM sc.table_name"
-        if scoped
-        else ""
-    )
+_RANGES = "_session_ranges"
+"""Per player and table, the stretch of time whose sessions are computed again."""
+
+
+def _gap_microseconds(gap_minutes: float) -> int:
+    return int(round(gap_minutes * 60_000_000))
+
+
+def _session_rows_sql(gap_minutes: float, scoped: bool, ranged: bool = False) -> str:
+    gap_microseconds = _gap_microseconds(gap_minutes)
+    hands = "hands"
+    if ranged:
+        # the hands in a range first (few), then their seats of the range's player
+        hands = (
+            f"(SELECT * FROM hands h SEMI JOIN {_RANGES} sr ON h.site = sr.site "
+            "AND h.table_name IS NOT DISTINCT FROM sr.table_name "
+            "AND h.started_at BETWEEN sr.first_start AND sr.last_start)"
+        )
+        scope_join = (
+            f"SEMI JOIN {_RANGES} sr ON se.player = sr.player AND h.site = sr.site "
+            "AND h.table_name IS NOT DISTINCT FROM sr.table_name "
+            "AND h.started_at BETWEEN sr.first_start AND sr.last_start"
+        )
+    elif scoped:
+        scope_join = (
+            f"SEMI JOIN {_SCOPE} sc ON h.site = sc.site "
+            "AND h.table_name IS NOT DISTINCT FROM sc.table_name"
+        )
+    else:
+        scope_join = ""
+    # A few hands' range reads only their hands' results and verdicts (a semi join on a
+    # small set of keys, instead of joining every stored row).
+    only = (" WHERE hand_key IN (SELECT hand_key FROM seated)" if ranged else "")
     return f"""
     CREATE OR REPLACE TEMP TABLE _session_rows AS
-    WITH s AS (
+    WITH seated AS (
         SELECT se.hand_key, se.player, h.site, h.table_name, h.started_at, h.variant, h.rules,
-               h.player_count, coalesce(r.points, 0) AS points, e.foul, e.royalties
+               h.player_count
         FROM seats se
-        JOIN hands h ON h.hand_key = se.hand_key
+        JOIN {hands} h ON h.hand_key = se.hand_key
         {scope_join}
-        LEFT JOIN results r ON r.hand_key = se.hand_key AND r.player = se.player
-        LEFT JOIN evaluations e ON e.hand_key = se.hand_key AND e.player = se.player
         WHERE h.started_at IS NOT NULL
+    ),
+    s AS (
+        SELECT seated.*, coalesce(r.points, 0) AS points, e.foul, e.royalties
+        FROM seated
+        LEFT JOIN (SELECT hand_key, player, points FROM results{only}) r
+            ON r.hand_key = seated.hand_key AND r.player = seated.player
+        LEFT JOIN (SELECT hand_key, player, foul, royalties FROM evaluations{only}) e
+            ON e.hand_key = seated.hand_key AND e.player = seated.player
     ),
     g AS (
         SELECT *,
@@ -126,40 +161,115 @@ def update_sessions(
             connection.execute("DELETE FROM session_totals")
             connection.execute("DELETE FROM sessions")
             connection.execute("UPDATE seats SET session_id = NULL WHERE session_id IS NOT NULL")
-        connection.execute(
-            """INSERT INTO sessions BY NAME
-               SELECT session_id, any_value(player) AS player, any_value(site) AS site,
-                      any_value(table_name) AS table_name, min(started_at) AS started_at,
-                      max(started_at) AS ended_at, count(*) AS hands, sum(points) AS points,
-                      count(*) FILTER (WHERE foul) AS fouls,
-                      coalesce(sum(royalties), 0) AS royalties
-               FROM _session_rows GROUP BY session_id"""
-        )
-        connection.execute(f"INSERT INTO session_totals BY NAME {_session_totals_sql('_session_rows')}")
-        connection.execute(
-            """UPDATE seats SET session_id = r.session_id FROM _session_rows r
-               WHERE seats.hand_key = r.hand_key AND seats.player = r.player"""
-        )
-        rows = connection.execute(
-            "SELECT count(DISTINCT session_id) FROM _session_rows"
-        ).fetchall()
-        connection.execute("DROP TABLE _session_rows")
+        rows = _write_session_rows(connection)
     finally:
         if scoped:
             connection.unregister(_SCOPE)
+    return rows
+
+
+def _write_session_rows(connection: duckdb.DuckDBPyConnection) -> int:
+    """Insert the sessions and session totals of ``_session_rows``, set their seats' session
+    ids, drop it; the number of sessions."""
+    connection.execute(
+        """INSERT INTO sessions BY NAME
+           SELECT session_id, any_value(player) AS player, any_value(site) AS site,
+                  any_value(table_name) AS table_name, min(started_at) AS started_at,
+                  max(started_at) AS ended_at, count(*) AS hands, sum(points) AS points,
+                  count(*) FILTER (WHERE foul) AS fouls,
+                  coalesce(sum(royalties), 0) AS royalties
+           FROM _session_rows GROUP BY session_id"""
+    )
+    connection.execute(f"INSERT INTO session_totals BY NAME {_session_totals_sql('_session_rows')}")
+    connection.execute(
+        """UPDATE seats SET session_id = r.session_id FROM _session_rows r
+           WHERE seats.hand_key = r.hand_key AND seats.player = r.player
+             AND seats.session_id IS DISTINCT FROM r.session_id"""
+    )
+    rows = connection.execute("SELECT count(DISTINCT session_id) FROM _session_rows").fetchall()
+    connection.execute("DROP TABLE _session_rows")
     return int(rows[0][0]) if rows else 0
+
+
+def add_sessions(
+    connection: duckdb.DuckDBPyConnection,
+    tables: Iterable[tuple[str, str | None]],
+    gap_minutes: float = DEFAULT_SESSION_GAP_MINUTES,
+) -> int:
+    """The sessions of the seats at the given (site, table) pairs that have none yet (new
+    hands with a start time), computed again only where they can change: for each player and
+    table, the stretch of time from the new hands' first to their last start, widened to the
+    whole of every stored session within ``gap_minutes`` of it.
+
+    Sessions are runs of hands split by breaks of the gap or more, so outside that stretch
+    every session stays as it was, and inside it the result (ids included) is the one
+    :func:`update_sessions` gives for the whole table, at a cost that follows the new hands,
+    not the table's history. The stored sessions must have been computed with
+    ``gap_minutes`` (:func:`refresh_sessions` sees to that), which must be positive. Runs in
+    the caller's transaction; returns the number of sessions written.
+    """
+    if gap_minutes <= 0:
+        raise ValueError("add_sessions needs a positive gap")
+    pairs = sorted(set(tables), key=lambda pair: (pair[0], pair[1] or ""))
+    if not pairs:
+        return 0
+    gap_microseconds = _gap_microseconds(gap_minutes)
+    connection.register(_SCOPE, pa.table({
+        "site": pa.array([site for site, _ in pairs], pa.string()),
+        "table_name": pa.array([table for _, table in pairs], pa.string()),
+    }))
+    try:
+        connection.execute(f"""
+            CREATE OR REPLACE TEMP TABLE _session_new AS
+            SELECT se.player, h.site, h.table_name, min(h.started_at) AS first_start,
+                   max(h.started_at) AS last_start
+            FROM seats se JOIN hands h ON h.hand_key = se.hand_key
+            SEMI JOIN {_SCOPE} sc ON h.site = sc.site
+                AND h.table_name IS NOT DISTINCT FROM sc.table_name
+            WHERE se.session_id IS NULL AND h.started_at IS NOT NULL
+            GROUP BY ALL""")
+        # the stored sessions that the new hands can join, extend or merge
+        connection.execute(f"""
+            CREATE OR REPLACE TEMP TABLE _session_old AS
+            SELECT s.session_id, s.player, s.site, s.table_name, s.started_at, s.ended_at
+            FROM sessions s JOIN _session_new n ON s.player = n.player AND s.site = n.site
+                AND s.table_name IS NOT DISTINCT FROM n.table_name
+            WHERE epoch_us(s.ended_at) >= epoch_us(n.first_start) - {gap_microseconds}
+              AND epoch_us(s.started_at) <= epoch_us(n.last_start) + {gap_microseconds}""")
+        connection.execute(f"""
+            CREATE OR REPLACE TEMP TABLE {_RANGES} AS
+            SELECT n.player, n.site, n.table_name,
+                   least(n.first_start, min(o.started_at)) AS first_start,
+                   greatest(n.last_start, max(o.ended_at)) AS last_start
+            FROM _session_new n LEFT JOIN _session_old o ON o.player = n.player
+                AND o.site = n.site AND o.table_name IS NOT DISTINCT FROM n.table_name
+            GROUP BY n.player, n.site, n.table_name, n.first_start, n.last_start""")
+        connection.execute(_session_rows_sql(gap_minutes, scoped=False, ranged=True))
+        connection.execute("DELETE FROM session_totals WHERE session_id IN "
+                           "(SELECT session_id FROM _session_old)")
+        connection.execute("DELETE FROM sessions WHERE session_id IN "
+                           "(SELECT session_id FROM _session_old)")
+        rows = _write_session_rows(connection)
+        for table in ("_session_new", "_session_old", _RANGES):
+            connection.execute(f"DROP TABLE {table}")
+    finally:
+        connection.unregister(_SCOPE)
+    return rows
 
 
 def refresh_sessions(
     connection: duckdb.DuckDBPyConnection, touched: Iterable[tuple[str, str | None]],
     gap_minutes: float,
 ) -> None:
-    """The sessions after a write, in the caller's transaction: those of the ``touched``
-    (site, table) pairs, or of every table when the database's stored gap is another one; then
-    ``gap_minutes`` is stored as the database's gap (``ofc ingest`` and ``ofc watch``)."""
+    """The sessions after a write, in the caller's transaction: at the ``touched`` (site,
+    table) pairs, those the new hands change (:func:`add_sessions`), or every table's when the
+    database's stored gap is another one (or the gap is not positive); then ``gap_minutes`` is
+    stored as the database's gap (``ofc ingest`` and ``ofc watch``)."""
     stored_gap = store.get_meta(connection, SESSION_GAP_META_KEY)
     if stored_gap is not None and float(stored_gap) != gap_minutes:
         update_sessions(connection, None, gap_minutes)
+    elif touched and gap_minutes > 0:
+        add_sessions(connection, touched, gap_minutes)
     elif touched:
         update_sessions(connection, touched, gap_minutes)
     store.set_meta(connection, SESSION_GAP_META_KEY, repr(float(gap_minutes)))

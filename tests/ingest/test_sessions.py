@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
+import pytest
+
+from pipeline import store
 from pipeline.ingest.driver import ingest_mappings, ingest_paths
+from pipeline.ingest.sessions import DEFAULT_SESSION_GAP_MINUTES, update_sessions
 from tests.ingest.conftest import deal_hand, query, write_jsonl
 
 TIMES_T1 = ("20:00", "20:10", "20:35", "21:20", "21:40")  # 45-minute break before 21:20
@@ -71,3 +76,43 @@ def test_the_gap_is_configurable(tmp_path: Path, database: Path) -> None:
                   started_at="2026-11-02T10:00:00Z")])], database, session_gap=20)
     # 20:00+20:10 | 20:35 | 21:20 | 21:40 (a break of exactly the gap splits), per player
     assert query(database, "SELECT count(*) FROM sessions WHERE table_name = 'T1'") == [(8,)]
+
+
+def _stored_sessions(database: Path) -> dict[str, list[tuple]]:
+    return {
+        "sessions": query(database, "SELECT * FROM sessions ORDER BY session_id"),
+        "totals": query(database, "SELECT * FROM session_totals ORDER BY ALL"),
+        "seats": query(database, "SELECT hand_key, player, session_id FROM seats ORDER BY 1, 2"),
+    }
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_sessions_kept_batch_by_batch_are_those_of_a_full_recompute(
+    tmp_path: Path, seed: int
+) -> None:
+    # Hands on a 15-minute grid (so breaks of exactly the 30-minute gap, and hands at the same
+    # minute, are common), at two tables, players coming and going, arriving in random chunks
+    # out of time order: a late chunk can extend a session at either end, fill the break
+    # between two sessions (merging them) or start one of its own.
+    rng = random.Random(seed)
+    names = ("mara", "jun", "lee", "ana")
+    hands = []
+    for number in range(60):
+        seated = tuple(rng.sample(names, rng.choice((2, 3))))
+        minute = 15 * rng.randrange(40)
+        started = f"2026-11-01T{8 + minute // 60:02d}:{minute % 60:02d}:00Z"
+        hands.append(deal_hand(1000 * seed + number, players=len(seated), names=seated,
+                               table=rng.choice(("T1", "T2")), hand_id=f"h{number}",
+                               started_at=None if number % 17 == 0 else started))
+    rng.shuffle(hands)
+    cuts = sorted(rng.sample(range(1, len(hands)), 7))
+    database = tmp_path / "kept.duckdb"
+    for start, end in zip([0, *cuts], [*cuts, len(hands)], strict=True):
+        ingest_mappings(hands[start:end], database, source_name=f"chunk{start}")
+        kept = _stored_sessions(database)
+        with store.connect(database) as connection:
+            connection.execute("BEGIN TRANSACTION")
+            update_sessions(connection, None, DEFAULT_SESSION_GAP_MINUTES)
+            connection.execute("COMMIT")
+        assert _stored_sessions(database) == kept
+    assert len(kept["sessions"]) > 10  # the data made sessions to split and merge
