@@ -263,12 +263,14 @@ def refresh_sessions(
 ) -> None:
     """The sessions after a write, in the caller's transaction: at the ``touched`` (site,
     table) pairs, those the new hands change (:func:`add_sessions`), or every table's when the
-    database's stored gap is another one (or the gap is not positive); then ``gap_minutes`` is
-    stored as the database's gap (``ofc ingest`` and ``ofc watch``)."""
+    database's stored gap is another one; the touched tables' whole sessions when no gap is
+    stored yet (the first write, or a database from before the gap was kept) or the gap is not
+    positive. Then ``gap_minutes`` is stored as the database's gap (``ofc ingest`` and ``ofc
+    watch``)."""
     stored_gap = store.get_meta(connection, SESSION_GAP_META_KEY)
     if stored_gap is not None and float(stored_gap) != gap_minutes:
         update_sessions(connection, None, gap_minutes)
-    elif touched and gap_minutes > 0:
+    elif touched and gap_minutes > 0 and stored_gap is not None:
         add_sessions(connection, touched, gap_minutes)
     elif touched:
         update_sessions(connection, touched, gap_minutes)
