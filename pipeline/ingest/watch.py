@@ -99,8 +99,10 @@ DEFAULT_IDLE_SECONDS = 30.0
 """A file quiet this long is read to its very end, half-written last line and unfinished hand
 included, as ``ofc ingest`` would read it."""
 
-PART_BYTES = 8 << 20
-"""About how much of a file one part (one transaction) holds."""
+PART_BYTES = 32 << 20
+"""About how much of a file one part (one transaction) holds: with :data:`PART_LINES`, about an
+ingest batch (catching up with a 50,000-hand file took 1.4-1.5x longer in parts of 8 MiB, each
+transaction's fixed costs paid four times as often, for 120 MB less memory at its peak)."""
 
 PART_LINES = DEFAULT_BATCH_SIZE
 """Most lines in one part."""

@@ -3,7 +3,7 @@
 Not a test. Simulates ``--hands`` pineapple hands as canonical JSON Lines, then measures, in one
 run, on one machine:
 
-* **catch-up**: the watcher reading the whole file (parts of 8 MiB, one transaction each) against
+* **catch-up**: the watcher reading the whole file (parts of 32 MiB or 20,000 lines, one transaction each) against
   one ``ofc ingest`` of it with one process (the baseline: the same validation, scoring and
   writes, in batches of 20,000);
 * **following**: the file grows by ``--tick`` hands at a time, ``--ticks`` times. After each
