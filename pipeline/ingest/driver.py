@@ -4,8 +4,9 @@ The one way hand data gets into the database (schemas/database.md). A file is st
 its format reader (:func:`pipeline.formats.read_source`) in batches of ``batch_size`` records;
 each batch is validated (:func:`pipeline.records.validate.parse_hand`), re-scored in one go as columns
 by the batch rules core (the verdicts :func:`pipeline.ingest.evaluate.score_records` gives), turned into
-columns (Arrow) and written in **one transaction** covering every table, rejects included. The write connection is opened per batch
-and closed right after, so the dashboard's short read-only connections get in between batches.
+columns (Arrow) and written in **one transaction** covering every table, rejects included. The write connection is held for
+at most :data:`~pipeline.ingest.writer.HOLD_SECONDS` and then closed between batches, so the dashboard's short read-only
+connections get in.
 Large canonical JSON Lines files are parsed, validated and scored by worker processes while this
 process reads lines and writes batches in order; the database is the same as a sequential run's.
 
@@ -251,9 +252,12 @@ def ingest_mappings(
     """
     started = time.perf_counter()
     resolver = RulesResolver(override=rules)
-    # Mappings come from this process (the dashboard), which may read between batches.
-    writer = Writer(database, hold_seconds=0.0)
-    open_check(writer)
+    # One connection for the whole call (a live save is one hand: one open and one checkpoint,
+    # not three opens and two checkpoints); held as ofc ingest holds it, so a long list still
+    # lets other processes in between batches. The dashboard writes under its process's write
+    # lock (pipeline.read.source.writing), so its own pages do not read meanwhile anyway.
+    writer = Writer(database)
+    writer.hold()
     summary = FileSummary(source_name, format="mappings")
     hasher = hashlib.sha256()
     ingestor = Ingestor(writer, resolver, batch_size, None, None)

@@ -97,17 +97,7 @@ class Writer:
         """One transaction on the held connection (opened when needed): committed when the
         block ends, rolled back (and the connection closed) when it raises. The connection is
         closed after the commit once held ``hold_seconds``, or at once with ``release``."""
-        if self._connection is None:
-            connection = self.connect()
-            try:
-                connection.execute(f"SET checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
-                connection.execute(f"SET memory_limit = '{WRITER_MEMORY_LIMIT}'")
-            except BaseException:
-                connection.close()
-                raise
-            self._connection = connection
-            self._opened = time.monotonic()
-        connection = self._connection
+        connection = self.hold()
         try:
             connection.execute("BEGIN TRANSACTION")
             yield connection
@@ -119,6 +109,21 @@ class Writer:
             raise
         if release or time.monotonic() - self._opened >= self.hold_seconds:
             self.close()
+
+    def hold(self) -> duckdb.DuckDBPyConnection:
+        """The held write connection, opened now when there is none (DatabaseError when the
+        database cannot be used); the next transaction runs on it."""
+        if self._connection is None:
+            connection = self.connect()
+            try:
+                connection.execute(f"SET checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
+                connection.execute(f"SET memory_limit = '{WRITER_MEMORY_LIMIT}'")
+            except BaseException:
+                connection.close()
+                raise
+            self._connection = connection
+            self._opened = time.monotonic()
+        return self._connection
 
     def close(self) -> None:
         """Close the held connection (checkpointing what it wrote), if any."""
