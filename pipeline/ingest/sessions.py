@@ -40,6 +40,20 @@ def _gap_microseconds(gap_minutes: float) -> int:
     return int(round(gap_minutes * 60_000_000))
 
 
+def _register_scope(connection: duckdb.DuckDBPyConnection,
+                    tables: Iterable[tuple[str, str | None]]) -> bool:
+    """Register the (site, table) pairs as :data:`_SCOPE`; False (nothing registered) when
+    there are none."""
+    pairs = sorted(set(tables), key=lambda pair: (pair[0], pair[1] or ""))
+    if not pairs:
+        return False
+    connection.register(_SCOPE, pa.table({
+        "site": pa.array([site for site, _ in pairs], pa.string()),
+        "table_name": pa.array([table for _, table in pairs], pa.string()),
+    }))
+    return True
+
+
 def _session_rows_sql(gap_minutes: float, scoped: bool, ranged: bool = False) -> str:
     gap_microseconds = _gap_microseconds(gap_minutes)
     hands = "hands"
@@ -128,17 +142,8 @@ def update_sessions(
     written.
     """
     scoped = tables is not None
-    if scoped:
-        pairs = sorted(set(tables), key=lambda pair: (pair[0], pair[1] or ""))
-        if not pairs:
-            return 0
-        scope = pa.table(
-            {
-                "site": pa.array([site for site, _ in pairs], pa.string()),
-                "table_name": pa.array([table for _, table in pairs], pa.string()),
-            }
-        )
-        connection.register(_SCOPE, scope)
+    if scoped and not _register_scope(connection, tables):
+        return 0
     try:
         connection.execute(_session_rows_sql(gap_minutes, scoped))
         if scoped:
@@ -210,14 +215,9 @@ def add_sessions(
     """
     if gap_minutes <= 0:
         raise ValueError("add_sessions needs a positive gap")
-    pairs = sorted(set(tables), key=lambda pair: (pair[0], pair[1] or ""))
-    if not pairs:
+    if not _register_scope(connection, tables):
         return 0
     gap_microseconds = _gap_microseconds(gap_minutes)
-    connection.register(_SCOPE, pa.table({
-        "site": pa.array([site for site, _ in pairs], pa.string()),
-        "table_name": pa.array([table for _, table in pairs], pa.string()),
-    }))
     try:
         connection.execute(f"""
             CREATE OR REPLACE TEMP TABLE _session_new AS
