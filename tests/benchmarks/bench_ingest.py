@@ -10,8 +10,10 @@ Not a test: it prints figures. For each size it writes (once, cached) a file of 
    decode limit), DuckDB's own parallel JSON reader on the same lines (the alternative), the
    worker stage (parse + validate, hashing, scoring + Arrow tables) with the per-record path
    as its own baseline, the worker→writer transfer (Arrow spill files written, then
-   memory-mapped: wall against CPU), the writer (DuckDB inserts, commit, checkpoint) and the
-   sessions update.
+   memory-mapped: wall against CPU), the writer (DuckDB inserts, commit, checkpoint), the
+   sessions update, and the storage floor (the batch's hand tables alone inserted into an empty
+   database, committed and checkpointed) with the ceiling it sets for any design with one
+   DuckDB writer (``--stages-only`` prints this table alone).
 2. **The pipeline**: per size and repeat, a fresh child process runs the ``json.loads`` loop
    over the whole file, then ``ingest_paths`` into a new database (every core for the worker
    processes), then ``rescore`` under another rule set; it reports hands/s against lines/s
