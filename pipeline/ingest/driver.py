@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -252,17 +253,22 @@ def ingest_mappings(
     """
     started = time.perf_counter()
     resolver = RulesResolver(override=rules)
-    # One connection for the whole call (a live save is one hand: one open and one checkpoint,
-    # not three opens and two checkpoints); held as ofc ingest holds it, so a long list still
-    # lets other processes in between batches. The dashboard writes under its process's write
-    # lock (pipeline.read.source.writing), so its own pages do not read meanwhile anyway.
-    writer = Writer(database)
-    writer.hold()
+    # Mappings come from this process, which may read the database while they are pulled (a
+    # generator): the write connection is closed after each batch until the last mapping is
+    # pulled. The last batch and the closing transaction then share one connection (a live
+    # save, one hand: one checkpoint instead of two).
+    writer = Writer(database, hold_seconds=0.0)
+    open_check(writer)
     summary = FileSummary(source_name, format="mappings")
     hasher = hashlib.sha256()
     ingestor = Ingestor(writer, resolver, batch_size, None, None)
+
+    def records() -> Iterator[SourceRecord]:
+        yield from _mapping_records(mappings, source_name, hasher)
+        writer.hold_seconds = math.inf  # nothing of the caller runs between writes any more
+
     try:
-        ingestor.run(_mapping_records(mappings, source_name, hasher), summary)
+        ingestor.run(records(), summary)
         summary.content_hash = hasher.hexdigest()
         if summary.records == 0:
             summary.status = "empty"
