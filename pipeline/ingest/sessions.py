@@ -54,28 +54,25 @@ def _register_scope(connection: duckdb.DuckDBPyConnection,
     return True
 
 
-def _session_rows_sql(gap_minutes: float, scoped: bool, ranged: bool = False) -> str:
+def _session_rows_sql(gap_minutes: float, within: str = "all") -> str:
+    """``_session_rows`` of every table (``within`` "all"), of the (site, table) pairs of
+    :data:`_SCOPE` ("tables"), or of the players' stretches of time in :data:`_RANGES`
+    ("ranges")."""
     gap_microseconds = _gap_microseconds(gap_minutes)
+    ranged = within == "ranges"
     hands = "hands"
+    scope_join = ""
     if ranged:
+        in_range = ("h.site = sr.site AND h.table_name IS NOT DISTINCT FROM sr.table_name "
+                    "AND h.started_at BETWEEN sr.first_start AND sr.last_start")
         # the hands in a range first (few), then their seats of the range's player
-        hands = (
-            f"(SELECT * FROM hands h SEMI JOIN {_RANGES} sr ON h.site = sr.site "
-            "AND h.table_name IS NOT DISTINCT FROM sr.table_name "
-            "AND h.started_at BETWEEN sr.first_start AND sr.last_start)"
-        )
-        scope_join = (
-            f"SEMI JOIN {_RANGES} sr ON se.player = sr.player AND h.site = sr.site "
-            "AND h.table_name IS NOT DISTINCT FROM sr.table_name "
-            "AND h.started_at BETWEEN sr.first_start AND sr.last_start"
-        )
-    elif scoped:
+        hands = f"(SELECT * FROM hands h SEMI JOIN {_RANGES} sr ON {in_range})"
+        scope_join = f"SEMI JOIN {_RANGES} sr ON se.player = sr.player AND {in_range}"
+    elif within == "tables":
         scope_join = (
             f"SEMI JOIN {_SCOPE} sc ON h.site = sc.site "
             "AND h.table_name IS NOT DISTINCT FROM sc.table_name"
         )
-    else:
-        scope_join = ""
     # A few hands' range reads only their hands' results and verdicts (a semi join on a
     # small set of keys, instead of joining every stored row).
     only = (" WHERE hand_key IN (SELECT hand_key FROM seated)" if ranged else "")
@@ -145,7 +142,7 @@ def update_sessions(
     if scoped and not _register_scope(connection, tables):
         return 0
     try:
-        connection.execute(_session_rows_sql(gap_minutes, scoped))
+        connection.execute(_session_rows_sql(gap_minutes, "tables" if scoped else "all"))
         if scoped:
             connection.execute(
                 f"DELETE FROM session_totals WHERE session_id IN (SELECT session_id FROM "
@@ -244,7 +241,7 @@ def add_sessions(
             FROM _session_new n LEFT JOIN _session_old o ON o.player = n.player
                 AND o.site = n.site AND o.table_name IS NOT DISTINCT FROM n.table_name
             GROUP BY n.player, n.site, n.table_name, n.first_start, n.last_start""")
-        connection.execute(_session_rows_sql(gap_minutes, scoped=False, ranged=True))
+        connection.execute(_session_rows_sql(gap_minutes, "ranges"))
         connection.execute("DELETE FROM session_totals WHERE session_id IN "
                            "(SELECT session_id FROM _session_old)")
         connection.execute("DELETE FROM sessions WHERE session_id IN "

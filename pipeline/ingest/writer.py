@@ -97,7 +97,17 @@ class Writer:
         """One transaction on the held connection (opened when needed): committed when the
         block ends, rolled back (and the connection closed) when it raises. The connection is
         closed after the commit once held ``hold_seconds``, or at once with ``release``."""
-        connection = self.hold()
+        if self._connection is None:
+            connection = self.connect()
+            try:
+                connection.execute(f"SET checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
+                connection.execute(f"SET memory_limit = '{WRITER_MEMORY_LIMIT}'")
+            except BaseException:
+                connection.close()
+                raise
+            self._connection = connection
+            self._opened = time.monotonic()
+        connection = self._connection
         try:
             connection.execute("BEGIN TRANSACTION")
             yield connection
@@ -109,21 +119,6 @@ class Writer:
             raise
         if release or time.monotonic() - self._opened >= self.hold_seconds:
             self.close()
-
-    def hold(self) -> duckdb.DuckDBPyConnection:
-        """The held write connection, opened now when there is none (DatabaseError when the
-        database cannot be used); the next transaction runs on it."""
-        if self._connection is None:
-            connection = self.connect()
-            try:
-                connection.execute(f"SET checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
-                connection.execute(f"SET memory_limit = '{WRITER_MEMORY_LIMIT}'")
-            except BaseException:
-                connection.close()
-                raise
-            self._connection = connection
-            self._opened = time.monotonic()
-        return self._connection
 
     def close(self) -> None:
         """Close the held connection (checkpointing what it wrote), if any."""

@@ -321,6 +321,7 @@ def _stage_round(
     reader: object, columns_sql: str,
 ) -> None:
     """One run of every stage."""
+    from pipeline import store
     from pipeline.formats.source import read_raw_lines
     from pipeline.ingest import fast_canonical
     from pipeline.ingest.batches import prepare_canonical
@@ -365,8 +366,6 @@ def _stage_round(
             # the floor of any design storing these rows: the hand tables' frames inserted
             # into an empty database, committed, checkpointed (no classification, no
             # aggregates, no sessions)
-            from pipeline import store
-
             floor = Path(folder) / f"floor{len(clocks['storage'].cpu)}.duckdb"
             connection = store.connect(floor)
             connection.execute("BEGIN TRANSACTION")
