@@ -27,6 +27,7 @@ from pipeline.read.lake import ParquetLake
 from pipeline.read.overview import FilterOptions
 from pipeline.read.scope import Filters
 from pipeline.read.source import Database
+from pipeline.read.totals import readiness_checked_once
 from pipeline.rules.cards import SUIT_SYMBOLS
 from pipeline.rules.game import ROW_SIZES
 
@@ -94,8 +95,17 @@ def run_connection(path: Path) -> Any:
     except BaseException:
         access.__exit__(None, None, None)
         raise
-    _RUN.value = (path, connection, access)
+    _RUN.value = (path, connection, access, {})
     return connection
+
+
+def run_readiness(path: Path) -> dict[tuple[int, str], bool]:
+    """What this page view's connection (:func:`run_connection`) has answered about the kept
+    aggregates being current (:func:`~pipeline.read.totals.readiness_checked_once`): looked at
+    once per view, since nothing can write the database while the view's read-only connection
+    is open, and forgotten with the connection."""
+    run_connection(path)
+    return _RUN.value[3]
 
 
 def release_connection() -> None:
@@ -118,7 +128,9 @@ def _answer(question_name: str, path: str, state: Hashable, arguments: tuple, ke
             _question: Callable[..., Any], _connect: Callable[[], Any]) -> Any:
     # question_name, path, state and the arguments are the cache key; _question and _connect
     # (leading underscore: not hashed) do the work on a miss
-    return _question(_connect(), *arguments, **dict(keywords))
+    connection, readiness = _connect()
+    with readiness_checked_once(readiness):
+        return _question(connection, *arguments, **dict(keywords))
 
 
 def ask(question: Callable[Concatenate[Database, P], R], *arguments: P.args,
@@ -133,14 +145,15 @@ def ask(question: Callable[Concatenate[Database, P], R], *arguments: P.args,
     path = database_path()
     name = f"{question.__module__}.{question.__qualname__}"
     return _answer(name, str(path), read.source.database_state(path), tuple(arguments),
-                   tuple(sorted(keywords.items())), question, lambda: run_connection(path))
+                   tuple(sorted(keywords.items())), question,
+                   lambda: (run_connection(path), run_readiness(path)))
 
 
 def database_status() -> read.overview.DatabaseStatus:
     """The status of the current database (missing, empty, or how many hands)."""
     path = database_path()
     return _answer("database_status", str(path), read.source.database_state(path), (), (),
-                   lambda _connection: read.overview.database_status(path), lambda: None)
+                   lambda _connection: read.overview.database_status(path), lambda: (None, None))
 
 
 # --- following new hands ------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from dashboard import components
 from dashboard.comparison import reference_picker
 from dashboard.components import kpi, md
 from pipeline import read
+from pipeline.read.totals import readiness_checked_once
 from pipeline.report import NoHandsError, ReportRequest, ReportSettings, create_report, report_dict
 from pipeline.report.model import Report
 from pipeline.report.reference import ReferenceError
@@ -41,7 +42,11 @@ def build(path: str, state: tuple[int, int, int, int], request: ReportRequest,
           settings: ReportSettings, _connect: Any = None) -> Report | str:
     """The report (cached until the database changes), or why there is none."""
     try:
-        return create_report(_connect() if _connect else path, request, settings)
+        if _connect is None:
+            return create_report(path, request, settings)
+        connection, readiness = _connect()
+        with readiness_checked_once(readiness):
+            return create_report(connection, request, settings)
     except (NoHandsError, ReferenceError) as error:
         return str(error)
 
@@ -120,7 +125,7 @@ path = components.database_path()
 state = read.source.database_state(path)
 with st.spinner("Building the report…"):
     report = build(str(path), state, request, settings,
-                   lambda: components.run_connection(path))
+                   lambda: (components.run_connection(path), components.run_readiness(path)))
 if isinstance(report, str):
     st.info(f"Nothing to report: {md(report)}.")
     st.stop()

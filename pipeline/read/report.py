@@ -29,6 +29,7 @@ from pipeline.read.source import Database, frame, reading
 from pipeline.read.totals import (
     AggregatesUnavailable,
     Route,
+    checked_once,
     grain_serves,
     totals_conditions,
     totals_tables,
@@ -437,11 +438,11 @@ def _state_sums_from_aggregates(connection: duckdb.DuckDBPyConnection, filters: 
     pairing with one of its opponents (then only the full pass is exact)."""
     conditions, params = totals_conditions(filters)
     boards, pairs = totals_tables(connection, filters)
-    complete = connection.sql(
-        f"SELECT coalesce(bool_and(paired_boards = boards "
-        f"AND matchups = boards * (player_count - 1)), TRUE) FROM {boards} t "
-        f"WHERE TRUE{conditions}", params=params).fetchall()[0][0]
-    if not complete:
+    complete_sql = (f"SELECT coalesce(bool_and(paired_boards = boards "
+                    f"AND matchups = boards * (player_count - 1)), TRUE) FROM {boards} t "
+                    f"WHERE TRUE{conditions}")
+    if not checked_once(connection, f"complete pairings: {complete_sql} {params!r}",
+                        lambda c: bool(c.sql(complete_sql, params=params).fetchall()[0][0])):
         return None
     keys = "player, variant, player_count, position, rules"
     state = _STATE_SQL.format(alias="")
@@ -727,7 +728,12 @@ def session_cells_kept(db: Database, filters: Filters, route: Route = Route.AUTO
 
 
 def _session_totals_ready(connection: duckdb.DuckDBPyConnection) -> bool:
-    """``session_totals`` counts every hand of every session."""
+    """``session_totals`` counts every hand of every session (looked at once per connection
+    within :func:`~pipeline.read.totals.readiness_checked_once`)."""
+    return checked_once(connection, "session totals", _session_totals_count_agrees)
+
+
+def _session_totals_count_agrees(connection: duckdb.DuckDBPyConnection) -> bool:
     try:
         kept, sessions = connection.sql(
             "SELECT (SELECT coalesce(sum(hands), 0) FROM session_totals), "

@@ -69,22 +69,31 @@ _READINESS: contextvars.ContextVar[dict[tuple[int, str], bool] | None] = context
 
 
 @contextlib.contextmanager
-def readiness_checked_once() -> Iterator[None]:
+def readiness_checked_once(memory: dict[tuple[int, str], bool] | None = None) -> Iterator[None]:
     """Within the block, :func:`aggregates_ready` looks at each connection once: for a block of
     questions asked through one open connection that nothing writes to meanwhile (a read-only
     connection: no other process can write the file while it is open, and the dashboard's own
-    writes wait for its readers), such as the report's or a comparison's questions."""
-    token = _READINESS.set({})
+    writes wait for its readers), such as the report's or a comparison's questions.
+
+    ``memory`` keeps the answers beyond the block: the dashboard passes one per page view, made
+    when it opens the view's connection and dropped when it closes it, so the readiness is
+    looked at once per view instead of once per question. A block inside another block shares
+    the outer block's answers.
+    """
+    if memory is None:
+        memory = _READINESS.get()
+    token = _READINESS.set({} if memory is None else memory)
     try:
         yield
     finally:
         _READINESS.reset(token)
 
 
-def _checked_once(connection: duckdb.DuckDBPyConnection, name: str,
-                  check: Callable[[duckdb.DuckDBPyConnection], bool]) -> bool:
+def checked_once(connection: duckdb.DuckDBPyConnection, name: str,
+                 check: Callable[[duckdb.DuckDBPyConnection], bool]) -> bool:
     """``check(connection)``: within :func:`readiness_checked_once`, looked at once per
-    connection and ``name``; at every call outside."""
+    connection and ``name`` (a check that depends on the filters names them); at every call
+    outside."""
     remembered = _READINESS.get()
     if remembered is None:
         return check(connection)
@@ -96,7 +105,7 @@ def _checked_once(connection: duckdb.DuckDBPyConnection, name: str,
 
 def aggregates_ready(connection: duckdb.DuckDBPyConnection) -> bool:
     """True when the aggregates exist, follow this code's definition, and count every board."""
-    return _checked_once(connection, "aggregates", _aggregates_ready)
+    return checked_once(connection, "aggregates", _aggregates_ready)
 
 
 def _aggregates_ready(connection: duckdb.DuckDBPyConnection) -> bool:
@@ -148,7 +157,7 @@ def totals_tables(connection: duckdb.DuckDBPyConnection, filters: Filters) -> tu
     yes."""
     if filters.date_from is not None or filters.date_to is not None:
         return "board_totals", "pair_totals"
-    if _checked_once(connection, "rollups", _rollups_ready):
+    if checked_once(connection, "rollups", _rollups_ready):
         return "board_totals_all", "pair_totals_all"
     return "board_totals", "pair_totals"
 
@@ -157,7 +166,7 @@ def use_play_order(connection: duckdb.DuckDBPyConnection, route: Route, served: 
     """:func:`use_aggregates` for the kept play order (``play_order``): ``served`` says the
     question asks for whole players (no hand-level filter)."""
     return _route_allows(
-        route, served, lambda: _checked_once(connection, "play order", play_order_ready),
+        route, served, lambda: checked_once(connection, "play order", play_order_ready),
         "the play order is kept over every hand of a player; these filters keep only some",
         "the database holds no current play order")
 
@@ -172,7 +181,7 @@ def use_hand_summaries(connection: duckdb.DuckDBPyConnection, route: Route) -> b
     """:func:`use_aggregates` for the kept ``hand_summaries`` (any filters: a summary is per
     hand): when they follow this code's definition and hold one row per hand."""
     return _route_allows(
-        route, True, lambda: _checked_once(connection, "hand summaries", _summaries_ready),
+        route, True, lambda: checked_once(connection, "hand summaries", _summaries_ready),
         "", "the database holds no current hand summaries")
 
 
@@ -205,6 +214,6 @@ def totals_conditions(filters: Filters, alias: str = "t",
 
 __all__ = [
     "AggregatesUnavailable", "Route", "aggregates_ready", "grain_serves", "preferred_route",
-    "readiness_checked_once", "totals_conditions", "totals_tables", "use_aggregates",
+    "checked_once", "readiness_checked_once", "totals_conditions", "totals_tables", "use_aggregates",
     "use_play_order",
 ]

@@ -22,6 +22,7 @@ alternately to compare two versions. Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import statistics
 import sys
@@ -48,7 +49,15 @@ from pipeline import read, store  # noqa: E402
 from pipeline.ingest import aggregates  # noqa: E402
 from pipeline.ingest.sessions import update_session_points  # noqa: E402
 from pipeline.read.scope import Filters, HandFlags  # noqa: E402
-from pipeline.read.totals import Route, preferred_route  # noqa: E402
+from pipeline.read.totals import (  # noqa: E402
+    Route,
+    aggregates_ready,
+    preferred_route,
+    readiness_checked_once,
+    totals_tables,
+    use_hand_summaries,
+    use_play_order,
+)
 from pipeline.report import ReportRequest, create_report  # noqa: E402
 from pipeline.report.compare import compare_players, player_progress  # noqa: E402
 from pipeline.report.reference import ReferenceSpec  # noqa: E402
@@ -294,6 +303,15 @@ def page_queries(db: Path | object, path: Path) -> dict[str, list[tuple[str, Cal
     }
 
 
+def look_at_readiness(connection: object) -> None:
+    """Every look a page view takes at whether the kept tables are current."""
+    aggregates_ready(connection)  # type: ignore[arg-type]
+    totals_tables(connection, Filters())  # type: ignore[arg-type]
+    use_play_order(connection, Route.AUTO, True)  # type: ignore[arg-type]
+    use_hand_summaries(connection, Route.AUTO)  # type: ignore[arg-type]
+    read.report.session_cells_kept(connection, Filters(players=("p0",)))  # type: ignore[arg-type]
+
+
 def timed(call: Callable[[], object], route: Route) -> tuple[float, float]:
     """(wall ms, process CPU ms) of one call answered by ``route``."""
     with preferred_route(route):
@@ -342,6 +360,21 @@ def main() -> None:
     print(f"{'(once per view)':<16} {'open + database_status':<40} "
           f"{statistics.median(opening):>9.1f} {max(opening):>8.1f}")
     connection = read.source.open_reader(arguments.db)
+    # a page view looks once at whether the kept tables are current (the dashboard keeps the
+    # answers with the view's connection: components.run_readiness); timed here on their own,
+    # then kept for the whole run as within one view (code without that memory looks at every
+    # question, as it did)
+    keeps_memory = "memory" in inspect.signature(readiness_checked_once).parameters
+    looking = []
+    for _ in range(arguments.repeat):
+        started = time.perf_counter()
+        with readiness_checked_once(*([{}] if keeps_memory else [])):
+            look_at_readiness(connection)
+        looking.append((time.perf_counter() - started) * 1000)
+    print(f"{'(once per view)':<16} {'readiness of the kept tables':<40} "
+          f"{statistics.median(looking):>9.1f} {max(looking):>8.1f}")
+    view = readiness_checked_once(*([{}] if keeps_memory else []))
+    view.__enter__()
     pages = page_queries(connection, arguments.db)
     for page, calls in pages.items():
         if arguments.page and page not in arguments.page:
@@ -366,6 +399,7 @@ def main() -> None:
             print(f"{page:<16} {name:<40} {median:>9.1f} {max(kept):>8.1f} {baseline:>9.1f} "
                   f"{baseline / median:>9.2f} {statistics.median(kept_cpu):>8.1f} "
                   f"{statistics.median(full_cpu):>9.1f}{flag}", flush=True)
+    view.__exit__(None, None, None)
     connection.close()
     whole_pages = ", ".join(f"{name} {target:,.0f} ms"
                             for name, target in WHOLE_PAGE_TARGETS_MS.items())

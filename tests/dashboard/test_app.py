@@ -159,6 +159,33 @@ def test_player_review_kpis(fixture_db, expected, monkeypatch, hero) -> None:  #
     assert by_position["hands"].sum() == totals.hands
 
 
+def test_a_page_view_looks_at_the_aggregates_readiness_once(fixture_db, monkeypatch) -> None:  # noqa: ANN001
+    """Every question of a page view goes through the view's one read-only connection, which
+    nothing can write while it is open: whether the kept aggregates are current is looked at
+    once per view, not once per question (each look is a few queries), and the view's answers
+    still come from the aggregates."""
+    import streamlit as st
+
+    from pipeline.read import totals
+
+    looked: list[bool] = []
+    real = totals._aggregates_ready
+
+    def counting(connection):  # noqa: ANN001, ANN202
+        looked.append(real(connection))
+        return looked[-1]
+
+    monkeypatch.setattr(totals, "_aggregates_ready", counting)
+    st.cache_data.clear()
+    app = app_on(fixture_db, monkeypatch)
+    looked.clear()
+    open_page(app, "views/player_review.py")
+    assert looked == [True]  # one view: one look, and the aggregates are current
+    looked.clear()
+    app.selectbox(key="hero").set_value(SCRIPT).run()  # a second view, new questions
+    assert looked == [True]
+
+
 def test_player_review_fantasyland_numbers(fixture_db, monkeypatch) -> None:  # noqa: ANN001
     app = open_page(app_on(fixture_db, monkeypatch), "views/player_review.py")
     app.selectbox(key="hero").set_value(MARA).run()

@@ -205,6 +205,37 @@ def test_readiness_is_checked_once_per_connection_inside_a_block(
         second.close()
 
 
+def test_readiness_memory_outlives_its_block_and_inner_blocks_share_it(
+        mixed: Mixed, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A memory passed in (the dashboard's, one per page view) keeps the answers across
+    blocks; a block inside another (the report's, inside a page view's) asks nothing again."""
+    from pipeline.read import totals
+
+    looked: list[int] = []
+    real = totals._aggregates_ready
+
+    def counting(connection: duckdb.DuckDBPyConnection) -> bool:
+        looked.append(id(connection))
+        return real(connection)
+
+    monkeypatch.setattr(totals, "_aggregates_ready", counting)
+    connection = read.source.open_reader(mixed.database)
+    try:
+        memory: dict[tuple[int, str], bool] = {}
+        with totals.readiness_checked_once(memory):
+            assert totals.aggregates_ready(connection)
+            with totals.readiness_checked_once():
+                assert totals.aggregates_ready(connection)
+        with totals.readiness_checked_once(memory):
+            assert totals.aggregates_ready(connection)
+        assert looked == [id(connection)]
+        with totals.readiness_checked_once():  # a fresh block: looks again
+            assert totals.aggregates_ready(connection)
+        assert looked == [id(connection)] * 2
+    finally:
+        connection.close()
+
+
 def test_questions_without_a_date_read_the_day_free_rollups(mixed: Mixed,
                                                            tmp_path: Path) -> None:
     """The rollups answer whenever no date is filtered (the same frames, above); a date filter
