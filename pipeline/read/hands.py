@@ -35,43 +35,57 @@ def hand_list(
     disagreements of the hands shown come from the kept ``hand_summaries`` (one row a hand)
     when they are current, else from the hands' boards, results and seats.
     """
-    scope = hand_scope(filters)
-    conditions = [scope.keeps("h")]
-    params: list[Any] = []
     hero_condition = ""
     hero_params: list[Any] = []
     if filters.players:
         hero_condition = f" AND player IN ({placeholders(filters.players)})"
         hero_params = list(filters.players)
-    if flags.fouls_only:
-        conditions.append(f"h.hand_key IN (SELECT hand_key FROM evaluations WHERE foul{hero_condition})")
-        params += hero_params
-    if flags.min_royalties > 0:
-        conditions.append(
-            f"h.hand_key IN (SELECT hand_key FROM evaluations WHERE royalties >= ?{hero_condition})"
-        )
-        params += [flags.min_royalties, *hero_params]
-    if flags.fantasyland:
-        if filters.players:
-            conditions.append(
-                "h.hand_key IN (SELECT hand_key FROM seats WHERE fantasyland"
-                f"{hero_condition} UNION ALL SELECT hand_key FROM evaluations "
-                f"WHERE fantasyland_next{hero_condition})"
-            )
-            params += [*hero_params, *hero_params]
-        else:
-            conditions.append(
-                "(h.any_fantasyland OR h.hand_key IN "
-                "(SELECT hand_key FROM evaluations WHERE fantasyland_next))"
-            )
-    if flags.disagreements:
-        conditions.append(
-            f"h.hand_key IN (SELECT hand_key FROM results WHERE disagrees{hero_condition})"
-        )
-        params += hero_params
+    # a hero's flag (a hero's foul, royalties, Fantasyland, disagreement or graded decision)
+    # already keeps only hands a hero sat in: the scope then leaves the heroes out (a pass over
+    # every seat fewer)
+    hero_flagged = bool(filters.players) and (
+        flags.fouls_only or flags.min_royalties > 0 or flags.fantasyland
+        or flags.disagreements or flags.graded)
+    scope = hand_scope(filters, include_players=not hero_flagged)
+    conditions = [scope.keeps("h")]
+    params: list[Any] = []
     hero = filters.players[0] if len(filters.players) == 1 else None
     shown = "hand_key IN (SELECT hand_key FROM picked)"
     with reading(db) as connection:
+        summarised = use_hand_summaries(connection, route)
+        # without heroes a flag looks at every board of the hand: the kept summaries (one row
+        # a hand) answer the foul, royalty and disagreement flags from a third of the rows
+        by_summary = summarised and not filters.players
+        if flags.fouls_only:
+            conditions.append(
+                "h.hand_key IN (SELECT hand_key FROM hand_summaries WHERE fouls > 0)" if by_summary
+                else f"h.hand_key IN (SELECT hand_key FROM evaluations WHERE foul{hero_condition})")
+            params += hero_params
+        if flags.min_royalties > 0:
+            conditions.append(
+                "h.hand_key IN (SELECT hand_key FROM hand_summaries WHERE max_royalties >= ?)"
+                if by_summary else "h.hand_key IN (SELECT hand_key FROM evaluations "
+                                   f"WHERE royalties >= ?{hero_condition})")
+            params += [flags.min_royalties, *hero_params]
+        if flags.fantasyland:
+            if filters.players:
+                conditions.append(
+                    "h.hand_key IN (SELECT hand_key FROM seats WHERE fantasyland"
+                    f"{hero_condition} UNION ALL SELECT hand_key FROM evaluations "
+                    f"WHERE fantasyland_next{hero_condition})"
+                )
+                params += [*hero_params, *hero_params]
+            else:
+                conditions.append(
+                    "(h.any_fantasyland OR h.hand_key IN "
+                    "(SELECT hand_key FROM evaluations WHERE fantasyland_next))"
+                )
+        if flags.disagreements:
+            conditions.append(
+                "h.hand_key IN (SELECT hand_key FROM hand_summaries WHERE disagreements > 0)"
+                if by_summary else
+                f"h.hand_key IN (SELECT hand_key FROM results WHERE disagrees{hero_condition})")
+            params += hero_params
         if flags.graded:
             if grades_current(connection):
                 conditions.append("h.hand_key IN (SELECT hand_key FROM decision_grades "
@@ -80,7 +94,7 @@ def hand_list(
             else:  # nothing graded yet (or only by a grader before the unbiased estimator)
                 conditions.append("FALSE")
         where = " AND ".join(conditions)
-        summaries = ("hand_summaries" if use_hand_summaries(connection, route)
+        summaries = ("hand_summaries" if summarised
                      else f"({summaries_sql('results', 'seats', 'evaluations', shown)})")
         sql = f"""
             WITH matched AS NOT MATERIALIZED (

@@ -95,6 +95,32 @@ def test_hand_list_flags(fixture_db, fixture_source) -> None:  # noqa: ANN001
     assert "T1-006" in big["hand_id"].to_list()  # trips on top 11 + straight 4 + flush 4
 
 
+def test_hand_list_of_a_hero_keeps_only_the_hands_the_hero_sat_in(fixture_db, fixture_source) -> None:  # noqa: ANN001
+    """A hero keeps the hands the hero sat in (from the records); with a flag, the hands where
+    the hero's own board fouled (from the stored boards): never another player's hand."""
+    import duckdb
+
+    records = fixture_source[1]
+    connection = duckdb.connect(str(fixture_db), read_only=True)
+    try:
+        for hero in (MARA, JUN, SCRIPT, OBRIEN):
+            seated = {r["hand_id"] for r in records if any(p["name"] == hero for p in r["players"])}
+            shown = read.hands.hand_list(fixture_db, Filters(players=(hero,)))
+            assert set(shown["hand_id"].to_list()) == seated
+            assert shown["total"][0] == len(seated)
+            fouled = {row[0] for row in connection.execute(
+                "SELECT h.hand_id FROM evaluations e JOIN hands h USING (hand_key) "
+                "WHERE e.player = ? AND e.foul", [hero]).fetchall()}
+            flagged = read.hands.hand_list(fixture_db, Filters(players=(hero,)),
+                                           HandFlags(fouls_only=True))
+            assert set(flagged["hand_id"].to_list()) == fouled <= seated
+        assert any(connection.execute(
+            "SELECT count(*) FROM evaluations WHERE player = ? AND foul", [hero]).fetchall()[0][0]
+            for hero in (MARA, JUN, SCRIPT, OBRIEN))
+    finally:
+        connection.close()
+
+
 def test_hand_list_reads_the_kept_summaries_as_the_boards_give_them(fixture_db) -> None:  # noqa: ANN001
     """The players, fouls, royalties and disagreements beside each hand come from
     ``hand_summaries`` (kept at ingest): the same rows the hands' boards give, flags or not."""
@@ -105,7 +131,12 @@ def test_hand_list_reads_the_kept_summaries_as_the_boards_give_them(fixture_db) 
     for filters, flags in ((Filters(), HandFlags()),
                            (Filters(), HandFlags(disagreements=True)),
                            (Filters(players=(MARA,)), HandFlags(fouls_only=True)),
-                           (Filters(players=(MARA,)), HandFlags(min_royalties=15))):
+                           (Filters(players=(MARA,)), HandFlags(min_royalties=15)),
+                           # without heroes the flags are read from the summaries too
+                           (Filters(), HandFlags(fouls_only=True)),
+                           (Filters(), HandFlags(min_royalties=15)),
+                           (Filters(), HandFlags(fouls_only=True, min_royalties=1)),
+                           (Filters(), HandFlags(fouls_only=True, disagreements=True))):
         kept = read.hands.hand_list(fixture_db, filters, flags, route=Route.AGGREGATES)
         full = read.hands.hand_list(fixture_db, filters, flags, route=Route.FULL_PASS)
         assert kept.height > 0
