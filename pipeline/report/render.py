@@ -15,23 +15,17 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import plotly.graph_objects as go
 import polars as pl
-from jinja2 import (
-    BytecodeCache,
-    Environment,
-    FileSystemBytecodeCache,
-    PackageLoader,
-    StrictUndefined,
-)
-from jinja2.bccache import Bucket
 
-from pipeline.read import charts
 from pipeline.report.model import Report, report_dict
 from pipeline.report.stats import ordinal
 from pipeline.rules.cards import card_symbol
+
+if TYPE_CHECKING:  # Plotly and Jinja load only for the formats that use them (not JSON)
+    import plotly.graph_objects as go
+    from jinja2 import BytecodeCache, Environment
 
 FORMATS = ("html", "md", "json")
 VERDICT_CLASSES = {
@@ -158,6 +152,8 @@ def _comparison_frame(findings: Sequence[dict[str, Any]], player: str, group: st
 
 def report_figures(data: dict[str, Any]) -> list[tuple[str, str, go.Figure]]:
     """The report's charts as (id, caption, figure), built from the report's dictionary."""
+    from pipeline.read import charts
+
     player = data["player"]
     group = data["reference"]["label"]
     findings = data["findings"]
@@ -270,26 +266,29 @@ def plotly_js() -> str:
 # --- templates ---------------------------------------------------------------------------------
 
 
-class _QuietBytecodeCache(FileSystemBytecodeCache):
+def _bytecode_cache() -> BytecodeCache | None:
     """Jinja's cache of compiled templates in the user's temporary folder (``_jinja2-cache-UID``,
     private to the user; an entry is used only for the template source it was compiled from):
     a fresh ``ofc report`` then skips compiling the templates (about 0.1 s). A cache that cannot
     be written is no error: the template is compiled, as without one."""
+    from jinja2 import FileSystemBytecodeCache
+    from jinja2.bccache import Bucket
 
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        with contextlib.suppress(OSError):
-            super().dump_bytecode(bucket)
+    class QuietBytecodeCache(FileSystemBytecodeCache):
+        def dump_bytecode(self, bucket: Bucket) -> None:
+            with contextlib.suppress(OSError):
+                super().dump_bytecode(bucket)
 
-
-def _bytecode_cache() -> BytecodeCache | None:
     try:
-        return _QuietBytecodeCache()
+        return QuietBytecodeCache()
     except (OSError, RuntimeError):  # no private temporary folder to be had
         return None
 
 
 @lru_cache(maxsize=1)
 def _environment() -> Environment:
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
     environment = Environment(
         loader=PackageLoader("pipeline.report", "templates"),
         bytecode_cache=_bytecode_cache(),

@@ -131,3 +131,29 @@ def test_analyze_refuses_an_unknown_bot_as_before(capsys: pytest.CaptureFixture[
     assert exit_info.value.code == 2
     error = capsys.readouterr().err
     assert "argument --policy: invalid choice: 'nobody' (choose from 'chaser'" in error
+
+
+def test_ofc_report_loads_plotly_and_jinja_only_for_the_formats_that_use_them(
+        tmp_path: Path) -> None:
+    """JSON needs neither Plotly nor Jinja, Markdown only Jinja: about 0.2 s of a report's
+    start-up on a slow machine."""
+    import json
+
+    from pipeline.ingest.driver import ingest_paths
+    from tests.dashboard.fixture_hands import MARA, write_fixture
+
+    source = tmp_path / "hands.jsonl"
+    write_fixture(source)
+    database = tmp_path / "hands.duckdb"
+    ingest_paths([source], database)
+    loaded = {}
+    for output_format in ("json", "md", "html"):
+        modules, result = imported("report", MARA, "--db", str(database), "--format",
+                                   output_format, "--out", "-")
+        assert result.returncode == 0, result.stderr[-2000:]
+        assert MARA in result.stdout
+        loaded[output_format] = modules & {"duckdb", "plotly", "jinja2"}
+        if output_format == "json":
+            assert json.loads(result.stdout)["player"] == MARA
+    assert loaded == {"json": {"duckdb"}, "md": {"duckdb", "jinja2"},
+                      "html": {"duckdb", "jinja2", "plotly"}}
