@@ -121,9 +121,13 @@ class DecisionGrading:
 
 def gather_grading(db: Database, filters: Filters) -> dict[str, Any]:
     """The grading frames of the heroes in ``filters`` (empty frames before any grading), and
-    the positions of the quizzes to print."""
+    the positions of the quizzes to print. Nothing graded for them (most databases): the
+    summary alone, and no further question."""
+    summary = read.grading.grading_summary(db, filters)
+    if summary.is_empty():
+        return {"summary": summary}
     frames: dict[str, Any] = {
-        "summary": read.grading.grading_summary(db, filters),
+        "summary": summary,
         "by_street": read.grading.grading_by_street(db, filters),
         "by_situation": read.grading.grading_by_situation(db, filters),
         "worst": read.grading.worst_decisions(db, filters, WORST_SHOWN),
