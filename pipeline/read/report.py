@@ -178,10 +178,62 @@ def _player_totals_full(connection: duckdb.DuckDBPyConnection,
     return connection.sql(sql, params=params).pl()
 
 
+_PLAYER_TOTAL_KEYS = ("player", "variant", "player_count", "position", "rules")
+_KEPT_BOARD_SUMS = ("buttons", "boards", "points", "points_sq", "chasing", "with_streets",
+                    "fantasyland_next", "royalty_top", "royalty_top_sq", "royalty_middle",
+                    "royalty_middle_sq", "royalty_bottom", "royalty_bottom_sq")
+
+
 def _player_totals_from_aggregates(connection: duckdb.DuckDBPyConnection,
                                    filters: Filters) -> pl.DataFrame:
+    """:func:`report_player_totals` from the kept board totals. From their day-free rollup (a
+    few dozen rows a player): its rows in scope read as they are and summed here, since
+    DuckDB's grouping of so few rows into two dozen filtered sums cost five times the read (24
+    against 4.5 ms at 1 M hands)."""
     conditions, params = totals_conditions(filters)
     boards = totals_tables(connection, filters)[0]
+    if boards != "board_totals_all":
+        return _player_totals_summed_in_sql(connection, boards, conditions, params)
+    rows = connection.sql(
+        f"SELECT {', '.join(_PLAYER_TOTAL_KEYS)}, foul, fantasyland, "
+        f"{', '.join(_KEPT_BOARD_SUMS)} FROM {boards} t WHERE TRUE{conditions}",
+        params=params).pl()
+    foul, fantasyland = pl.col("foul"), pl.col("fantasyland")
+
+    def total(column: str, condition: pl.Expr | None = None) -> pl.Expr:
+        value = pl.col(column) if condition is None else (
+            pl.when(condition).then(pl.col(column)).otherwise(0))
+        return value.sum().cast(pl.Int64)
+
+    return rows.group_by(_PLAYER_TOTAL_KEYS).agg(
+        (pl.col("buttons").sum() > 0).alias("is_button"),
+        total("boards").alias("hands"), total("points").alias("points"),
+        total("points_sq").alias("points_sq"),
+        total("boards", foul).alias("fouls"),
+        total("points", foul).alias("foul_points"),
+        total("boards", ~fantasyland).alias("normal_hands"),
+        total("boards", ~fantasyland & foul).alias("normal_fouls"),
+        total("chasing").alias("chasing_hands"),
+        total("chasing", foul).alias("chasing_fouls"),
+        total("points", ~fantasyland).alias("normal_points"),
+        total("with_streets", ~fantasyland).alias("normal_with_streets"),
+        total("boards", fantasyland).alias("fl_hands"),
+        total("fantasyland_next", ~fantasyland).alias("fl_entries"),
+        total("fantasyland_next", fantasyland).alias("fl_stays"),
+        total("points", fantasyland).alias("fl_points"),
+        total("points_sq", fantasyland).alias("fl_points_sq"),
+        *(total(column).alias(column) for column in (
+            "royalty_top", "royalty_top_sq", "royalty_middle", "royalty_middle_sq",
+            "royalty_bottom", "royalty_bottom_sq")),
+        (pl.col("boards") * (pl.col("player_count").cast(pl.Int64) - 1)).sum()
+        .cast(pl.Int64).alias("opponents"),
+    ).sort(_PLAYER_TOTAL_KEYS).select(PLAYER_TOTALS_COLUMNS)
+
+
+def _player_totals_summed_in_sql(connection: duckdb.DuckDBPyConnection, boards: str,
+                                 conditions: str, params: list[Any]) -> pl.DataFrame:
+    """:func:`report_player_totals` from many kept rows (the per-day totals, when dates are
+    filtered): summed by DuckDB, which there beats reading the rows out."""
 
     def total(column: str, condition: str = "") -> str:
         only = f" FILTER (WHERE {condition})" if condition else ""
