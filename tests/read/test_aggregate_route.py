@@ -174,11 +174,8 @@ def test_the_trend_from_session_totals_is_the_fit_of_the_hands(mixed: Mixed) -> 
     assert fitted >= 2
 
 
-def test_readiness_is_checked_once_per_connection_inside_a_block(
-        mixed: Mixed, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The report and the comparison ask several questions through one read-only connection;
-    inside :func:`readiness_checked_once` the aggregates' readiness is looked up once per
-    connection (the same answer), outside it at every question."""
+def _count_readiness_looks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The connections (ids) the aggregates' readiness is looked up on, one entry a look."""
     from pipeline.read import totals
 
     looked: list[int] = []
@@ -189,6 +186,17 @@ def test_readiness_is_checked_once_per_connection_inside_a_block(
         return real(connection)
 
     monkeypatch.setattr(totals, "_aggregates_ready", counting)
+    return looked
+
+
+def test_readiness_is_checked_once_per_connection_inside_a_block(
+        mixed: Mixed, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report and the comparison ask several questions through one read-only connection;
+    inside :func:`readiness_checked_once` the aggregates' readiness is looked up once per
+    connection (the same answer), outside it at every question."""
+    from pipeline.read import totals
+
+    looked = _count_readiness_looks(monkeypatch)
     first = read.source.open_reader(mixed.database)
     second = read.source.open_reader(mixed.database)
     try:
@@ -211,14 +219,7 @@ def test_readiness_memory_outlives_its_block_and_inner_blocks_share_it(
     blocks; a block inside another (the report's, inside a page view's) asks nothing again."""
     from pipeline.read import totals
 
-    looked: list[int] = []
-    real = totals._aggregates_ready
-
-    def counting(connection: duckdb.DuckDBPyConnection) -> bool:
-        looked.append(id(connection))
-        return real(connection)
-
-    monkeypatch.setattr(totals, "_aggregates_ready", counting)
+    looked = _count_readiness_looks(monkeypatch)
     connection = read.source.open_reader(mixed.database)
     try:
         memory: dict[tuple[int, str], bool] = {}
