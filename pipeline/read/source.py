@@ -14,19 +14,22 @@ caching results until the next ingest.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import duckdb
 import polars as pl
 
 from pipeline import store
 from pipeline.read.access import WritesForbidden, writes_forbidden
+
+T = TypeVar("T")
 
 
 @runtime_checkable
@@ -226,6 +229,44 @@ def reading(db: Database) -> Iterator[duckdb.DuckDBPyConnection]:
             yield connection
         finally:
             connection.close()
+
+
+@contextmanager
+def asked_alongside(connection: duckdb.DuckDBPyConnection,
+                    question: Callable[[duckdb.DuckDBPyConnection], T]) -> Iterator[Callable[[], T]]:
+    """Ask ``question`` on a second cursor of ``connection`` in a background thread while the
+    block asks its own questions; the block gets a function that waits for the answer (and
+    raises what the question raised).
+
+    DuckDB runs a query without holding Python's lock, so on two cores a slow question overlaps
+    the others. The thread sees this context's settings (the route, the readiness memory). The
+    cursor is the same database (a lake's views included), closed when the answer is in.
+    """
+    context = contextvars.copy_context()
+    answer: list[Any] = []
+    cursor = connection.cursor()  # made here: a connection is not to be shared by threads
+
+    def ask() -> None:
+        try:
+            answer.append(context.run(question, cursor))
+        except BaseException as error:  # handed to the block's thread by result()
+            answer.append(error)
+        finally:
+            cursor.close()
+
+    thread = threading.Thread(target=ask, name="ofc-read-alongside", daemon=True)
+    thread.start()
+
+    def result() -> T:
+        thread.join()
+        if isinstance(answer[0], BaseException):
+            raise answer[0]
+        return answer[0]
+
+    try:
+        yield result
+    finally:
+        thread.join()
 
 
 def frame(db: Database, sql: str, params: Sequence[Any] = ()) -> pl.DataFrame:

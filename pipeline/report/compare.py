@@ -293,7 +293,11 @@ def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
     """
     scope = Filters(date_from=filters.date_from, date_to=filters.date_to,
                     variants=filters.variants, rules=filters.rules, tables=filters.tables)
-    with read.source.reading(db) as connection, readiness_checked_once():
+    with (read.source.reading(db) as connection, readiness_checked_once(),
+          read.source.asked_alongside(  # the players' trends across sessions, meanwhile
+              connection, lambda cursor: _session_trends(read.report.report_session_cells(
+                  cursor, scope.with_players(players))) if players else {},
+          ) as session_trends):
         totals = read.report.report_player_totals(connection, scope)
         pairs = read.report.report_pair_totals(connection, scope)
         group = choose_reference(totals, pairs, spec, (), settings.min_sample)
@@ -301,31 +305,29 @@ def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
         states = read.report.report_state_totals(connection, scope, left_out)
         everyone = read.report.report_state_totals(
             connection, scope.with_players(players)) if left_out else states
-        cells = (read.report.report_session_cells(connection, scope.with_players(players))
-                 if players else pl.DataFrame())
-    basis = _basis(states)
-    basis_all = _basis(everyone)
-    members = member_rows(states, group)
-    member_basis = {p: v for p, v in _basis(members).items()
-                    if v[0] >= settings.min_sample and v[2]}
-    prior = estimate_prior([v[1] for v in member_basis.values()],
-                           [v[2] for v in member_basis.values()])  # type: ignore[misc]
-    totals_columns = ("hands", "points", "fouls", "royalty_top", "royalty_middle",
-                      "royalty_bottom", "fl_entries", "normal_hands")
+        basis = _basis(states)
+        basis_all = _basis(everyone)
+        members = member_rows(states, group)
+        member_basis = {p: v for p, v in _basis(members).items()
+                        if v[0] >= settings.min_sample and v[2]}
+        prior = estimate_prior([v[1] for v in member_basis.values()],
+                               [v[2] for v in member_basis.values()])  # type: ignore[misc]
+        totals_columns = ("hands", "points", "fouls", "royalty_top", "royalty_middle",
+                          "royalty_bottom", "fl_entries", "normal_hands")
+        shrunk_members = {p: shrink(v[1], v[2], prior).value  # type: ignore[arg-type]
+                          for p, v in member_basis.items()} if prior else {}
+        summed_columns = (*totals_columns, "royalties")
+        with_royalties = totals.with_columns(
+            (pl.col("royalty_top") + pl.col("royalty_middle") + pl.col("royalty_bottom"))
+            .alias("royalties"))
+        own_sums = _sums_by_player(with_royalties.filter(pl.col("player").is_in(list(players))),
+                                   summed_columns)
+        group_totals = member_rows(with_royalties, group)
+        member_sums = _sums_by_player(group_totals, summed_columns)
+        all_member_sums = _sums(group_totals, summed_columns)
+        trends = session_trends()
     rows = []
     tests: list[float | None] = []
-    shrunk_members = {p: shrink(v[1], v[2], prior).value  # type: ignore[arg-type]
-                      for p, v in member_basis.items()} if prior else {}
-    summed_columns = (*totals_columns, "royalties")
-    with_royalties = totals.with_columns(
-        (pl.col("royalty_top") + pl.col("royalty_middle") + pl.col("royalty_bottom"))
-        .alias("royalties"))
-    own_sums = _sums_by_player(with_royalties.filter(pl.col("player").is_in(list(players))),
-                               summed_columns)
-    group_totals = member_rows(with_royalties, group)
-    member_sums = _sums_by_player(group_totals, summed_columns)
-    all_member_sums = _sums(group_totals, summed_columns)
-    trends = _session_trends(cells)
     for player in players:
         mine = own_sums.get(player)
         if mine is None:

@@ -264,3 +264,48 @@ def test_questions_without_a_date_read_the_day_free_rollups(mixed: Mixed,
         assert_frame_equal(read.players.player_kpis(connection, Filters()), kept)
     finally:
         connection.close()
+
+
+def test_a_question_asked_alongside_answers_as_asked_directly(mixed: Mixed) -> None:
+    """The comparison reads its players' session cells on a second cursor in a background thread
+    while it asks the rest: the same frame as asked directly, with this context's route (a
+    forced full pass reaches the thread), an error raised where the answer is taken, and the
+    cursor closed afterwards."""
+    from pipeline.read.source import asked_alongside
+    from pipeline.read.totals import use_aggregates
+
+    filters = Filters(players=tuple(players_of(mixed.database)[:3]))
+    connection = read.source.open_reader(mixed.database)
+    try:
+        direct = read.report.report_session_cells(connection, filters)
+        assert direct.height > 0
+        cursors: list[duckdb.DuckDBPyConnection] = []
+
+        def cells(cursor: duckdb.DuckDBPyConnection):  # noqa: ANN202
+            cursors.append(cursor)
+            return read.report.report_session_cells(cursor, filters)
+
+        with asked_alongside(connection, cells) as answer:
+            assert read.report.report_player_totals(connection, filters).height > 0
+            assert_frame_equal(answer().sort(["player", "session_id", "variant"]),
+                               direct.sort(["player", "session_id", "variant"]))
+        assert cursors[0] is not connection
+        with pytest.raises(duckdb.Error):
+            cursors[0].sql("SELECT 1").fetchall()  # closed
+        assert connection.sql("SELECT 1").fetchall() == [(1,)]  # the block's own stays open
+
+        def route(cursor: duckdb.DuckDBPyConnection) -> bool:
+            return use_aggregates(cursor, Route.AUTO, True)
+
+        with asked_alongside(connection, route) as answer:
+            assert answer() is True
+        with preferred_route(Route.FULL_PASS), asked_alongside(connection, route) as answer:
+            assert answer() is False
+
+        def failing(cursor: duckdb.DuckDBPyConnection) -> None:
+            cursor.sql("SELECT * FROM no_such_table").fetchall()
+
+        with asked_alongside(connection, failing) as answer, pytest.raises(duckdb.Error):
+            answer()
+    finally:
+        connection.close()
