@@ -89,6 +89,23 @@ def readiness_checked_once(memory: dict[tuple[int, str], bool] | None = None) ->
         _READINESS.reset(token)
 
 
+_CHECKED_AS: contextvars.ContextVar[int | None] = contextvars.ContextVar("checked_as",
+                                                                         default=None)
+
+
+@contextlib.contextmanager
+def checked_as(connection: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """Within the block, every readiness check counts as one on ``connection``: for a second
+    cursor of it (the same database) asking in another thread
+    (:func:`pipeline.read.source.asked_alongside`), which then takes the answers ``connection``
+    already has instead of looking again."""
+    token = _CHECKED_AS.set(id(connection))
+    try:
+        yield
+    finally:
+        _CHECKED_AS.reset(token)
+
+
 def checked_once(connection: duckdb.DuckDBPyConnection, name: str,
                  check: Callable[[duckdb.DuckDBPyConnection], bool]) -> bool:
     """``check(connection)``: within :func:`readiness_checked_once`, looked at once per
@@ -97,7 +114,7 @@ def checked_once(connection: duckdb.DuckDBPyConnection, name: str,
     remembered = _READINESS.get()
     if remembered is None:
         return check(connection)
-    key = (id(connection), name)
+    key = (_CHECKED_AS.get() or id(connection), name)
     if key not in remembered:
         remembered[key] = check(connection)
     return remembered[key]
@@ -214,6 +231,6 @@ def totals_conditions(filters: Filters, alias: str = "t",
 
 __all__ = [
     "AggregatesUnavailable", "Route", "aggregates_ready", "grain_serves", "preferred_route",
-    "checked_once", "readiness_checked_once", "totals_conditions", "totals_tables", "use_aggregates",
+    "checked_as", "checked_once", "readiness_checked_once", "totals_conditions", "totals_tables", "use_aggregates",
     "use_play_order",
 ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -24,7 +25,7 @@ import pyarrow.compute as pc
 from pipeline import read
 from pipeline.read.scope import Filters
 from pipeline.read.source import Database
-from pipeline.read.totals import readiness_checked_once
+from pipeline.read.totals import checked_as, readiness_checked_once
 from pipeline.report.model import DEFAULT_SETTINGS, ReportSettings
 from pipeline.report.reference import (
     ReferenceGroup,
@@ -51,6 +52,9 @@ from pipeline.report.trends import (
     within_effect,
     within_effect_of_cells,
 )
+
+if TYPE_CHECKING:
+    import duckdb
 
 COMPARISON_COLUMNS: dict[str, type[pl.DataType]] = {
     "player": pl.String, "status": pl.String, "hands": pl.Int64, "points_per_hand": pl.Float64,
@@ -236,6 +240,17 @@ def _session_trends(cells: pl.DataFrame) -> dict[str, dict[str, WithinFit | None
     return fits
 
 
+def _trends_of(cursor: duckdb.DuckDBPyConnection, connection: duckdb.DuckDBPyConnection,
+               scope: Filters, players: tuple[str, ...]) -> dict[str, dict[str, WithinFit | None]]:
+    """:func:`_session_trends` of ``players`` read on ``cursor``, a second cursor of
+    ``connection`` (whose readiness answers it shares)."""
+    if not players:
+        return {}
+    with checked_as(connection):
+        return _session_trends(read.report.report_session_cells(
+            cursor, scope.with_players(players)))
+
+
 def _rank_within(order: np.ndarray, group: np.ndarray, groups: int) -> np.ndarray:
     """Each item's position 0, 1, ... within its group, in ``order`` (an ordering of the items
     that keeps each group's items together, groups ascending)."""
@@ -295,8 +310,7 @@ def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
                     variants=filters.variants, rules=filters.rules, tables=filters.tables)
     with (read.source.reading(db) as connection, readiness_checked_once(),
           read.source.asked_alongside(  # the players' trends across sessions, meanwhile
-              connection, lambda cursor: _session_trends(read.report.report_session_cells(
-                  cursor, scope.with_players(players))) if players else {},
+              connection, lambda cursor: _trends_of(cursor, connection, scope, players),
           ) as session_trends):
         totals = read.report.report_player_totals(connection, scope)
         pairs = read.report.report_pair_totals(connection, scope)
