@@ -251,6 +251,17 @@ def _trends_of(cursor: duckdb.DuckDBPyConnection, connection: duckdb.DuckDBPyCon
             cursor, scope.with_players(players)))
 
 
+def _kept_trend(cursor: duckdb.DuckDBPyConnection, connection: duckdb.DuckDBPyConnection,
+                scope: Filters) -> tuple[int, dict[str, WithinFit | None]]:
+    """The sessions and fair trends (points, foul) of the one player of ``scope`` from the
+    totals kept per session, read on ``cursor``, a second cursor of ``connection`` (whose
+    readiness answers it shares)."""
+    with checked_as(connection):
+        cells = read.report.report_session_cells(cursor, scope)
+    trends = _session_trends(cells).get(scope.players[0], dict.fromkeys(("points", "foul")))
+    return cells["session_id"].n_unique(), trends
+
+
 def _rank_within(order: np.ndarray, group: np.ndarray, groups: int) -> np.ndarray:
     """Each item's position 0, 1, ... within its group, in ``order`` (an ordering of the items
     that keeps each group's items together, groups ascending)."""
@@ -440,17 +451,20 @@ def player_progress(db: Database, filters: Filters, player: str, change_date: da
     variant and table size. The tests go through one Benjamini-Hochberg correction."""
     scope = Filters(players=(player,), date_from=filters.date_from, date_to=filters.date_to,
                     variants=filters.variants, rules=filters.rules, tables=filters.tables)
-    cells = None
+    kept = None
     with read.source.reading(db) as connection, readiness_checked_once():
         if change_date is None and read.report.session_cells_kept(connection, scope):
-            # the trend from the totals kept per session (the same fit as from the hands), and
-            # only what the rolling windows need of the hands
-            cells = read.report.report_session_cells(connection, scope)
-        hands = (read.report.report_progress_series(connection, scope) if cells is not None
-                 else read.report.report_progress_hands(connection, scope))
-    if cells is not None:
-        sessions = cells["session_id"].n_unique()
-        trends = _session_trends(cells).get(player, dict.fromkeys(("points", "foul")))
+            # the trend from the totals kept per session (the same fit as from the hands; read
+            # and fitted on a second cursor meanwhile), and only what the rolling windows need
+            # of the hands
+            with read.source.asked_alongside(
+                    connection, lambda cursor: _kept_trend(cursor, connection, scope)) as trend:
+                hands = read.report.report_progress_series(connection, scope)
+                kept = trend()
+        else:
+            hands = read.report.report_progress_hands(connection, scope)
+    if kept is not None:
+        sessions, trends = kept
     else:
         sessions = hands["session_id"].drop_nulls().n_unique() if not hands.is_empty() else 0
         trends = _hand_trends(hands, ("points", "foul"))
