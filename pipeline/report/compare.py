@@ -240,24 +240,27 @@ def _session_trends(cells: pl.DataFrame) -> dict[str, dict[str, WithinFit | None
     return fits
 
 
+def _cells_on(cursor: duckdb.DuckDBPyConnection, connection: duckdb.DuckDBPyConnection,
+              scope: Filters) -> pl.DataFrame:
+    """The session cells of ``scope``'s players (:func:`pipeline.read.report.report_session_cells`)
+    read on ``cursor``, a second cursor of ``connection`` whose readiness answers it shares."""
+    with checked_as(connection):
+        return read.report.report_session_cells(cursor, scope)
+
+
 def _trends_of(cursor: duckdb.DuckDBPyConnection, connection: duckdb.DuckDBPyConnection,
                scope: Filters, players: tuple[str, ...]) -> dict[str, dict[str, WithinFit | None]]:
-    """:func:`_session_trends` of ``players`` read on ``cursor``, a second cursor of
-    ``connection`` (whose readiness answers it shares)."""
+    """:func:`_session_trends` of ``players``, their cells read by :func:`_cells_on`."""
     if not players:
         return {}
-    with checked_as(connection):
-        return _session_trends(read.report.report_session_cells(
-            cursor, scope.with_players(players)))
+    return _session_trends(_cells_on(cursor, connection, scope.with_players(players)))
 
 
 def _kept_trend(cursor: duckdb.DuckDBPyConnection, connection: duckdb.DuckDBPyConnection,
                 scope: Filters) -> tuple[int, dict[str, WithinFit | None]]:
     """The sessions and fair trends (points, foul) of the one player of ``scope`` from the
-    totals kept per session, read on ``cursor``, a second cursor of ``connection`` (whose
-    readiness answers it shares)."""
-    with checked_as(connection):
-        cells = read.report.report_session_cells(cursor, scope)
+    totals kept per session, read by :func:`_cells_on`."""
+    cells = _cells_on(cursor, connection, scope)
     trends = _session_trends(cells).get(scope.players[0], dict.fromkeys(("points", "foul")))
     return cells["session_id"].n_unique(), trends
 
