@@ -231,6 +231,17 @@ def reading(db: Database) -> Iterator[duckdb.DuckDBPyConnection]:
             connection.close()
 
 
+_ASKED_FOR: contextvars.ContextVar[int | None] = contextvars.ContextVar("asked_for", default=None)
+
+
+def asked_for(connection: duckdb.DuckDBPyConnection) -> int:
+    """Whose question ``connection`` answers: itself, or, inside a question asked alongside
+    (:func:`asked_alongside`), the connection it is a second cursor of (the same database, so
+    what was found out about one holds for the other, such as whether the kept totals are
+    current)."""
+    return _ASKED_FOR.get() or id(connection)
+
+
 @contextmanager
 def asked_alongside(connection: duckdb.DuckDBPyConnection,
                     question: Callable[[duckdb.DuckDBPyConnection], T]) -> Iterator[Callable[[], T]]:
@@ -239,16 +250,21 @@ def asked_alongside(connection: duckdb.DuckDBPyConnection,
     raises what the question raised).
 
     DuckDB runs a query without holding Python's lock, so on two cores a slow question overlaps
-    the others. The thread sees this context's settings (the route, the readiness memory). The
-    cursor is the same database (a lake's views included), closed when the answer is in.
+    the others. The thread sees this context's settings (the route, the readiness memory), and
+    asks for ``connection`` (:func:`asked_for`). The cursor is the same database (a lake's views
+    included), closed when the answer is in.
     """
     context = contextvars.copy_context()
     answer: list[Any] = []
     cursor = connection.cursor()  # made here: a connection is not to be shared by threads
 
+    def for_connection() -> T:
+        _ASKED_FOR.set(asked_for(connection))  # in the copied context only
+        return question(cursor)
+
     def ask() -> None:
         try:
-            answer.append(context.run(question, cursor))
+            answer.append(context.run(for_connection))
         except BaseException as error:  # handed to the block's thread by result()
             answer.append(error)
         finally:

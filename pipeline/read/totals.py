@@ -36,6 +36,7 @@ from pipeline.ingest.aggregates import (
 )
 from pipeline.ingest.play_order import play_order_ready
 from pipeline.read.scope import Filters, placeholders
+from pipeline.read.source import asked_for
 
 
 class Route(enum.Enum):
@@ -89,32 +90,16 @@ def readiness_checked_once(memory: dict[tuple[int, str], bool] | None = None) ->
         _READINESS.reset(token)
 
 
-_CHECKED_AS: contextvars.ContextVar[int | None] = contextvars.ContextVar("checked_as",
-                                                                         default=None)
-
-
-@contextlib.contextmanager
-def checked_as(connection: duckdb.DuckDBPyConnection) -> Iterator[None]:
-    """Within the block, every readiness check counts as one on ``connection``: for a second
-    cursor of it (the same database) asking in another thread
-    (:func:`pipeline.read.source.asked_alongside`), which then takes the answers ``connection``
-    already has instead of looking again."""
-    token = _CHECKED_AS.set(id(connection))
-    try:
-        yield
-    finally:
-        _CHECKED_AS.reset(token)
-
-
 def checked_once(connection: duckdb.DuckDBPyConnection, name: str,
                  check: Callable[[duckdb.DuckDBPyConnection], bool]) -> bool:
     """``check(connection)``: within :func:`readiness_checked_once`, looked at once per
-    connection and ``name`` (a check that depends on the filters names them); at every call
-    outside."""
+    connection (a second cursor asking alongside counts as its connection:
+    :func:`~pipeline.read.source.asked_for`) and ``name`` (a check that depends on the filters
+    names them); at every call outside."""
     remembered = _READINESS.get()
     if remembered is None:
         return check(connection)
-    key = (_CHECKED_AS.get() or id(connection), name)
+    key = (asked_for(connection), name)
     if key not in remembered:
         remembered[key] = check(connection)
     return remembered[key]
@@ -231,6 +216,6 @@ def totals_conditions(filters: Filters, alias: str = "t",
 
 __all__ = [
     "AggregatesUnavailable", "Route", "aggregates_ready", "grain_serves", "preferred_route",
-    "checked_as", "checked_once", "readiness_checked_once", "totals_conditions", "totals_tables", "use_aggregates",
+    "checked_once", "readiness_checked_once", "totals_conditions", "totals_tables", "use_aggregates",
     "use_play_order",
 ]

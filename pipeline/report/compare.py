@@ -16,7 +16,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -25,7 +24,7 @@ import pyarrow.compute as pc
 from pipeline import read
 from pipeline.read.scope import Filters
 from pipeline.read.source import Database
-from pipeline.read.totals import checked_as, readiness_checked_once
+from pipeline.read.totals import readiness_checked_once
 from pipeline.report.model import DEFAULT_SETTINGS, ReportSettings
 from pipeline.report.reference import (
     ReferenceGroup,
@@ -52,9 +51,6 @@ from pipeline.report.trends import (
     within_effect,
     within_effect_of_cells,
 )
-
-if TYPE_CHECKING:
-    import duckdb
 
 COMPARISON_COLUMNS: dict[str, type[pl.DataType]] = {
     "player": pl.String, "status": pl.String, "hands": pl.Int64, "points_per_hand": pl.Float64,
@@ -240,27 +236,18 @@ def _session_trends(cells: pl.DataFrame) -> dict[str, dict[str, WithinFit | None
     return fits
 
 
-def _cells_on(cursor: duckdb.DuckDBPyConnection, connection: duckdb.DuckDBPyConnection,
-              scope: Filters) -> pl.DataFrame:
-    """The session cells of ``scope``'s players (:func:`pipeline.read.report.report_session_cells`)
-    read on ``cursor``, a second cursor of ``connection`` whose readiness answers it shares."""
-    with checked_as(connection):
-        return read.report.report_session_cells(cursor, scope)
-
-
-def _trends_of(cursor: duckdb.DuckDBPyConnection, connection: duckdb.DuckDBPyConnection,
-               scope: Filters, players: tuple[str, ...]) -> dict[str, dict[str, WithinFit | None]]:
-    """:func:`_session_trends` of ``players``, their cells read by :func:`_cells_on`."""
+def _trends_of(db: Database, scope: Filters,
+               players: tuple[str, ...]) -> dict[str, dict[str, WithinFit | None]]:
+    """:func:`_session_trends` of ``players`` (their session cells in ``scope``)."""
     if not players:
         return {}
-    return _session_trends(_cells_on(cursor, connection, scope.with_players(players)))
+    return _session_trends(read.report.report_session_cells(db, scope.with_players(players)))
 
 
-def _kept_trend(cursor: duckdb.DuckDBPyConnection, connection: duckdb.DuckDBPyConnection,
-                scope: Filters) -> tuple[int, dict[str, WithinFit | None]]:
+def _kept_trend(db: Database, scope: Filters) -> tuple[int, dict[str, WithinFit | None]]:
     """The sessions and fair trends (points, foul) of the one player of ``scope`` from the
-    totals kept per session, read by :func:`_cells_on`."""
-    cells = _cells_on(cursor, connection, scope)
+    totals kept per session."""
+    cells = read.report.report_session_cells(db, scope)
     trends = _session_trends(cells).get(scope.players[0], dict.fromkeys(("points", "foul")))
     return cells["session_id"].n_unique(), trends
 
@@ -324,7 +311,7 @@ def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
                     variants=filters.variants, rules=filters.rules, tables=filters.tables)
     with (read.source.reading(db) as connection, readiness_checked_once(),
           read.source.asked_alongside(  # the players' trends across sessions, meanwhile
-              connection, lambda cursor: _trends_of(cursor, connection, scope, players),
+              connection, lambda cursor: _trends_of(cursor, scope, players),
           ) as session_trends):
         totals = read.report.report_player_totals(connection, scope)
         pairs = read.report.report_pair_totals(connection, scope)
@@ -461,7 +448,7 @@ def player_progress(db: Database, filters: Filters, player: str, change_date: da
             # and fitted on a second cursor meanwhile), and only what the rolling windows need
             # of the hands
             with read.source.asked_alongside(
-                    connection, lambda cursor: _kept_trend(cursor, connection, scope)) as trend:
+                    connection, lambda cursor: _kept_trend(cursor, scope)) as trend:
                 hands = read.report.report_progress_series(connection, scope)
                 kept = trend()
         else:

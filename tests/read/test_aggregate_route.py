@@ -266,13 +266,14 @@ def test_questions_without_a_date_read_the_day_free_rollups(mixed: Mixed,
         connection.close()
 
 
-def test_a_question_asked_alongside_answers_as_asked_directly(mixed: Mixed) -> None:
+def test_a_question_asked_alongside_answers_as_asked_directly(
+        mixed: Mixed, monkeypatch: pytest.MonkeyPatch) -> None:
     """The comparison reads its players' session cells on a second cursor in a background thread
     while it asks the rest: the same frame as asked directly, with this context's route (a
-    forced full pass reaches the thread), an error raised where the answer is taken, and the
-    cursor closed afterwards."""
+    forced full pass reaches the thread) and its connection's readiness answers (no second
+    look), an error raised where the answer is taken, and the cursor closed afterwards."""
     from pipeline.read.source import asked_alongside
-    from pipeline.read.totals import use_aggregates
+    from pipeline.read.totals import aggregates_ready, readiness_checked_once, use_aggregates
 
     filters = Filters(players=tuple(players_of(mixed.database)[:3]))
     connection = read.source.open_reader(mixed.database)
@@ -307,5 +308,12 @@ def test_a_question_asked_alongside_answers_as_asked_directly(mixed: Mixed) -> N
 
         with asked_alongside(connection, failing) as answer, pytest.raises(duckdb.Error):
             answer()
+
+        looked = _count_readiness_looks(monkeypatch)
+        with readiness_checked_once():
+            assert aggregates_ready(connection)
+            with asked_alongside(connection, aggregates_ready) as answer:
+                assert answer() is True
+        assert looked == [id(connection)]  # the cursor took its connection's answer
     finally:
         connection.close()
