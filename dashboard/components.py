@@ -13,7 +13,8 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from datetime import date
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
@@ -77,16 +78,20 @@ def database_path() -> Path:
 _RUN = threading.local()
 
 
-def run_connection(path: Path) -> Any:
-    """The read-only connection of the current script run, opened on first use.
+def _run_connection(path: Path) -> tuple[Any, dict[tuple[int, str], bool]]:
+    """The read-only connection of the current script run, opened on first use, and what it has
+    answered about the kept aggregates being current.
 
     One connection serves every question of a page view, and :func:`release_connection` (called
     when the run ends, and before this process writes) closes it: the dashboard never keeps the
-    database open between page views, so a terminal ``ofc ingest`` can write.
+    database open between page views, so a terminal ``ofc ingest`` can write. Nothing can write
+    the database while the connection is open, so the readiness answers are kept with it
+    (:func:`~pipeline.read.totals.readiness_checked_once`): looked at once per view, forgotten
+    with the connection.
     """
     current = getattr(_RUN, "value", None)
     if current is not None and current[0] == path:
-        return current[1]
+        return current[1], current[3]
     release_connection()
     access = read.source.read_access()
     access.__enter__()
@@ -96,16 +101,16 @@ def run_connection(path: Path) -> Any:
         access.__exit__(None, None, None)
         raise
     _RUN.value = (path, connection, access, {})
-    return connection
+    return connection, _RUN.value[3]
 
 
-def run_readiness(path: Path) -> dict[tuple[int, str], bool]:
-    """What this page view's connection (:func:`run_connection`) has answered about the kept
-    aggregates being current (:func:`~pipeline.read.totals.readiness_checked_once`): looked at
-    once per view, since nothing can write the database while the view's read-only connection
-    is open, and forgotten with the connection."""
-    run_connection(path)
-    return _RUN.value[3]
+@contextmanager
+def view_reading(path: Path) -> Iterator[Any]:
+    """This page view's read-only connection (:func:`_run_connection`), its readiness answers
+    kept for the whole view."""
+    connection, readiness = _run_connection(path)
+    with readiness_checked_once(readiness):
+        yield connection
 
 
 def release_connection() -> None:
@@ -128,8 +133,7 @@ def _answer(question_name: str, path: str, state: Hashable, arguments: tuple, ke
             _question: Callable[..., Any], _connect: Callable[[], Any]) -> Any:
     # question_name, path, state and the arguments are the cache key; _question and _connect
     # (leading underscore: not hashed) do the work on a miss
-    connection, readiness = _connect()
-    with readiness_checked_once(readiness):
+    with _connect() as connection:
         return _question(connection, *arguments, **dict(keywords))
 
 
@@ -145,15 +149,14 @@ def ask(question: Callable[Concatenate[Database, P], R], *arguments: P.args,
     path = database_path()
     name = f"{question.__module__}.{question.__qualname__}"
     return _answer(name, str(path), read.source.database_state(path), tuple(arguments),
-                   tuple(sorted(keywords.items())), question,
-                   lambda: (run_connection(path), run_readiness(path)))
+                   tuple(sorted(keywords.items())), question, lambda: view_reading(path))
 
 
 def database_status() -> read.overview.DatabaseStatus:
     """The status of the current database (missing, empty, or how many hands)."""
     path = database_path()
     return _answer("database_status", str(path), read.source.database_state(path), (), (),
-                   lambda _connection: read.overview.database_status(path), lambda: (None, None))
+                   lambda _connection: read.overview.database_status(path), nullcontext)
 
 
 # --- following new hands ------------------------------------------------------------------------

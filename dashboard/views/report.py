@@ -16,7 +16,6 @@ from dashboard import components
 from dashboard.comparison import reference_picker
 from dashboard.components import kpi, md
 from pipeline import read
-from pipeline.read.totals import readiness_checked_once
 from pipeline.report import NoHandsError, ReportRequest, ReportSettings, create_report, report_dict
 from pipeline.report.model import Report
 from pipeline.report.reference import ReferenceError
@@ -44,8 +43,7 @@ def build(path: str, state: tuple[int, int, int, int], request: ReportRequest,
     try:
         if _connect is None:
             return create_report(path, request, settings)
-        connection, readiness = _connect()
-        with readiness_checked_once(readiness):
+        with _connect() as connection:
             return create_report(connection, request, settings)
     except (NoHandsError, ReferenceError) as error:
         return str(error)
@@ -125,7 +123,7 @@ path = components.database_path()
 state = read.source.database_state(path)
 with st.spinner("Building the report…"):
     report = build(str(path), state, request, settings,
-                   lambda: (components.run_connection(path), components.run_readiness(path)))
+                   lambda: components.view_reading(path))
 if isinstance(report, str):
     st.info(f"Nothing to report: {md(report)}.")
     st.stop()

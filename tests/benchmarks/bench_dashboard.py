@@ -361,7 +361,7 @@ def main() -> None:
           f"{statistics.median(opening):>9.1f} {max(opening):>8.1f}")
     connection = read.source.open_reader(arguments.db)
     # a page view looks once at whether the kept tables are current (the dashboard keeps the
-    # answers with the view's connection: components.run_readiness); timed here on their own,
+    # answers with the view's connection: components.view_reading); timed here on their own,
     # then kept for the whole run as within one view (code without that memory looks at every
     # question, as it did)
     keeps_memory = "memory" in inspect.signature(readiness_checked_once).parameters
