@@ -456,17 +456,26 @@ def _read_hands(
             if problem is not None:
                 current.add_problem(problem)
             continue
-        if current is None or current.hand_number != number or number is None:
+        if (current is None or current.hand_number != number or number is None
+                or current.is_complete):
+            # An event that is not part of an open hand. After a hand whose every seat is
+            # scored, that hand is over (a reader following the file has taken it already):
+            # the event is reported on its own, the hand kept.
             record = finish(current)
             if record is not None:
                 yield record
             started_with = (match_digest, last_hand_number)
             current = _HandLines(line.number, number, None, first_of_match=False)
-            what = f"hand {number}" if number is not None else "a hand without a valid number"
-            current.add_problem(
-                f"events of {what} from line {line.number} come before any header "
-                f'{{"hand": N, "seats": [...]}} for that hand'
-            )
+            if number is not None and number == last_hand_number:
+                current.add_problem(
+                    f"events of hand {number} from line {line.number} come after the hand "
+                    "was over (every seat scored)")
+            else:
+                what = f"hand {number}" if number is not None else "a hand without a valid number"
+                current.add_problem(
+                    f"events of {what} from line {line.number} come before any header "
+                    f'{{"hand": N, "seats": [...]}} for that hand'
+                )
         current.add_text(line.text or "")
         event = value.get("ev")
         if not isinstance(event, dict):

@@ -404,7 +404,10 @@ def test_raw_is_clipped_for_huge_hands(pineapple_log: Path, tmp_path: Path) -> N
     noise = ['{"hand":45,"ev":{"event":"deal","seat":9,"cards":[]}}'] * 2000
     path = _write(tmp_path / "ofc-pineapple.jsonl", hands[0] + noise + hands[1])
     records = list(read_poker_arena(path))
-    assert records[0].record is None
-    assert "more characters]" in records[0].raw
-    assert len(records[0].raw) < 21_000
-    assert records[1].record is not None
+    # the first hand is over (every seat scored): kept; the noise after it is reported on its
+    # own, its raw text clipped
+    assert records[0].record is not None
+    assert records[1].record is None and "after the hand was over" in records[1].error
+    assert "more characters]" in records[1].raw
+    assert len(records[1].raw) < 21_000
+    assert records[2].record is not None
