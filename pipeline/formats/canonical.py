@@ -45,8 +45,8 @@ _JSON_TYPE_NAMES = {
 def sniff_canonical(first_line: str) -> bool:
     """True when a file's first non-empty line looks like a canonical hand record."""
     try:
-        value = json.loads(first_line)
-    except ValueError:
+        value = load_json(first_line)
+    except ValueError:  # not JSON, or nested too deeply
         return False
     return isinstance(value, dict) and "players" in value
 
@@ -89,15 +89,12 @@ def parse_canonical_line(file_name: str, line: SourceLine) -> SourceRecord:
                             damaged=ends_early(line))
     try:
         value: Any = load_json(line.text)
-    except ValueError as exc:  # JSONDecodeError, or NaN / Infinity
+    except ValueError as exc:  # JSONDecodeError, NaN / Infinity, or nested too deeply
         reason = truncated_reason(line, json_error_reason(exc))
         return SourceRecord(
             file_name, line.number, clip_raw(line.text), None, reason, _find_hand_id(line.text),
             damaged=ends_early(line),
         )
-    except RecursionError:
-        reason = "invalid JSON: nested too deeply"
-        return SourceRecord(file_name, line.number, clip_raw(line.text), None, reason)
     if not isinstance(value, dict):
         kind = _JSON_TYPE_NAMES.get(type(value), type(value).__name__)
         reason = f"expected a JSON object (a hand record), got {kind}"

@@ -21,7 +21,6 @@ The log never names its game: see :func:`resolve_game` and :func:`infer_game`.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -180,8 +179,8 @@ def _content_games(path: str | os.PathLike[str]) -> tuple[frozenset[str], bool]:
         if line.text is None or '"ev"' not in line.text and '"seats"' not in line.text:
             continue
         try:
-            value = json.loads(line.text)
-        except ValueError:
+            value = load_json(line.text)
+        except ValueError:  # not JSON, or nested too deeply: the reading pass reports it
             continue
         if not isinstance(value, dict):
             continue
@@ -245,8 +244,8 @@ def infer_game(path: str | os.PathLike[str]) -> str | None:
 def sniff_poker_arena(first_line: str) -> bool:
     """True when a file's first non-empty line looks like a poker-arena log line."""
     try:
-        value = json.loads(first_line)
-    except ValueError:
+        value = load_json(first_line)
+    except ValueError:  # not JSON, or nested too deeply
         return False
     if not isinstance(value, dict):
         return False
@@ -503,11 +502,9 @@ def _parse_line(line: SourceLine) -> tuple[dict[str, Any] | None, str | None]:
         return None, line.error or f"line {line.number} cannot be read"
     try:
         value = load_json(line.text)
-    except ValueError as exc:  # JSONDecodeError, or NaN / Infinity
+    except ValueError as exc:  # JSONDecodeError, NaN / Infinity, or nested too deeply
         reason = f"line {line.number}: {json_error_reason(exc)}"
         return None, truncated_reason(line, reason)
-    except RecursionError:
-        return None, f"line {line.number}: invalid JSON: nested too deeply"
     if not isinstance(value, dict):
         return None, truncated_reason(line, f"line {line.number} is not a JSON object")
     if "log_summary" in value and "hand" not in value:

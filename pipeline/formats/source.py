@@ -277,6 +277,15 @@ class NonStandardNumber(ValueError):
     """A JSON text uses ``NaN``, ``Infinity`` or ``-Infinity``, which JSON does not have."""
 
 
+class NestedTooDeep(ValueError):
+    """A JSON text nests arrays or objects deeper than the parser follows (Python's recursion
+    limit, about a thousand levels; a hand record needs five)."""
+
+
+NESTED_TOO_DEEP = "invalid JSON: nested too deeply (arrays or objects about 1,000 levels deep or more)"
+"""The reason of a line :func:`load_json` refuses for its nesting."""
+
+
 def _refuse_constant(name: str) -> Any:
     raise NonStandardNumber(f"invalid JSON: {name} is not a JSON number")
 
@@ -288,8 +297,13 @@ def load_json(text: str) -> Any:
     """Parse one JSON text as the readers do: like :func:`json.loads`, but ``NaN`` and
     ``Infinity`` (which Python accepts and JSON does not) raise :class:`NonStandardNumber`, a
     ``ValueError`` whose message is the reason. Decoding errors raise ``json.JSONDecodeError``
-    (give it to :func:`json_error_reason`)."""
-    return _STRICT_DECODER.decode(text)
+    (give it to :func:`json_error_reason`); a text nested deeper than the parser follows raises
+    :class:`NestedTooDeep` (a ``ValueError`` too), never ``RecursionError``: a line of a hundred
+    thousand ``[`` costs that line only."""
+    try:
+        return _STRICT_DECODER.decode(text)
+    except RecursionError:
+        raise NestedTooDeep(NESTED_TOO_DEEP) from None
 
 
 def json_error_reason(error: ValueError) -> str:
@@ -298,7 +312,7 @@ def json_error_reason(error: ValueError) -> str:
     Python's messages that end with a position word ("Unterminated string starting at") get the
     column right after it, not a second "at".
     """
-    if isinstance(error, NonStandardNumber):
+    if isinstance(error, (NonStandardNumber, NestedTooDeep)):
         return str(error)
     message = getattr(error, "msg", None) or str(error)
     column = getattr(error, "colno", None)

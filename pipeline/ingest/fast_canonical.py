@@ -337,12 +337,12 @@ def parse_canonical_batch(
         stop = min(start + _CHUNK_LINES, len(texts))
         try:  # the usual chunk: every line decodes (one call in C for the chunk)
             chunk = list(map(decode, texts[start:stop]))
-        except msgspec.MsgspecError:
+        except (msgspec.MsgspecError, RecursionError):  # RecursionError: nested too deeply
             chunk = []
             for position in range(start, stop):
                 try:
                     chunk.append(decode(texts[position]))
-                except msgspec.MsgspecError:
+                except (msgspec.MsgspecError, RecursionError):  # the per-record path says why
                     rest.append(position)
                     continue
                 decoded.append(position)

@@ -108,7 +108,7 @@ def score_line(text: str, resolver: RulesResolver) -> tuple[dict, bool]:
     except ValueError as error:  # JSONDecodeError, or NaN / Infinity
         return {"hand_id": None, "error": json_error_reason(error)}, False
     if isinstance(mapping, dict):
-        hand_id = mapping.get("hand_id")
+        hand_id = _shown_hand_id(mapping.get("hand_id"))
     try:
         if not isinstance(mapping, dict):
             raise InvalidHand(f"expected a JSON object, got {type(mapping).__name__}")
@@ -116,6 +116,15 @@ def score_line(text: str, resolver: RulesResolver) -> tuple[dict, bool]:
         return score_output(score_record(hand, resolver(hand.rules))), True
     except (InvalidHand, RulesError) as error:
         return {"hand_id": hand_id, "error": str(error)}, False
+
+
+def _shown_hand_id(value: object) -> str | int | None:
+    """The ``hand_id`` echoed beside an error: a string or whole number as given, else None (a
+    number such as ``1e999`` reads as infinity, which JSON cannot write, and a list or object
+    is no id)."""
+    if type(value) is str or type(value) is int:
+        return value
+    return None
 
 
 def scalar_output(line: RawLine | SourceLine, resolver: RulesResolver) -> tuple[str, bool]:

@@ -89,6 +89,10 @@ MAX_NAME_LENGTH = 64
 MAX_ID_LENGTH = 128
 """Longest ``hand_id``, ``site``, ``table`` and ``rules``, in characters after normalising."""
 
+MAX_EXTRA_DEPTH = 32
+"""Deepest nesting of arrays and objects in an unknown field kept with a record (its extras are
+written back as JSON; a hand record itself needs five levels)."""
+
 STARTED_AT_YEARS = (1900, 2199)
 """First and last year a ``started_at`` may fall in (also after conversion to UTC)."""
 
@@ -401,8 +405,33 @@ def _hand_record(
     return HandRecord(
         hand_id=hand_id, site=site, variant=variant, rules=rules, players=tuple(players),
         table=table, started_at=started_at, button=button,
-        extra={key: value for key, value in mapping.items() if key not in _HAND_FIELDS},
+        extra=_kept_extras(mapping, _HAND_FIELDS, ""),
     )
+
+
+def _kept_extras(raw: dict, known: frozenset[str], where: str) -> dict[str, Any]:
+    """The unknown fields of ``raw`` (input order), kept as they are; raises InvalidHand for
+    one nested deeper than :data:`MAX_EXTRA_DEPTH`."""
+    extra = {key: value for key, value in raw.items() if key not in known}
+    for key, value in extra.items():
+        if type(value) in (dict, list) and _nested_deeper_than(value, MAX_EXTRA_DEPTH):
+            raise InvalidHand(
+                f"{where}{': ' if where else ''}field {key!r} is nested more than "
+                f"{MAX_EXTRA_DEPTH} levels deep (unknown fields are kept up to that depth)")
+    return extra
+
+
+def _nested_deeper_than(value: Any, limit: int) -> bool:
+    """True when arrays and objects in ``value`` nest more than ``limit`` levels (counted
+    without recursion, so any depth is safe to ask about)."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if depth > limit:
+            return True
+        children = item.values() if type(item) is dict else item
+        pending.extend((child, depth + 1) for child in children if type(child) in (dict, list))
+    return False
 
 
 def _year_in_range(moment: datetime) -> bool:
@@ -493,7 +522,7 @@ def _parse_player(
         all_cards.extend(board.middle)
         all_cards.extend(board.bottom)
 
-    extra = {key: value for key, value in raw.items() if key not in _PLAYER_FIELDS}  # input order
+    extra = _kept_extras(raw, _PLAYER_FIELDS, where)
     return PlayerRecord(
         name=name,
         seat=seat,
@@ -885,6 +914,9 @@ def _parse_player_fast(raw: Any, variant: Variant, all_cards: list[Card]) -> Pla
         all_cards += board.bottom
 
     extra = {key: value for key, value in raw.items() if key not in _PLAYER_FIELDS}  # input order
+    if any(type(value) in (dict, list) and _nested_deeper_than(value, MAX_EXTRA_DEPTH)
+           for value in extra.values()):
+        return None  # the checking path names the field
     return PlayerRecord(
         name=name,
         seat=seat,
