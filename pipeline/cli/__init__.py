@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -55,6 +56,20 @@ class CommandError(Exception):
         self.code = code
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived (sent by ``timeout``, systemd, a container runtime): the command stops at
+    once. Raised where the program is, like Ctrl-C: an open transaction is rolled back, so the
+    database keeps every part committed before, and running the command again finishes it."""
+
+
+TERMINATED_STATUS = 128 + signal.SIGTERM
+"""Exit status after SIGTERM (143), as a shell reports a process ended by it."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
 def command_name(module_name: str) -> str:
     """The command a module registers: its last name part, ``_`` as ``-``
     (``pipeline.cli.solve_fl`` → ``solve-fl``)."""
@@ -86,16 +101,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(requested if requested and not requested.startswith("-") else None)
     arguments = parser.parse_args(arguments_list)
     try:
+        previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:  # not the main thread: signals are not ours to handle
+        previous = None
+    try:
         _check_database_option(arguments)
         return int(arguments.handler(arguments) or 0)
     except CommandError as error:
         print(f"ofc {arguments.command}: {error}", file=sys.stderr)
         return error.code
+    except Terminated:
+        print(f"ofc {arguments.command}: stopped by SIGTERM; everything stored before it is "
+              "kept (run the command again to finish)", file=sys.stderr)
+        return TERMINATED_STATUS
     except KeyboardInterrupt:
         print(f"ofc {arguments.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def _check_database_option(arguments: argparse.Namespace) -> None:

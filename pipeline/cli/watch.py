@@ -177,9 +177,12 @@ def run(arguments: argparse.Namespace) -> int:
 
 
 def _stop_on_signals(stop: Callable[[], None]) -> Callable[[], None]:
-    """Ctrl-C and SIGTERM ask the watcher to stop after the part it is storing; a second Ctrl-C
-    interrupts at once. Returns a function that puts the previous handlers back."""
-    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    """Ctrl-C asks the watcher to stop after the part it is storing; a second Ctrl-C interrupts
+    at once. SIGTERM (``timeout``, systemd, containers) stops at once wherever the watcher is,
+    even in the middle of a file: the part being stored is rolled back and read next time
+    (:class:`pipeline.cli.Terminated`, set up by :func:`pipeline.cli.main`). Returns a function
+    that puts the previous handler back."""
+    previous = {signal.SIGINT: signal.getsignal(signal.SIGINT)}
 
     def handle(number: int, frame: FrameType | None) -> None:
         stop()

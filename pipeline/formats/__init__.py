@@ -34,14 +34,16 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from pipeline.formats.source import (
     BINARY_FILE_ERROR,
     COMPRESSED_SUFFIXES,
     FormatError,
+    decode_line,
+    open_binary,
     probe_head,
-    read_lines,
+    read_stream_raw,
 )
 
 if TYPE_CHECKING:
@@ -56,6 +58,7 @@ __all__ = [
     "SourceRecord",
     "detect_format",
     "format_of_lines",
+    "sample_file",
     "read_source",
 ]
 
@@ -131,24 +134,71 @@ def __getattr__(name: str) -> Any:
 SNIFF_LINES = 50
 """How many non-blank readable lines of a file are sampled to judge its format."""
 
+SNIFF_BYTES = 8 << 20
+"""Most of a file's (decompressed) text read to sample it (8 MiB): a file whose first 8 MiB
+hold no readable non-blank line is not guessed at (give ``--format``), so judging a file costs
+milliseconds however it is made (a .gz of a billion blank lines, say)."""
 
-def sample_lines(path: str | os.PathLike[str], limit: int = SNIFF_LINES) -> tuple[list[str], int]:
-    """Up to ``limit`` non-blank lines of a file that can be read as text, and how many lines
-    of its start could not be (not UTF-8, too long, binary). Raises :class:`FormatError` when
-    the file cannot be opened."""
+
+class FileSample(NamedTuple):
+    """The sample a file's format is judged from (:func:`sample_file`)."""
+
+    lines: list[str]
+    """Up to the asked number of non-blank lines that can be read as text."""
+    unreadable: int
+    """Lines of the sampled start that could not be read (not UTF-8, too long, binary)."""
+    cut: bool
+    """True when :data:`SNIFF_BYTES` were read before the sample was complete."""
+
+
+def sample_file(path: str | os.PathLike[str], limit: int = SNIFF_LINES) -> FileSample:
+    """Up to ``limit`` non-blank lines of a file that can be read as text, read from at most
+    :data:`SNIFF_BYTES` of it. Raises :class:`FormatError` when the file cannot be opened."""
     lines: list[str] = []
     unreadable = 0
-    for line in read_lines(path):
-        if line.text is None:
-            unreadable += 1
-            if unreadable > 4 * limit:
-                break
-            continue
-        if line.text.strip():
-            lines.append(line.text)
-            if len(lines) >= limit:
-                break
-    return lines, unreadable
+    with open_binary(path) as stream:
+        bounded = _Bounded(stream, SNIFF_BYTES)
+        for item in read_stream_raw(bounded, skip_blank=True):
+            if bounded.exhausted and (type(item) is not tuple or not item[2]):
+                break  # the line the budget cut off is not judged
+            line = decode_line(item) if type(item) is tuple else item
+            if line.text is None:
+                unreadable += 1
+                if unreadable > 4 * limit:
+                    break
+                continue
+            if line.text.strip():
+                lines.append(line.text)
+                if len(lines) >= limit:
+                    break
+    return FileSample(lines, unreadable, bounded.exhausted and len(lines) < limit)
+
+
+def sample_lines(path: str | os.PathLike[str], limit: int = SNIFF_LINES) -> tuple[list[str], int]:
+    """:func:`sample_file`'s lines and unreadable count."""
+    sample = sample_file(path, limit)
+    return sample.lines, sample.unreadable
+
+
+class _Bounded:
+    """A binary stream that ends after ``budget`` bytes (``exhausted`` then says so)."""
+
+    def __init__(self, stream: IO[bytes], budget: int) -> None:
+        self.stream = stream
+        self.left = budget
+        self.exhausted = False
+        self.read = self.read1 = self._read
+
+    def _read(self, size: int = -1) -> bytes:
+        if self.left <= 0:
+            # the budget is spent: cut, unless the file ends right here
+            self.exhausted = self.exhausted or bool(
+                getattr(self.stream, "read1", self.stream.read)(1))
+            return b""
+        read = getattr(self.stream, "read1", self.stream.read)
+        data = read(min(size if size > 0 else self.left, self.left))
+        self.left -= len(data)
+        return data
 
 
 def _describe(first_line: str) -> str:
@@ -173,8 +223,12 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     line or an over-long line at the top does not decide the file. Raises
     :class:`FormatError` when the file is empty, binary, or fits no known format.
     """
-    lines, unreadable = sample_lines(path)
+    lines, unreadable, cut = sample_file(path)
     if not lines:
+        if cut:
+            raise FormatError(path, f"no hand history in the first {SNIFF_BYTES >> 20} MiB "
+                                    "(only blank or unreadable lines): not read; if hands "
+                                    "follow, give --format to read the whole file")
         if unreadable:
             if b"\0" in probe_head(path):
                 raise FormatError(path, BINARY_FILE_ERROR)
@@ -206,8 +260,8 @@ def read_source(
     name or a file that cannot be read as a whole (possibly only once iteration starts).
     """
     if format is None:
-        lines, unreadable = sample_lines(path, limit=1)
-        if not lines and not unreadable:
+        first = sample_file(path, limit=1)
+        if not first.lines and not first.unreadable and not first.cut:
             return iter(())
         format = detect_format(path)
     spec = _formats().get(format)

@@ -90,6 +90,9 @@ _PLAYER_KEYS = frozenset(
 _TRUE_WORDS = frozenset(("true", "yes", "y", "1", "t", "x"))
 _FALSE_WORDS = frozenset(("false", "no", "n", "0", "f", ""))
 _PLAIN_NUMBER = re.compile(r"[0-9]+")
+_DECIMAL_COMMA = re.compile(r"([+-]?(?:[0-9]{1,3}(?:\.[0-9]{3})+|[0-9]+)),([0-9]+)")
+"""A number written with a decimal comma (and maybe dots between thousands): whole part,
+fraction."""
 _DAY = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[Tt ]([0-9]{2}))?")
 _BYTE_ORDER_MARK = "\ufeff"
 
@@ -683,11 +686,23 @@ def _player(number: int, row: dict[str, str]) -> dict[str, Any]:
 
 
 def _number(number: int, text: str) -> int | float:
-    cleaned = text.replace("\u2212", "-").replace(" ", "")
+    """The points of a row: a whole number or a decimal one (``-12.5``); a whole number with a
+    decimal comma, as European spreadsheets write it (``-12,00``, ``1.234,00``), is read as
+    that whole number; a decimal comma with a fraction (``-12,50``) is refused (points are
+    whole in every game; a fraction must be written with a point)."""
+    cleaned = text.replace("\u2212", "-").replace(" ", "").replace("\u00a0", "")
     try:
         return int(cleaned)
     except ValueError:
         pass
+    comma = _DECIMAL_COMMA.fullmatch(cleaned)
+    if comma is not None:
+        whole, fraction = comma.group(1).replace(".", ""), comma.group(2)
+        if fraction.strip("0"):
+            raise _BadRow(f"line {number}: points {text!r} is not a whole number (a decimal "
+                          "comma is read for whole points, such as '-12,00'; write a "
+                          "fraction with a point)")
+        return int(whole)
     try:
         value = float(cleaned)
     except ValueError:

@@ -62,7 +62,7 @@ def read_canonical(path: str | os.PathLike[str]) -> Iterator[SourceRecord]:
     file_name = str(path)
     batch: list[SourceLine] = []
     batch_size = 0
-    for line in read_lines(path):
+    for line in read_lines(path, skip_blank=True):
         if line.text is not None and not line.text.strip():
             continue
         batch.append(line)

@@ -175,7 +175,7 @@ def _content_games(path: str | os.PathLike[str]) -> tuple[frozenset[str], bool]:
     possible = frozenset(GAMES)
     seen_header = False
     fantasyland_seats: set[Any] = set()
-    for line in read_lines(path):
+    for line in read_lines(path, skip_blank=True):
         if line.text is None or '"ev"' not in line.text and '"seats"' not in line.text:
             continue
         try:
@@ -408,7 +408,7 @@ def _read_hands(
             match_digest = hand_digest
         return _hand_record(file_name, hand, game, match_digest, hand_digest)
 
-    for line in read_lines(path) if lines is None else lines:
+    for line in read_lines(path, skip_blank=True) if lines is None else lines:
         if line.text is not None and not line.text.strip():
             continue
         value, reason = _parse_line(line)

@@ -9,9 +9,11 @@ records); only problems with the whole file (missing, unreadable) raise :class:`
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gc
 import gzip
+import io
 import json
 import os
 import zlib
@@ -38,6 +40,7 @@ READ_BLOCK_BYTES = 1 << 20
 """How much of a file is read at a time."""
 
 _PREVIEW_BYTES = 1000
+_BLANK_BYTES = b" \t\r\n"
 _BYTE_ORDER_MARK = "\ufeff"
 
 
@@ -74,26 +77,141 @@ class SourceLine(NamedTuple):
 
 
 def open_binary(path: str | os.PathLike[str]) -> IO[bytes]:
-    """Open a file for reading bytes, decompressing it when it starts with the gzip magic bytes.
+    """Open a file for reading bytes, decompressing it when it starts with the gzip magic bytes,
+    and giving UTF-8 lines ending in ``\\n`` for what spreadsheets save otherwise
+    (:func:`recoding_of`): UTF-16 with a byte-order mark (Excel's "Unicode text") is
+    decoded, and line ends that are a lone carriage return ("CSV (Macintosh)") become
+    newlines. Offsets in such a stream count its UTF-8 bytes, as they count a gzip file's
+    decompressed bytes.
 
     Raises :class:`FormatError` when the file cannot be opened.
     """
     try:
-        stream = open(path, "rb")  # noqa: SIM115 - returned to the caller, who closes it
+        stream: IO[bytes] = open(path, "rb")  # noqa: SIM115 - returned to the caller
     except OSError as exc:
         raise FormatError(path, f"cannot open: {exc.strerror or exc}") from exc
     try:
-        magic = stream.peek(2)[:2]
+        magic = stream.peek(2)[:2]  # type: ignore[attr-defined]
     except OSError as exc:
         stream.close()
         raise FormatError(path, f"cannot read: {exc.strerror or exc}") from exc
-    if magic != GZIP_MAGIC:
-        return stream
-    stream.close()
+    if magic == GZIP_MAGIC:
+        stream.close()
+        try:
+            stream = gzip.open(path, "rb")  # noqa: SIM115 - returned to the caller
+        except OSError as exc:
+            raise FormatError(path, f"cannot open: {exc.strerror or exc}") from exc
     try:
-        return gzip.open(path, "rb")
-    except OSError as exc:
-        raise FormatError(path, f"cannot open: {exc.strerror or exc}") from exc
+        head = stream.read(RECODING_PROBE_BYTES)
+        stream.seek(0)
+    except (OSError, EOFError, zlib.error):
+        # damaged compressed data: read as it is, the line pass reports where it happens
+        stream.close()
+        return gzip.open(path, "rb") if magic == GZIP_MAGIC else open(path, "rb")  # noqa: SIM115
+    recoding = recoding_of(head)
+    if recoding is None:
+        return stream
+    return io.BufferedReader(_Recoded(stream, recoding), READ_BLOCK_BYTES)
+
+
+RECODING_PROBE_BYTES = 1 << 16
+"""How much of a file's start (decompressed) is looked at for a UTF-16 byte-order mark and for
+line ends that are lone carriage returns."""
+
+_UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
+
+
+class Recoding(NamedTuple):
+    """How a file's bytes become UTF-8 lines ending in ``\\n``: its encoding (None: as they
+    are) and whether a lone carriage return ends a line."""
+
+    encoding: str | None
+    carriage_returns: bool
+
+
+def recoding_of(head: bytes) -> Recoding | None:
+    """How a file starting with ``head`` must be recoded to be read line by line, or None when
+    it reads as it is: UTF-16 (little or big endian) with its byte-order mark; line ends that
+    are lone carriage returns (the start holds no ``\\n``, and a ``\\r`` before its end)."""
+    encoding = "utf-16" if head[:2] in _UTF16_MARKS else None
+    text = head
+    if encoding is not None:
+        text = head[2:].decode("utf-16-le" if head[:2] == b"\xff\xfe" else "utf-16-be",
+                               "replace").encode("utf-8", "replace")
+    # a carriage return followed by something else than a newline (a file being written may
+    # end, for now, in the \r of a \r\n)
+    carriage_returns = b"\n" not in text and b"\r" in text.rstrip(b"\r")
+    if encoding is None and not carriage_returns:
+        return None
+    return Recoding(encoding, carriage_returns)
+
+
+class _Recoded(io.RawIOBase):
+    """A binary stream's bytes recoded (:class:`Recoding`) as they are read; seekable to any
+    offset of the recoded data (backwards by reading again from the start)."""
+
+    def __init__(self, stream: IO[bytes], recoding: Recoding) -> None:
+        self._stream = stream
+        self._recoding = recoding
+        self._restart()
+
+    def _restart(self) -> None:
+        self._stream.seek(0)
+        self._decoder = (codecs.getincrementaldecoder(self._recoding.encoding)("replace")
+                         if self._recoding.encoding else None)
+        self._buffer = b""
+        self._position = 0
+        self._ended = False
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._position
+
+    def _fill(self, wanted: int) -> None:
+        while len(self._buffer) < wanted and not self._ended:
+            data = self._stream.read(READ_BLOCK_BYTES)
+            final = not data
+            if self._decoder is not None:
+                data = self._decoder.decode(data, final).encode("utf-8", "surrogatepass")
+            if self._recoding.carriage_returns:
+                data = data.replace(b"\r", b"\n")
+            self._buffer += data
+            self._ended = final
+
+    def readinto(self, target: Any) -> int:
+        view = memoryview(target).cast("B")
+        self._fill(len(view))
+        size = min(len(view), len(self._buffer))
+        view[:size] = self._buffer[:size]
+        self._buffer = self._buffer[size:]
+        self._position += size
+        return size
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        if whence == io.SEEK_CUR:
+            offset += self._position
+        elif whence != io.SEEK_SET:
+            raise io.UnsupportedOperation("a recoded file seeks from its start only")
+        if offset < self._position:
+            self._restart()
+        while self._position < offset:
+            self._fill(min(offset - self._position, READ_BLOCK_BYTES))
+            if not self._buffer:
+                break
+            skipped = self._buffer[:offset - self._position]
+            self._buffer = self._buffer[len(skipped):]
+            self._position += len(skipped)
+        return self._position
+
+    def close(self) -> None:
+        if not self.closed:
+            self._stream.close()
+        super().close()
 
 
 def probe_head(path: str | os.PathLike[str]) -> bytes:
@@ -125,7 +243,7 @@ def _limit_text(limit: int) -> str:
 
 
 def read_lines(
-    path: str | os.PathLike[str], max_line_bytes: int = MAX_LINE_BYTES
+    path: str | os.PathLike[str], max_line_bytes: int = MAX_LINE_BYTES, skip_blank: bool = False
 ) -> Iterator[SourceLine]:
     """Yield every line of a plain or gzip text file as a :class:`SourceLine`, streaming.
 
@@ -139,10 +257,13 @@ def read_lines(
     * Damaged gzip data ends the file with an error line naming where it happened
       (``damaged``, as is an unreadable last line without a newline).
     * An empty file yields nothing.
+    * With ``skip_blank``, a run of blank lines that fills a whole block is passed over in C
+      (the line numbers still count it): for readers to which a blank line is nothing, so a
+      file of millions of blank lines costs what reading its bytes costs.
 
     Raises :class:`FormatError` when the file cannot be opened.
     """
-    for item in read_raw_lines(path, max_line_bytes):
+    for item in read_raw_lines(path, max_line_bytes, skip_blank):
         yield decode_line(item) if type(item) is tuple else item
 
 
@@ -162,7 +283,7 @@ def read_stream_lines(
 
 
 def read_raw_lines(
-    path: str | os.PathLike[str], max_line_bytes: int = MAX_LINE_BYTES
+    path: str | os.PathLike[str], max_line_bytes: int = MAX_LINE_BYTES, skip_blank: bool = False
 ) -> Iterator[RawLine | SourceLine]:
     """:func:`read_lines` without the decoding: each line as a :data:`RawLine` (decode it with
     :func:`decode_line`), or a :class:`SourceLine` with an ``error`` for a line that cannot be
@@ -170,19 +291,22 @@ def read_raw_lines(
     """
     stream = open_binary(path)
     try:
-        yield from read_stream_raw(stream, max_line_bytes)
+        yield from read_stream_raw(stream, max_line_bytes, skip_blank=skip_blank)
     finally:
         stream.close()
 
 
 def read_stream_raw(
-    stream: IO[bytes], max_line_bytes: int = MAX_LINE_BYTES, first_number: int = 1
+    stream: IO[bytes], max_line_bytes: int = MAX_LINE_BYTES, first_number: int = 1,
+    skip_blank: bool = False,
 ) -> Iterator[RawLine | SourceLine]:
     """The lines of an open binary stream as :data:`RawLine` tuples, or error lines.
 
     Reads blocks of :data:`READ_BLOCK_BYTES` and splits them (about ten times faster than a
     readline per line); a line longer than ``max_line_bytes`` is dropped as the blocks pass, so
     memory stays within one block plus one line. The first line is numbered ``first_number``.
+    With ``skip_blank``, a block holding only blank lines (spaces, tabs, line ends) is counted
+    and passed over without splitting it (see :func:`read_lines`).
     """
     number = first_number - 1  # the number of the last line yielded
     pending = b""  # the start of the next line
@@ -200,6 +324,13 @@ def read_stream_raw(
             return
         if not block:
             break
+        if skip_blank and skipping is None and not block.translate(None, _BLANK_BYTES) \
+                and not pending.translate(None, _BLANK_BYTES):
+            # only blank lines (and a blank start of a line carried over): count them
+            newlines = block.count(b"\n")
+            number += newlines
+            pending = b"" if newlines else pending  # a blank unfinished line is nothing
+            continue
         if skipping is not None:
             end = block.find(b"\n")
             if end < 0:

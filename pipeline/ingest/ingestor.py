@@ -20,7 +20,7 @@ from pathlib import Path
 from pipeline.formats import FormatError, SourceRecord
 from pipeline.formats.source import RawLine, SourceLine, collector_paused, read_raw_lines
 from pipeline.ingest.batches import BatchBuilder, PreparedBatch, prepare_canonical
-from pipeline.ingest.summary import BatchReport, FileSummary
+from pipeline.ingest.summary import MAX_STORED_REJECTS, BatchReport, FileSummary
 from pipeline.ingest.workers import prepare_spilled
 from pipeline.ingest.writer import Writer, write_batch
 from pipeline.records.rules_file import RulesResolver
@@ -97,14 +97,14 @@ class Ingestor:
         self.read_error = None
         with collector_paused():
             if pool is None or workers <= 1:
-                batches = self._line_batches(read_raw_lines(path))
+                batches = self._line_batches(read_raw_lines(path, skip_blank=True))
                 for batch in batches:
                     prepared = prepare_canonical(file_name, batch, self.resolver)
                     prepared.lines = batch
                     self._write_counted(prepared, summary)
                     gc.collect(0)
             else:
-                batches = self._line_batches(read_raw_lines(path), ramp=True)
+                batches = self._line_batches(read_raw_lines(path, skip_blank=True), ramp=True)
                 self._run_pool(pool, file_name, batches, summary, workers)
         if self.read_error is not None:
             raise self.read_error
@@ -164,7 +164,9 @@ class Ingestor:
         """One transaction (:func:`~pipeline.ingest.writer.write_batch`), then its counts into
         ``summary`` and a :class:`~pipeline.ingest.summary.BatchReport` to ``on_batch``."""
         before = (summary.stored, summary.duplicates, summary.rejected)
-        new_hands, duplicates = write_batch(self.writer, prepared, self.tables_touched)
+        new_hands, duplicates = write_batch(
+            self.writer, prepared, self.tables_touched,
+            reject_room=MAX_STORED_REJECTS - summary.rejected)
         summary.records += prepared.records
         summary.stored += new_hands
         summary.duplicates += duplicates

@@ -17,7 +17,7 @@ from pathlib import Path
 from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES
 from pipeline.ingest.errors import IngestError
 
-__all__ = ["expand_paths", "file_hash", "is_hand_file"]
+__all__ = ["expand_paths", "file_hash", "glob_paths", "is_hand_file"]
 
 
 def file_hash(path: Path) -> str:
@@ -35,6 +35,29 @@ def is_hand_file(path: Path) -> bool:
         if name.endswith(suffix):
             name = name[: -len(suffix)]
     return name.endswith(FILE_SUFFIXES)
+
+
+def glob_paths(pattern: str) -> list[Path]:
+    """The paths a glob matches (``**`` for any number of folders), never following a link to a
+    folder while recursing, so a symbolic link that points back up its own tree (a loop) cannot
+    make it endless: links to files match, links to folders are not entered by ``**`` (as a
+    folder given to ingest is read). Names starting with a dot match only a pattern part that
+    starts with a dot, as in the shell."""
+    path = Path(pattern).expanduser()
+    parts = path.parts
+    first_magic = next(index for index, part in enumerate(parts) if glob.has_magic(part))
+    root = Path(*parts[:first_magic]) if first_magic else Path(".")
+    rest = parts[first_magic:]
+    if not rest or not root.is_dir():
+        return []
+    names_dots = any(part.startswith(".") for part in rest)
+    matches = []
+    for match in root.glob(str(Path(*rest))):
+        relative = match.relative_to(root).parts
+        if not names_dots and any(part.startswith(".") for part in relative):
+            continue
+        matches.append(match)
+    return matches
 
 
 def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -62,7 +85,7 @@ def expand_paths(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
         elif path.is_file():
             found.append(path)
         elif glob.has_magic(text):
-            matches = sorted(Path(match) for match in glob.glob(text, recursive=True))
+            matches = sorted(glob_paths(text))
             files = [match for match in matches if match.is_file()]
             for match in matches:
                 if match.is_dir():

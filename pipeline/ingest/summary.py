@@ -12,10 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["FIRST_REASONS", "BatchReport", "FileSummary", "IngestSummary"]
+__all__ = ["FIRST_REASONS", "MAX_STORED_REJECTS", "BatchReport", "FileSummary", "IngestSummary"]
 
 FIRST_REASONS = 5
 """How many reject reasons a summary keeps per file."""
+
+MAX_STORED_REJECTS = 1000
+"""Most rejects of one file a reading stores in the ``rejects`` table, each with its line and
+reason (the first ones, in line order). The rest are counted (``ingested_files.rejected``, the
+summary) and the file's message says so: a small .gz of junk lines cannot grow the database by
+gigabytes. Conflicts are not limited: each is a whole hand that needs a person."""
 
 
 @dataclass(slots=True)
@@ -75,6 +81,10 @@ class FileSummary:
             self.status = "partial"
             self.message = (f"the file ends early, read up to the damage ({self.ends_early}); "
                             "ingest it again once it is complete")
+        elif self.rejected > MAX_STORED_REJECTS and self.message is None:
+            self.message = (f"{self.rejected:,} records rejected: the first "
+                            f"{MAX_STORED_REJECTS:,} are kept in the rejects table with their "
+                            "line and reason, the rest only counted")
         elif self.warning_count and self.message is None:
             plural = "s" if self.warning_count > 1 else ""
             self.message = f"{self.warning_count:,} warning{plural}; first: {self.warnings[0]}"

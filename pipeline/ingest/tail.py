@@ -23,11 +23,13 @@ from typing import IO, Any
 from pipeline.formats.source import (
     MAX_LINE_BYTES,
     READ_BLOCK_BYTES,
+    RECODING_PROBE_BYTES,
     RawLine,
     SourceLine,
     damaged_line,
     open_binary,
     read_stream_raw,
+    recoding_of,
 )
 
 __all__ = ["CHECK_BYTES", "LINE_LIMIT", "Part", "ReadPrefix", "is_compressed", "read_part"]
@@ -142,9 +144,12 @@ def read_part(
 
 
 def is_compressed(path: Path) -> bool:
-    """True when the file starts with the gzip magic bytes (read whole, once it is idle)."""
+    """True when the file is read whole, once it is idle: gzip data, or text recoded as it is
+    read (UTF-16, line ends that are lone carriage returns: see
+    :func:`~pipeline.formats.source.recoding_of`), whose offsets are not its bytes'."""
     with open(path, "rb") as stream:
-        return stream.read(2) == b"\x1f\x8b"
+        head = stream.read(RECODING_PROBE_BYTES)
+    return head[:2] == b"\x1f\x8b" or recoding_of(head) is not None
 
 
 @dataclass(slots=True)

@@ -67,7 +67,7 @@ from pipeline.ingest.sessions import (
     DEFAULT_SESSION_GAP_MINUTES,
     refresh_sessions,
 )
-from pipeline.ingest.summary import FileSummary
+from pipeline.ingest.summary import MAX_STORED_REJECTS, FileSummary
 from pipeline.ingest.tail import Part, ReadPrefix, is_compressed, read_part
 from pipeline.ingest.writer import (
     Writer,
@@ -374,7 +374,7 @@ class Watcher:
         if file.cursor.bytes_read == 0 or file.checked is None or file.checked[:2] != identity[:2]:
             file.compressed = stat.st_size > 0 and is_compressed(file.path)
         if file.compressed and mode is not FollowMode.FINAL:
-            self._wait(file, f"compressed: read once idle for {self.options.idle:g} s")
+            self._wait(file, f"compressed or recoded: read once idle for {self.options.idle:g} s")
             return
         if stat.st_size == 0 or self._unchanged_since_read(file, stat):
             self.status.waiting.pop(str(file.path), None)
@@ -607,7 +607,8 @@ class Watcher:
                 self._note_new_hands(connection, name, part.first_line, new_hands)
 
         if prepared is not None:
-            write_batch(self.writer, prepared, touched, in_transaction)
+            write_batch(self.writer, prepared, touched, in_transaction,
+                        reject_room=MAX_STORED_REJECTS - cursor.counts.rejected)
             self.status.records += summary.records
             self.status.rejected += summary.rejected
         else:

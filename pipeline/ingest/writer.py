@@ -139,14 +139,17 @@ def open_check(writer: Writer) -> None:
 def write_batch(
     writer: Writer, prepared: PreparedBatch, tables_touched: set[tuple[str, str | None]],
     then: Callable[[duckdb.DuckDBPyConnection, int, int], None] | None = None,
+    reject_room: int | None = None,
 ) -> tuple[int, int]:
     """One transaction: classify against stored hands, insert new ones and the rejects.
 
     A record whose key is stored (or came earlier in the batch) with other content becomes a
     conflict reject, added to ``prepared.rejects``. The (site, table) of the batch's hands are
     added to ``tables_touched``. ``then(connection, new_hands, duplicates)`` runs last, in the
-    same transaction (``ofc watch`` stores how far it has read a file there). Returns the number of
-    new hands stored and of duplicates."""
+    same transaction (``ofc watch`` stores how far it has read a file there). ``reject_room``:
+    how many more rejects of this file may be stored (the first ones in line order; conflicts
+    are always stored; see :data:`~pipeline.ingest.summary.MAX_STORED_REJECTS`); None: all.
+    Returns the number of new hands stored and of duplicates."""
     rejects = prepared.rejects
     frames = prepared.tables()
     hands = frames.get("hands")
@@ -190,7 +193,8 @@ def write_batch(
                 store.insert_frame(connection, name, frame, only_keys="_new_keys")
             connection.unregister("_new_keys")
         add_hands(connection, frames, stored)
-        insert_rejects(connection, rejects)
+        insert_rejects(connection, rejects if reject_room is None
+                       else _within_room(rejects, reject_room))
         if then is not None:
             then(connection, new_hands, duplicates)
     prepared.frames = None
@@ -259,6 +263,13 @@ def _rows_table(name: str, rows: list[tuple]) -> pa.Table:
         [pa.array(values, type=field.type) for values, field in zip(columns, schema, strict=True)],
         schema=schema,
     )
+
+
+def _within_room(rejects: Sequence[Reject], room: int) -> list[Reject]:
+    """The conflicts, and the first ``room`` other rejects in line order."""
+    others = sorted((reject for reject in rejects if reject.kind != "conflict"),
+                    key=lambda reject: reject.line or 0)
+    return [*others[:max(0, room)], *(reject for reject in rejects if reject.kind == "conflict")]
 
 
 def insert_rejects(connection: duckdb.DuckDBPyConnection, rejects: Sequence[Reject]) -> None:

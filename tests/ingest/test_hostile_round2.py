@@ -7,12 +7,17 @@ failed on the code before its fix.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from pipeline.cli import main
+from pipeline.ingest.summary import MAX_STORED_REJECTS
 from tests.ingest.conftest import count, deal_hand, query, write_jsonl
+
+OFC = [sys.executable, "-c", "import sys; from pipeline.cli import main; sys.exit(main())"]
 
 
 def _bomb(depth: int) -> str:
@@ -51,3 +56,50 @@ def test_score_prints_every_line_around_a_deeply_nested_one(
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [line.get("hand_id") for line in lines] == ["x1", None, None, "x2"]
     assert [line.get("line") for line in lines] == [None, 2, 3, None]
+
+
+@pytest.mark.parametrize("command", ["ingest", "watch"])
+def test_rejects_stored_per_file_are_capped_and_the_rest_counted(
+    tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Item 9: every junk line became a reject row (a 2 MB file: a million rows, 28 MB)."""
+    junk = 2 * MAX_STORED_REJECTS + 500
+    lines: list[dict | str] = [deal_hand(1, hand_id="first")]
+    lines += ['{"x'] * junk
+    lines += [deal_hand(2, hand_id="last")]
+    folder = tmp_path / "hands"
+    write_jsonl(folder / "junk.jsonl", lines)
+    database = tmp_path / "db.duckdb"
+    arguments = ["--once"] if command == "watch" else ["--quiet"]
+
+    assert main([command, str(folder), "--db", str(database), *arguments]) == 0
+    capsys.readouterr()
+    assert query(database, "SELECT hand_id FROM hands ORDER BY hand_id") == [("first",), ("last",)]
+    assert query(database, "SELECT count(*), min(line), max(line) FROM rejects") == [
+        (MAX_STORED_REJECTS, 2, MAX_STORED_REJECTS + 1)]
+    if command == "watch":  # a file is recorded in ingested_files once it has been idle
+        assert query(database, "SELECT rejected FROM file_offsets") == [(junk,)]
+        return
+    [(rejected, message)] = query(database, "SELECT rejected, message FROM ingested_files")
+    assert rejected == junk
+    assert message == (f"{junk:,} records rejected: the first {MAX_STORED_REJECTS:,} are kept in "
+                       "the rejects table with their line and reason, the rest only counted")
+
+
+@pytest.mark.parametrize("command", ["ingest", "watch"])
+def test_a_glob_through_symlink_loops_ends(tmp_path: Path, command: str) -> None:
+    """Item 4: ``ofc ingest 'DIR/**/*.jsonl'`` over links pointing back up the tree never ended
+    (and ``ofc watch`` grew to gigabytes); given as a folder the same tree was handled."""
+    root = tmp_path / "logs"
+    write_jsonl(root / "a" / "b" / "deep.jsonl", [deal_hand(1, hand_id="deep")])
+    write_jsonl(root / "top.jsonl", [deal_hand(2, hand_id="top")])
+    for link, target in (("a/b/up", "../.."), ("a/b/up2", "../.."), ("a/sideways", "..")):
+        (root / link).symlink_to(target, target_is_directory=True)
+    (root / "a" / "again.jsonl").symlink_to("../top.jsonl")
+    database = tmp_path / "db.duckdb"
+    extra = ["--once"] if command == "watch" else []
+    result = subprocess.run(
+        [*OFC, command, f"{root}/**/*.jsonl", "--db", str(database), *extra],
+        capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert query(database, "SELECT hand_id FROM hands ORDER BY hand_id") == [("deep",), ("top",)]

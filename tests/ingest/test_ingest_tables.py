@@ -236,9 +236,9 @@ def test_canonical_files_are_streamed(
     pulled = 0
     pulled_at_first_commit: list[int] = []
 
-    def counting_lines(path):
+    def counting_lines(path, **options):
         nonlocal pulled
-        for line in real_read_raw_lines(path):
+        for line in real_read_raw_lines(path, **options):
             pulled += 1
             yield line
 
