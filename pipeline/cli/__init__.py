@@ -119,6 +119,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as error:
+        # a full disk or a read-only place, wherever it was met: said, not a traceback
+        from pipeline.store.faults import storage_fault
+
+        fault = storage_fault(error)
+        if fault is None:
+            raise
+        print(f"ofc {arguments.command}: {fault.sentence()}", file=sys.stderr)
+        return 1
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

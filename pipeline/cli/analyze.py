@@ -172,6 +172,7 @@ def run(arguments: argparse.Namespace) -> int:
     except ValueError as error:
         raise CommandError(str(error), code=2) from error
     rules = rules_from_option(arguments.rules)
+    _check_writable(arguments.db)
     progress, update = _progress(not arguments.quiet)
     try:
         summary = analyze_database(
@@ -184,6 +185,17 @@ def run(arguments: argparse.Namespace) -> int:
             progress.stop()
     _print_summary(arguments, summary)
     return 0
+
+
+def _check_writable(database: str) -> None:
+    """Before any grading: the grades must be storable (a read-only place used to crash only
+    once the work was done, losing it)."""
+    from pipeline.store.faults import NotWritable, check_writable
+
+    try:
+        check_writable(database)
+    except NotWritable as error:
+        raise CommandError(str(error)) from error
 
 
 def _progress(enabled: bool):  # noqa: ANN202

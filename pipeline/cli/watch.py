@@ -147,7 +147,8 @@ class _Display:
 
 def run(arguments: argparse.Namespace) -> int:
     """Follow the folders until Ctrl-C (or once, with --once); exit 1 when the database cannot
-    be used or a folder does not exist, 2 for bad options."""
+    be used or a folder does not exist, or (--once) when a part could not be stored; 2 for
+    bad options."""
     from pipeline.cli.common import terminal_text
     from pipeline.ingest.errors import DatabaseError
     from pipeline.ingest.watch import Watcher
@@ -173,6 +174,12 @@ def run(arguments: argparse.Namespace) -> int:
         display.stop()
     ending = "done" if arguments.once else "stopped"
     print(f"{ending}: {terminal_text(status.line())}", flush=True)
+    if arguments.once and status.not_stored:
+        # a scheduled job must learn of it: nothing is lost (read again next time), but the
+        # hands are not stored
+        print(f"ofc watch: {status.not_stored:,} part(s) could not be stored (see above); "
+              "they are read again next time", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -258,7 +258,7 @@ def ingest_mappings(
     # pulled. The last batch and the closing transaction then share one connection (a live
     # save, one hand: one checkpoint instead of two).
     writer = Writer(database, hold_seconds=0.0)
-    open_check(writer)
+    open_check(writer, probe=False)
     summary = FileSummary(source_name, format="mappings")
     hasher = hashlib.sha256()
     ingestor = Ingestor(writer, resolver, batch_size, None, None)

@@ -24,7 +24,7 @@ from pipeline.ingest.aggregates import rebuild
 from pipeline.ingest.columns import RANK_OF_BYTE, SUIT_OF_BYTE, scoring_columns, verdict_tables
 from pipeline.ingest.progress import Progress
 from pipeline.ingest.sessions import update_session_points
-from pipeline.ingest.writer import Writer
+from pipeline.ingest.writer import Writer, open_check
 from pipeline.records.rules_file import RulesResolver
 from pipeline.rules.cards import parse_cards
 from pipeline.rules.game import VARIANTS_BY_NAME
@@ -151,6 +151,7 @@ def rescore(
     started = time.perf_counter()
     resolver = RulesResolver(override=rules)
     writer = Writer(database)
+    open_check(writer)  # a read-only place is found before any work
     connection = writer.connect()
     try:
         keys = _hand_keys(connection)

@@ -78,6 +78,7 @@ from pipeline.ingest.writer import (
 )
 from pipeline.records.rules_file import RulesResolver
 from pipeline.rules.ruleset import RuleSet
+from pipeline.store.faults import storage_fault
 
 __all__ = [
     "DEFAULT_IDLE_SECONDS",
@@ -143,6 +144,8 @@ class WatchStatus:
     """When (local time) this watcher last stored a new hand."""
     waiting: dict[str, str] = field(default_factory=dict)
     """Files whose records cannot be read yet, and why (the format or game is not known...)."""
+    not_stored: int = 0
+    """Parts that could not be stored (a full disk, say): rolled back, read again next time."""
 
     def line(self) -> str:
         """``following 3 files · 1,204 hands stored · 57 new · last hand 2026-11-01 20:24:41 UTC``"""
@@ -159,6 +162,9 @@ class WatchStatus:
         if self.waiting:
             first = next(iter(self.waiting.values()))
             parts.append(f"{len(self.waiting)} waiting ({first})")
+        if self.not_stored:
+            parts.append(f"{self.not_stored:,} part{'s' if self.not_stored != 1 else ''} NOT "
+                         "stored (read again next time)")
         return " · ".join(parts)
 
 
@@ -302,9 +308,18 @@ class Watcher:
             except DatabaseError:
                 raise
             except (OSError, FormatError) as error:
+                fault = storage_fault(error)
+                if fault is not None and fault.kind == "full":  # writing failed: as below
+                    self.status.not_stored += 1
+                    self._say(key, f"could not store what is new in {path}: {fault.sentence()}")
+                    self._reload(file)
+                    continue
                 self._say(key, f"cannot read {path}: {getattr(error, 'strerror', None) or error}")
             except duckdb.Error as error:  # the part is rolled back: read again next time
-                self._say(key, f"could not store what is new in {path}: {error}")
+                self.status.not_stored += 1
+                fault = storage_fault(error)
+                self._say(key, f"could not store what is new in {path}: "
+                               f"{fault.sentence() if fault is not None else error}")
                 self._reload(file)
             finally:
                 self.writer.close()  # let readers (the dashboard) in between files
@@ -589,6 +604,7 @@ class Watcher:
             return True
         summary = FileSummary(name, format=format_name)
         touched: set[tuple[str, str | None]] = set()
+        committed: list[Callable[[], None]] = []
 
         def in_transaction(connection: duckdb.DuckDBPyConnection, new_hands: int,
                            duplicates: int) -> None:
@@ -604,11 +620,14 @@ class Watcher:
             refresh_sessions(connection, touched, self.options.session_gap)
             resolve_rejects(connection)
             if new_hands:
-                self._note_new_hands(connection, name, part.first_line, new_hands)
+                committed.append(self._new_hands_note(connection, name, part.first_line,
+                                                      new_hands))
 
         if prepared is not None:
             write_batch(self.writer, prepared, touched, in_transaction,
                         reject_room=MAX_STORED_REJECTS - cursor.counts.rejected)
+            for note in committed:  # only now: a commit that fails counts nothing
+                note()
             self.status.records += summary.records
             self.status.rejected += summary.rejected
         else:
@@ -620,18 +639,24 @@ class Watcher:
             self._report()
         return True
 
-    def _note_new_hands(self, connection: duckdb.DuckDBPyConnection, path: str, first_line: int,
-                        new_hands: int) -> None:
+    def _new_hands_note(self, connection: duckdb.DuckDBPyConnection, path: str,
+                        first_line: int, new_hands: int) -> Callable[[], None]:
+        """What storing a part's new hands does to the status, to apply once it is committed
+        (read inside the transaction: the total and the latest start time)."""
         total, played = connection.execute(
             "SELECT (SELECT count(*) FROM hands), (SELECT max(started_at) FROM hands "
             "WHERE source_path = ? AND source_line >= ?)", [path, first_line],
         ).fetchall()[0]
-        self.status.hands_in_database = int(total)
-        self.status.new_hands += new_hands
-        self.status.last_hand_stored = datetime.now()
-        if played is not None and (self.status.last_hand_played is None
-                                   or played > self.status.last_hand_played):
-            self.status.last_hand_played = played
+
+        def note() -> None:
+            self.status.hands_in_database = int(total)
+            self.status.new_hands += new_hands
+            self.status.last_hand_stored = datetime.now()
+            if played is not None and (self.status.last_hand_played is None
+                                       or played > self.status.last_hand_played):
+                self.status.last_hand_played = played
+
+        return note
 
     # --- whole files ------------------------------------------------------------------------
 

@@ -128,9 +128,19 @@ class Writer:
 
 
 
-def open_check(writer: Writer) -> None:
-    """Fail early (DatabaseError) when the database cannot be opened for writing."""
+def open_check(writer: Writer, probe: bool = True) -> None:
+    """Fail early (DatabaseError) when the database cannot take a write: it cannot be opened
+    for writing, or (``probe``: one small transaction is committed) its folder refuses the
+    write-ahead log (a read-only place), before any file is read."""
+    from pipeline.store.faults import NotWritable, check_writable
+
     writer.connect().close()
+    if not probe:
+        return
+    try:
+        check_writable(writer.database)
+    except NotWritable as error:
+        raise DatabaseError(str(error)) from error
 
 
 # --- batches -----------------------------------------------------------------------------------
