@@ -24,11 +24,18 @@ def record_page() -> st.Page:
     return st.Page(PAGES / "record.py", title="Record", icon=":material/edit_note:")
 
 
+def record_not_offered() -> st.Page:
+    """A read-only dashboard's page at the Record page's address, out of the menu: a direct
+    link to ``/record`` says why recording is not offered instead of showing another page."""
+    return st.Page(PAGES / "not_offered.py", title="Record", icon=":material/edit_off:",
+                   url_path="record", visibility="hidden")
+
+
 def read_only_start() -> None:
     """The start page of a read-only dashboard on a database without hands: nothing to load here."""
     st.title("OFC analytics")
     st.info(f"The database {components.md(components.database_path())} holds no hands yet, and "
-            "this dashboard is read-only: load hands from a terminal with `ofc ingest`.")
+            f"{components.read_only_reason()}.")
 
 
 def main() -> None:
@@ -45,7 +52,7 @@ def main() -> None:
         st.stop()
     if status.empty and read_only:
         page = st.navigation([st.Page(read_only_start, title="Start", icon=":material/home:",
-                                      default=True, url_path=HOME)])
+                                      default=True, url_path=HOME), record_not_offered()])
     elif status.empty:
         # the start page and the overview share their URL (and so their page id): once hands are
         # loaded, the same address shows the overview instead of "page not found"
@@ -71,7 +78,7 @@ def main() -> None:
             # read-only: the Data page keeps its tables (its upload is replaced by a note), the
             # Record page, which only writes, is not offered
             "Data": [st.Page(PAGES / "data.py", title="Data", icon=":material/upload_file:"),
-                     *([] if read_only else [record_page()])],
+                     record_not_offered() if read_only else record_page()],
         })
         try:
             components.sidebar_filters(components.ask(read.overview.filter_options))
@@ -79,6 +86,8 @@ def main() -> None:
             st.warning(str(error))
             st.stop()
         st.sidebar.caption(f"Database: {components.md(components.database_path())} · {status.hands:,} hands")
+        if read_only:
+            st.sidebar.caption("Read-only: no upload, no Record page.")
     try:
         page.run()
     except read.source.DatabaseBusy as error:

@@ -8,11 +8,13 @@ as widget options and table cells (plain text), through :func:`md` for Markdown,
 from __future__ import annotations
 
 import html
+import logging
 import os
 import re
 import sys
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from datetime import date
@@ -200,12 +202,6 @@ def database_changed(path: Path, seen: Hashable) -> bool:
 
 # --- access -----------------------------------------------------------------------------------
 
-AUTHENTICATED_KEY = "ofc_authenticated"
-TOKEN_PARAMETER = "token"
-FAILED_ATTEMPT_SECONDS = 1.0
-"""How long a wrong password or token makes the visitor wait (slows guessing down)."""
-
-
 def read_only() -> bool:
     """True when the dashboard was started with ``--read-only``, or shows a Parquet lake (which
     only ``ofc lake build`` writes): no page that writes."""
@@ -213,40 +209,77 @@ def read_only() -> bool:
         read.source.as_source(database_path()), ParquetLake)
 
 
+SIGNED_OUT_KEY = "ofc_signed_out"
+
+
+def read_only_reason() -> str:
+    """Why this dashboard offers no page that writes (when :func:`read_only`)."""
+    if isinstance(read.source.as_source(database_path()), ParquetLake):
+        return ("this dashboard reads a Parquet lake, which only `ofc lake build` writes: add "
+                "hands with `ofc lake build PATH --lake DIR`")
+    return ("this dashboard is read-only (started with `ofc dashboard --read-only`): no page "
+            "writes to the database. Load hands with `ofc ingest` and record games with `ofc "
+            "record` in a terminal, or ask whoever runs the dashboard to start it without "
+            "`--read-only`")
+
+
 def access_granted() -> bool:
-    """True when this visitor may see the dashboard; else draws the sign-in form and returns False.
+    """True when this visitor may see the dashboard; else says how to sign in and returns False.
 
     Without a secret (``ofc dashboard`` on 127.0.0.1 without ``--password-file``) everyone on
-    this machine may. With one, the visitor types the password (or token), or follows the link
-    with ``?token=`` that ``ofc dashboard`` printed; the token then leaves the address bar.
-    Signing in lasts for the browser tab's session."""
-    encoded = os.environ.get(read.access.SECRET_ENV)
-    if not encoded or st.session_state.get(AUTHENTICATED_KEY):
-        return True
+    this machine may. With one, the dashboard's server (``dashboard/serve.py``) lets nobody in
+    before signing in on its own page; here the sign-in cookie is checked again on every run,
+    so a sign-in that ends or is signed out elsewhere stops the page too. Signed in, the sidebar
+    says until when, offers signing out and (token mode) a one-time link for another device."""
     try:
-        secret = read.access.AccessSecret.decode(encoded)
+        state = read.access.server_access()
     except ValueError:
         st.error("The dashboard's access setting is damaged: restart it with ofc dashboard.")
         return False
-    token = st.query_params.get(TOKEN_PARAMETER)
-    if token:
-        del st.query_params[TOKEN_PARAMETER]
-        if secret.accepts(token):
-            st.session_state[AUTHENTICATED_KEY] = True
-            return True
-        time.sleep(FAILED_ATTEMPT_SECONDS)
-        st.error("The token in that link is not valid.")
-    st.title("OFC analytics")
-    with st.form("sign_in"):
-        attempt = st.text_input("Password or access token", type="password", key="sign_in_secret")
-        submitted = st.form_submit_button("Sign in", type="primary")
-    if submitted:
-        if secret.accepts(attempt):
-            st.session_state[AUTHENTICATED_KEY] = True
-            st.rerun()
-        time.sleep(FAILED_ATTEMPT_SECONDS)
-        st.error("Wrong password or token.")
-    return False
+    if state.secret is None:
+        return True
+    sign_in = state.sign_ins.verify(st.context.cookies.get(read.access.SIGN_IN_COOKIE),
+                                    time.time())
+    if sign_in is None:
+        st.title("OFC analytics")
+        if st.session_state.get(SIGNED_OUT_KEY):
+            st.info("You are signed out. Reload the page to sign in again.")
+        else:
+            st.info("Sign in to see this dashboard: this browser has not signed in, or its "
+                    "sign-in has ended. Reload the page to sign in.")
+        target = urllib.parse.quote(_current_path())
+        st.link_button("Sign in", f"{read.access.SIGN_IN_PATH}?next={target}", type="primary")
+        return False
+    _signed_in_sidebar(state, sign_in)
+    return True
+
+
+def _current_path() -> str:
+    """The path of the page in the browser's address bar (``/`` when not known)."""
+    url = st.context.url
+    path = urllib.parse.urlsplit(url).path if url else ""
+    return path if path.startswith("/") else "/"
+
+
+def _signed_in_sidebar(state: read.access.ServerAccess, sign_in: read.access.SignIn) -> None:
+    """Until when the sign-in lasts, signing out, and a link for another device (token mode)."""
+    until = time.strftime("%Y-%m-%d %H:%M", time.localtime(sign_in.expires))
+    st.sidebar.caption(f"Signed in until {until}")
+    if st.sidebar.button("Sign out", key="sign_out"):
+        # revoked on the server: this browser's cookie no longer opens anything
+        state.sign_ins.revoke(sign_in, time.time())
+        st.session_state[SIGNED_OUT_KEY] = True
+        st.rerun()
+    if not state.token:
+        return
+    with st.sidebar.expander("Sign in another device"):
+        st.caption("The token printed by ofc dashboard signs in once. Make a link that signs in "
+                   f"one more browser, once, within {read.access.DEVICE_LINK_SECONDS // 60} "
+                   "minutes (keep it private).")
+        if st.button("Make a sign-in link", key="device_link"):
+            parts = urllib.parse.urlsplit(st.context.url or "")
+            origin = f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
+            st.code(f"{origin}/?token={state.device_link_token(time.time())}", language=None)
 
 
 # --- text -------------------------------------------------------------------------------------
@@ -539,18 +572,14 @@ def render_hand(hand_key: int, key: str = "replay") -> None:
 
 # --- loading data from the browser ------------------------------------------------------------
 
-MAX_UPLOAD_MB_ENV = "OFC_MAX_UPLOAD_MB"
-DEFAULT_MAX_UPLOAD_MB = 200
 UPLOAD_TYPES = tuple(suffix.removeprefix(".") for suffix in (*FILE_SUFFIXES, *COMPRESSED_SUFFIXES))
 """File name endings offered for upload: the format registry's (plain, or compressed)."""
 
 
 def max_upload_mb() -> int:
-    """The upload size limit in MB per file (``$OFC_MAX_UPLOAD_MB``, default 200)."""
-    try:
-        return max(1, int(os.environ.get(MAX_UPLOAD_MB_ENV, DEFAULT_MAX_UPLOAD_MB)))
-    except ValueError:
-        return DEFAULT_MAX_UPLOAD_MB
+    """The upload size limit in MB per file (``$OFC_MAX_UPLOAD_MB``, default 200; the server
+    keeps to it too)."""
+    return read.access.upload_limit_mb()
 
 
 def _safe_name(name: str) -> str:
@@ -585,6 +614,11 @@ def ingest_uploads(files: Sequence[Any]) -> None:
                 lines.append({"file": upload.name, "status": "failed", "stored": 0,
                               "duplicates": 0, "rejected": 0, "message": str(error)})
                 continue
+            except Exception as error:  # noqa: BLE001 - one file's failure never costs the others
+                lines.append({"file": upload.name, "status": "failed", "stored": 0,
+                              "duplicates": 0, "rejected": 0,
+                              "message": _upload_failure(error)})
+                continue
             for file_summary in summary.files:
                 lines.append({
                     "file": upload.name, "status": file_summary.status,
@@ -597,6 +631,20 @@ def ingest_uploads(files: Sequence[Any]) -> None:
     st.rerun()
 
 
+def _upload_failure(error: Exception) -> str:
+    """What to show for an upload whose ingest failed unexpectedly: a full disk or a read-only
+    database said in words; anything else by its type only (the details, with the server's
+    paths, go to the server's log)."""
+    from pipeline.store.faults import storage_fault
+
+    fault = storage_fault(error)
+    if fault is not None:
+        return fault.sentence()
+    logging.getLogger(__name__).exception("ingesting an upload failed")
+    return (f"could not be read ({type(error).__name__}; the details are in the dashboard's "
+            "log): the other files were still read")
+
+
 def upload_section() -> None:
     """The upload widget, the ingest button and the last run's summary (a note instead on a
     read-only dashboard or a Parquet lake)."""
@@ -605,7 +653,7 @@ def upload_section() -> None:
                 "`ofc lake build PATH --lake DIR`.")
         return
     if read_only():
-        st.info("This dashboard is read-only: load hands from a terminal with `ofc ingest`.")
+        st.info(f"Uploading is not offered here: {read_only_reason()}.")
         return
     limit = max_upload_mb()
     files = st.file_uploader(

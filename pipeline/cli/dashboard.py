@@ -16,10 +16,16 @@ from pipeline.cli import CommandError
 from pipeline.cli.database import DEFAULT_DATABASE
 
 APP_MODULE = "dashboard.app"
+SERVER_MODULE = "dashboard.serve"
+"""The launcher ``streamlit run`` is given: Streamlit's server with the dashboard's door in front
+(sign-in, upload limits), serving :data:`APP_MODULE`."""
 DATABASE_ENV = "OFC_DASHBOARD_DB"  # read by dashboard.components.database_path
 LAKE_ENV = "OFC_DASHBOARD_LAKE"  # read by dashboard.components.database_path
 DEFAULT_PORT = 8501
 DEFAULT_HOST = "127.0.0.1"
+DEFAULT_SIGN_IN_HOURS = 12
+"""``pipeline.read.access.DEFAULT_SIGN_IN_HOURS`` (not imported here: registering a command
+stays light)."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -59,6 +65,11 @@ def add_server_options(parser: argparse.ArgumentParser) -> None:
         "--read-only", action="store_true",
         help="offer no page that writes (no upload, no Record page) and refuse every write",
     )
+    parser.add_argument(
+        "--sign-in-hours", type=float, default=DEFAULT_SIGN_IN_HOURS, metavar="H",
+        help="how long a sign-in lasts in a browser, reloads and new tabs included "
+             f"(default {DEFAULT_SIGN_IN_HOURS}); restarting the dashboard signs everyone out",
+    )
     parser.add_argument("--no-browser", action="store_true",
                         help="do not open a web browser (headless server); automatic without a display")
 
@@ -72,12 +83,13 @@ class ServeOptions:
     no_browser: bool = False
     password_file: Path | None = None
     read_only: bool = False
+    sign_in_hours: float = DEFAULT_SIGN_IN_HOURS
 
     @classmethod
     def from_arguments(cls, arguments: argparse.Namespace) -> ServeOptions:
         """The options of ``ofc dashboard`` / ``ofc demo``."""
         return cls(arguments.port, arguments.host, arguments.no_browser,
-                   arguments.password_file, arguments.read_only)
+                   arguments.password_file, arguments.read_only, arguments.sign_in_hours)
 
 
 def read_password(path: Path) -> str:
@@ -102,16 +114,17 @@ def headless(no_browser: bool) -> bool:
     )
 
 
-def app_path() -> Path:
-    """The dashboard's Streamlit script, ``app.py`` of the ``dashboard`` package (found, not
-    imported, wherever that package is installed: a source checkout or site-packages)."""
+def app_path(module: str = APP_MODULE) -> Path:
+    """The file of a module of the ``dashboard`` package (by default its Streamlit script,
+    ``app.py``), found, not imported, wherever that package is installed: a source checkout or
+    site-packages."""
     try:
-        spec = importlib.util.find_spec(APP_MODULE)
+        spec = importlib.util.find_spec(module)
     except ModuleNotFoundError:
         spec = None
     if spec is None or not spec.origin or not Path(spec.origin).is_file():
         raise CommandError(
-            f"the dashboard is not installed: no {APP_MODULE} module beside pipeline "
+            f"the dashboard is not installed: no {module} module beside pipeline "
             "(reinstall ofc-analytics)"
         )
     return Path(spec.origin)
@@ -120,9 +133,13 @@ def app_path() -> Path:
 def streamlit_command(database: Path, port: int, host: str | None, no_browser: bool,
                       lake: bool = False) -> list[str]:
     """The ``streamlit run`` command line for the dashboard (listening on ``host``, by default
-    :data:`DEFAULT_HOST`; on a lake folder with ``lake``)."""
+    :data:`DEFAULT_HOST`; on a lake folder with ``lake``): the launcher :data:`SERVER_MODULE`,
+    whose door checks every request; uploads limited to ``$OFC_MAX_UPLOAD_MB`` each; a failing
+    page shows the error's type, never a traceback with the server's paths."""
+    from pipeline.read.access import upload_limit_mb
+
     return [
-        sys.executable, "-m", "streamlit", "run", str(app_path()),
+        sys.executable, "-m", "streamlit", "run", str(app_path(SERVER_MODULE)),
         "--server.port", str(port),
         "--server.address", host or DEFAULT_HOST,
         "--server.headless", "true" if headless(no_browser) else "false",
@@ -130,6 +147,8 @@ def streamlit_command(database: Path, port: int, host: str | None, no_browser: b
         "--server.fileWatcherType", "none",
         "--client.toolbarMode", "minimal",
         "--server.enableXsrfProtection", "true",
+        "--server.maxUploadSize", str(upload_limit_mb()),
+        "--client.showErrorDetails", "type",
         "--", "--lake" if lake else "--db", str(database),
     ]
 
@@ -144,12 +163,18 @@ def access_environment(options: ServeOptions) -> tuple[dict[str, str], str | Non
 
     environment: dict[str, str] = {}
     token = None
+    if not (options.sign_in_hours > 0 and options.sign_in_hours <= 24 * 366):
+        raise CommandError(f"--sign-in-hours must be more than 0 and at most a year, got "
+                           f"{options.sign_in_hours:g}", code=2)
+    environment[access.SIGN_IN_SECONDS_ENV] = str(round(options.sign_in_hours * 3600))
     if options.password_file is not None:
         secret = access.AccessSecret.of(read_password(options.password_file))
         environment[access.SECRET_ENV] = secret.encoded()
+        environment[access.SECRET_KIND_ENV] = "password"
     elif not access.is_loopback(options.host):
         token = access.new_token()
         environment[access.SECRET_ENV] = access.AccessSecret.of(token).encoded()
+        environment[access.SECRET_KIND_ENV] = "token"
     if options.read_only:
         environment[access.READ_ONLY_ENV] = "1"
     return environment, token
@@ -179,7 +204,9 @@ def serve(database: str | Path, options: ServeOptions, lake: bool = False) -> in
             print(f"ofc dashboard: no database at {database} yet; the start page explains how to load hands")
     extra, token = access_environment(options)
     environment = {key: value for key, value in os.environ.items()
-                   if key not in (access.SECRET_ENV, access.READ_ONLY_ENV, LAKE_ENV, DATABASE_ENV)}
+                   if key not in (access.SECRET_ENV, access.SECRET_KIND_ENV,
+                                  access.SIGN_IN_SECONDS_ENV, access.READ_ONLY_ENV, LAKE_ENV,
+                                  DATABASE_ENV)}
     environment.update(extra, **{(LAKE_ENV if lake else DATABASE_ENV): str(database)})
     port = options.port
     if access.is_loopback(options.host):
@@ -194,7 +221,8 @@ def serve(database: str | Path, options: ServeOptions, lake: bool = False) -> in
     print(f"ofc dashboard: serving {database} on {where} to {reach} ({guard}{mode}; Ctrl-C to stop)",
           flush=True)
     if token is not None:
-        print(f"ofc dashboard: access token (shown once, keep it private): {token}\n"
+        print(f"ofc dashboard: access token (shown once, keep it private; it signs in one "
+              f"browser, once): {token}\n"
               f"ofc dashboard: open {where}/?token={token}", flush=True)
     process = subprocess.Popen(
         streamlit_command(database, port, options.host, options.no_browser, lake),

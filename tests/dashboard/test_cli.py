@@ -19,7 +19,7 @@ def test_dashboard_command_line(tmp_path) -> None:  # noqa: ANN001
     assert (arguments.db, arguments.port, arguments.no_browser) == ("x.duckdb", 9999, False)
     command = streamlit_command(tmp_path / "x.duckdb", 9999, None, no_browser=True)
     assert command[1:4] == ["-m", "streamlit", "run"]
-    assert Path(command[4]) == Path(__file__).resolve().parents[2] / "dashboard" / "app.py"
+    assert Path(command[4]) == Path(__file__).resolve().parents[2] / "dashboard" / "serve.py"
     assert command[command.index("--server.port") + 1] == "9999"
     assert command[command.index("--server.headless") + 1] == "true"
     assert command[-2:] == ["--db", str(tmp_path / "x.duckdb")]
