@@ -103,3 +103,22 @@ def test_a_glob_through_symlink_loops_ends(tmp_path: Path, command: str) -> None
         capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert query(database, "SELECT hand_id FROM hands ORDER BY hand_id") == [("deep",), ("top",)]
+
+
+def test_lake_build_reads_around_a_deeply_nested_line(tmp_path: Path) -> None:
+    """Item 1: ``ofc lake build`` failed on the same line."""
+    folder = tmp_path / "hands"
+    folder.mkdir()
+    (folder / "deep.jsonl").write_text(
+        "\n".join([json.dumps(deal_hand(1, hand_id="a1")), _bomb(100_000),
+                   json.dumps(deal_hand(2, hand_id="a2"))]) + "\n", encoding="utf-8")
+    lake = tmp_path / "lake"
+    built = subprocess.run([*OFC, "lake", "build", str(folder), "--lake", str(lake)],
+                           capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    assert "Traceback" not in built.stderr
+    players = subprocess.run([*OFC, "players", "--lake", str(lake), "--format", "csv"],
+                             capture_output=True, text=True, timeout=300)
+    assert players.returncode == 0, players.stderr
+    rows = players.stdout.splitlines()[1:]
+    assert len(rows) == 3 and all(row.split(",")[1] == "2" for row in rows), rows
