@@ -37,6 +37,7 @@ from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileMan
 from streamlit.runtime.uploaded_file_manager import UploadedFileRec
 from streamlit.testing.v1 import AppTest
 
+from dashboard.serve import MAX_UPLOADS_PER_SESSION  # noqa: E402 - after the test imports
 from pipeline import read
 from pipeline.read.access import (
     READ_ONLY_ENV,
@@ -535,12 +536,26 @@ def test_browser_password_deep_link_reload_upload_and_sign_out(served_local, bro
     page.wait_for_selector("h1:has-text('Data')", timeout=60_000)
     idle(page)
     # a signed-in upload still works (the door lets it through)
+    uploads = []
+    page.on("request", lambda request: uploads.append(request) if request.method == "PUT"
+            and "/_stcore/upload_file/" in request.url else None)
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
         str(fixture_source[0]))
     page.get_by_role("button", name="Ingest").click()
     page.wait_for_selector("text=Last ingest:", timeout=60_000)
     idle(page)
     assert page.get_by_text("Traceback").count() == 0
+    # the same session uploading on and on (the flood, signed in): bounded
+    (upload,) = uploads
+    session_url = upload.url.rsplit("/", 1)[0]
+    xsrf = {"x-xsrftoken": upload.all_headers()["x-xsrftoken"]}
+    hand = {"name": "hand.jsonl", "mimeType": "application/octet-stream",
+            "buffer": fixture_source[0].read_bytes()[:2000]}
+    statuses = [page.request.put(f"{session_url}/flood-{number}", headers=xsrf,
+                                 multipart={"file": hand}).status for number in range(24)]
+    accepted = [status for status in statuses if status < 300]
+    assert 0 < len(accepted) <= MAX_UPLOADS_PER_SESSION - 1, statuses
+    assert statuses[len(accepted):] == [413] * (24 - len(accepted)), statuses
     sidebar = page.locator('[data-testid="stSidebar"]')
     assert sidebar.get_by_text("Signed in until").count() == 1
     sidebar.get_by_role("button", name="Sign out").click()
