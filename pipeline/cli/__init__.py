@@ -66,7 +66,13 @@ TERMINATED_STATUS = 128 + signal.SIGTERM
 """Exit status after SIGTERM (143), as a shell reports a process ended by it."""
 
 
+_terminated: list[bool] = []
+"""Holds True once SIGTERM has arrived (DuckDB turns the exception into its own "Query
+interrupted" when it comes during a query: main still knows it was SIGTERM)."""
+
+
 def _raise_terminated(signum: int, frame: object) -> None:
+    _terminated.append(True)
     raise Terminated
 
 
@@ -111,15 +117,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ofc {arguments.command}: {error}", file=sys.stderr)
         return error.code
     except Terminated:
-        print(f"ofc {arguments.command}: stopped by SIGTERM; everything stored before it is "
-              "kept (run the command again to finish)", file=sys.stderr)
-        return TERMINATED_STATUS
+        return _stopped(arguments.command, by_sigterm=True)
     except KeyboardInterrupt:
-        print(f"ofc {arguments.command}: interrupted", file=sys.stderr)
-        return 130
+        return _stopped(arguments.command, by_sigterm=False)
     except BrokenPipeError:
         return 0
     except Exception as error:
+        if _terminated or _interrupted_query(error):  # the signal met inside a DuckDB query
+            return _stopped(arguments.command, by_sigterm=bool(_terminated))
         # a full disk or a read-only place, wherever it was met: said, not a traceback
         from pipeline.store.faults import storage_fault
 
@@ -129,8 +134,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ofc {arguments.command}: {fault.sentence()}", file=sys.stderr)
         return 1
     finally:
+        _terminated.clear()
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupted_query(error: BaseException) -> bool:
+    """True for DuckDB's "Query interrupted": Ctrl-C (or SIGTERM) arrived during a query."""
+    return type(error).__module__.startswith(("duckdb", "_duckdb", "builtins")) and (
+        "Query interrupted" in str(error))
+
+
+def _stopped(command: str, by_sigterm: bool) -> int:
+    """Say that the command was stopped; its exit status (143 for SIGTERM, 130 for Ctrl-C)."""
+    if by_sigterm:
+        print(f"ofc {command}: stopped by SIGTERM; everything stored before it is kept (run the "
+              "command again to finish)", file=sys.stderr)
+        return TERMINATED_STATUS
+    print(f"ofc {command}: interrupted", file=sys.stderr)
+    return 130
 
 
 def _check_database_option(arguments: argparse.Namespace) -> None:

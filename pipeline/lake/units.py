@@ -137,14 +137,14 @@ class _BoundedReader(io.RawIOBase):
 def _unit_lines(unit: WorkUnit) -> Iterator[RawLine | SourceLine]:
     """The unit's lines as ingest's canonical path reads them (raw, numbered in the file)."""
     if unit.start is None:
-        yield from read_raw_lines(unit.path, skip_blank=True)
+        yield from read_raw_lines(unit.path)
         return
     try:
         stream = io.BufferedReader(_BoundedReader(unit.path, unit.start, unit.end or 0))
     except OSError as error:
         raise FormatError(unit.path, f"cannot open: {error.strerror or error}") from error
     with stream:
-        yield from read_stream_raw(stream, first_number=unit.lines_before + 1, skip_blank=True)
+        yield from read_stream_raw(stream, first_number=unit.lines_before + 1)
 
 
 class _FrameWriters:
