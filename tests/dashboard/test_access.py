@@ -298,11 +298,14 @@ def served_network(fixture_db, tmp_path_factory) -> Iterator[tuple[int, list[str
 
 @pytest.fixture(scope="module")
 def served_local(fixture_db, tmp_path_factory) -> Iterator[tuple[int, list[str]]]:  # noqa: ANN001
-    """The default host, with a password (a password file works on 127.0.0.1 too)."""
+    """The default host, with a password (a password file works on 127.0.0.1 too), on a copy of
+    the fixture database (a test uploads into it)."""
     folder = tmp_path_factory.mktemp("password")
     password_file = folder / "password.txt"
     password_file.write_text(PASSWORD + "\n", encoding="utf-8")
-    with dashboard(fixture_db, "--password-file", str(password_file)) as served:
+    database = folder / "hands.duckdb"
+    shutil.copy(fixture_db, database)
+    with dashboard(database, "--password-file", str(password_file)) as served:
         yield served
 
 
@@ -404,7 +407,9 @@ def test_one_global_limit_on_attempts_with_a_growing_wait(fixture_db, tmp_path) 
     sends the page to the sign-in page again."""
     password_file = tmp_path / "password.txt"
     password_file.write_text(PASSWORD + "\n", encoding="utf-8")
-    with dashboard(fixture_db, "--password-file", str(password_file),
+    database = tmp_path / "hands.duckdb"
+    shutil.copy(fixture_db, database)
+    with dashboard(database, "--password-file", str(password_file),
                    "--sign-in-hours", "0.0015") as (port, _):
         with concurrent.futures.ThreadPoolExecutor(20) as pool:
             answered = list(pool.map(lambda n: sign_in_form(port, f"guess {n}"), range(20)))
