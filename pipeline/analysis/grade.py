@@ -479,16 +479,17 @@ def grade_decision(
     deals = None
     if settings.exact_limit and not BOTS[settings.policy].uses_chance:
         deals = enumerate_deals(decision, settings.exact_limit)
+    futures = Futures(decision, rules, settings)
     if deals is not None:
         _enumerate(grade, decision, rules, settings, deals)
     else:
         grade.tallies, grade.evaluations = prior_tallies(options, prior)
-        _select(grade, decision, rules, settings)
+        _select(grade, futures, settings)
         best = grade.selected()
         if best != chosen:
-            _evaluate(grade, decision, rules, settings, best)
+            _evaluate(grade, futures, settings, best)
     grade.decide()
-    _measure_policy_gap(grade, decision, rules, settings, alternatives=options)
+    _measure_policy_gap(grade, decision, rules, settings, alternatives=options, futures=futures)
     grade.situation = situation_of(decision, items, chosen, grade.best, rules)
     if grade.best != chosen:
         grade.mistake_type = mistake_type_of(decision, items[chosen], items[grade.best], rules)
@@ -519,7 +520,8 @@ def policy_choice(decision: Decision, alternatives: AlternativeSet, policy: str,
 
 
 def _measure_policy_gap(grade: DecisionGrade, decision: Decision, rules: RuleSet,
-                        settings: GradeSettings, alternatives: AlternativeSet) -> None:
+                        settings: GradeSettings, alternatives: AlternativeSet,
+                        futures: Futures | None = None) -> None:
     """:attr:`DecisionGrade.policy_gap`: the rollout policy's own play against the play made,
     exact when the decision was enumerated, else on the evaluation stream (``evaluation``
     samples; more when the policy's play is the selected one, which has them already)."""
@@ -538,8 +540,8 @@ def _measure_policy_gap(grade: DecisionGrade, decision: Decision, rules: RuleSet
     target = settings.evaluation_samples
     start = min(evaluations[policy].samples, evaluations[chosen].samples)
     if start < target:
-        rollouts = Rollouts(decision, rules, start, target, settings.seed, settings.policy,
-                            settings.fantasyland_value, stream=EVALUATION)
+        futures = futures or Futures(decision, rules, settings)
+        rollouts = futures.samples(EVALUATION, start, target)
         grade.new_samples += _extend(rollouts, grade.alternatives, evaluations, chosen, [policy],
                                      target, {})
     measured = evaluations[policy]
@@ -564,8 +566,7 @@ def _enumerate(grade: DecisionGrade, decision: Decision, rules: RuleSet,
     grade.new_samples = int(values.size)
 
 
-def _select(grade: DecisionGrade, decision: Decision, rules: RuleSet,
-            settings: GradeSettings) -> None:
+def _select(grade: DecisionGrade, futures: Futures, settings: GradeSettings) -> None:
     """The selection stream: racing up to ``rollouts`` samples per alternative."""
     tallies = grade.tallies
     target = settings.rollouts
@@ -573,8 +574,7 @@ def _select(grade: DecisionGrade, decision: Decision, rules: RuleSet,
     if start >= target:
         return
     screen = min(settings.screen, target) if settings.screen else target
-    rollouts = Rollouts(decision, rules, start, target, settings.seed, settings.policy,
-                        settings.fantasyland_value, stream=SELECTION)
+    rollouts = futures.samples(SELECTION, start, target)
     seen: dict[int, tuple[int, np.ndarray]] = {}
     active = list(range(len(grade.alternatives)))
     for checkpoint in _checkpoints(screen, target):
@@ -583,11 +583,11 @@ def _select(grade: DecisionGrade, decision: Decision, rules: RuleSet,
                                      checkpoint, seen)
         if checkpoint < target:
             active = _survivors(active, tallies, grade.chosen, settings.screen_z, seen)
-    _race_contenders(grade, decision, rules, settings, active, seen)
+    _race_contenders(grade, futures, settings, active, seen)
 
 
-def _race_contenders(grade: DecisionGrade, decision: Decision, rules: RuleSet,
-                     settings: GradeSettings, active: list[int],
+def _race_contenders(grade: DecisionGrade, futures: Futures, settings: GradeSettings,
+                     active: list[int],
                      seen: dict[int, tuple[int, np.ndarray]]) -> None:
     """After ``rollouts`` samples: the plays still within reach of the leader (at most
     ``contenders`` of them, the leader included) race on, the count doubling up to
@@ -608,8 +608,7 @@ def _race_contenders(grade: DecisionGrade, decision: Decision, rules: RuleSet,
     racing = _contenders(full, tallies, chosen, settings.contender_z, seen, settings.contenders)
     while len(racing) > 1 and count < cap:
         step = min(cap, 2 * count)
-        rollouts = Rollouts(decision, rules, count, step, settings.seed, settings.policy,
-                            settings.fantasyland_value, stream=SELECTION)
+        rollouts = futures.samples(SELECTION, count, step)
         needed = [index for index in racing if tallies[index].samples < step]
         grade.new_samples += _extend(rollouts, grade.alternatives, tallies, chosen, needed, step,
                                      seen)
@@ -645,8 +644,8 @@ def _contenders(candidates: list[int], tallies: list[Tally], chosen: int, z: flo
     return [leader, *(index for _, index in within[:most - 1])]
 
 
-def _evaluate(grade: DecisionGrade, decision: Decision, rules: RuleSet,
-              settings: GradeSettings, best: int) -> None:
+def _evaluate(grade: DecisionGrade, futures: Futures, settings: GradeSettings,
+              best: int) -> None:
     """The evaluation stream: the selected and the chosen play on fresh samples (how many:
     :meth:`GradeSettings.evaluation_for` the spread of their difference on the selection
     stream)."""
@@ -656,10 +655,32 @@ def _evaluate(grade: DecisionGrade, decision: Decision, rules: RuleSet,
     start = min(evaluations[best].samples, evaluations[grade.chosen].samples)
     if start >= target:
         return
-    rollouts = Rollouts(decision, rules, start, target, settings.seed, settings.policy,
-                        settings.fantasyland_value, stream=EVALUATION)
+    rollouts = futures.samples(EVALUATION, start, target)
     grade.new_samples += _extend(rollouts, grade.alternatives, evaluations, grade.chosen, [best],
                                  target, {})
+
+
+class Futures:
+    """A decision's sampled futures, one :class:`~pipeline.analysis.rollout.Rollouts` per
+    stream, grown as racing and evaluation ask for more: every sample is dealt, played by the
+    opponents and judged once, and every play's values on it are worked out once."""
+
+    def __init__(self, decision: Decision, rules: RuleSet, settings: GradeSettings) -> None:
+        self.decision = decision
+        self.rules = rules
+        self.settings = settings
+        self._streams: dict[int, Rollouts] = {}
+
+    def samples(self, stream: int, lo: int, hi: int) -> Rollouts:
+        """The stream's samples, holding at least ``lo .. hi - 1``."""
+        held = self._streams.get(stream)
+        if held is None or held.lo > lo:
+            settings = self.settings
+            held = Rollouts(self.decision, self.rules, lo, hi, settings.seed, settings.policy,
+                            settings.fantasyland_value, stream=stream)
+            self._streams[stream] = held
+        held.grow(hi)
+        return held
 
 
 def _checkpoints(screen: int, target: int) -> list[int]:
