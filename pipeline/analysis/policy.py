@@ -96,6 +96,20 @@ class ColumnPolicy:
         self.variant = variant
         self.outlooks = row_outlooks(variant, rules)
 
+    def scores(self, boards: BoardBatch, dealt: np.ndarray, discards: int) -> np.ndarray | None:
+        """The bot's own score of every placement of the street (boards × the patterns of
+        :func:`pipeline.simulate.bots.street_patterns`; -inf where it would never play it), or
+        None for a bot that does not score its options."""
+        score = getattr(self.bot, "scores", None)
+        if score is None:
+            return None
+        dealt = np.ascontiguousarray(dealt, dtype=np.int64)
+        size = dealt.shape[1]
+        patterns = street_patterns(size, discards)
+        street = StreetRows(dealt, boards.keys, boards.counts, boards.suits)
+        return score(street.options(self.variant, patterns, pattern_subsets(size, discards),
+                                    self.outlooks))
+
     def play_street(
         self, boards: BoardBatch, dealt: np.ndarray, discards: int, uniforms: np.ndarray | None = None
     ) -> np.ndarray:

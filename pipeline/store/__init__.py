@@ -317,7 +317,12 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         mistake_type VARCHAR,            -- what the best play changes (null when best = chosen)
         policy_alternative SMALLINT,     -- the alternative the rollout policy itself plays
         policy_gap DOUBLE,               -- its value minus the play made's (null: not measured)
-        policy_gap_se DOUBLE
+        policy_gap_se DOUBLE,
+        uncertain BOOLEAN,               -- a mistake the second continuation does not confirm
+        second_policy VARCHAR,           -- the second continuation's bot (null: no second look)
+        second_loss DOUBLE,              -- the loss under it (null: not looked: not a mistake)
+        second_loss_se DOUBLE,
+        grader_version INTEGER           -- the grader that wrote the row (null: before versions)
     )""",
     """CREATE TABLE IF NOT EXISTS decision_alternatives (
         hand_key BIGINT NOT NULL,
@@ -469,6 +474,11 @@ MIGRATIONS: tuple[tuple[str, str, str], ...] = (
     ("decision_grades", "policy_alternative", "SMALLINT"),
     ("decision_grades", "policy_gap", "DOUBLE"),
     ("decision_grades", "policy_gap_se", "DOUBLE"),
+    ("decision_grades", "uncertain", "BOOLEAN"),
+    ("decision_grades", "second_policy", "VARCHAR"),
+    ("decision_grades", "second_loss", "DOUBLE"),
+    ("decision_grades", "second_loss_se", "DOUBLE"),
+    ("decision_grades", "grader_version", "INTEGER"),
     ("decision_alternatives", "eval_samples", "INTEGER"),
     ("decision_alternatives", "eval_total", "DOUBLE"),
     ("decision_alternatives", "eval_total_sq", "DOUBLE"),
@@ -497,6 +507,28 @@ AGGREGATE_TABLES: tuple[str, ...] = ("board_totals", "pair_totals", "fantasyland
                                      *ROLLUP_TABLES)
 """Tables the writers keep from the hand tables (pipeline/ingest/aggregates.py): rebuilt by a
 re-score, built once in a database made before them (its next write)."""
+
+GRADER_VERSION = 2
+"""The version of the decision grader (``decision_grades.grader_version``): 2 adds the second
+look (uncertain verdicts). A stored grade of an older version, or made with another rollout
+policy than :data:`GRADER_POLICY`, is *outdated*: left out of the figures, shown as such and
+regraded by ``ofc analyze`` (docs/grading.md)."""
+
+GRADER_POLICY = "expert"
+"""The grader's default rollout policy (``pipeline.analysis.rollout.DEFAULT_POLICY``; a test
+checks that they agree)."""
+
+def current_grades(columns: set[str], alias: str = "g") -> str:
+    """The SQL condition on ``decision_grades`` (as ``alias``, whose columns are ``columns``)
+    that keeps the current grader's rows: graded by the unbiased estimator (``exact`` set), by
+    :data:`GRADER_VERSION` or later, with :data:`GRADER_POLICY`. FALSE in a database graded
+    before grader versions (every row there is outdated)."""
+    if "grader_version" not in columns or "exact" not in columns:
+        return "FALSE"
+    policy = GRADER_POLICY.replace("'", "''")
+    return (f"({alias}.exact IS NOT NULL AND coalesce({alias}.grader_version, 0) >= "
+            f"{int(GRADER_VERSION)} AND {alias}.policy = '{policy}')")
+
 
 GRADE_TABLES: tuple[str, ...] = ("decision_grades", "decision_alternatives", "fantasyland_grades",
                                   "trainer_answers")
