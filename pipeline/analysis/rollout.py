@@ -37,7 +37,7 @@ import numpy as np
 from pipeline.analysis.alternatives import Alternative
 from pipeline.analysis.decisions import Decision
 from pipeline.analysis.policy import BoardBatch, ColumnPolicy
-from pipeline.rules.batch import BoardColumns, evaluate_boards, settle_hands
+from pipeline.rules.batch import BoardColumns, evaluate_boards, score_pairs, settle_hands
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet
 from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
@@ -394,6 +394,10 @@ class Rollouts:
             hero_rows = np.arange(player_boards)
         else:
             hero_rows = (np.arange(repeats)[:, None] * distinct + own_index[None, :]).ravel()
+            if not self.rules.scoring.cap:
+                grid = self._grid_values(hero_verdicts, hero_rows, first, last)
+                if grid is not None:
+                    return grid.reshape(repeats, count)
         parts = [hero_verdicts]
         seats = np.empty((player_boards, len(decision.hand.seats)), dtype=np.intp)
         seats[:, hero] = hero_rows
@@ -412,3 +416,26 @@ class Rollouts:
         points = settle_hands(verdicts, seats, self.rules)[:, hero].astype(np.float64)
         bonus = (hero_verdicts.fantasyland_cards[hero_rows] > 0) * self.fantasyland_value
         return (points + bonus).reshape(repeats, count)
+
+    def _grid_values(self, hero: BoardColumns, hero_rows: np.ndarray, first: int,
+                     last: int) -> np.ndarray | None:
+        """Enumerated deals without a cap: the player's points are the sum of their pairs'
+        (a pair's outcome does not depend on the third seat), so each pair of distinct boards
+        is scored once and the deals add them up. None when the pairs would outnumber the
+        deals' rows (then the deals are settled one by one)."""
+        pairs = sum(len(hero) * len(entry.boards) for entry in self.opponents.entries)
+        if pairs > len(hero_rows):
+            return None
+        points = np.zeros(len(hero_rows), dtype=np.float64)
+        every = np.arange(len(hero))
+        for entry in self.opponents.entries:
+            both = _join([hero, entry.verdicts])
+            opponents = len(entry.boards)
+            mine = np.repeat(every, opponents)
+            theirs = len(hero) + np.tile(np.arange(opponents), len(hero))
+            scored = score_pairs(both, mine, theirs, self.rules).points.reshape(len(hero),
+                                                                                opponents)
+            index = np.tile(entry.index[first:last], len(hero_rows) // (last - first))
+            points += scored[hero_rows, index]
+        bonus = (hero.fantasyland_cards[hero_rows] > 0) * self.fantasyland_value
+        return points + bonus
