@@ -8,7 +8,6 @@ import shutil
 from dataclasses import replace
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from pipeline import read, store
@@ -18,6 +17,7 @@ from pipeline.analysis.grade import SECOND_POLICY, GradeSettings, grade_decision
 from pipeline.analysis.runner import analyze_database
 from pipeline.cli import analyze
 from pipeline.rules.ruleset import STANDARD
+from tests.analysis.hands import query_rows
 
 QUICK = GradeSettings(rollouts=24, evaluation=48, contenders=0, evaluation_se=0.0,
                       second_samples=48)
@@ -25,14 +25,6 @@ FLIPPING = replace(QUICK, second_policy="random")
 """A second continuation that plays at random: after it, most plays are worth about the same
 (a random finish fouls whatever came before), so many mistakes of the expert's continuation
 do not hold under it."""
-
-
-def _rows(database: Path, sql: str) -> list[tuple]:
-    connection = duckdb.connect(str(database), read_only=True)
-    try:
-        return connection.execute(sql).fetchall()
-    finally:
-        connection.close()
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +39,7 @@ def flipped(simulated_source: list[dict], tmp_path_factory: pytest.TempPathFacto
 
 
 def test_a_verdict_that_flips_is_uncertain_never_a_mistake(flipped: Path) -> None:
-    rows = _rows(flipped, "SELECT mistake, uncertain, ev_loss, loss_se, z, second_loss, "
+    rows = query_rows(flipped, "SELECT mistake, uncertain, ev_loss, loss_se, z, second_loss, "
                           "second_policy, exact FROM decision_grades")
     uncertain = [row for row in rows if row[1]]
     assert len(uncertain) >= 3, "no verdict flipped under the random continuation"
@@ -70,9 +62,9 @@ def test_the_trainer_never_quizzes_an_uncertain_verdict(flipped: Path) -> None:
     everyone = read.scope.Filters()
     quizzes = read.grading.trainer_quizzes(flipped, everyone, limit=500)
     keys = {(row["hand_key"], row["player"], row["street"]) for row in quizzes.iter_rows(named=True)}
-    uncertain = {tuple(row) for row in _rows(
+    uncertain = {tuple(row) for row in query_rows(
         flipped, "SELECT hand_key, player, street FROM decision_grades WHERE uncertain")}
-    mistakes = {tuple(row) for row in _rows(
+    mistakes = {tuple(row) for row in query_rows(
         flipped, "SELECT hand_key, player, street FROM decision_grades WHERE mistake")}
     assert uncertain and not keys & uncertain
     assert keys == mistakes
@@ -108,7 +100,7 @@ def test_outdated_grades_are_recognised_left_out_and_regraded(simulated_db: Path
     assert decisions > 0 and hands == 3
     assert read.grading.grading_summary(simulated_db, everyone)["decisions"].sum() == 0
     assert read.grading.trainer_quizzes(simulated_db, everyone).is_empty()
-    outdated_hand = _rows(simulated_db, "SELECT hand_key FROM decision_grades LIMIT 1")[0][0]
+    outdated_hand = query_rows(simulated_db, "SELECT hand_key FROM decision_grades LIMIT 1")[0][0]
     shown = read.grading.hand_grades(simulated_db, outdated_hand)
     assert shown["outdated"].all()
     # grades of this grader for three other hands count; the outdated ones still do not
@@ -116,7 +108,7 @@ def test_outdated_grades_are_recognised_left_out_and_regraded(simulated_db: Path
     # (the six most recent hands include the three outdated ones: regraded too)
     assert read.grading.outdated_summary(simulated_db) == (0, 0)
     graded = read.grading.grading_summary(simulated_db, everyone)["decisions"].sum()
-    assert graded == _rows(simulated_db, "SELECT count(*) FROM decision_grades")[0][0]
+    assert graded == query_rows(simulated_db, "SELECT count(*) FROM decision_grades")[0][0]
     # an older grader: rows of an earlier version (or none recorded) are outdated too
     copy = tmp_path / "older.duckdb"
     shutil.copy(simulated_db, copy)

@@ -31,6 +31,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_analysis import build as build_session  # noqa: E402
 
 BASELINE = "8e472eb"
 """The code of main when issue 29 started (the grader before its speed work)."""
@@ -64,22 +67,11 @@ def export(commit: str, folder: Path) -> Path:
 
 
 def build(folder: Path, hands: int, seed: int) -> tuple[Path, str]:
-    """Simulate and ingest the session; the database and the player sitting in every hand."""
+    """Simulate and ingest the session (:func:`bench_analysis.build`); the database and the
+    player sitting in every hand."""
     import duckdb
 
-    from pipeline.ingest.driver import ingest_paths
-    from pipeline.rules.game import Variant
-    from pipeline.simulate.simulation import SimulationConfig, simulate
-
-    source = folder / "hands.jsonl"
-    config = SimulationConfig(hands=hands, seed=seed, variants=(Variant.PINEAPPLE,), players=3,
-                              pool_size=3)
-    with open(source, "wb") as stream:
-        for output in simulate(config):
-            stream.write(output.lines)
-    database = folder / "session.duckdb"
-    summary = ingest_paths([source], database)
-    assert summary.stored == hands, summary.first_reasons
+    database = build_session(folder, hands, seed)
     connection = duckdb.connect(str(database), read_only=True)
     player = connection.execute("SELECT player FROM seats GROUP BY player "
                                 "ORDER BY count(*) DESC, player LIMIT 1").fetchone()[0]
