@@ -17,7 +17,7 @@ Settled points are exact fractions (:class:`fractions.Fraction`). Money is ``set
 rounded to the *money unit*: a cent, or the stake's own last decimal when it has more decimals
 (a stake of 0.005 is settled in thousandths). Rounding is by largest remainder: every amount is
 its exact value rounded down or up by less than one unit, the units left over go to the largest
-remainders (ties to the player listed first), so the amounts sum to exactly zero. A loser's
+remainders (ties to the player whose name sorts first), so the amounts sum to exactly zero. A loser's
 payment (a whole number of points × the stake) is always a whole number of units, so it is
 never rounded: a capped loser pays exactly ``C × stake``, and a winner, whose exact share is at
 most their winnings × the stake, never receives more than that. The settled points are shown to
@@ -208,8 +208,15 @@ def settle_match(
             elif total.points > 0:
                 settled[index] = Fraction(total.points) * (winnings - shortfall) / winnings
     unit = money_unit(stake_decimal)
-    money = apportion([value * Fraction(stake_decimal) for value in settled], Fraction(unit))
-    shown = apportion(settled, Fraction(POINTS_UNIT))
+    # rounded in the order of the players' names, so a tie goes to the same player whatever
+    # order the totals come in
+    by_name = sorted(range(len(players)), key=lambda index: names[index])
+    money = [Fraction(0)] * len(players)
+    shown = [Fraction(0)] * len(players)
+    for index, value, point in zip(by_name, apportion(
+            [settled[index] * Fraction(stake_decimal) for index in by_name], Fraction(unit)),
+            apportion([settled[index] for index in by_name], Fraction(POINTS_UNIT)), strict=True):
+        money[index], shown[index] = value, point
     return Settlement(
         players=tuple(
             SettledPlayer(

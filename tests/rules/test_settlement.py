@@ -165,6 +165,18 @@ def test_a_bad_stake_is_refused(stake):
         settle_match({"ann": 1, "bob": -1}, stake=stake)
 
 
+def test_a_rounding_tie_goes_to_the_same_player_in_any_order():
+    # dee pays the cap 50 of 60; three equal winners share 50: 16.666... each, 16.66 rounded
+    # down, two hundredths left over and a three-way tie: they go to the names that sort first,
+    # whatever the order the totals come in
+    totals = {"cy": 20, "ann": 20, "bob": 20, "dee": -60}
+    for order in (["cy", "ann", "bob", "dee"], ["dee", "bob", "ann", "cy"]):
+        settled = settle_match({name: totals[name] for name in order}, cap=50, stake=1)
+        assert {p.player: (p.settled_shown, p.money) for p in settled.players} == {
+            "ann": (Decimal("16.67"), Decimal("16.67")), "bob": (Decimal("16.67"), Decimal("16.67")),
+            "cy": (Decimal("16.66"), Decimal("16.66")), "dee": (Decimal("-50.00"), Decimal("-50.00"))}
+
+
 def test_money_unit_and_apportion():
     assert money_unit(Decimal("0.10")) == Decimal("0.01")
     assert money_unit(Decimal(0)) == Decimal("0.01")
