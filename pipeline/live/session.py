@@ -45,7 +45,15 @@ from pipeline.records.validate import parse_hand
 from pipeline.rules.board import BoardEvaluation, evaluate_board
 from pipeline.rules.cards import card_text
 from pipeline.rules.game import ROWS, Variant
-from pipeline.rules.ruleset import RulesError, RuleSet
+from pipeline.rules.ruleset import (
+    PRESET_NAMES,
+    RulesError,
+    RuleSet,
+    preset,
+    ruleset_from_mapping,
+    ruleset_to_mapping,
+    with_match_cap,
+)
 from pipeline.rules.settlement import MatchTotal, Settlement, settle_under_rules
 
 __all__ = [
@@ -284,11 +292,14 @@ def start_session(
     table: str | None = None,
     fantasyland: Mapping[str, int] | None = None,
     clock: Clock = utc_now,
+    match_cap: int | None = None,
 ) -> LiveSession:
     """Set up a live session; raises :class:`LiveError` saying what is wrong.
 
     ``players`` are in clockwise seat order. ``rules`` is a RuleSet, a preset name or a rules
-    file. ``stake`` (money per point) defaults to the rule set's. The button starts with the last
+    file; ``match_cap`` (points a player can lose over a match, > 0) puts a match cap on it
+    (:func:`pipeline.rules.ruleset.with_match_cap`). ``stake`` (money per point) defaults to
+    the rule set's. The button starts with the last
     player, so the first listed acts first. ``session_id`` defaults to ``live-YYYYMMDD-HHMMSS``
     from the clock and ``table`` to the session id (so each session is its own table).
     ``fantasyland`` pre-marks players for the first hand (player -> cards).
@@ -302,6 +313,12 @@ def start_session(
             rules = resolve_rules(rules)
         except RulesError as error:
             raise LiveError(str(error)) from None
+    if match_cap:
+        try:
+            rules = with_match_cap(rules, int(match_cap))
+        except (RulesError, ValueError, TypeError):
+            raise LiveError(f"match cap {match_cap!r} must be a whole number of points from 0 to "
+                            "1,000,000") from None
     names = _clean_players(players, variant)
     if button is None:
         button = names[-1]
@@ -557,6 +574,8 @@ def session_mapping(session: LiveSession) -> dict[str, Any]:
         "players": list(session.players),
         "variant": session.variant.value,
         "rules": session.rules.name,
+        **({} if _is_preset(session.rules) else
+           {"rules_definition": ruleset_to_mapping(session.rules)}),
         "stake": str(session.stake),
         "table": session.table,
         "button": session.button,
@@ -564,6 +583,11 @@ def session_mapping(session: LiveSession) -> dict[str, Any]:
         "match": session.match_number,
         "hands": [hand_mapping(hand) for hand in session.hands],
     }
+
+
+def _is_preset(rules: RuleSet) -> bool:
+    """Whether a rule set is a preset as it stands (found again by its name alone)."""
+    return rules.name in PRESET_NAMES and rules == preset(rules.name)
 
 
 def hand_mapping(hand: LiveHand) -> dict[str, Any]:
@@ -595,12 +619,20 @@ def session_from_mapping(
 ) -> LiveSession:
     """Rebuild a session written by :func:`session_mapping`; raises :class:`LiveError`.
 
-    ``rules`` overrides the stored rules name (needed when the session used a rules file that is
-    not a preset).
+    ``rules`` overrides the stored rules. A session whose rules are not a preset keeps their
+    definition (``rules_definition``) and is rebuilt with it; one kept before that needs
+    ``rules`` when it used a rules file.
     """
     try:
         if int(mapping.get("format", 0)) != MAPPING_FORMAT:
             raise LiveError(f"unknown live session format {mapping.get('format')!r}")
+        if rules is None and mapping.get("rules_definition"):
+            try:
+                rules = ruleset_from_mapping(mapping["rules_definition"],
+                                             default_name=str(mapping["rules"]))
+            except RulesError as error:
+                raise LiveError(f"the stored live session's rules cannot be read: {error}"
+                                ) from None
         hands = list(mapping.get("hands") or ())
         first = hands[0] if hands else None
         session = start_session(

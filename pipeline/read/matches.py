@@ -13,9 +13,13 @@ more than one table, or when the rule set that scored them is not known here (a 
 to ``ofc ingest --rules`` is kept in ``meta``; a database made before that needs ``--rules``).
 Nothing is merged or guessed.
 
+A match recorded live is paid at its session's money per point (set up at the table; the
+rules' stake is its default), kept with the session (:func:`pipeline.read.live.live_match_stakes`).
+
 With ``rules`` (``ofc settle --rules``) the matches' boards are scored again in memory under that
 rule set, as ``ofc rescore --rules`` would score them (the database is not changed), and settled
-under its cap and stake; the rules each record names then no longer matter.
+under its cap and stake; the rules each record names (and a live session's stake) then no longer
+matter.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import polars as pl
 
 from pipeline import store
 from pipeline.ingest.rescore import score_stored
+from pipeline.read.live import live_match_stakes
 from pipeline.read.scope import placeholders
 from pipeline.read.source import Database, reading
 from pipeline.rules.ruleset import PRESET_NAMES, RulesError, RuleSet, preset, ruleset_from_mapping
@@ -278,6 +283,7 @@ def match_settlements(
         totals = (_rescored_totals(connection, picked, params, rules) if rules is not None
                   else _stored_totals(connection, picked, params))
         kept = {} if rules is not None else stored_rule_sets(connection)
+        live_stakes = {} if rules is not None else live_match_stakes(connection)
     settled = []
     for fact in facts:
         key = (fact["site"], fact["match_id"])
@@ -297,7 +303,7 @@ def match_settlements(
             try:
                 settlement = settle_under_rules(
                     [MatchTotal(total.player, total.hands, total.points)
-                     for total in match_totals], rule_set)
+                     for total in match_totals], rule_set, live_stakes.get(key))
             except SettlementError as error:
                 problem = str(error)
         settled.append(MatchSettlement(

@@ -470,6 +470,24 @@ def ruleset_to_mapping(rules: RuleSet) -> dict[str, Any]:
     }
 
 
+def with_match_cap(rules: RuleSet, cap: int) -> RuleSet:
+    """The rule set with a match cap of ``cap`` points (``cap_scope = "match"``; 0: none) and
+    its per-hand cap kept as ``hand_cap``, named ``<name>+match-cap-<cap>`` (the live recorder's
+    setup offers a match cap on top of a preset).
+
+    >>> club = with_match_cap(preset("standard"), 30)
+    >>> club.name, club.scoring.match_cap, club.scoring.cap, club.scoring.cap_scope.value
+    ('standard+match-cap-30', 30, 0, 'match')
+    """
+    mapping = ruleset_to_mapping(rules)
+    mapping["scoring"].update(cap=_expect_int(cap, "match cap", 0, 1_000_000),
+                              cap_scope=CapScope.MATCH.value,
+                              hand_cap=rules.scoring.cap if rules.scoring.cap_scope is
+                              CapScope.HAND else mapping["scoring"]["hand_cap"])
+    mapping["name"] = f"{rules.name}+match-cap-{cap}"
+    return ruleset_from_mapping(mapping)
+
+
 _PRESET_CACHE: dict[str, RuleSet] = {}
 
 

@@ -149,3 +149,18 @@ def test_the_prompt_ends_a_match_and_shows_the_settlement(tmp_path: Path) -> Non
             "ivo -37 → -30.00 (-3.00) pays the cap") in text
     assert f"Match 2 starts now ({sid}-m2)." in text
     assert "Totals after 2 hands: mara +62 (+5.50) · jun -25 (-2.50) · ivo -37 (-3.00)" in text
+
+
+def test_a_live_match_is_paid_at_the_sessions_own_stake(tmp_path: Path) -> None:
+    # standard rules carry no stake; the table agreed 0.10 a point: the stored match says so
+    from pipeline.live.session import LIVE_SITE
+
+    assert read.live.LIVE_SITE == LIVE_SITE
+    database = tmp_path / "live.duckdb"
+    state = persist(database, LiveState(new_session()))
+    for hand in (sc.HAND_1, sc.HAND_2):
+        state, _ = save_entry(database, state, hand)
+    (stored,) = read.matches.match_settlements(database)
+    assert stored.rules == "standard" and stored.stake == Decimal("0.10")
+    assert {p.player: p.money for p in stored.settlement.players} == state.session.money == {
+        "mara": Decimal("6.20"), "jun": Decimal("-2.50"), "ivo": Decimal("-3.70")}
