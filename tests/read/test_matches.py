@@ -226,3 +226,16 @@ def test_ofc_rescore_with_a_match_cap_says_the_matches_settle_again(tmp_path: Pa
         "2 matches settled again from the new results (1 under a match cap); 1 cannot be "
         "settled (ofc settle says why): see ofc settle")
     assert match_settlements(database, match="m1")[0].cap == 12
+
+
+def test_the_sample_match_night_settles_as_documented(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    repo = Path(__file__).resolve().parents[2]
+    database = tmp_path / "night.duckdb"
+    assert main(["ingest", str(repo / "sample_data" / "match-night.csv"), "--db", str(database),
+                 "--rules", str(repo / "sample_data" / "match-night.toml"), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["settle", "--db", str(database), "--format", "csv"]) == 0
+    printed = capsys.readouterr().out
+    docs = (repo / "docs" / "rules.md").read_text(encoding="utf-8")
+    block = docs.split("ofc settle --db night.duckdb --format csv\n```\n\n```\n", 1)[1]
+    assert printed == block.split("```", 1)[0]
