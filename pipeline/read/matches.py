@@ -51,7 +51,6 @@ from pipeline.rules.settlement import (
 __all__ = [
     "SETTLEMENT_COLUMNS",
     "MatchSettlement",
-    "MatchTotals",
     "match_settlements",
     "settlement_frame",
     "settlement_rows",
@@ -63,15 +62,6 @@ SETTLEMENT_COLUMNS: tuple[str, ...] = (
 )
 """The columns of :func:`settlement_frame` (and of ``ofc settle``): one row per match and
 player."""
-
-
-@dataclass(frozen=True, slots=True)
-class MatchTotals:
-    """One player's part of a match as stored: hands played, hand points summed."""
-
-    player: str
-    hands: int
-    points: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +80,7 @@ class MatchSettlement:
     """The name of the rule set the match is settled under (None: none could be chosen)."""
     cap: int
     stake: Decimal | None
-    players: tuple[MatchTotals, ...]
+    players: tuple[MatchTotal, ...]
     settlement: Settlement | None
     problem: str | None
     """Why the match is not settled (None: it is)."""
@@ -189,7 +179,7 @@ def _facts(connection: duckdb.DuckDBPyConnection, picked: str,
 
 
 def _stored_totals(connection: duckdb.DuckDBPyConnection, picked: str,
-                   params: list[Any]) -> dict[tuple[str, str], list[MatchTotals]]:
+                   params: list[Any]) -> dict[tuple[str, str], list[MatchTotal]]:
     """Per match, each player's hands and summed points as stored (``results.points``)."""
     rows = connection.sql(f"""
         WITH picked AS ({picked})
@@ -197,14 +187,14 @@ def _stored_totals(connection: duckdb.DuckDBPyConnection, picked: str,
         FROM picked p JOIN results r ON r.hand_key = p.hand_key
         GROUP BY ALL ORDER BY p.site, p.match_id, r.player
     """, params=params).fetchall()
-    totals: dict[tuple[str, str], list[MatchTotals]] = {}
+    totals: dict[tuple[str, str], list[MatchTotal]] = {}
     for site, match_id, player, hands, points in rows:
-        totals.setdefault((site, match_id), []).append(MatchTotals(player, int(hands), int(points)))
+        totals.setdefault((site, match_id), []).append(MatchTotal(player, int(hands), int(points)))
     return totals
 
 
 def _rescored_totals(connection: duckdb.DuckDBPyConnection, picked: str, params: list[Any],
-                     rules: RuleSet) -> dict[tuple[str, str], list[MatchTotals]]:
+                     rules: RuleSet) -> dict[tuple[str, str], list[MatchTotal]]:
     """Per match, each player's hands and summed points with the boards scored under ``rules``
     (in memory, as ``ofc rescore --rules`` scores them)."""
     boards = connection.sql(f"""
@@ -232,7 +222,7 @@ def _rescored_totals(connection: duckdb.DuckDBPyConnection, picked: str, params:
         entry = totals.setdefault(match_of[key], {}).setdefault(player, [0, 0])
         entry[0] += 1
         entry[1] += int(points)
-    return {match: [MatchTotals(player, hands, points)
+    return {match: [MatchTotal(player, hands, points)
                     for player, (hands, points) in sorted(players.items())]
             for match, players in totals.items()}
 
@@ -301,9 +291,7 @@ def match_settlements(
         settlement = None
         if problem is None and rule_set is not None:
             try:
-                settlement = settle_under_rules(
-                    [MatchTotal(total.player, total.hands, total.points)
-                     for total in match_totals], rule_set, live_stakes.get(key))
+                settlement = settle_under_rules(match_totals, rule_set, live_stakes.get(key))
             except SettlementError as error:
                 problem = str(error)
         settled.append(MatchSettlement(
