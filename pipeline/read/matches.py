@@ -139,21 +139,21 @@ def _picked_sql(match: str | None, site: str | None, players: Sequence[str],
 
 def _facts(connection: duckdb.DuckDBPyConnection, picked: str,
            params: list[Any]) -> list[dict[str, Any]]:
-    """Per match: hands, first and last start, tables, rules names, games, rule sets scored
-    under, and the player sets of its hands (with how many hands each)."""
+    """Per match: hands, first and last start, tables, rules names, games, the rule sets its
+    hands were scored under, and (for a match whose hands do not all seat the same players)
+    its player sets with how many hands each.
+
+    A hand seats every player of its match exactly when it seats as many players as the match
+    has, so the player sets are only listed for the matches where that fails."""
     sql = f"""
         WITH picked AS ({picked}),
-        sets AS (
-            SELECT s.hand_key, string_agg(s.player, chr(31) ORDER BY s.player) AS players
-            FROM seats s SEMI JOIN picked p ON p.hand_key = s.hand_key GROUP BY s.hand_key
+        match_players AS (
+            SELECT p.site, p.match_id, count(DISTINCT s.player) AS players
+            FROM picked p JOIN seats s ON s.hand_key = p.hand_key GROUP BY ALL
         ),
         scored AS (
-            SELECT e.hand_key, min(e.ruleset) AS ruleset, count(DISTINCT e.ruleset) AS rulesets
-            FROM evaluations e SEMI JOIN picked p ON p.hand_key = e.hand_key GROUP BY e.hand_key
-        ),
-        player_sets AS (
-            SELECT p.site, p.match_id, x.players, count(*) AS hands
-            FROM picked p JOIN sets x ON x.hand_key = p.hand_key GROUP BY ALL
+            SELECT p.site, p.match_id, list(DISTINCT e.ruleset ORDER BY e.ruleset) AS rulesets
+            FROM picked p JOIN evaluations e ON e.hand_key = p.hand_key GROUP BY ALL
         )
         SELECT p.site, p.match_id, count(*) AS hands, min(h.started_at) AS started_at,
                max(h.started_at) AS ended_at,
@@ -162,20 +162,37 @@ def _facts(connection: duckdb.DuckDBPyConnection, picked: str,
                count(*) FILTER (WHERE h.table_name IS NULL) AS untabled,
                list(DISTINCT h.rules ORDER BY h.rules) AS rules,
                list(DISTINCT h.variant ORDER BY h.variant) AS variants,
-               list(DISTINCT c.ruleset ORDER BY c.ruleset) FILTER (
-                   WHERE c.ruleset IS NOT NULL) AS rulesets,
-               max(c.rulesets) AS most_rulesets,
-               (SELECT list({{'players': q.players, 'hands': q.hands}}
-                            ORDER BY q.hands DESC, q.players)
-                FROM player_sets q WHERE q.site = p.site AND q.match_id = p.match_id)
-                   AS player_sets
+               any_value(c.rulesets) AS rulesets,
+               count(*) FILTER (WHERE h.player_count <> x.players) AS short_hands
         FROM picked p
         JOIN hands h ON h.hand_key = p.hand_key
-        LEFT JOIN scored c ON c.hand_key = p.hand_key
+        LEFT JOIN match_players x ON x.site = p.site AND x.match_id = p.match_id
+        LEFT JOIN scored c ON c.site = p.site AND c.match_id = p.match_id
         GROUP BY p.site, p.match_id
         ORDER BY min(h.started_at) NULLS LAST, p.site, p.match_id
     """
-    return connection.sql(sql, params=params).pl().to_dicts()
+    facts = connection.sql(sql, params=params).pl().to_dicts()
+    mixed = [f"{fact['site']}\x1f{fact['match_id']}" for fact in facts if fact["short_hands"]]
+    sets: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    if mixed:
+        rows = connection.sql(f"""
+            WITH picked AS ({picked}),
+            odd AS (SELECT p.* FROM picked p
+                    WHERE p.site || chr(31) || p.match_id IN (SELECT unnest(?::VARCHAR[]))),
+            hand_sets AS (
+                SELECT o.site, o.match_id, string_agg(s.player, chr(31) ORDER BY s.player)
+                           AS players
+                FROM odd o JOIN seats s ON s.hand_key = o.hand_key
+                GROUP BY o.site, o.match_id, o.hand_key
+            )
+            SELECT site, match_id, players, count(*) AS hands FROM hand_sets
+            GROUP BY ALL ORDER BY site, match_id, hands DESC, players
+        """, params=[*params, mixed]).fetchall()
+        for site, match_id, players, hands in rows:
+            sets.setdefault((site, match_id), []).append({"players": players, "hands": hands})
+    for fact in facts:
+        fact["player_sets"] = sets.get((fact["site"], fact["match_id"]), [])
+    return facts
 
 
 def _stored_totals(connection: duckdb.DuckDBPyConnection, picked: str,
@@ -249,7 +266,7 @@ def _problem(facts: dict[str, Any], overridden: bool) -> str | None:
         if len(rules) > 1:
             return f"its hands name different rules ({', '.join(rules)})"
         scored = list(facts["rulesets"] or [])
-        if len(scored) > 1 or (facts["most_rulesets"] or 0) > 1:
+        if len(scored) > 1:
             return f"its hands were scored under different rule sets ({', '.join(scored)})"
     return None
 

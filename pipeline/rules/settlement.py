@@ -195,8 +195,23 @@ def settle_match(
     if balance != 0:
         raise SettlementError(f"the match's points sum to {balance:+d}, not 0: it cannot be settled")
     stake_decimal = stake_value(stake)
-    settled = [Fraction(total.points) for total in players]
+    unit = money_unit(stake_decimal)
     capped = [bool(cap) and total.points < -cap for total in players]
+    if not any(capped):
+        # the plain totals: whole points, and money a whole number of units (no rounding)
+        return Settlement(
+            players=tuple(
+                SettledPlayer(
+                    player=total.player, hands=total.hands, points=total.points,
+                    settled=Fraction(total.points),
+                    settled_shown=Decimal(total.points).quantize(POINTS_UNIT),
+                    money=(total.points * stake_decimal).quantize(unit), capped=False,
+                )
+                for total in players
+            ),
+            cap=cap, stake=stake_decimal, money_unit=unit, shortfall=Fraction(0),
+        )
+    settled = [Fraction(total.points) for total in players]
     shortfall = sum((Fraction(-total.points - cap) for total, over in zip(players, capped,
                                                                           strict=True) if over),
                     Fraction(0))
@@ -207,7 +222,6 @@ def settle_match(
                 settled[index] = Fraction(-cap)
             elif total.points > 0:
                 settled[index] = Fraction(total.points) * (winnings - shortfall) / winnings
-    unit = money_unit(stake_decimal)
     # rounded in the order of the players' names, so a tie goes to the same player whatever
     # order the totals come in
     by_name = sorted(range(len(players)), key=lambda index: names[index])
