@@ -66,7 +66,8 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         content_hash VARCHAR NOT NULL,   -- hash of the canonical record (conflict detection)
         source_path VARCHAR,
         source_line INTEGER,
-        extra JSON                       -- unknown hand-level fields, kept verbatim
+        extra JSON,                      -- unknown hand-level fields, kept verbatim
+        match_id VARCHAR                 -- the match the hand belongs to (null: none)
     )""",
     """CREATE TABLE IF NOT EXISTS seats (
         hand_key BIGINT NOT NULL,
@@ -493,8 +494,25 @@ MIGRATIONS: tuple[tuple[str, str, str], ...] = (
     ("play_order", "player_count", "TINYINT"),
     ("play_order", "points", "INTEGER"),
     ("play_order", "foul", "BOOLEAN"),
+    ("hands", "match_id", "VARCHAR"),
 )
 """Columns added after schema version 1: (table, column, type), applied to older databases."""
+
+MIGRATION_FILLS: dict[tuple[str, str], str] = {
+    # A hand stored before matches were known kept a record's match_id among its extras: the
+    # column takes it from there (a text or a whole number, as validation reads it now) and the
+    # extras let go of it. Its content hash already counts it the same way.
+    ("hands", "match_id"): """
+        UPDATE hands SET
+            match_id = trim(json_extract_string(extra, '$.match_id')),
+            extra = CASE WHEN json_merge_patch(extra, '{"match_id": null}')::VARCHAR = '{}'
+                         THEN NULL ELSE json_merge_patch(extra, '{"match_id": null}') END
+        WHERE json_type(extra, '$.match_id') IN ('VARCHAR', 'BIGINT', 'UBIGINT')
+          AND trim(json_extract_string(extra, '$.match_id')) <> ''
+    """,
+}
+"""Statements that fill a column of :data:`MIGRATIONS` from what older rows hold, run once: when
+the column is added to an existing table."""
 
 HAND_DATA_TABLES: tuple[str, ...] = (
     "hands", "seats", "placements", "discards", "boards",
@@ -570,16 +588,29 @@ def ensure_schema(connection: duckdb.DuckDBPyConnection) -> None:
     Cheap when the database already has this exact schema (one meta lookup)."""
     if _schema_is_current(connection):
         return
+    existing = set(connection.execute(
+        "SELECT table_name, column_name FROM information_schema.columns "
+        "WHERE table_schema = 'main'").fetchall())
+    tables = {table for table, _column in existing}
     for statement in SCHEMA_STATEMENTS:
         connection.execute(statement)
     for table, column, column_type in MIGRATIONS:
         connection.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {column_type}")
+        fill = MIGRATION_FILLS.get((table, column))
+        if fill is not None and table in tables and (table, column) not in existing:
+            connection.execute(fill)
     connection.execute(
         "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
     )
     connection.execute(
         "INSERT OR REPLACE INTO meta VALUES ('schema_fingerprint', ?)", [_schema_fingerprint()]
     )
+
+
+RULESET_META_PREFIX = "ruleset:"
+"""``meta`` keys ``ruleset:<name>`` hold the definition (a rules mapping as JSON) of a rule set
+the database was scored with by override (``--rules``, a live session's rules): written with the
+hands it scored and by ``ofc rescore``, read to settle matches (schemas/database.md)."""
 
 
 def get_meta(connection: duckdb.DuckDBPyConnection, key: str) -> str | None:
