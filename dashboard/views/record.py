@@ -96,6 +96,8 @@ PAGE_CSS = """
 .st-key-rec_page button { min-height: 44px; }
 .st-key-rec_page [data-testid="stTextInputRootElement"], .st-key-rec_page input[type="text"],
 .st-key-rec_page [data-testid="stSelectbox"] [role="group"] { min-height: 44px; }
+.st-key-rec_page [data-testid="stNumberInputContainer"], .st-key-rec_page input[type="number"],
+.st-key-rec_page [data-testid="stNumberInput"] button { min-height: 44px; }
 .st-key-rec_page [data-testid="stCheckbox"] label { min-height: 44px; align-items: center; }
 .st-key-rec_page details summary { min-height: 44px; display: flex; align-items: center; }
 .st-key-rec_page [data-testid="stElementToolbar"] { display: none; }
