@@ -132,8 +132,12 @@ class Recoding(NamedTuple):
 def recoding_of(head: bytes) -> Recoding | None:
     """How a file starting with ``head`` must be recoded to be read line by line, or None when
     it reads as it is: UTF-16 (little or big endian) with its byte-order mark; line ends that
-    are lone carriage returns (the start holds no ``\\n``, and a ``\\r`` before its end)."""
-    encoding = "utf-16" if head[:2] in _UTF16_MARKS else None
+    are lone carriage returns (the start holds no ``\\n``, and a ``\\r`` before its end).
+
+    A byte-order mark counts only when the bytes after it look like UTF-16 text (see
+    :func:`_looks_like_utf16`): a UTF-8 file that starts with the junk bytes FF FE is read as
+    UTF-8, its first line rejected, not decoded whole into nonsense."""
+    encoding = "utf-16" if head[:2] in _UTF16_MARKS and _looks_like_utf16(head) else None
     text = head
     if encoding is not None:
         text = head[2:].decode("utf-16-le" if head[:2] == b"\xff\xfe" else "utf-16-be",
@@ -144,6 +148,23 @@ def recoding_of(head: bytes) -> Recoding | None:
     if encoding is None and not carriage_returns:
         return None
     return Recoding(encoding, carriage_returns)
+
+
+UTF16_ZERO_SHARE = 0.25
+"""Least share of zero high bytes after a UTF-16 byte-order mark for a file to be read as
+UTF-16: hand histories are mostly ASCII (digits, card letters, separators), each a zero byte
+beside its code in UTF-16, while UTF-8 text holds no zero bytes at all."""
+
+
+def _looks_like_utf16(head: bytes) -> bool:
+    """True when ``head`` (starting with a UTF-16 byte-order mark) reads as UTF-16 text: nothing
+    after the mark, or at least :data:`UTF16_ZERO_SHARE` of the high bytes of its code units
+    are zero."""
+    body = head[2:len(head) - len(head) % 2]
+    if not body:
+        return True
+    high = body[1::2] if head[:2] == b"\xff\xfe" else body[0::2]
+    return high.count(0) >= UTF16_ZERO_SHARE * len(high)
 
 
 class _Recoded(io.RawIOBase):

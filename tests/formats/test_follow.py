@@ -95,6 +95,8 @@ def _whole(path: Path, format_name: str, game: str | None) -> list[SourceRecord]
 # found by a CI run: the last score line repeated, the file cut just before its end (a follower
 # took the scored hand; the whole read had put the repeat inside it and rejected the hand)
 @example(edits=[(308, "repeat", b"\n")], fractions=[0.99999])
+# junk bytes FF FE first (a UTF-16 byte-order mark) once made the whole file read as UTF-16
+@example(edits=[(0, "junk", b"\xff\xfe\n")], fractions=[])
 def test_poker_arena_in_parts_reads_as_the_whole_file(edits, fractions) -> None:  # noqa: ANN001
     lines = list(ARENA_LINES)
     for index, action, junk in sorted(edits, reverse=True):

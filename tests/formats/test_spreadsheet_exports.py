@@ -81,6 +81,22 @@ def test_a_recoded_stream_seeks_like_a_file(tmp_path: Path) -> None:
                 b"\n" if offset < len(data) else b"")
 
 
+def test_junk_that_looks_like_a_utf16_mark_does_not_recode_a_utf8_file(tmp_path: Path) -> None:
+    """A UTF-8 file whose first line is the junk bytes FF FE (a UTF-16 byte-order mark) is read
+    as UTF-8: that line is rejected, every other line is kept (found by the property test of
+    tests/formats/test_follow.py: the whole file had been decoded as UTF-16, every hand lost)."""
+    path = tmp_path / "sheet.csv"
+    path.write_bytes(b"\xff\xfe\n" + TEXT.encode("utf-8"))
+    assert detect_format(path) == "boards-csv"
+    with open_binary(path) as stream:
+        assert stream.read() == b"\xff\xfe\n" + TEXT.encode("utf-8")
+    plain = tmp_path / "plain.csv"
+    plain.write_text(TEXT, encoding="utf-8")
+    junk, *rest = _records(path)
+    assert junk[1:3] == (None, None) and "line 2" in junk[3]  # the header follows it
+    assert [record[1:] for record in rest] == [record[1:] for record in _records(plain)]
+
+
 ENCODINGS = {
     "utf-8": lambda text: text.encode("utf-8"),
     "utf-8 with BOM": lambda text: text.encode("utf-8-sig"),
