@@ -72,6 +72,12 @@ _terminated: list[bool] = []
 interrupted" when it comes during a query: main still knows it was SIGTERM)."""
 
 
+def terminated() -> bool:
+    """True once SIGTERM has arrived during the running command (a command whose own code may
+    take the signal's exception for another error checks it)."""
+    return bool(_terminated)
+
+
 def _raise_terminated(signum: int, frame: object) -> None:
     _terminated.append(True)
     raise Terminated

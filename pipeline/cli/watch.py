@@ -16,7 +16,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from pipeline.cli import CommandError
+from pipeline.cli import CommandError, Terminated, terminated
 from pipeline.cli.common import add_session_gap_option, check_session_gap
 
 DEFAULT_DATABASE = "ofc.duckdb"
@@ -167,7 +167,11 @@ def run(arguments: argparse.Namespace) -> int:
     restore = _stop_on_signals(watcher.request_stop)
     try:
         status = watcher.run(once=arguments.once)
+        if terminated():  # SIGTERM met inside a DuckDB query, which took it as its own error
+            raise Terminated
     except DatabaseError as error:
+        if terminated():
+            raise Terminated from error
         raise CommandError(str(error), code=1) from error
     finally:
         restore()
@@ -187,16 +191,24 @@ def _stop_on_signals(stop: Callable[[], None]) -> Callable[[], None]:
     """Ctrl-C asks the watcher to stop after the part it is storing; a second Ctrl-C interrupts
     at once. SIGTERM (``timeout``, systemd, containers) stops at once wherever the watcher is,
     even in the middle of a file: the part being stored is rolled back and read next time
-    (:class:`pipeline.cli.Terminated`, set up by :func:`pipeline.cli.main`). Returns a function
-    that puts the previous handler back."""
-    previous = {signal.SIGINT: signal.getsignal(signal.SIGINT)}
+    (:class:`pipeline.cli.Terminated`, set up by :func:`pipeline.cli.main`). SIGTERM also asks
+    the watcher to stop: arriving inside a DuckDB query, the exception becomes DuckDB's own
+    "Query interrupted" error, which the watcher would otherwise take for a passing database
+    error and try again. Returns a function that puts the previous handlers back."""
+    previous = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
 
     def handle(number: int, frame: FrameType | None) -> None:
         stop()
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
-    for number in previous:
-        signal.signal(number, handle)
+    def handle_terminate(number: int, frame: FrameType | None) -> None:
+        stop()
+        chained = previous[signal.SIGTERM]
+        if callable(chained):
+            chained(number, frame)
+
+    signal.signal(signal.SIGINT, handle)
+    signal.signal(signal.SIGTERM, handle_terminate)
 
     def restore() -> None:
         for number, handler in previous.items():
