@@ -121,6 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _check_database_option(arguments)
         return int(arguments.handler(arguments) or 0)
     except CommandError as error:
+        if _terminated:  # a command said the error DuckDB made of the signal
+            return _stopped(arguments.command, by_sigterm=True)
         print(f"ofc {arguments.command}: {error}", file=sys.stderr)
         return error.code
     except Terminated:
