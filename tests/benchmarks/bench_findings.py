@@ -188,8 +188,8 @@ def test_family(key: str) -> str:
 
 def p_values(data: dict[str, Any]) -> Iterable[tuple[str, float]]:
     """Every tested p-value of the report, by test kind."""
-    if "tests_list" in data:
-        for test in data["tests_list"]:
+    if "family" in data:
+        for test in data["family"]:
             if test["p_value"] is not None:
                 yield test_family(test["key"]), test["p_value"]
         return
@@ -394,12 +394,14 @@ def summary_words(data: dict[str, Any]) -> str:
     """What a report's summary calls a player, in a few words (for the solid-against-chasers
     line): the causes called leaks and strengths, the trade-offs."""
     if "summary" in data and isinstance(data["summary"], list):
-        kinds = sorted(f"{item['kind']} ({', '.join(item['causes'])})" for item in data["summary"])
+        kinds = sorted(f"{item['kind']} (costs: {', '.join(item['leaks']) or '-'}; gains: "
+                       f"{', '.join(item['gains']) or '-'})" for item in data["summary"])
         return "; ".join(kinds) or "nothing clear"
     causes = {c["key"]: c for c in data["causes"]}
     parts = [f"leak {key}" for key in data["leaks"]] + [f"strength {key}"
                                                         for key in data["strengths"]]
-    parts += [f"clear finding {causes.get(k, {}).get('key', k)}" for k in data["clear"]]
+    parts += [f"clear finding {causes.get(k, {}).get('key', k)}" for k in data["clear"]
+              if k.startswith(("fantasyland", "royalties", "fouls", "scoops"))]
     return "; ".join(sorted(parts)) or "nothing clear"
 
 
