@@ -190,8 +190,8 @@ def compare(component: Component, player: pl.DataFrame, reference: pl.DataFrame)
 
 
 def too_few(sample: int, minimum: int, unit: str) -> str:
-    """``Too few to judge: 12 Fantasyland hands, at least 30 needed.``"""
-    return f"Too few to judge: {sample:,} {unit}, at least {minimum:,} needed."
+    """``Too few to judge: Fantasyland hands: 12, at least 30 needed.``"""
+    return f"Too few to judge: {unit}: {sample:,}, at least {minimum:,} needed."
 
 
 def component_finding(component: Component, player: pl.DataFrame, reference: pl.DataFrame,

@@ -71,7 +71,6 @@ from pipeline.report.stats import Mean, benjamini_hochberg, ordinal
 from pipeline.report.summary import (
     cause_items,
     finding_items,
-    fold_head_to_head,
     with_chasing,
 )
 from pipeline.report.trends import (
@@ -242,7 +241,15 @@ def _head_to_head(data: ReportData, group: ReferenceGroup, names: Sequence[str],
                   context: _Context) -> list[Finding]:
     """Against each regular opponent: the player's points per hand together against what the
     group's players score against the same opponent, within variant and table size (weighted
-    by the player's hands with him), errors clustered by session."""
+    by the player's hands with him), errors clustered by session - and one test over them.
+
+    Each opponent's difference is shown with its interval (never a finding of its own: a player
+    better than the group is better against most opponents, and that is the causes' business).
+    The test asks whether the player does *differently against some opponents* than against the
+    others: Cochran's Q of the opponents' differences around their weighted mean, ``opponents -
+    1`` degrees of freedom (the differences share the player's boards, so treating them as
+    independent errs on the careful side).
+    """
     settings = context.settings
     pairs = data.pair_totals
     if pairs.is_empty():
@@ -256,6 +263,7 @@ def _head_to_head(data: ReportData, group: ReferenceGroup, names: Sequence[str],
     members = member_rows(sessions, group) if not sessions.is_empty() else sessions
     left_out = set(group.left_out_names)
     findings = []
+    differences: list[tuple[str, Test]] = []
     points, hands, squares = pl.col("points"), pl.col("hands"), pl.col("points_sq")
     for opponent in regular["opponent"].to_list():
         own = components.stratum_sums(
@@ -285,9 +293,10 @@ def _head_to_head(data: ReportData, group: ReferenceGroup, names: Sequence[str],
                 **base, shown=False, player=Estimate(None, None, None, None, compared),
                 reference=None, difference=None, z=None, p_value=None,
                 verdict="too few to judge",
-                confidence=(f"Too few to judge: {compared:,} of the player's hands and "
-                            f"{group_hands:,} of the group's against {opponent} share a variant "
-                            f"and table size, at least {settings.min_sample:,} each needed.")))
+                confidence=(f"Too few to judge: of the player's {together:,} hands against "
+                            f"{opponent}, {compared:,} share a variant and table size with the "
+                            f"group's ({group_hands:,} hands there), at least "
+                            f"{settings.min_sample:,} each needed.")))
             continue
         test = ratio_contrast([RatioCell(own[s], theirs[s], float(own[s].totals[1]))
                                for s in shared])
@@ -296,13 +305,45 @@ def _head_to_head(data: ReportData, group: ReferenceGroup, names: Sequence[str],
         reference = float(sum(own[s].totals[1] / total * theirs[s].totals[0] / theirs[s].totals[1]
                               for s in shared))
         assert test is not None and player is not None
+        differences.append((opponent, test))
         findings.append(Finding(
             **base, shown=True,
             player=Estimate(player.value, player.low, player.high, player.se, compared),
             reference=Estimate(reference, None, None, None, group_hands),
-            difference=test.value, z=test.t, p_value=test.p_value, verdict="", confidence="",
+            difference=test.value, z=None, p_value=None, verdict="component",
+            confidence=(f"{test.value:+.2f} points per hand against {context.label}'s result "
+                        f"against {opponent} (95 %: {test.low:+.2f} to {test.high:+.2f}); part "
+                        "of the test over the regular opponents."),
             difference_low=test.low, difference_high=test.high, reference_sample=group_hands))
-    return findings
+    return [*findings, _opponents_test(differences, context)] if findings else []
+
+
+def _opponents_test(differences: Sequence[tuple[str, Test]], context: _Context) -> Finding:
+    """One test over the regular opponents: does the player's difference to the group depend on
+    the opponent, beyond its average?"""
+    base = dict(key="head_to_head", topic="Head-to-head", title="Against the regular opponents",
+                unit="points", sample_unit="regular opponents", minimum=2,
+                reference_label=context.label, higher_is_better=None, points_per_100=None,
+                cause=None, basis="each opponent's difference to the group, beyond the player's "
+                                  "average difference over them")
+    usable = [(name, test) for name, test in differences if test.se > 0]
+    if len(usable) < 2:
+        return Finding(**base, shown=False, player=Estimate(None, None, None, None, len(usable)),
+                       reference=None, difference=None, z=None, p_value=None,
+                       verdict="too few to judge",
+                       confidence=(f"Too few to judge: regular opponents to compare: "
+                                   f"{len(usable)}, at least 2 needed."))
+    weights = [1 / (test.se * test.se) for _, test in usable]
+    centre = sum(w * t.value for w, (_, t) in zip(weights, usable, strict=True)) / sum(weights)
+    statistic = sum(w * (t.value - centre) ** 2
+                    for w, (_, t) in zip(weights, usable, strict=True))
+    note = ("Beyond the player's average difference to the group over these opponents "
+            f"({centre:+.2f} points per hand): " + "; ".join(
+                f"against {name} {test.value - centre:+.2f}" for name, test in usable) + ".")
+    return Finding(**base, shown=True, player=Estimate(None, None, None, None, len(usable)),
+                   reference=None, difference=None, z=statistic,
+                   p_value=chi_square_p(statistic, len(usable) - 1), verdict="", confidence="",
+                   note=note)
 
 
 # --- the correction ----------------------------------------------------------------------------
@@ -324,11 +365,10 @@ def _finding_words(finding: Finding, clear: bool) -> tuple[str, str]:
                 "the player's results depend on the seat differently from the group's"
                 if clear else "no clear difference between the seats")
     if finding.topic == "Head-to-head":
-        side = "better" if difference > 0 else "worse"
-        what = (f"{difference:+.2f} points per hand against the group's result against the same "
-                f"opponent (95 %: {finding.difference_low:+.2f} to "
-                f"{finding.difference_high:+.2f})")
-        return (f"{side} than the group" if clear else "not clear", what)
+        return ("opponents differ" if clear else "not clear",
+                "the player's results against some regular opponents differ from the others, "
+                "compared with the group's" if clear else
+                "no clear difference between the regular opponents")
     better = finding.higher_is_better
     good = None if better is None or difference == 0 else (difference > 0) == better
     if finding.topic == "Trend":
@@ -1043,7 +1083,7 @@ def build_report(data: ReportData, request: ReportRequest,
                _chasing_answer(chasing_test, chasing_q, rate, settings, label))
     net = None if overall is None else _per_100_test(overall.test([1, 1, 1, 1]))
     items: list[SummaryItem] = with_chasing(cause_items(causes, net, label), chasing)
-    items = fold_head_to_head(items + finding_items(tested), net)
+    items += finding_items(tested)
     exploratory = tuple(line.key for line in family if not line.clear)
     sheets = [_sheet(v, c, label, data.player_sessions, member_sessions)
               for v, c in by_variant.items()]

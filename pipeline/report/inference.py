@@ -62,11 +62,11 @@ def clustered_covariance(per_cluster: np.ndarray) -> np.ndarray:
 
 def sums_of(per_cluster: np.ndarray, moments: np.ndarray, units: int) -> Sums:
     """:class:`Sums` from each session's totals (rows) and the boards' sums of products
-    (``moments``: Σ x xᵀ over boards)."""
+    (``moments``: Σ x xᵀ over boards); the independent covariance with the sample's ``n - 1``."""
     rows = np.asarray(per_cluster, dtype=float)
     totals = rows.sum(axis=0) if rows.size else np.zeros(moments.shape[0])
-    independent = (moments - np.outer(totals, totals) / units) if units > 0 else \
-        np.zeros_like(moments)
+    independent = ((moments - np.outer(totals, totals) / units) * units / (units - 1)
+                   if units > 1 else np.zeros_like(moments))
     return Sums(totals, independent, clustered_covariance(rows), int(units), int(rows.shape[0]))
 
 

@@ -9,7 +9,7 @@ player is one item, however many figures show it:
   net difference is not clearly in the same direction and the causes going the other way come to
   at least a third of it);
 * the chasing answer joins the item of the fouls or Fantasyland cause when there is one;
-* the seats are one item, each regular opponent one, and every clear change over time one.
+* the seats are one item, the regular opponents one, and every clear change over time one.
 
 Pure.
 """
@@ -147,34 +147,6 @@ def with_chasing(items: list[SummaryItem], chasing: ChasingAnswer | None) -> lis
         gains=("fouls", "fantasyland") if pays else (), tests=("chasing",))]
 
 
-LEVEL_KINDS = ("leak", "strength", "trade-off", "chasing")
-
-
-def fold_head_to_head(items: list[SummaryItem], net: Test | None) -> list[SummaryItem]:
-    """A player who is better or worse than the group is so against most opponents: a clear
-    head-to-head in the direction of the net difference is where that deviation shows, not a
-    deviation of its own. It joins the item of the causes (when there is one)."""
-    level = next((i for i, item in enumerate(items) if item.kind in LEVEL_KINDS), None)
-    if level is None or net is None or net.value == 0:
-        return items
-    joined = [item for item in items if item.kind == "head-to-head"
-              and item.low is not None and item.high is not None
-              and (item.low + item.high) * net.value > 0]
-    if not joined:
-        return items
-    host = items[level]
-    shows = ", ".join(f"{item.title[len('Against '):]} ({(item.low + item.high) / 2:+.2f} "  # type: ignore[operator]
-                      "points per hand)" for item in joined)
-    merged = SummaryItem(
-        key=host.key, kind=host.kind, title=host.title,
-        text=f"{host.text} It shows against the regular opponents too: {shows}.",
-        advice=host.advice, points_per_100=host.points_per_100, low=host.low, high=host.high,
-        leaks=host.leaks, gains=host.gains,
-        tests=(*host.tests, *(test for item in joined for test in item.tests)))
-    return [merged if index == level else item for index, item in enumerate(items)
-            if item not in joined]
-
-
 def finding_items(findings: Sequence[Finding]) -> list[SummaryItem]:
     """The items of the clear tests that are not causes: the seats, each regular opponent, and
     every clear change over time together."""
@@ -192,16 +164,14 @@ def finding_items(findings: Sequence[Finding]) -> list[SummaryItem]:
                 points_per_100=None, low=None, high=None, leaks=(), gains=(),
                 tests=(finding.key,)))
         elif finding.topic == "Head-to-head":
-            better = (finding.difference or 0) > 0
             items.append(SummaryItem(
                 key=finding.key, kind="head-to-head", title=finding.title,
                 text=f"{finding.note} {finding.confidence}",
-                advice=("Against this opponent you do better than the group does: what works "
-                        "there may work elsewhere." if better else
-                        "Against this opponent you do worse than the group does: replay your "
-                        "hands against them (the Hand browser filters by opponent)."),
-                points_per_100=None, low=finding.difference_low,
-                high=finding.difference_high, leaks=(), gains=(), tests=(finding.key,)))
+                advice="Some opponents suit you more than others, compared with how the group "
+                       "does against them: replay your hands against the ones where you lose "
+                       "most (the Hand browser filters by opponent).",
+                points_per_100=None, low=None, high=None, leaks=(), gains=(),
+                tests=(finding.key,)))
     changes = [f for f in findings if f.survives and f.topic in ("Trend", "Did I improve?")]
     if changes:
         words = "; ".join(f"{f.title}: {f.verdict} ({f.confidence})" for f in changes)
