@@ -58,6 +58,27 @@ class Component:
     basis: str = ""
 
 
+def sheet_components(variant: str | None) -> list[Component]:
+    """The balance sheet's rates per 100 hands (of one variant, or all): the same figures as
+    the components."""
+    boards = pl.col("boards")
+    outside = _zero_unless(OUTSIDE, boards)
+    fantasyland = _zero_unless(FANTASYLAND, boards)
+    return [
+        Component("sheet.fouls", "fouls", "Fouls per 100 hands", "rate", "hands",
+                  pl.col("fouls"), boards, variant=variant),
+        Component("sheet.entries", "fantasyland", "Fantasyland entries per 100 hands outside it",
+                  "rate", "hands outside Fantasyland",
+                  _zero_unless(OUTSIDE, pl.col("fantasyland_next")), outside, variant=variant),
+        Component("sheet.stays", "fantasyland", "Fantasyland stays per 100 Fantasyland hands",
+                  "rate", "Fantasyland hands",
+                  _zero_unless(FANTASYLAND, pl.col("fantasyland_next")), fantasyland,
+                  variant=variant),
+        Component("sheet.fantasyland_hands", "fantasyland", "Fantasyland hands per 100 hands",
+                  "rate", "hands", fantasyland, boards, variant=variant),
+    ]
+
+
 def components(variants: Sequence[str]) -> list[Component]:
     """Every component of the report, the per-variant foul rates for ``variants`` (when more
     than one)."""
@@ -115,27 +136,65 @@ def components(variants: Sequence[str]) -> list[Component]:
     return every
 
 
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """One side's session sums with each component's numerator, denominator and squares summed
+    per variant, table size and session (``columns``: key -> an (n, 3) array), read once for
+    every component."""
+
+    variant: np.ndarray
+    player_count: np.ndarray
+    columns: dict[str, np.ndarray]
+
+
+def prepare(rows: pl.DataFrame, every: Sequence[Component]) -> Prepared:
+    """The session sums ``rows`` (one side) summed per stratum and session for ``every``
+    component."""
+    keys = list(dict.fromkeys(component.key for component in every))
+    if rows.is_empty():
+        return Prepared(np.array([], dtype=object), np.array([], dtype=np.int64),
+                        {key: np.zeros((0, 3)) for key in keys})
+    expressions = []
+    for component in {c.key: c for c in every}.values():
+        squares = component.numerator if component.squares is None else component.squares
+        expressions += [component.numerator.cast(pl.Float64).alias(f"{component.key}|a"),
+                        component.denominator.cast(pl.Float64).alias(f"{component.key}|b"),
+                        squares.cast(pl.Float64).alias(f"{component.key}|aa")]
+    table = (rows.select(*STRATUM, "session", *expressions)
+             .group_by(*STRATUM, "session").agg(pl.all().sum())
+             .sort(*STRATUM, "session"))
+    return Prepared(table["variant"].to_numpy().astype(object),
+                    table["player_count"].cast(pl.Int64).to_numpy(),
+                    {key: table.select(f"{key}|a", f"{key}|b", f"{key}|aa").to_numpy()
+                     for key in keys})
+
+
+def prepared_sums(prepared: Prepared, key: str,
+                  variant: str | None = None) -> dict[tuple[str, int], Sums]:
+    """Per stratum, a component's (numerator, denominator) sums with their covariance by board
+    and by session."""
+    values = prepared.columns[key]
+    keep = values[:, 1] > 0
+    if variant is not None:
+        keep &= prepared.variant == variant
+    result = {}
+    for stratum in sorted({(str(v), int(c)) for v, c in
+                           zip(prepared.variant[keep], prepared.player_count[keep],
+                               strict=True)}):
+        rows = values[keep & (prepared.variant == stratum[0])
+                      & (prepared.player_count == stratum[1])]
+        a, b = rows[:, 0].sum(), rows[:, 1].sum()
+        moments = np.array([[rows[:, 2].sum(), a], [a, b]])
+        result[stratum] = sums_of(rows[:, :2], moments, int(b))
+    return result
+
+
 def stratum_sums(rows: pl.DataFrame, numerator: pl.Expr, denominator: pl.Expr,
                  squares: pl.Expr | None) -> dict[tuple[str, int], Sums]:
     """Per stratum, the (numerator, denominator) sums of ``rows`` (session sums) with their
     covariance by board and by session."""
-    if rows.is_empty():
-        return {}
-    per_session = (rows.select(*STRATUM, "session", numerator.cast(pl.Float64).alias("_a"),
-                               denominator.cast(pl.Float64).alias("_b"),
-                               (numerator if squares is None else squares)
-                               .cast(pl.Float64).alias("_aa"))
-                   .group_by(*STRATUM, "session")
-                   .agg(pl.col("_a").sum(), pl.col("_b").sum(), pl.col("_aa").sum())
-                   .filter(pl.col("_b") > 0)
-                   .sort(*STRATUM, "session"))
-    result = {}
-    for (variant, player_count), part in per_session.group_by(STRATUM, maintain_order=True):
-        values = part.select("_a", "_b").to_numpy()
-        a, b = values[:, 0].sum(), values[:, 1].sum()
-        moments = np.array([[float(part["_aa"].sum()), a], [a, b]])
-        result[(str(variant), int(player_count))] = sums_of(values, moments, int(b))
-    return result
+    one = Component("ratio", "rows", "", "points", "", numerator, denominator, squares)
+    return prepared_sums(prepare(rows, [one]), "ratio")
 
 
 def pooled(sides: Sequence[Sums]) -> Test | None:
@@ -166,14 +225,10 @@ class Compared:
     difference: Test | None
 
 
-def compare(component: Component, player: pl.DataFrame, reference: pl.DataFrame) -> Compared:
-    """One component of ``player``'s session sums against the group's (``reference``)."""
-    if component.variant is not None:
-        player = player.filter(pl.col("variant") == component.variant)
-        reference = reference.filter(pl.col("variant") == component.variant)
-    mine = stratum_sums(player, component.numerator, component.denominator, component.squares)
-    theirs = stratum_sums(reference, component.numerator, component.denominator,
-                          component.squares)
+def compare(component: Component, player: Prepared, reference: Prepared) -> Compared:
+    """One component of the player's prepared session sums against the group's."""
+    mine = prepared_sums(player, component.key, component.variant)
+    theirs = prepared_sums(reference, component.key, component.variant)
     shared = [s for s in sorted(mine) if s in theirs]
     compared = [mine[s] for s in shared] if shared else list(mine.values())
     hits = float(sum(s.totals[0] for s in compared))
@@ -194,7 +249,7 @@ def too_few(sample: int, minimum: int, unit: str) -> str:
     return f"Too few to judge: {unit}: {sample:,}, at least {minimum:,} needed."
 
 
-def component_finding(component: Component, player: pl.DataFrame, reference: pl.DataFrame,
+def component_finding(component: Component, player: Prepared, reference: Prepared,
                       label: str, cause_title: str, settings: ReportSettings) -> Finding:
     """The finding of one component: figures, the difference's interval, the samples; its
     verdict is ``component`` (it explains its cause), ``too few to judge`` or ``not

@@ -868,28 +868,14 @@ def _ranked(causes: Sequence[Cause]) -> tuple[Cause, ...]:
 # --- the balance sheets --------------------------------------------------------------------------
 
 
-def _rate_lines(variant: str | None, player: pl.DataFrame,
-                reference: pl.DataFrame) -> list[BalanceLine]:
+def _rate_lines(variant: str | None, player: components.Prepared,
+                reference: components.Prepared) -> list[BalanceLine]:
     """The sheet's rates per 100 hands: the same figures as the components (every board)."""
-    boards, outside = pl.col("boards"), components._zero_unless(components.OUTSIDE,
-                                                                pl.col("boards"))
-    fantasyland = components._zero_unless(components.FANTASYLAND, pl.col("boards"))
-    specs = (
-        ("fouls", "Fouls per 100 hands", pl.col("fouls"), boards),
-        ("entries", "Fantasyland entries per 100 hands outside it",
-         components._zero_unless(components.OUTSIDE, pl.col("fantasyland_next")), outside),
-        ("stays", "Fantasyland stays per 100 Fantasyland hands",
-         components._zero_unless(components.FANTASYLAND, pl.col("fantasyland_next")),
-         fantasyland),
-        ("fantasyland_hands", "Fantasyland hands per 100 hands", fantasyland, boards),
-    )
     lines = []
-    for key, label, numerator, denominator in specs:
-        worked = components.compare(
-            components.Component(key, "fouls", label, "rate", "hands", numerator, denominator,
-                                 variant=variant), player, reference)
+    for component in components.sheet_components(variant):
+        worked = components.compare(component, player, reference)
         lines.append(BalanceLine(
-            key, label, "per_100",
+            component.key.removeprefix("sheet."), component.title, "per_100",
             None if worked.player is None else 100 * worked.player.value,
             None if worked.reference is None else 100 * worked.reference))
     return lines
@@ -937,8 +923,8 @@ POINT_LINES: tuple[tuple[str, str, Callable[[balance.Side], float | None]], ...]
 """The sheet's lines in points: boards on the results basis (pairings that count)."""
 
 
-def _sheet(variant: str, combined: balance.Combined, label: str, player: pl.DataFrame,
-           reference: pl.DataFrame) -> BalanceSheet:
+def _sheet(variant: str, combined: balance.Combined, label: str, player: components.Prepared,
+           reference: components.Prepared) -> BalanceSheet:
     lines = tuple(_rate_lines(None if variant == "all" else variant, player, reference)) + tuple(
         BalanceLine(key, text, "points", _side_figure(function)(combined, True),
                     _side_figure(function)(combined, False))
@@ -1065,8 +1051,11 @@ def build_report(data: ReportData, request: ReportRequest,
                      "them out.")
 
     cause_titles = {key: balance.CAUSE_TITLES[key] for key in balance.CAUSES}
-    findings = [components.component_finding(component, data.player_sessions, member_sessions,
-                                              label, cause_titles[component.cause], settings)
+    every = components.components(variants) + components.sheet_components(None)
+    mine = components.prepare(data.player_sessions, every)
+    theirs = components.prepare(member_sessions, every)
+    findings = [components.component_finding(component, mine, theirs, label,
+                                              cause_titles[component.cause], settings)
                 for component in components.components(variants)]
     tested: list[Finding] = [_seat_finding(data.player_states, members, context)]
     tested += _head_to_head(data, group, names, context)
@@ -1085,10 +1074,9 @@ def build_report(data: ReportData, request: ReportRequest,
     items: list[SummaryItem] = with_chasing(cause_items(causes, net, label), chasing)
     items += finding_items(tested)
     exploratory = tuple(line.key for line in family if not line.clear)
-    sheets = [_sheet(v, c, label, data.player_sessions, member_sessions)
-              for v, c in by_variant.items()]
+    sheets = [_sheet(v, c, label, mine, theirs) for v, c in by_variant.items()]
     if overall is not None and len(by_variant) > 1:
-        sheets.append(_sheet("all", overall, label, data.player_sessions, member_sessions))
+        sheets.append(_sheet("all", overall, label, mine, theirs))
     own_strength = strength(_state_mean(data.player_states), _per_player_means(members),
                             group.player_is_outlier, settings.min_sample, label)
 
