@@ -10,8 +10,6 @@ and the opponent's board is the same in every hand but the one that shows the qu
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import polars as pl
 import pytest
 
