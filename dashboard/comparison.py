@@ -66,9 +66,10 @@ def reference_picker(key: str, players: Sequence[str], rules: Sequence[str],
                                                key=f"{key}_max_foul")) / 100
     with columns[2]:
         rule = st.checkbox("Leave out outliers", value=True, key=f"{key}_outliers",
-                           help="Players whose results sit beyond this many robust SDs from "
-                                "the field's median are left out, and pairings against them "
-                                "do not count.")
+                           help="Players whose results sit beyond this many times the "
+                                "field's typical spread (robust standard deviations) from the "
+                                "field's median are left out, and pairings against them do "
+                                "not count.")
         sd = st.number_input("Robust SDs", min_value=1.0, value=DEFAULT_OUTLIER_SD, step=0.5,
                              key=f"{key}_sd", disabled=not rule)
     spec = ReferenceSpec(kind, names, stake, min_hands, max_foul, float(sd) if rule else None)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pipeline.report.stats import t_quantile, t_two_sided_p
+from pipeline.report.stats import incomplete_beta, t_quantile, t_two_sided_p
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,3 +230,21 @@ def chi_square_p(statistic: float, df: int) -> float:
     if x < a + 1:
         return max(0.0, 1.0 - _lower_gamma_series(a, x))
     return min(1.0, _upper_gamma_fraction(a, x))
+
+
+def f_p(statistic: float, df_between: int, df_within: float | None) -> float:
+    """P(F(df_between, df_within) ≥ statistic / df_between) for a chi-square-like
+    ``statistic`` whose weights were estimated from ``df_within`` units (the chi-square's tail
+    without ``df_within``): a few sessions behind each weight make the test wider, as Student's t
+    does for one difference.
+
+    >>> round(f_p(3.841, 1, None), 3), round(f_p(4.965, 1, 10), 3)
+    (0.05, 0.05)
+    """
+    if df_within is None or math.isinf(df_within):
+        return chi_square_p(statistic, df_between)
+    if statistic <= 0:
+        return 1.0
+    ratio = statistic / df_between
+    return incomplete_beta(df_within / 2.0, df_between / 2.0,
+                           df_within / (df_within + df_between * ratio))

@@ -25,17 +25,6 @@ CLOSE = 1e-12
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo database (``ofc demo``'s hands)."""
-    from pipeline.ingest.demo import build_demo_database
-
-    database = tmp_path_factory.mktemp("demo") / "demo.duckdb"
-    summary = build_demo_database(database)
-    assert summary.stored == 3000
-    return database
-
-
-@pytest.fixture(scope="module")
 def players(demo: Path) -> list[str]:
     """Every player of the demo."""
     from pipeline import read
