@@ -907,16 +907,22 @@ def _draws_sql(players: str) -> str:
     last = _last_street_sql("k")
     return f"""
         report_top AS (
-            SELECT p.hand_key, p.player, k.variant, {last} AS last_street,
-                   left(p.card, 1) AS rank, count(*) AS cards,
-                   sum(count(*)) OVER (PARTITION BY p.hand_key, p.player) AS top_cards
+            SELECT p.hand_key, p.player, any_value(k.variant) AS variant,
+                   any_value({last}) AS last_street, count(*) AS top_cards,
+                   min(left(p.card, 1)) AS first_rank, max(left(p.card, 1)) AS second_rank
             FROM placements p JOIN report_hands k ON k.hand_key = p.hand_key
             WHERE p.row_name = 'top' AND p.street < {last}{players.format(alias="p")}
-            GROUP BY p.hand_key, p.player, k.variant, left(p.card, 1)
+            GROUP BY p.hand_key, p.player
+            HAVING count(*) < 3
         ), report_candidates AS (
-            SELECT hand_key, player, rank, last_street FROM report_top
-            WHERE top_cards < 3 AND (cards = 2 OR (cards = 1 AND rank IN ('K', 'A'))
-                                     OR (cards = 1 AND rank = 'Q' AND variant <> '{LOWBALL}'))
+            SELECT hand_key, player, first_rank AS rank, last_street FROM report_top
+            WHERE (top_cards = 2 AND first_rank = second_rank)
+               OR ((top_cards = 1 OR first_rank <> second_rank)
+                   AND (first_rank IN ('K', 'A') OR (first_rank = 'Q' AND variant <> '{LOWBALL}')))
+            UNION ALL
+            SELECT hand_key, player, second_rank, last_street FROM report_top
+            WHERE top_cards = 2 AND first_rank <> second_rank
+              AND (second_rank IN ('K', 'A') OR (second_rank = 'Q' AND variant <> '{LOWBALL}'))
         ), report_face_down AS (
             SELECT hand_key, player FROM seats
             WHERE fantasyland AND hand_key IN (SELECT hand_key FROM report_candidates)

@@ -108,8 +108,10 @@ def gather_report_data(db: Database, request: ReportRequest,
         left_out = reference.left_out_names
         player_leave_out = () if reference.player_is_outlier else left_out
         player_sessions = read.report.report_session_sums(connection, mine, player_leave_out)
+        # everyone's (the group's rows are picked later): one pass without a list of names
+        # is cheaper than filtering every placement by the members' names
         reference_sessions = read.report.report_session_sums(
-            connection, scope.with_players(reference.members), (*names, *left_out)) \
+            connection, scope, (*names, *left_out)) \
             if reference.members else player_sessions.clear()
         player_states = read.report.state_totals_of_sessions(player_sessions)
         reference_states = read.report.state_totals_of_sessions(reference_sessions)
