@@ -94,7 +94,8 @@ DEFINITIONS: tuple[tuple[str, str], ...] = (
      "regulars, or everyone with at least N hands whose foul rate is below X. The player is "
      "never in it. It is named on every figure."),
     ("Outlier rule", "A player of the field whose results are far from everyone else's (more "
-     "than the shown number of robust standard deviations, allowing for his own luck) is left "
+     "than the shown number of times the field's typical spread from its median, allowing for "
+     "his own luck) is left "
      "out of the group, and pairings against him do not count in the group's results. The rule "
      "can be turned off."),
     ("Within variant and table size", "Every comparison is made inside each variant and table "

@@ -83,7 +83,7 @@ def format_interval(estimate: dict[str, Any] | None, unit: str) -> str:
 
 def format_difference(finding: dict[str, Any]) -> str:
     """A finding's difference to the group with its 95 % interval, in its unit: ``+4.1 pp
-    (95 %: +1.2 to +7.0)`` for rates (percentage points), ``+0.25 (95 %: -0.10 to +0.60)``."""
+    (95 %: +1.2 to +7.0)`` for rates (percentage points), ``+0.25 royalty points per hand (95 %: -0.10 to +0.60)``."""
     value = finding.get("difference")
     if value is None:
         return "–"
@@ -93,7 +93,8 @@ def format_difference(finding: dict[str, Any]) -> str:
         if low is not None and high is not None:
             text += f" (95 %: {low * 100:+.1f} to {high * 100:+.1f})"
         return text
-    text = f"{value:+.2f}"
+    words = {"royalties": " royalty points per hand", "points": " points"}.get(finding["unit"], "")
+    text = f"{value:+.2f}{words}"
     if low is not None and high is not None:
         text += f" (95 %: {low:+.2f} to {high:+.2f})"
     return text

@@ -135,9 +135,10 @@ def strength(own: Mean, members: Mapping[str, Mean], is_outlier: bool, min_sampl
         return StrengthView(raw=own.value, raw_se=own.se, value=None, low=None, high=None,
                             weight=None, group_mean=prior.mean, group_spread=0.0,
                             group_players=prior.players, rank=None, ranked=ranked,
-                            note=(f"{base}. The group's players cannot be told apart by their "
-                                  "results (their differences are within the noise), so there "
-                                  "is no strength to estimate and nobody is ranked."),
+                            note=("none to estimate: the group's players cannot be told "
+                                  "apart by their results (their differences are within the "
+                                  "noise), so nobody is ranked. The player's own results: "
+                                  f"{base}"),
                             separation_p=apart.p_value)
     own_shrunk = shrink(own.value, own.se, prior)
     low, high = own_shrunk.interval()

@@ -107,8 +107,9 @@ def cause_items(causes: Sequence[Cause], net: Test | None, label: str) -> list[S
     items = []
     for cause in sorted(clear, key=lambda c: (c.points_per_100, c.key)):
         cost = cause.points_per_100 < 0
+        low, high = sorted((abs(cause.low), abs(cause.high)))
         text = (f"{'Costs' if cost else 'Gains'} {abs(cause.points_per_100):.1f} points per 100 "
-                f"hands against {label} (95 %: {cause.low:+.1f} to {cause.high:+.1f}); "
+                f"hands against {label} (95 %: {low:.1f} to {high:.1f}); "
                 f"{cause.scope}")
         if net is not None:
             text += f"; {_net_text(net)}"

@@ -151,7 +151,8 @@ def _difference(finding: dict) -> str:
     value, low, high = finding["difference"], finding["difference_low"], finding["difference_high"]
     if finding["unit"] == "rate":
         return f"{value * 100:+.1f} pp (95 %: {low * 100:+.1f} to {high * 100:+.1f})"
-    return f"{value:+.2f} (95 %: {low:+.2f} to {high:+.2f})"
+    words = {"royalties": " royalty points per hand", "points": " points"}[finding["unit"]]
+    return f"{value:+.2f}{words} (95 %: {low:+.2f} to {high:+.2f})"
 
 
 def test_markdown_and_html_carry_the_json_numbers(forms: dict[str, str]) -> None:
