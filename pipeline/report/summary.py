@@ -148,31 +148,26 @@ def with_chasing(items: list[SummaryItem], chasing: ChasingAnswer | None) -> lis
         gains=("fouls", "fantasyland") if pays else (), tests=("chasing",))]
 
 
+FINDING_ITEMS: dict[str, tuple[str, str]] = {
+    "Seats": ("seats", "Your results depend on the seat more than the group's do: look at the "
+                       "seats where you lose most against the group (acting first, you see the "
+                       "fewest of your opponents' cards)."),
+    "Head-to-head": ("head-to-head", "Some opponents suit you more than others, compared with "
+                                     "how the group does against them: replay your hands "
+                                     "against the ones where you lose most (the Hand browser "
+                                     "filters by opponent)."),
+}
+"""The summary item's kind and advice for a clear test of each topic that is not a cause."""
+
+
 def finding_items(findings: Sequence[Finding]) -> list[SummaryItem]:
     """The items of the clear tests that are not causes: the seats, each regular opponent, and
     every clear change over time together."""
-    items: list[SummaryItem] = []
-    for finding in findings:
-        if not finding.survives:
-            continue
-        if finding.topic == "Seats":
-            items.append(SummaryItem(
-                key=finding.key, kind="seats", title=finding.title,
-                text=f"{finding.note} {finding.confidence}",
-                advice="Your results depend on the seat more than the group's do: look at the "
-                       "seats where you lose most against the group (acting first, you see the "
-                       "fewest of your opponents' cards).",
-                points_per_100=None, low=None, high=None, leaks=(), gains=(),
-                tests=(finding.key,)))
-        elif finding.topic == "Head-to-head":
-            items.append(SummaryItem(
-                key=finding.key, kind="head-to-head", title=finding.title,
-                text=f"{finding.note} {finding.confidence}",
-                advice="Some opponents suit you more than others, compared with how the group "
-                       "does against them: replay your hands against the ones where you lose "
-                       "most (the Hand browser filters by opponent).",
-                points_per_100=None, low=None, high=None, leaks=(), gains=(),
-                tests=(finding.key,)))
+    items = [SummaryItem(key=finding.key, kind=FINDING_ITEMS[finding.topic][0],
+                         title=finding.title, text=f"{finding.note} {finding.confidence}",
+                         advice=FINDING_ITEMS[finding.topic][1], points_per_100=None, low=None,
+                         high=None, leaks=(), gains=(), tests=(finding.key,))
+             for finding in findings if finding.survives and finding.topic in FINDING_ITEMS]
     changes = [f for f in findings if f.survives and f.topic in ("Trend", "Did I improve?")]
     if changes:
         words = "; ".join(f"{f.title}: {f.verdict} ({f.confidence})" for f in changes)
