@@ -191,8 +191,11 @@ def test_markdown_and_html_carry_the_json_numbers(forms: dict[str, str]) -> None
     assert len(data["family"]) == data["tests"] >= 6
     for test in data["family"]:
         line = next(r for r in appendix.splitlines() if r.startswith(f"| {_md(test['title'])} |"))
-        assert f"| {_p(test['p_value'])} | {_p(test['q_value'])} |" in line
-        assert f'<tr data-key="{_html(test["key"])}">' in html
+        verdict = "clear" if test["clear"] else "not clear"
+        assert f"| {_p(test['p_value'])} | {_p(test['q_value'])} | {verdict} |" in line
+        row = re.search(rf'<tr data-key="{re.escape(_html(test["key"]))}">(.*?)</tr>', html)
+        assert row and row.group(1).endswith(f"<td>{verdict}</td>"), test["key"]
+    assert any(not test["clear"] for test in data["family"])
     # the summary: one item per clear difference (or the sentence that says there is none)
     for item in data["summary"]:
         assert _md(item["text"]) in markdown and _html(item["text"]) in html
