@@ -66,9 +66,10 @@ def reference_picker(key: str, players: Sequence[str], rules: Sequence[str],
                                                key=f"{key}_max_foul")) / 100
     with columns[2]:
         rule = st.checkbox("Leave out outliers", value=True, key=f"{key}_outliers",
-                           help="Players whose results sit beyond this many robust SDs from "
-                                "the field's median are left out, and pairings against them "
-                                "do not count.")
+                           help="Players whose results sit beyond this many times the "
+                                "field's typical spread (robust standard deviations) from the "
+                                "field's median are left out, and pairings against them do "
+                                "not count.")
         sd = st.number_input("Robust SDs", min_value=1.0, value=DEFAULT_OUTLIER_SD, step=0.5,
                              key=f"{key}_sd", disabled=not rule)
     spec = ReferenceSpec(kind, names, stake, min_hands, max_foul, float(sd) if rule else None)
@@ -83,57 +84,75 @@ def reference_picker(key: str, players: Sequence[str], rules: Sequence[str],
 
 def show_comparison(filters: Filters, players: Sequence[str], spec: ReferenceSpec, key: str,
                     settings: ReportSettings = DEFAULT_SETTINGS) -> PlayerComparison:
-    """The players against the group: a table and the shrunk-strength chart."""
+    """The players against the group (each without himself): a table and the shrunk-strength
+    chart, the coaching report's figures."""
     comparison: PlayerComparison = components.ask(compare_players, filters, tuple(players),
                                                   spec, settings)
-    st.caption(f"Compared with **{md(comparison.label)}** — {md(comparison.group.description)} "
-               f"Foul-rate and trend tests: {comparison.tests} through one false-discovery "
-               f"correction at {comparison.fdr * 100:g} %.")
-    table = comparison.table
-    if table.is_empty():
+    group = comparison.group
+    if group is None:
         st.info("None of these players has hands here.")
         return comparison
+    if len(comparison.groups) == 1:
+        st.caption(f"Compared with **{md(group.label)}** — {md(group.description)}")
+    else:
+        st.caption(f"Each player against **{md(group.label)}** without himself, as his coaching "
+                   f"report compares him ({md(group.spec.outlier_text)}). Trend tests: "
+                   f"{comparison.tests} through one false-discovery correction at "
+                   f"{comparison.fdr * 100:g} %.")
+    table = comparison.table
     st.dataframe(
-        table.select("player", "status", "hands", "points_per_hand", "basis_per_hand",
-                     "strength", "strength_low", "strength_high", "rank", "foul_rate",
-                     "group_foul_rate", "foul_q", "foul_clear", "royalties_per_hand",
+        table.select("player", "status", "group_players", "hands", "points_per_hand",
+                     "basis_per_hand", "strength", "strength_low", "strength_high", "rank",
+                     "foul_rate", "group_foul_rate", "foul_difference", "royalties_per_hand",
                      "group_royalties_per_hand", "fl_entry_rate", "group_fl_entry_rate",
                      "trend_points", "trend_points_q", "trend_fouls", "trend_fouls_q",
-                     "trend_clear"),
+                     "trend_clear", "standing"),
         hide_index=True, key=f"{key}_table",
         column_config={
+            "group_players": st.column_config.NumberColumn(
+                "group", help="Players in this player's group (never the player himself)."),
             "points_per_hand": st.column_config.NumberColumn("points/hand", format="%+.2f"),
             "basis_per_hand": st.column_config.NumberColumn(
                 "vs players not left out", format="%+.2f",
                 help="Points per hand against everyone but the players left out as outliers."),
             "strength": st.column_config.NumberColumn(
-                "strength (shrunk)", format="%+.2f",
-                help="Points per hand pulled toward the group's mean by how noisy it is "
-                     "(empirical Bayes): small samples are not ranked on luck."),
+                "strength (points/hand)", format="%+.2f",
+                help="Points per hand pulled toward the group's mean by how much of it could be "
+                     "luck; empty when the group's players cannot be told apart (see "
+                     "'standing')."),
             "strength_low": st.column_config.NumberColumn("95 % low", format="%+.2f"),
             "strength_high": st.column_config.NumberColumn("95 % high", format="%+.2f"),
             "rank": st.column_config.NumberColumn(
-                "rank in group", help="Among the group's players by shrunk strength; empty when "
-                                      "the group's players cannot be told apart."),
+                "rank", help="Only when the group's players can be told apart and there are at "
+                             "least 5 of them (see 'standing')."),
             "foul_rate": st.column_config.NumberColumn("foul rate", format="percent"),
-            "group_foul_rate": st.column_config.NumberColumn("group's", format="percent"),
-            "foul_q": st.column_config.NumberColumn("q", format="%.3f"),
-            "foul_clear": st.column_config.CheckboxColumn("clear"),
+            "group_foul_rate": st.column_config.NumberColumn(
+                "group's", format="percent", help="In the player's own mix of variants and "
+                                                  "table sizes."),
+            "foul_difference": st.column_config.NumberColumn(
+                "difference (pp)", format="%+.3f",
+                help="Percentage points / 100: +0.050 is 5 percentage points more fouls."),
             "royalties_per_hand": st.column_config.NumberColumn("royalties/hand", format="%.2f"),
             "group_royalties_per_hand": st.column_config.NumberColumn("group's", format="%.2f"),
             "fl_entry_rate": st.column_config.NumberColumn("FL entry", format="percent"),
             "group_fl_entry_rate": st.column_config.NumberColumn("group's", format="percent"),
             "trend_points": st.column_config.NumberColumn(
-                "trend points/session", format="%+.3f",
+                "trend points/hand per session", format="%+.3f",
                 help="Change per session within each variant and table size."),
             "trend_points_q": st.column_config.NumberColumn("q", format="%.3f"),
-            "trend_fouls": st.column_config.NumberColumn("trend fouls/session",
+            "trend_fouls": st.column_config.NumberColumn("trend foul rate per session",
                                                          format="percent"),
             "trend_fouls_q": st.column_config.NumberColumn("q", format="%.3f"),
             "trend_clear": st.column_config.CheckboxColumn("clear trend"),
+            "standing": st.column_config.TextColumn(
+                "standing", help="The strength and rank in words, or why there is none."),
         },
     )
     ranked = table.filter(pl.col("strength").is_not_null()).sort("strength", descending=True)
+    if ranked.is_empty():
+        st.caption("No strength to chart: the players' groups cannot be told apart by their "
+                   "results, or too few of their players have enough hands.")
+        return comparison
     figure = charts.shrunk_strength_chart(
         ranked.select("player", pl.col("basis_per_hand").alias("raw"),
                       pl.col("strength").alias("shrunk"), pl.col("strength_low").alias("low"),

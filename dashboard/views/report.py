@@ -21,6 +21,7 @@ from pipeline.report.model import Report
 from pipeline.report.reference import ReferenceError
 from pipeline.report.render import (
     KIND_TITLES,
+    format_difference,
     format_interval,
     format_line,
     format_p,
@@ -157,18 +158,18 @@ se = headline["points_se"]
 kpi(columns[3], "Points / hand", format_points(headline["points_per_hand"])
     + ("" if se is None else f" ± {se:.2f}"), "mean ± standard error")
 strength = data["strength"]
-kpi(columns[4], "Strength (shrunk)",
-    "–" if strength is None else format_points(strength["value"]),
-    None if strength is None else md(strength["note"]))
+kpi(columns[4], "Strength (points / hand, shrunk)",
+    "–" if strength is None or strength["value"] is None else format_points(strength["value"]),
+    "not shrunk: beyond the outlier rule" if strength is None else md(strength["note"]))
 st.dataframe(
     pl.DataFrame(
         [{"variant": line["variant"], "hands": line["hands"], "sessions": line["sessions"],
           "points": line["points"], "points/hand": line["points_per_hand"],
           "SE": line["points_se"], "percentile": line["percentile_label"] or "–",
-          "standing": line["percentile_note"]} for line in headline["variants"]],
+          "why": line["percentile_note"]} for line in headline["variants"]],
         schema={"variant": pl.String, "hands": pl.Int64, "sessions": pl.Int64,
                 "points": pl.Int64, "points/hand": pl.Float64, "SE": pl.Float64,
-                "percentile": pl.String, "standing": pl.String},
+                "percentile": pl.String, "why": pl.String},
     ),
     hide_index=True, key="report_variants",
     column_config={"points/hand": st.column_config.NumberColumn(format="%+.2f"),
@@ -178,33 +179,18 @@ for note in data["data_notes"]:
     st.caption(md(note))
 
 # --- summary -----------------------------------------------------------------------------------
-causes = {cause["key"]: cause for cause in data["causes"]}
 findings = {finding["key"]: finding for finding in data["findings"]}
-
-
-def cause_lines(keys: list[str]) -> str:
-    """Markdown bullets for summary causes."""
-    return "\n".join(
-        f"{number}. **{causes[key]['title']}**: {format_per_100(causes[key]['points_per_100'])} "
-        f"points per 100 hands (95 %: {format_per_100(causes[key]['low'])} – "
-        f"{format_per_100(causes[key]['high'])})" for number, key in enumerate(keys, start=1))
-
-
 st.subheader("Summary", anchor=False)
-st.caption(f"Only what survives the false-discovery correction ({data['tests']} tests at "
-           f"{settings.fdr * 100:g} %) is here; the rest is in the appendix below, marked "
-           "exploratory.")
-left, right = st.columns(2)
-with left:
-    st.markdown("**Where points leak**")
-    st.markdown(cause_lines(data["leaks"]) or f"No clear leak against {md(group['label'])}.")
-with right:
-    st.markdown("**What works**")
-    st.markdown(cause_lines(data["strengths"])
-                or f"No clear strength against {md(group['label'])}.")
-if data["clear"]:
-    st.markdown("**Also clear**\n\n" + "\n".join(
-        f"- {md(findings[key]['title'])} ({findings[key]['verdict']})" for key in data["clear"]))
+st.caption(f"One item per difference in play, and only what is clear after the false-discovery "
+           f"correction ({data['tests']} tests at {settings.fdr * 100:g} %); every test is in the "
+           "appendix below. Every figure is against the group named above.")
+if data["summary"]:
+    for number, item in enumerate(data["summary"], start=1):
+        st.markdown(f"{number}. **{item['kind']}: {md(item['title'])}**: {md(item['text'])}  \n"
+                    f"_What to do:_ {md(item['advice'])}")
+else:
+    st.markdown(f"Nothing is clear against {md(group['label'])}: every difference below is "
+                "within what luck gives over these hands and sessions.")
 if data["chasing"]:
     st.markdown(f"**Does chasing Fantasyland pay?** {md(data['chasing']['answer'])}")
 
@@ -278,59 +264,56 @@ for column, chart_id in zip(columns, ("chart-rolling-fouls", "chart-rolling-poin
             st.plotly_chart(figure, key=f"report_{chart_id}")
             st.caption(caption)
 
-# --- findings ----------------------------------------------------------------------------------
-st.subheader("Findings", anchor=False)
-st.caption(f"The findings that survive the correction, against {md(group['label'])}. Points per "
-           "100 hands on a single finding overlap: the ranked list is the one that adds up.")
-shown = [finding for finding in data["findings"] if finding["shown"] and finding["survives"]]
-topics = list(dict.fromkeys(finding["topic"] for finding in shown))
-if not shown:
-    st.caption("Nothing survives the correction yet.")
-for topic in topics:
-    st.markdown(f"**{topic}**")
+# --- components, seats, opponents ----------------------------------------------------------------
+st.subheader("What explains each cause", anchor=False)
+st.caption(f"The rates under each cause: the player's, {md(group['label'])}'s in the player's mix "
+           "of games, and the difference with its 95 % interval (pp: percentage points). They "
+           "explain a cause and are never findings of their own.")
+titles = {cause["key"]: cause["title"] for cause in data["causes"]}
+st.dataframe(
+    pl.DataFrame(
+        [{"cause": titles.get(f["cause"], f["cause"]), "component": f["title"],
+          "player (95 %)": format_interval(f["player"], f["unit"]),
+          "group": format_value(f["reference"]["value"], f["unit"]) if f["reference"] else "–",
+          "difference (95 %)": format_difference(f) if f["verdict"] == "component"
+          else f["confidence"],
+          "sample": f"{f['player']['sample']:,} {f['sample_unit']}", "key": f["key"]}
+         for f in data["findings"] if f["cause"] and f["shown"]],
+        schema={name: pl.String for name in ("cause", "component", "player (95 %)", "group",
+                                             "difference (95 %)", "sample", "key")}),
+    hide_index=True, key="report_components",
+    column_order=("cause", "component", "player (95 %)", "group", "difference (95 %)",
+                  "sample"),
+)
+tested = [f for f in data["findings"] if f["topic"] in ("Seats", "Head-to-head") and f["shown"]]
+st.subheader("Seats and regular opponents", anchor=False)
+if not tested:
+    st.caption("Too few hands to compare the seats or any opponent.")
+else:
     st.dataframe(
         pl.DataFrame(
-            [{"finding": f["title"], "verdict": f["verdict"],
-              "player (95 %)": format_interval(f["player"], f["unit"]),
-              "reference": format_value(f["reference"]["value"], f["unit"]) if f["reference"]
-              else "–",
-              "group": f["reference_label"],
-              "sample": f"{f['player']['sample']:,} {f['sample_unit']}",
-              "confidence": f["confidence"],
-              "points/100 hands": format_per_100(f["points_per_100"]), "key": f["key"]}
-             for f in shown if f["topic"] == topic],
-            schema={name: pl.String for name in ("finding", "verdict", "player (95 %)",
-                                                 "reference", "group", "sample", "confidence",
-                                                 "points/100 hands", "key")},
-        ),
-        hide_index=True, key=f"report_findings_{topic}",
-        column_order=("finding", "verdict", "player (95 %)", "reference", "group", "sample",
-                      "confidence", "points/100 hands"),
+            [{"test": f["title"], "difference (95 %)": format_difference(f),
+              "q": format_p(f["q_value"]), "verdict": f["verdict"], "note": f["note"],
+              "key": f["key"]} for f in tested],
+            schema={name: pl.String for name in ("test", "difference (95 %)", "q", "verdict",
+                                                 "note", "key")}),
+        hide_index=True, key="report_tested",
+        column_order=("test", "difference (95 %)", "q", "verdict", "note"),
     )
-exploratory = [f for f in data["findings"] if f["verdict"] == "exploratory"]
-exploratory_causes = [c for c in data["causes"] if c["verdict"] == "exploratory"]
-if exploratory or exploratory_causes:
-    with st.expander(f"Appendix: exploratory ({len(exploratory) + len(exploratory_causes)})"):
-        st.caption("Tested, but not clear after the false-discovery correction: a hint at best.")
-        st.dataframe(
-            pl.DataFrame(
-                [{"test": f"{c['title']} (cause)", "player": format_per_100(c["points_per_100"]),
-                  "reference": c["reference_label"], "p": format_p(c["p_value"]),
-                  "q": format_p(c["q_value"]), "key": f"cause.{c['key']}"}
-                 for c in exploratory_causes]
-                + [{"test": f["title"], "player": format_interval(f["player"], f["unit"]),
-                    "reference": format_value(f["reference"]["value"], f["unit"])
-                    if f["reference"] else f["reference_label"],
-                    "p": format_p(f["p_value"]), "q": format_p(f["q_value"]), "key": f["key"]}
-                   for f in exploratory],
-                schema={name: pl.String for name in ("test", "player", "reference", "p", "q",
-                                                     "key")}),
-            hide_index=True, key="report_exploratory",
-            column_order=("test", "player", "reference", "p", "q"),
-        )
+with st.expander(f"Appendix: every test ({data['tests']})"):
+    st.caption("p: each test's own p-value; q: after the false-discovery correction. What is "
+               "not clear is a hint at best: each could be luck.")
+    st.dataframe(
+        pl.DataFrame(
+            [{"test": t["title"], "p": format_p(t["p_value"]), "q": format_p(t["q_value"]),
+              "clear": "clear" if t["clear"] else "not clear", "key": t["key"]}
+             for t in data["family"]],
+            schema={name: pl.String for name in ("test", "p", "q", "clear", "key")}),
+        hide_index=True, key="report_family", column_order=("test", "p", "q", "clear"),
+    )
 missing = [finding for finding in data["findings"] if not finding["shown"]]
 if missing:
-    with st.expander(f"Not enough data yet ({len(missing)})"):
+    with st.expander(f"Too few to judge ({len(missing)})"):
         st.markdown("\n".join(f"- {md(f['title'])}: {md(f['confidence'])}" for f in missing))
 
 # --- charts ------------------------------------------------------------------------------------

@@ -63,10 +63,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "players of a stake, named regulars, or everyone with enough hands and a low foul "
             "rate; outliers left out by a visible rule): one ranked list of causes in points "
             "per 100 hands that never overlap and add up to the difference; a Fantasyland "
-            "balance sheet per variant; findings (fouls, chasing Fantasyland, Fantasyland, "
-            "royalties, scoops, results by variant and seat, head-to-head), every test through "
-            "one Benjamini-Hochberg correction (what does not survive goes to an appendix "
-            "marked exploratory); fair trends and a before/after comparison with the mix of "
+            "balance sheet per variant, each cause with the rates that explain it; does chasing "
+            "Fantasyland pay (more or less than the group); seats and regular opponents within "
+            "variant and table size; every test with errors clustered by session, through one "
+            "false-discovery correction, and a summary of one item per difference in play "
+            "(causes that offset each other as one trade-off with its net); fair trends and a before/after comparison with the mix of "
             "games held fixed; the player's strength shrunk toward the group; notable hands as "
             "boards with each foul explained. The HTML works offline (charts and plotly.js "
             "inline)."
@@ -194,9 +195,8 @@ def run(arguments: argparse.Namespace) -> int:
         target.write_text(text, encoding="utf-8")
     except OSError as error:
         raise CommandError(f"cannot write {target}: {error}") from error
-    shown = sum(1 for finding in report.findings if finding.shown)
-    clear = sum(1 for finding in report.findings if finding.survives)
+    items = len(report.summary)
     print(f"wrote {target} ({output_format}): {report.headline.hands:,} hands against "
-          f"{report.reference.label}, {shown} findings ({clear} clear of {report.tests} tests), "
-          f"{len(report.notable)} notable hands", file=sys.stderr)
+          f"{report.reference.label}, {items} clear item{'s' if items != 1 else ''} "
+          f"({report.tests} tests), {len(report.notable)} notable hands", file=sys.stderr)
     return 0

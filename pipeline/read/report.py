@@ -61,7 +61,8 @@ def _report_conditions(filters: Filters) -> tuple[str, list[Any]]:
 
 
 __all__ = [
-    "BOARD_STATES", "FANTASYLAND_CARD_RANKS", "fantasyland_top_value", "report_hand_grades",
+    "BOARD_STATES", "report_pair_sessions", "report_session_sums", "session_states",
+    "state_totals_of_sessions", "FANTASYLAND_CARD_RANKS", "fantasyland_top_value", "report_hand_grades",
     "report_matchup_totals", "report_own_hands", "report_pair_totals",
     "report_player_totals", "report_progress_hands", "report_progress_series",
     "report_session_cells", "session_cells_kept",
@@ -852,3 +853,247 @@ def report_progress_series(db: Database, filters: Filters,
             ORDER BY h.started_at NULLS FIRST, h.hand_key, r.player
         """
         return connection.sql(sql, params=[*filters.players, *filters.players, *params]).pl()
+
+
+# --- per session: what the report's errors are clustered by ----------------------------------
+
+SESSION_SUM_KEYS = ("player", "session", "variant", "player_count", "position", "rules", "state",
+                    "pairings")
+"""The grain of :func:`report_session_sums`."""
+
+SESSION_SUM_COLUMNS: dict[str, type[pl.DataType]] = {
+    "player": pl.String, "session": pl.String, "variant": pl.String, "player_count": pl.Int8,
+    "position": pl.Int8, "rules": pl.String, "state": pl.String, "pairings": pl.Int64,
+    "boards": pl.Int64, "settled": pl.Int64, "settled_sq": pl.Int64, "royalty": pl.Int64,
+    "royalty_sq": pl.Int64, "royalty_settled": pl.Int64, "fantasyland_next": pl.Int64,
+    "chasing": pl.Int64, "fouls": pl.Int64, "chasing_fouls": pl.Int64, "royalty_top": pl.Int64, "royalty_top_sq": pl.Int64,
+    "royalty_middle": pl.Int64, "royalty_middle_sq": pl.Int64, "royalty_bottom": pl.Int64,
+    "royalty_bottom_sq": pl.Int64, "matchups": pl.Int64, "scoops": pl.Int64,
+    "scooped": pl.Int64,
+}
+"""The columns of :func:`report_session_sums`, with their types."""
+
+DRAW_RANKS = ("Q", "K", "A")
+"""A lone card of these ranks on the top row is a Fantasyland draw (K and A in 2-7 Pineapple,
+where queens do not enter)."""
+
+LOWBALL = "2-7-pineapple"
+
+
+def fantasyland_top_values() -> tuple[int, int]:
+    """The weakest top rows that enter Fantasyland: QQ2 (Classic, Pineapple) and KK2 (2-7
+    Pineapple), as row values (``evaluations.top_value``)."""
+    from pipeline.rules.cards import parse_cards
+    from pipeline.rules.values import evaluate_row
+
+    return fantasyland_top_value(), evaluate_row(parse_cards("Kc Kd 2h"))
+
+
+def _last_street_sql(alias: str) -> str:
+    """SQL for the number of a hand's last street (from its variant's streets)."""
+    from pipeline.rules.game import Variant
+
+    cases = " ".join(f"WHEN '{variant.value}' THEN {len(variant.streets)}" for variant in Variant)
+    return f"CASE {alias}.variant {cases} END"
+
+
+def _draws_sql(players: str) -> str:
+    """``report_draws``: the boards (outside Fantasyland, streets known) whose top row held a
+    live Fantasyland draw when the last street's cards were dealt: a slot left on top and
+    either one queen, king or ace (king or ace in 2-7 Pineapple, where queens do not enter) or a
+    pair (trips qualify), with a card of that rank the player had not seen yet - not on his own
+    board or in his discards, not on an opponent's board as it stood before that street (a
+    Fantasyland opponent's cards are face down)."""
+    last = _last_street_sql("k")
+    return f"""
+        report_top AS (
+            SELECT p.hand_key, p.player, any_value(k.variant) AS variant,
+                   any_value({last}) AS last_street, count(*) AS top_cards,
+                   min(left(p.card, 1)) AS first_rank, max(left(p.card, 1)) AS second_rank
+            FROM placements p JOIN report_hands k ON k.hand_key = p.hand_key
+            WHERE p.row_name = 'top' AND p.street < {last}{players.format(alias="p")}
+            GROUP BY p.hand_key, p.player
+            HAVING count(*) < 3
+        ), report_candidates AS (
+            SELECT hand_key, player, first_rank AS rank, last_street FROM report_top
+            WHERE (top_cards = 2 AND first_rank = second_rank)
+               OR ((top_cards = 1 OR first_rank <> second_rank)
+                   AND (first_rank IN ('K', 'A') OR (first_rank = 'Q' AND variant <> '{LOWBALL}')))
+            UNION ALL
+            SELECT hand_key, player, second_rank, last_street FROM report_top
+            WHERE top_cards = 2 AND first_rank <> second_rank
+              AND (second_rank IN ('K', 'A') OR (second_rank = 'Q' AND variant <> '{LOWBALL}'))
+        ), report_face_down AS (
+            SELECT hand_key, player FROM seats
+            WHERE fantasyland AND hand_key IN (SELECT hand_key FROM report_candidates)
+        ), report_seen AS (
+            SELECT c.hand_key, c.player, c.rank, count(*) AS seen
+            FROM report_candidates c
+            JOIN (SELECT hand_key, player, street, card FROM placements
+                  UNION ALL SELECT hand_key, player, street, card FROM discards) x
+              ON x.hand_key = c.hand_key AND x.street < c.last_street
+                 AND left(x.card, 1) = c.rank
+            ANTI JOIN report_face_down f ON f.hand_key = x.hand_key AND f.player = x.player
+            GROUP BY ALL
+        ), report_draws AS (
+            SELECT DISTINCT c.hand_key, c.player
+            FROM report_candidates c
+            LEFT JOIN report_seen v ON v.hand_key = c.hand_key AND v.player = c.player
+                 AND v.rank = c.rank
+            WHERE coalesce(v.seen, 0) < 4
+        )"""
+
+
+def report_session_sums(db: Database, filters: Filters,
+                        leave_out: tuple[str, ...] = ()) -> pl.DataFrame:
+    """Per player, session, variant, table size, position, rules, board state and number of
+    opponents counted: integer sums of the boards, for the report's comparisons and for errors
+    clustered by session (hands of one session share a table, opponents and a mood).
+
+    ``session``: the seat's session, or ``hand:<key>`` for an undated hand (a session of its
+    own). Every board in scope is here (with ``filters.players``, only theirs), also one whose
+    opponents are all in ``leave_out`` (``pairings`` 0: it counts in the rates, not in results).
+    Per board: its pairings with the opponents not in ``leave_out`` (``pairings``, their
+    ``settled`` points and ``royalty`` points, ``scoops`` and ``scooped`` among them), its
+    royalties per row, whether it earns or keeps Fantasyland and whether it *chases*
+    Fantasyland (outside it: the final top qualifies - QQ or better, KK or better in 2-7
+    Pineapple, or trips - or, with streets known, the top held a live draw when the last
+    street's cards were dealt: see :func:`_draws_sql`). Columns: :data:`SESSION_SUM_COLUMNS`
+    (sums of each value, its square, and the products the delta method needs).
+
+    One pass over the hands in scope (the aggregates keep no sessions); summing the sessions
+    with ``pairings`` > 0 gives :func:`report_state_totals` exactly.
+    """
+    where, params = _report_conditions(filters)
+    left_out, left_params = in_list("m.opponent", leave_out, negate=True)
+    players, player_params = in_list("m.player", filters.players)
+    seat_players, seat_params = in_list("s.player", filters.players)
+    draw_players = ""
+    draw_params: list[Any] = []
+    if filters.players:
+        draw_players = f" AND {{alias}}.player IN ({placeholders(filters.players)})"
+        draw_params = list(filters.players)
+    queens, kings = fantasyland_top_values()
+    sql = f"""
+        WITH report_hands AS MATERIALIZED (
+            SELECT h.hand_key, h.variant, h.player_count, h.rules, h.has_streets
+            FROM hands h WHERE {where}
+        ), counted AS (
+            SELECT m.hand_key, m.player, count(*) AS pairings,
+                   sum(m.settled)::BIGINT AS settled,
+                   sum(m.royalty_points)::BIGINT AS royalty_points,
+                   count(*) FILTER (WHERE m.scoop > 0) AS scoops,
+                   count(*) FILTER (WHERE m.scoop < 0) AS scooped
+            FROM matchups m SEMI JOIN report_hands k ON k.hand_key = m.hand_key
+            WHERE TRUE{left_out}{players}
+            GROUP BY m.hand_key, m.player
+        ), {_draws_sql(draw_players)}, boards AS (
+            SELECT s.player, coalesce(s.session_id, 'hand:' || s.hand_key::VARCHAR) AS session,
+                   k.variant, k.player_count, s.position, k.rules,
+                   CASE WHEN s.fantasyland THEN 'fantasyland' WHEN e.foul THEN 'foul'
+                        ELSE 'standing' END AS state,
+                   coalesce(c.pairings, 0) AS pairings, coalesce(c.settled, 0) AS settled,
+                   coalesce(c.royalty_points, 0) AS royalty_points,
+                   coalesce(c.scoops, 0) AS scoops, coalesce(c.scooped, 0) AS scooped,
+                   e.fantasyland_next, e.foul, e.royalty_top, e.royalty_middle,
+                   e.royalty_bottom, NOT s.fantasyland AND (
+                       e.top_value >= CASE WHEN k.variant = '{LOWBALL}' THEN ? ELSE ? END
+                       OR d.player IS NOT NULL) AS chasing
+            FROM seats s
+            JOIN report_hands k ON k.hand_key = s.hand_key
+            JOIN evaluations e ON e.hand_key = s.hand_key AND e.player = s.player
+            LEFT JOIN counted c ON c.hand_key = s.hand_key AND c.player = s.player
+            LEFT JOIN report_draws d ON d.hand_key = s.hand_key AND d.player = s.player
+            WHERE TRUE{seat_players}
+        )
+        SELECT player, session, variant, player_count, position, rules, state, pairings,
+               count(*) AS boards, sum(settled) AS settled, sum(settled * settled) AS settled_sq,
+               sum(royalty_points) AS royalty, sum(royalty_points * royalty_points) AS royalty_sq,
+               sum(royalty_points * settled) AS royalty_settled,
+               count(*) FILTER (WHERE fantasyland_next) AS fantasyland_next,
+               count(*) FILTER (WHERE chasing) AS chasing,
+               count(*) FILTER (WHERE foul) AS fouls,
+               count(*) FILTER (WHERE chasing AND foul) AS chasing_fouls,
+               sum(royalty_top) AS royalty_top, sum(royalty_top * royalty_top) AS royalty_top_sq,
+               sum(royalty_middle) AS royalty_middle,
+               sum(royalty_middle * royalty_middle) AS royalty_middle_sq,
+               sum(royalty_bottom) AS royalty_bottom,
+               sum(royalty_bottom * royalty_bottom) AS royalty_bottom_sq,
+               sum(pairings) AS matchups, sum(scoops) AS scoops, sum(scooped) AS scooped
+        FROM boards GROUP BY ALL
+        ORDER BY player, session, variant, player_count, position, rules, state, pairings
+    """
+    with reading(db) as connection:
+        return connection.sql(sql, params=[
+            *params, *left_params, *player_params, *draw_params, kings, queens,
+            *seat_params]).pl().cast(SESSION_SUM_COLUMNS)  # type: ignore[arg-type]
+
+
+def state_totals_of_sessions(sums: pl.DataFrame) -> pl.DataFrame:
+    """:func:`report_state_totals` from :func:`report_session_sums` (of the same scope and
+    ``leave_out``): the boards with an opponent who counts, summed over sessions as integers and
+    scaled the same way, so the figures are the same to the last bit."""
+    counted = sums.filter(pl.col("pairings") > 0)
+    if counted.is_empty():
+        return pl.DataFrame(schema=STATE_COLUMNS)
+    integers = ("boards", "settled", "settled_sq", "royalty", "royalty_sq", "royalty_settled",
+                "fantasyland_next")
+    regrouped = counted.group_by([*STATE_KEYS, "pairings"]).agg(
+        [pl.col(column).sum() for column in integers])
+    return _scaled_states(regrouped)
+
+
+SESSION_STATE_COLUMNS: dict[str, type[pl.DataType]] = {
+    "player": pl.String, "session": pl.String, "variant": pl.String, "player_count": pl.Int8,
+    "rules": pl.String, "state": pl.String, "boards": pl.Int64, "value": pl.Float64,
+    "royalty": pl.Float64,
+}
+"""The columns of :func:`session_states`."""
+
+
+def session_states(sums: pl.DataFrame) -> pl.DataFrame:
+    """Each session's boards, values and royalty parts per state (the boards with an opponent
+    who counts, scaled to the whole table as in :func:`report_state_totals`), from
+    :func:`report_session_sums`: what errors clustered by session need."""
+    counted = sums.filter(pl.col("pairings") > 0)
+    if counted.is_empty():
+        return pl.DataFrame(schema=SESSION_STATE_COLUMNS)
+    scale = (pl.col("player_count").cast(pl.Float64) - 1) / pl.col("pairings")
+    return (counted.group_by("player", "session", "variant", "player_count", "rules", "state")
+            .agg(pl.col("boards").sum(), (pl.col("settled") * scale).sum().alias("value"),
+                 (pl.col("royalty") * scale).sum().alias("royalty"))
+            .sort("player", "session", "variant", "player_count", "rules", "state")
+            .cast(SESSION_STATE_COLUMNS))  # type: ignore[arg-type]
+
+
+PAIR_SESSION_COLUMNS: dict[str, type[pl.DataType]] = {
+    "player": pl.String, "opponent": pl.String, "session": pl.String, "variant": pl.String,
+    "player_count": pl.Int8, "rules": pl.String, "hands": pl.Int64, "points": pl.Int64,
+    "points_sq": pl.Int64,
+}
+"""The columns of :func:`report_pair_sessions`."""
+
+
+def report_pair_sessions(db: Database, filters: Filters,
+                         opponents: tuple[str, ...]) -> pl.DataFrame:
+    """Every player's pairings with each of ``opponents`` in scope, per session, variant, table
+    size and rules: hands together and the player's settled points against that opponent (and
+    their squares). ``session``: the player's session, ``hand:<key>`` for an undated hand.
+    Head-to-head compares within variant and table size and clusters errors by session."""
+    if not opponents:
+        return pl.DataFrame(schema=PAIR_SESSION_COLUMNS)
+    where, params = _report_conditions(filters)
+    sql = f"""
+        SELECT m.player, m.opponent,
+               coalesce(s.session_id, 'hand:' || m.hand_key::VARCHAR) AS session,
+               h.variant, h.player_count, h.rules, count(*) AS hands,
+               sum(m.settled)::BIGINT AS points, sum(m.settled * m.settled)::BIGINT AS points_sq
+        FROM matchups m
+        JOIN hands h ON h.hand_key = m.hand_key
+        JOIN seats s ON s.hand_key = m.hand_key AND s.player = m.player
+        WHERE {where} AND m.opponent IN ({placeholders(opponents)})
+        GROUP BY ALL
+        ORDER BY m.player, m.opponent, session, h.variant, h.player_count, h.rules
+    """
+    return frame(db, sql, [*params, *opponents]).cast(
+        PAIR_SESSION_COLUMNS)  # type: ignore[arg-type]

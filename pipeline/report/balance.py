@@ -21,7 +21,9 @@ standing board. That gives four causes, which add up to the difference to the la
 Comparisons are made within a stratum (variant and table size) and weighted by the player's own
 hands, so a different mix of games never passes for a difference in play. Standard errors come
 from the delta method, with boards as independent units (numerical derivatives of the exact
-formulas, exact second moments from the database).
+formulas, exact second moments from the database), and again with sessions as units when the
+sessions' sums are given (:mod:`pipeline.report.inference`: each side counts the larger of the
+two; tests use Student's t on the sessions' degrees of freedom).
 
 Pure: works on the frames of :func:`pipeline.read.report.report_state_totals`.
 """
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from pipeline.report.inference import Test, clustered_covariance, test_of
 from pipeline.report.stats import Z_95, two_sided_p
 
 STATES = ("fantasyland", "foul", "standing")
@@ -43,17 +46,18 @@ CAUSES = ("fouls", "fantasyland", "royalties", "rows")
 CAUSE_TITLES = {
     "fouls": "Fouls",
     "fantasyland": "Fantasyland",
-    "royalties": "Royalties on standing boards",
-    "rows": "Rows and scoops on standing boards",
+    "royalties": "Royalties on legal boards",
+    "rows": "Rows and scoops on legal boards",
 }
 CAUSE_SCOPE = {
-    "fouls": "extra fouls × what a foul costs against a standing board, plus what a fouled board "
+    "fouls": "extra fouls × what a foul costs against a legal board, plus what a fouled board "
              "cost beyond the group's; covers the scoops suffered and the rows lost when fouling",
     "fantasyland": "extra Fantasyland hands (entries and stays) × what a Fantasyland hand is "
-                   "worth over a standing board, plus the difference in points per Fantasyland "
+                   "worth over a legal board, plus the difference in points per Fantasyland "
                    "hand",
-    "royalties": "difference in net royalty points (collected minus paid) on standing boards",
-    "rows": "difference in the rest of a standing board's result: rows won and lost, scoops",
+    "royalties": "difference in net royalty points (collected minus paid) on legal boards "
+                 "outside Fantasyland",
+    "rows": "difference in the rest of a legal board's result: rows won and lost, scoops",
 }
 STRATUM = ("variant", "player_count")
 
@@ -71,6 +75,8 @@ class Side:
     totals: np.ndarray
     moments: np.ndarray
     fantasyland_next: np.ndarray
+    clustered: np.ndarray | None = None
+    clusters: int = 0
 
     @property
     def covariance(self) -> np.ndarray:
@@ -104,6 +110,23 @@ def side_of(rows: pl.DataFrame) -> Side:
             following[k] = float(row["fantasyland_next"])
             boards += int(row["boards"])
     return Side(boards, totals, moments, following)
+
+
+def with_sessions(side: Side, sessions: pl.DataFrame) -> Side:
+    """``side`` with the covariance of its totals clustered by session, from the sessions' sums
+    (rows of one stratum: session, state, boards, value, royalty)."""
+    if sessions.is_empty():
+        return Side(side.boards, side.totals, side.moments, side.fantasyland_next,
+                    np.zeros((9, 9)), 0)
+    names = sorted(set(sessions["session"].to_list()))
+    index = {name: row for row, name in enumerate(names)}
+    per_session = np.zeros((len(names), 9))
+    for session, state, boards, value, royalty in sessions.select(
+            "session", "state", "boards", "value", "royalty").iter_rows():
+        base = 3 * STATES.index(state)
+        per_session[index[session], base:base + 3] += (boards, value, royalty)
+    return Side(side.boards, side.totals, side.moments, side.fantasyland_next,
+                clustered_covariance(per_session), len(names))
 
 
 def _parts(totals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -178,6 +201,9 @@ class StratumBalance:
     covariance: np.ndarray
     player: Side
     reference: Side
+    parts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    """The causes' covariance by side and kind: (player independent, player clustered,
+    group independent, group clustered); None without the sessions' sums."""
 
 
 def stratum_balance(variant: str, player_count: int, player: Side,
@@ -185,28 +211,50 @@ def stratum_balance(variant: str, player_count: int, player: Side,
     """The four causes in a stratum and their covariance (delta method, both sides)."""
     terms = cause_terms(player.totals, reference.totals)
     covariance = np.zeros((4, 4))
+    parts: list[np.ndarray] = []
     for side, function in ((player, lambda y: cause_terms(y, reference.totals)),
                            (reference, lambda y: cause_terms(player.totals, y))):
         own = side.covariance
-        jacobian = _jacobian(function, side.totals, own)
+        reach = own if side.clustered is None else own + np.diag(np.diag(side.clustered))
+        jacobian = _jacobian(function, side.totals, reach)
         covariance += jacobian @ own @ jacobian.T
+        parts.append(jacobian @ own @ jacobian.T)
+        if side.clustered is not None:
+            parts.append(jacobian @ side.clustered @ jacobian.T)
+    both = len(parts) == 4
     return StratumBalance(variant, player_count, player.boards, reference.boards, terms,
-                          covariance, player, reference)
+                          covariance, player, reference,
+                          tuple(parts) if both else None)  # type: ignore[arg-type]
 
 
-def strata_balances(player_rows: pl.DataFrame,
-                    reference_rows: pl.DataFrame) -> list[StratumBalance]:
-    """Every stratum where the player has boards and the group has some to compare with."""
+def _in_stratum(rows: pl.DataFrame | None, variant: str, player_count: int) -> pl.DataFrame | None:
+    if rows is None or rows.is_empty():
+        return rows
+    return rows.filter((pl.col("variant") == variant) & (pl.col("player_count") == player_count))
+
+
+def strata_balances(player_rows: pl.DataFrame, reference_rows: pl.DataFrame,
+                    player_sessions: pl.DataFrame | None = None,
+                    reference_sessions: pl.DataFrame | None = None) -> list[StratumBalance]:
+    """Every stratum where the player has boards and the group has some to compare with.
+
+    With the sessions' sums of both sides (rows: variant, player_count, session, state, boards,
+    value, royalty), the causes' errors are also clustered by session.
+    """
     if player_rows.is_empty():
         return []
     result = []
     keys = player_rows.select(STRATUM).unique().sort(STRATUM).rows()
+    clustered = player_sessions is not None and reference_sessions is not None
     for variant, player_count in keys:
-        mine = side_of(player_rows.filter((pl.col("variant") == variant)
-                                          & (pl.col("player_count") == player_count)))
-        theirs = side_of(reference_rows.filter((pl.col("variant") == variant)
-                                               & (pl.col("player_count") == player_count))
+        mine = side_of(_in_stratum(player_rows, variant, player_count))  # type: ignore[arg-type]
+        theirs = side_of(_in_stratum(reference_rows, variant, player_count)  # type: ignore[arg-type]
                          if not reference_rows.is_empty() else reference_rows)
+        if clustered:
+            mine = with_sessions(mine, _in_stratum(  # type: ignore[arg-type]
+                player_sessions, variant, player_count))
+            theirs = with_sessions(theirs, _in_stratum(  # type: ignore[arg-type]
+                reference_sessions, variant, player_count))
         if mine.boards and theirs.boards:
             result.append(stratum_balance(variant, int(player_count), mine, theirs))
     return result
@@ -222,12 +270,37 @@ class Combined:
     weights: tuple[float, ...]
     strata: tuple[StratumBalance, ...]
 
-    def estimate(self, combination: Sequence[float]) -> tuple[float, float]:
-        """(value, standard error) of a combination of the causes (e.g. fouls + Fantasyland)."""
+    def test(self, combination: Sequence[float]) -> Test:
+        """A combination of the causes (e.g. fouls + Fantasyland) tested against zero.
+
+        With the sessions' sums, each side's variance is the larger of the clustered and the
+        independent-boards one and the degrees of freedom are the sessions' (Welch); without
+        them, boards are the units (a normal test).
+        """
         vector = np.asarray(combination, dtype=float)
         value = float(vector @ self.terms)
-        variance = float(vector @ self.covariance @ vector)
-        return value, math.sqrt(max(variance, 0.0))
+        if all(s.parts is not None for s in self.strata):
+            variances = []
+            for offset in (0, 2):
+                independent = sum(w * w * float(vector @ s.parts[offset] @ vector)  # type: ignore[index]
+                                  for w, s in zip(self.weights, self.strata, strict=True))
+                clustered = sum(w * w * float(vector @ s.parts[offset + 1] @ vector)  # type: ignore[index]
+                                for w, s in zip(self.weights, self.strata, strict=True))
+                variances.append(max(independent, clustered, 0.0))
+            clusters = [sum(s.player.clusters for s in self.strata),
+                        sum(s.reference.clusters for s in self.strata)]
+            return test_of(value, variances, clusters)
+        variance = max(float(vector @ self.covariance @ vector), 0.0)
+        se = math.sqrt(variance)
+        z, p = z_and_p(value, se)
+        low, high = interval(value, se)
+        return Test(value, se, None, z, p if se > 0 else (None if value else 1.0), low, high)
+
+    def estimate(self, combination: Sequence[float]) -> tuple[float, float]:
+        """(value, standard error) of a combination of the causes (e.g. fouls + Fantasyland),
+        the error as :meth:`test` gives it."""
+        result = self.test(combination)
+        return result.value, result.se
 
     def side_mean(self, function: Callable[[np.ndarray], float | None],
                   player: bool) -> float | None:

@@ -1,10 +1,12 @@
 """Players against a reference group, and a player's progress: the dashboard's pages ask these.
 
-* :func:`compare_players` — several players side by side against a chosen reference group:
-  results as measured and against the players not left out, strength shrunk toward the group
-  (empirical Bayes, so small samples are not ranked on luck), foul rate, royalties and
-  Fantasyland against the group's (weighted by each player's own mix of variants), and the fair
-  trend across sessions; every test of the table through one Benjamini-Hochberg correction.
+* :func:`compare_players` — several players side by side, each against a chosen reference
+  group without himself, with the coaching report's own figures (the same functions:
+  :mod:`pipeline.report.standing`): results against the players not left out, strength shrunk
+  toward the group (none, and no rank, when the group's players cannot be told apart), foul
+  rate, royalties and Fantasyland entries against the group's (weighted by each player's own mix
+  of variants and table sizes), and the fair trend across sessions (its tests through one
+  Benjamini-Hochberg correction over the table).
 * :func:`player_progress` — one player's fair trend, before/after around a date (an interval for
   the difference) and rolling windows, with the mix of games held fixed.
 
@@ -13,7 +15,6 @@ Reads through :mod:`pipeline.read` only (the same questions as the report), then
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import date, datetime
 
@@ -32,14 +33,8 @@ from pipeline.report.reference import (
     choose_reference,
     member_rows,
 )
-from pipeline.report.stats import (
-    Prior,
-    benjamini_hochberg,
-    estimate_prior,
-    shrink,
-    two_sided_p,
-    z_score,
-)
+from pipeline.report.standing import mix_rate, strength
+from pipeline.report.stats import Mean, benjamini_hochberg
 from pipeline.report.trends import (
     Cells,
     RollingSeries,
@@ -53,123 +48,64 @@ from pipeline.report.trends import (
 )
 
 COMPARISON_COLUMNS: dict[str, type[pl.DataType]] = {
-    "player": pl.String, "status": pl.String, "hands": pl.Int64, "points_per_hand": pl.Float64,
-    "basis_per_hand": pl.Float64, "basis_se": pl.Float64, "strength": pl.Float64,
-    "strength_low": pl.Float64, "strength_high": pl.Float64, "kept": pl.Float64,
-    "rank": pl.Int64, "foul_rate": pl.Float64, "group_foul_rate": pl.Float64,
-    "foul_difference": pl.Float64, "foul_q": pl.Float64, "foul_clear": pl.Boolean,
+    "player": pl.String, "status": pl.String, "group_players": pl.Int64, "hands": pl.Int64,
+    "points_per_hand": pl.Float64, "basis_per_hand": pl.Float64, "basis_se": pl.Float64,
+    "strength": pl.Float64, "strength_low": pl.Float64, "strength_high": pl.Float64,
+    "kept": pl.Float64, "rank": pl.Int64, "ranked": pl.Int64, "standing": pl.String,
+    "foul_rate": pl.Float64, "group_foul_rate": pl.Float64, "foul_difference": pl.Float64,
     "royalties_per_hand": pl.Float64, "group_royalties_per_hand": pl.Float64,
     "fl_entry_rate": pl.Float64, "group_fl_entry_rate": pl.Float64,
     "trend_points": pl.Float64, "trend_points_q": pl.Float64, "trend_fouls": pl.Float64,
     "trend_fouls_q": pl.Float64, "trend_clear": pl.Boolean,
 }
-"""The columns of :attr:`PlayerComparison.table` (per session trends: change per session)."""
+"""The columns of :attr:`PlayerComparison.table`: ``group_players`` the members of the
+player's group (never the player), ``standing`` the strength and rank in words (or why there
+is none), ``foul_difference`` in percentage points / 100 (a share), trends per session."""
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerComparison:
-    """Players against a reference group: one row per player, and what the group is."""
+    """Players against a reference group: one row per player, each against the group without
+    himself (as his coaching report compares him); ``groups`` each player's group, ``group``
+    the first player's."""
 
-    group: ReferenceGroup
-    prior: Prior | None
+    groups: tuple[tuple[str, ReferenceGroup], ...]
     table: pl.DataFrame
     tests: int
     fdr: float
 
     @property
+    def group(self) -> ReferenceGroup | None:
+        """The first player's group (the only one on a one-player page)."""
+        return self.groups[0][1] if self.groups else None
+
+    @property
     def label(self) -> str:
         """The group's short name."""
-        return self.group.label
+        return self.groups[0][1].label if self.groups else ""
 
 
-def _sums(rows: pl.DataFrame, columns: tuple[str, ...]) -> dict[str, dict[str, float]]:
+def _strata(rows: pl.DataFrame, numerator: str, denominator: str
+            ) -> dict[tuple[str, int], tuple[float, float]]:
+    """(numerator, denominator) per variant and table size of ``rows`` (player totals)."""
     if rows.is_empty():
         return {}
-    summed = rows.group_by("variant", maintain_order=True).agg([pl.col(c).sum() for c in columns])
-    return {row["variant"]: {c: float(row[c] or 0) for c in columns}
-            for row in summed.iter_rows(named=True)}
+    summed = rows.group_by("variant", "player_count").agg(pl.col(numerator).sum(),
+                                                          pl.col(denominator).sum())
+    return {(str(r[0]), int(r[1])): (float(r[2]), float(r[3]))
+            for r in summed.select("variant", "player_count", numerator, denominator).rows()}
 
 
-def _sums_by_player(rows: pl.DataFrame, columns: tuple[str, ...]
-                    ) -> dict[str, dict[str, dict[str, float]]]:
-    """:func:`_sums` of each player's rows, in one pass."""
-    if rows.is_empty():
-        return {}
-    summed = rows.group_by(["player", "variant"], maintain_order=True).agg(
-        [pl.col(c).sum() for c in columns])
-    result: dict[str, dict[str, dict[str, float]]] = {}
-    for row in summed.iter_rows(named=True):
-        result.setdefault(row["player"], {})[row["variant"]] = {
-            c: float(row[c] or 0) for c in columns}
-    return result
-
-
-def _without(everyone: dict[str, dict[str, float]], one: dict[str, dict[str, float]]
-             ) -> dict[str, dict[str, float]]:
-    """``everyone``'s sums per variant less ``one``'s (integer counts and points: exact), a
-    variant nobody else has left out, as :func:`_sums` of the others' rows would give."""
-    result: dict[str, dict[str, float]] = {}
-    for variant, sums in everyone.items():
-        mine = one.get(variant)
-        if mine is None:
-            result[variant] = sums
-            continue
-        rest = {column: value - mine[column] for column, value in sums.items()}
-        if rest["hands"] > 0:
-            result[variant] = rest
-    return result
-
-
-def _mix_rate(mine: dict[str, dict[str, float]], group: dict[str, dict[str, float]],
-              hits: str, trials: str) -> tuple[float | None, float | None, float | None]:
-    """(player's rate, the group's rate weighted by the player's mix, z of the difference)."""
-    strata = [(v, t) for v, t in mine.items() if t[trials] > 0 and group.get(v, {}).get(trials)]
-    if not strata:
-        return None, None, None
-    total = sum(t[trials] for _, t in strata)
-    player = sum(t[hits] for _, t in strata) / total
-    reference = 0.0
-    variance_player = variance_group = 0.0
-    for variant, t in strata:
-        weight = t[trials] / total
-        g = group[variant]
-        reference += weight * g[hits] / g[trials]
-        adjusted = (t[hits] + 1) / (t[trials] + 2)
-        variance_player += weight ** 2 * adjusted * (1 - adjusted) / (t[trials] + 2)
-        adjusted = (g[hits] + 1) / (g[trials] + 2)
-        variance_group += weight ** 2 * adjusted * (1 - adjusted) / (g[trials] + 2)
-    z = z_score(player - reference, math.sqrt(variance_player), math.sqrt(variance_group))
-    return player, reference, z
-
-
-def _mix_mean(mine: dict[str, dict[str, float]], group: dict[str, dict[str, float]],
-              total_column: str, count_column: str) -> tuple[float | None, float | None]:
-    strata = [(v, t) for v, t in mine.items()
-              if t[count_column] > 0 and group.get(v, {}).get(count_column)]
-    if not strata:
-        return None, None
-    total = sum(t[count_column] for _, t in strata)
-    player = sum(t[total_column] for _, t in strata) / total
-    reference = sum(t[count_column] / total * group[v][total_column] / group[v][count_column]
-                    for v, t in strata)
-    return player, reference
-
-
-def _basis(states: pl.DataFrame) -> dict[str, tuple[int, float, float | None]]:
-    """Per player: boards, mean value, its standard error (from report_state_totals)."""
+def _means(states: pl.DataFrame) -> dict[str, Mean]:
+    """Per player: boards, value and value² (points per hand on the results basis)."""
     if states.is_empty():
         return {}
-    summed = states.group_by("player", maintain_order=True).agg(pl.col("boards").sum(), pl.col("value").sum(),
-                                           pl.col("value_sq").sum())
-    result = {}
-    for player, boards, total, total_sq in summed.select(
-            "player", "boards", "value", "value_sq").rows():
-        se = None
-        if boards > 1:
-            variance = (total_sq - total * total / boards) / (boards - 1)
-            se = math.sqrt(max(variance, 0.0) / boards)
-        result[player] = (int(boards), total / boards, se)
-    return result
+    summed = (states.group_by("player", maintain_order=True)
+              .agg(pl.col("boards").sum(), pl.col("value").sum(), pl.col("value_sq").sum())
+              .sort("player"))
+    return {player: Mean(int(boards), float(value), float(value_sq))
+            for player, boards, value, value_sq in summed.select(
+                "player", "boards", "value", "value_sq").rows()}
 
 
 def _session_trend(cells: pl.DataFrame, column: str) -> WithinFit | None:
@@ -294,108 +230,97 @@ def _hand_trends(hands: pl.DataFrame, columns: tuple[str, ...]) -> dict[str, Wit
 def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
                     spec: ReferenceSpec,
                     settings: ReportSettings = DEFAULT_SETTINGS) -> PlayerComparison:
-    """``players`` side by side against the reference group ``spec`` over the hands the
-    filters keep (dates, variants, rules, tables: everyone's hands, whoever sat).
+    """``players`` side by side, each against the reference group ``spec`` without himself,
+    over the hands the filters keep (dates, variants, rules, tables: everyone's hands, whoever
+    sat) - the group, the rates and the strength of the player's coaching report, by the same
+    functions (:mod:`pipeline.report.standing`).
 
-    The outlier rule judges the whole field; a player's results against the players it leaves
-    out do not count in the comparison (``basis_per_hand``), unless the player is one of them.
-    Each player's foul rate, royalties and Fantasyland entries are compared with the group's
-    (without the player), weighted by the player's own mix of variants. The strength is the
-    basis result shrunk toward the group's players (empirical Bayes over the group's players
-    with at least ``settings.min_sample`` hands); a player the outlier rule left out is not
-    drawn from the group, so is neither shrunk nor ranked. The fair trend is the change per session
-    within each variant and table size. The foul-rate and trend tests of every player go
-    through one Benjamini-Hochberg correction at ``settings.fdr``.
+    For each player: his group (:func:`choose_reference`, the outlier rule judging the field
+    without him); his results against the players not left out (``basis_per_hand``; all of them
+    when he is beyond the rule himself); his foul rate, royalties and Fantasyland entries
+    against the group's, weighted by his own mix of variants and table sizes
+    (:func:`~pipeline.report.standing.mix_rate`); his strength shrunk toward the group's
+    players (:func:`~pipeline.report.standing.strength`: none when they cannot be told apart,
+    a rank only by its rule); the fair trend per session within variant and table size. The
+    trend tests of every player go through one Benjamini-Hochberg correction at
+    ``settings.fdr`` (the coaching report corrects over its own tests).
     """
     scope = Filters(date_from=filters.date_from, date_to=filters.date_to,
                     variants=filters.variants, rules=filters.rules, tables=filters.tables)
+    groups: list[tuple[str, ReferenceGroup]] = []
+    rows = []
+    tests: list[float | None] = []
     with (read.source.reading(db) as connection, readiness_checked_once(),
           read.source.asked_alongside(  # the players' trends across sessions, meanwhile
               connection, lambda cursor: _trends_of(cursor, scope, players),
           ) as session_trends):
         totals = read.report.report_player_totals(connection, scope)
         pairs = read.report.report_pair_totals(connection, scope)
-        group = choose_reference(totals, pairs, spec, (), settings.min_sample)
-        left_out = group.left_out_names
-        states = read.report.report_state_totals(connection, scope, left_out)
-        everyone = read.report.report_state_totals(
-            connection, scope.with_players(players)) if left_out else states
-        basis = _basis(states)
-        basis_all = _basis(everyone)
-        members = member_rows(states, group)
-        member_basis = {p: v for p, v in _basis(members).items()
-                        if v[0] >= settings.min_sample and v[2]}
-        prior = estimate_prior([v[1] for v in member_basis.values()],
-                               [v[2] for v in member_basis.values()])  # type: ignore[misc]
-        totals_columns = ("hands", "points", "fouls", "royalty_top", "royalty_middle",
-                          "royalty_bottom", "fl_entries", "normal_hands")
-        shrunk_members = {p: shrink(v[1], v[2], prior).value  # type: ignore[arg-type]
-                          for p, v in member_basis.items()} if prior else {}
-        summed_columns = (*totals_columns, "royalties")
         with_royalties = totals.with_columns(
             (pl.col("royalty_top") + pl.col("royalty_middle") + pl.col("royalty_bottom"))
             .alias("royalties"))
-        own_sums = _sums_by_player(with_royalties.filter(pl.col("player").is_in(list(players))),
-                                   summed_columns)
-        group_totals = member_rows(with_royalties, group)
-        member_sums = _sums_by_player(group_totals, summed_columns)
-        all_member_sums = _sums(group_totals, summed_columns)
+        present = set(totals["player"].to_list()) if not totals.is_empty() else set()
+        for player in players:
+            if player not in present:
+                continue
+            group = choose_reference(totals, pairs, spec, (player,), settings.min_sample)
+            groups.append((player, group))
+            left_out = group.left_out_names
+            own_states = read.report.report_state_totals(
+                connection, scope.with_players((player,)),
+                () if group.player_is_outlier else left_out)
+            member_states = member_rows(read.report.report_state_totals(
+                connection, scope, (player, *left_out)), group)
+            own = _means(own_states).get(player, Mean(0, 0.0, 0.0))
+            standing = strength(own, _means(member_states), group.player_is_outlier,
+                                settings.min_sample, group.label)
+            mine = with_royalties.filter(pl.col("player") == player)
+            theirs = member_rows(with_royalties, group)
+            fouls = mix_rate(_strata(mine, "fouls", "hands"), _strata(theirs, "fouls", "hands"))
+            royalties = mix_rate(_strata(mine, "royalties", "hands"),
+                                 _strata(theirs, "royalties", "hands"))
+            entries = mix_rate(_strata(mine, "fl_entries", "normal_hands"),
+                               _strata(theirs, "fl_entries", "normal_hands"))
+            hand_count = int(mine["hands"].sum())
+            status = ("beyond the outlier rule" if group.player_is_outlier else
+                      "compared with the group")
+            rows.append({
+                "player": player, "status": status, "group_players": len(group.members),
+                "hands": hand_count,
+                "points_per_hand": int(mine["points"].sum()) / hand_count,
+                "basis_per_hand": own.value, "basis_se": own.se,
+                "strength": standing.value if standing else None,
+                "strength_low": standing.low if standing else None,
+                "strength_high": standing.high if standing else None,
+                "kept": standing.weight if standing else None,
+                "rank": standing.rank if standing else None,
+                "ranked": standing.ranked if standing else None,
+                "standing": standing.note if standing else (
+                    "not shrunk: beyond the outlier rule, the group says nothing about this "
+                    "player" if group.player_is_outlier else "no strength: too few players "
+                    "with enough hands in the group"),
+                "foul_rate": fouls.player, "group_foul_rate": fouls.group,
+                "foul_difference": fouls.difference,
+                "royalties_per_hand": royalties.player,
+                "group_royalties_per_hand": royalties.group,
+                "fl_entry_rate": entries.player, "group_fl_entry_rate": entries.group,
+            })
         trends = session_trends()
-    rows = []
-    tests: list[float | None] = []
-    for player in players:
-        mine = own_sums.get(player)
-        if mine is None:
-            continue
-        theirs = _without(all_member_sums, member_sums.get(player, {}))
-        foul_rate, group_foul, foul_z = _mix_rate(mine, theirs, "fouls", "hands")
-        royalties, group_royalties = _mix_mean(mine, theirs, "royalties", "hands")
-        entry, group_entry, _ = _mix_rate(mine, theirs, "fl_entries", "normal_hands")
-        is_outlier = player in left_out
-        own = basis_all.get(player) if is_outlier else basis.get(player)
-        strength = low = high = kept = None
-        rank = None
-        if own and own[2] and prior is not None and not is_outlier:
-            value = shrink(own[1], own[2], prior)
-            strength, kept = value.value, value.weight
-            low, high = value.interval()
-            if prior.spread > 0:
-                rank = 1 + sum(v > value.value for p, v in shrunk_members.items()
-                               if p != player)
-        trend_points = trends.get(player, {}).get("points")
-        trend_fouls = trends.get(player, {}).get("foul")
-        hand_count = int(sum(sums["hands"] for sums in mine.values()))
-        status = ("left out (outlier)" if is_outlier else
-                  "member" if player in group.members else "not a member")
-        rows.append({
-            "player": player, "status": status, "hands": hand_count,
-            "points_per_hand": int(sum(sums["points"] for sums in mine.values())) / hand_count,
-            "basis_per_hand": own[1] if own else None, "basis_se": own[2] if own else None,
-            "strength": strength, "strength_low": low, "strength_high": high, "kept": kept,
-            "rank": rank, "foul_rate": foul_rate, "group_foul_rate": group_foul,
-            "foul_difference": None if foul_rate is None or group_foul is None
-            else foul_rate - group_foul,
-            "foul_q": None, "foul_clear": False,
-            "royalties_per_hand": royalties, "group_royalties_per_hand": group_royalties,
-            "fl_entry_rate": entry, "group_fl_entry_rate": group_entry,
-            "trend_points": trend_points.estimate if trend_points else None,
-            "trend_points_q": None,
-            "trend_fouls": trend_fouls.estimate if trend_fouls else None,
-            "trend_fouls_q": None, "trend_clear": False,
-            "_p": (two_sided_p(foul_z) if foul_z is not None else None,
-                   trend_points.p_value if trend_points else None,
-                   trend_fouls.p_value if trend_fouls else None),
-        })
-        tests.extend(rows[-1]["_p"])
+    for row in rows:
+        trend_points = trends.get(row["player"], {}).get("points")
+        trend_fouls = trends.get(row["player"], {}).get("foul")
+        row["trend_points"] = trend_points.estimate if trend_points else None
+        row["trend_fouls"] = trend_fouls.estimate if trend_fouls else None
+        tests.extend((trend_points.p_value if trend_points else None,
+                      trend_fouls.p_value if trend_fouls else None))
     q_values = benjamini_hochberg(tests)
     for index, row in enumerate(rows):
-        foul_q, points_q, fouls_q = q_values[3 * index:3 * index + 3]
-        row["foul_q"], row["trend_points_q"], row["trend_fouls_q"] = foul_q, points_q, fouls_q
-        row["foul_clear"] = foul_q is not None and foul_q <= settings.fdr
+        points_q, fouls_q = q_values[2 * index:2 * index + 2]
+        row["trend_points_q"], row["trend_fouls_q"] = points_q, fouls_q
         row["trend_clear"] = any(q is not None and q <= settings.fdr for q in (points_q, fouls_q))
-        del row["_p"]
     table = pl.DataFrame(rows, schema=COMPARISON_COLUMNS)
-    return PlayerComparison(group, prior, table, sum(p is not None for p in tests), settings.fdr)
+    return PlayerComparison(tuple(groups), table, sum(p is not None for p in tests),
+                            settings.fdr)
 
 
 @dataclass(frozen=True, slots=True)

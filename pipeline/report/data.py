@@ -28,12 +28,15 @@ class ReportData:
     """Every frame the findings engine needs (see the query functions for the columns).
 
     ``player_totals``: one row per player, variant, table size, position and rules, for
-    everyone in scope. ``matchup_totals``: the player's pairings (all of them);
-    ``player_matchups``: the player's pairings that count in comparisons (without those against
-    players left out, unless the player is beyond the outlier rule too);
-    ``reference_matchups``: everyone's pairings except those against the player and the
-    players left out. ``player_states`` / ``reference_states``: the board states of
-    :func:`pipeline.read.report.report_state_totals`, counted the same way.
+    everyone in scope. ``pair_totals``: every ordered pair's hands and points (the outlier
+    rule, the regular opponents). ``player_sessions`` / ``reference_sessions``: the session
+    sums of :func:`pipeline.read.report.report_session_sums` of the player (pairings against
+    the players left out not counted, unless the player is beyond the outlier rule too) and of
+    the group's players (pairings against the player and the players left out not counted);
+    ``player_states`` / ``reference_states``: the same summed over sessions (the board states
+    of :func:`pipeline.read.report.report_state_totals`). ``pair_sessions``: everyone's
+    pairings with the player's regular opponents, per session
+    (:func:`pipeline.read.report.report_pair_sessions`).
 
     ``hands``: the player's hands (:func:`pipeline.read.report.report_own_hands`: what the
     report reads of every hand). ``details`` maps a notable hand's key to its players
@@ -43,15 +46,15 @@ class ReportData:
     """
 
     player_totals: pl.DataFrame
-    matchup_totals: pl.DataFrame
     pair_totals: pl.DataFrame
     hands: pl.DataFrame
     details: dict[int, tuple[pl.DataFrame, pl.DataFrame]]
     reference: ReferenceGroup
-    player_matchups: pl.DataFrame
-    reference_matchups: pl.DataFrame
+    player_sessions: pl.DataFrame
+    reference_sessions: pl.DataFrame
     player_states: pl.DataFrame
     reference_states: pl.DataFrame
+    pair_sessions: pl.DataFrame
     hand_grades: pl.DataFrame = field(default_factory=pl.DataFrame)
     headers: pl.DataFrame = field(default_factory=pl.DataFrame)
     grading: dict[str, pl.DataFrame] = field(default_factory=dict)  # pipeline.report.grading
@@ -104,14 +107,22 @@ def gather_report_data(db: Database, request: ReportRequest,
                                      settings.min_sample)
         left_out = reference.left_out_names
         player_leave_out = () if reference.player_is_outlier else left_out
-        matchup_totals = read.report.report_matchup_totals(connection, mine)
-        player_matchups = (matchup_totals if not player_leave_out else
-                           read.report.report_matchup_totals(connection, mine, player_leave_out))
-        reference_matchups = read.report.report_matchup_totals(connection, scope,
-                                                               (*names, *left_out))
-        player_states = read.report.report_state_totals(connection, mine, player_leave_out)
-        reference_states = read.report.report_state_totals(connection, scope,
-                                                           (*names, *left_out))
+        player_sessions = read.report.report_session_sums(connection, mine, player_leave_out)
+        # everyone's (the group's rows are picked later): one pass without a list of names
+        # is cheaper than filtering every placement by the members' names
+        reference_sessions = read.report.report_session_sums(
+            connection, scope, (*names, *left_out)) \
+            if reference.members else player_sessions.clear()
+        player_states = read.report.state_totals_of_sessions(player_sessions)
+        reference_states = read.report.state_totals_of_sessions(reference_sessions)
+        regulars = (pair_totals.filter(pl.col("player").is_in(list(names))
+                                       & ~pl.col("opponent").is_in(list(names)))
+                    .group_by("opponent").agg(pl.col("hands").sum())
+                    .filter(pl.col("hands") >= settings.min_sample)
+                    .sort(["hands", "opponent"], descending=[True, False])
+                    .head(settings.max_opponents)["opponent"].to_list()) \
+            if not pair_totals.is_empty() else []
+        pair_sessions = read.report.report_pair_sessions(connection, scope, tuple(regulars))
         keys = sorted({key for picked in pick_notable(hands, settings.notable_hands).values()
                        for key in picked})
         headers = read.hands.headers_of_hands(connection, keys)
@@ -125,11 +136,11 @@ def gather_report_data(db: Database, request: ReportRequest,
         hand_grades = read.report.report_hand_grades(connection, tuple(keys), names)
         grading = gather_grading(connection, mine)
     return ReportData(
-        player_totals=player_totals, matchup_totals=matchup_totals, pair_totals=pair_totals,
-        hands=hands, details=details, reference=reference, player_matchups=player_matchups,
-        reference_matchups=reference_matchups, player_states=player_states,
-        reference_states=reference_states, hand_grades=hand_grades, headers=headers,
-        grading=grading,
+        player_totals=player_totals, pair_totals=pair_totals, hands=hands, details=details,
+        reference=reference, player_sessions=player_sessions,
+        reference_sessions=reference_sessions, player_states=player_states,
+        reference_states=reference_states, pair_sessions=pair_sessions,
+        hand_grades=hand_grades, headers=headers, grading=grading,
     )
 
 

@@ -19,7 +19,10 @@ if TYPE_CHECKING:
     from pipeline.report.grading import DecisionGrading
     from pipeline.report.money import MatchMoney
 
-REPORT_FORMAT_VERSION = 2
+REPORT_FORMAT_VERSION = 3
+"""3: one summary of items (``summary``: one deviation, one item; trade-offs with their net),
+the corrected tests listed (``family``), components with an interval for their difference,
+chasing compared both ways, errors clustered by session (see docs/coaching-report.md)."""
 DECIMALS = 6
 
 
@@ -128,6 +131,9 @@ class Finding:
     cause: str | None = None
     q_value: float | None = None
     survives: bool = False
+    difference_low: float | None = None
+    difference_high: float | None = None
+    reference_sample: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +172,7 @@ class Cause:
     confidence: str
     by_variant: tuple[CauseShare, ...]
     evidence: tuple[str, ...]
+    df: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,7 +215,13 @@ class BalanceSheet:
 
 @dataclass(frozen=True, slots=True)
 class ChasingAnswer:
-    """Does chasing Fantasyland pay? The fouls and Fantasyland causes together."""
+    """Does chasing Fantasyland pay? How often the player chases against the group (both
+    ways: more or less), and what fouls and Fantasyland together come to.
+
+    ``direction``: ``more``, ``less`` or ``about as often`` (the rate difference's 95 %
+    interval excludes no difference, or it does not); rates are shares of the hands outside
+    Fantasyland, the difference in percentage points.
+    """
 
     points_per_100: float
     low: float
@@ -217,6 +230,50 @@ class ChasingAnswer:
     q_value: float | None
     survives: bool
     answer: str
+    player_rate: float | None = None
+    group_rate: float | None = None
+    rate_low: float | None = None
+    rate_high: float | None = None
+    direction: str = ""
+    hands: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TestLine:
+    """One test of the report's false-discovery correction: what it asks, its p- and q-value,
+    and whether it is clear."""
+
+    key: str
+    kind: str
+    title: str
+    p_value: float | None
+    q_value: float | None
+    clear: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryItem:
+    """One item of the summary: one deviation of the player from the group (or over time).
+
+    ``kind``: ``leak`` or ``strength`` (one clear cause), ``trade-off`` (causes that offset each
+    other: what costs, what gains, and the net), ``chasing`` (the chasing answer on its own),
+    ``seats``, ``head-to-head``, ``over time``. ``leaks`` / ``gains``: the causes that cost /
+    gain in it. ``points_per_100`` (and its 95 % interval): the item's net in points per 100
+    hands (None when it is not in points). ``tests``: the clear tests behind it. ``advice``:
+    what the player can do about it.
+    """
+
+    key: str
+    kind: str
+    title: str
+    text: str
+    advice: str
+    points_per_100: float | None
+    low: float | None
+    high: float | None
+    leaks: tuple[str, ...]
+    gains: tuple[str, ...]
+    tests: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,16 +308,17 @@ class StrengthView:
 
     raw: float
     raw_se: float
-    value: float
-    low: float
-    high: float
-    weight: float
+    value: float | None
+    low: float | None
+    high: float | None
+    weight: float | None
     group_mean: float
     group_spread: float
     group_players: int
     rank: int | None
     ranked: int
     note: str
+    separation_p: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,10 +454,10 @@ class SessionLine:
 class Report:
     """The whole coaching report.
 
-    ``causes``: the ranked list (every cause, most costly first); ``leaks`` and ``strengths``:
-    the keys of the causes that survive the correction (they reach the summary); ``clear``:
-    other findings that survive (not evidence of a surviving cause); ``exploratory``: every tested finding or cause that does not
-    (the appendix). ``tests``: how many tests the correction covered.
+    ``causes``: the ranked list (every cause, most costly first); ``summary``: the items of the
+    summary, one per deviation (built from the clear tests); ``family``: every test of the
+    false-discovery correction; ``exploratory``: the keys of the tests that are not clear (the
+    appendix). ``tests``: how many tests the correction covered.
     """
 
     title: str
@@ -417,9 +475,8 @@ class Report:
     balance: tuple[BalanceSheet, ...]
     chasing: ChasingAnswer | None
     findings: tuple[Finding, ...]
-    strengths: tuple[str, ...]
-    leaks: tuple[str, ...]
-    clear: tuple[str, ...]
+    summary: tuple[SummaryItem, ...]
+    family: tuple[TestLine, ...]
     exploratory: tuple[str, ...]
     tests: int
     notable: tuple[NotableHand, ...]

@@ -97,8 +97,8 @@ class ReferenceSpec:
         if self.outlier_sd is None:
             return "outlier rule off: nobody is left out"
         return (f"players whose results (points per opponent per hand) sit more than "
-                f"{self.outlier_sd:g} robust SDs from the field's median (allowing for their "
-                "own noise) are left out")
+                f"{self.outlier_sd:g} times the field's typical spread from its median "
+                "(allowing for their own luck) are left out")
 
     @classmethod
     def parse(cls, text: str, outlier_sd: float | None = DEFAULT_OUTLIER_SD) -> ReferenceSpec:
@@ -201,7 +201,7 @@ class ReferenceGroup:
         text = f"{self.label}: {count:,} player{'s' if count != 1 else ''}"
         if self.left_out:
             names = ", ".join(f"{item.player} ({item.points_per_opponent:+.2f} per opponent "
-                              f"per hand, {item.robust_z:+.1f} robust SDs)"
+                              f"per hand, {item.robust_z:+.1f} times the typical spread)"
                               for item in self.left_out)
             text += f"; left out as outliers of the field (never members, and pairings against " \
                     f"them do not count): {names}"

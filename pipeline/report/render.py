@@ -29,9 +29,11 @@ if TYPE_CHECKING:  # Plotly and Jinja load only for the formats that use them (n
 
 FORMATS = ("html", "md", "json")
 VERDICT_CLASSES = {
-    "strength": "good", "improving": "good", "improved": "good",
-    "leak": "bad", "getting worse": "bad", "got worse": "bad",
-    "exploratory": "pale",
+    "strength": "good", "improving": "good", "improved": "good", "clear gain": "good",
+    "better than the group": "good",
+    "leak": "bad", "getting worse": "bad", "got worse": "bad", "clear cost": "bad",
+    "worse than the group": "bad",
+    "not clear": "pale", "component": "pale", "too few to judge": "pale",
 }
 KIND_TITLES = {
     "costliest_fouls": "Costliest fouls",
@@ -76,6 +78,25 @@ def format_interval(estimate: dict[str, Any] | None, unit: str) -> str:
         else:
             low, high = format_value(estimate["low"], unit), format_value(estimate["high"], unit)
         text += f" ({low} – {high})"
+    return text
+
+
+def format_difference(finding: dict[str, Any]) -> str:
+    """A finding's difference to the group with its 95 % interval, in its unit: ``+4.1 pp
+    (95 %: +1.2 to +7.0)`` for rates (percentage points), ``+0.25 royalty points per hand (95 %: -0.10 to +0.60)``."""
+    value = finding.get("difference")
+    if value is None:
+        return "–"
+    low, high = finding.get("difference_low"), finding.get("difference_high")
+    if finding["unit"] == "rate":
+        text = f"{value * 100:+.1f} pp"
+        if low is not None and high is not None:
+            text += f" (95 %: {low * 100:+.1f} to {high * 100:+.1f})"
+        return text
+    words = {"royalties": " royalty points per hand", "points": " points"}.get(finding["unit"], "")
+    text = f"{value:+.2f}{words}"
+    if low is not None and high is not None:
+        text += f" (95 %: {low:+.2f} to {high:+.2f})"
     return text
 
 
@@ -300,6 +321,7 @@ def _environment() -> Environment:
         value=format_value, interval=format_interval, points=format_points,
         count=format_count, card=card_symbol, md=markdown_text, cls=class_label,
         per100=format_per_100, p=format_p, line=format_line, percentile=format_percentile,
+        difference=format_difference,
     )
     environment.globals.update(VERDICT_CLASSES=VERDICT_CLASSES, KIND_TITLES=KIND_TITLES,
                                TOPICS=_topics)
@@ -318,18 +340,12 @@ def _topics(findings: Sequence[dict[str, Any]]) -> list[tuple[str, list[dict[str
 def _context(report: Report) -> dict[str, Any]:
     data = report_dict(report)
     findings = {finding["key"]: finding for finding in data["findings"]}
-    causes = {cause["key"]: cause for cause in data["causes"]}
     return {
         "r": data,
         "findings_by_key": findings,
-        "strengths": [causes[key] for key in data["strengths"]],
-        "leaks": [causes[key] for key in data["leaks"]],
-        "clear": [findings[key] for key in data["clear"]],
-        "surviving": [f for f in data["findings"] if f["shown"] and f["survives"]],
-        "untested": [f for f in data["findings"] if f["shown"] and not f["survives"]
-                     and f["verdict"] != "exploratory"],
-        "exploratory_causes": [c for c in data["causes"] if c["verdict"] == "exploratory"],
-        "exploratory": [f for f in data["findings"] if f["verdict"] == "exploratory"],
+        "components": [f for f in data["findings"] if f["cause"] and f["shown"]],
+        "tested": [f for f in data["findings"] if f["topic"] in ("Seats", "Head-to-head")
+                   and f["shown"]],
         "insufficient": [f for f in data["findings"] if not f["shown"]],
         "notable_groups": [
             (kind, [hand for hand in data["notable"] if hand["kind"] == kind])

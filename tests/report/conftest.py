@@ -100,3 +100,14 @@ def mix_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     summary = ingest_paths(files, database)
     assert summary.stored == 2400 and summary.rejected == 0
     return database
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo database (``ofc demo``'s hands, built by the same function)."""
+    from pipeline.ingest.demo import build_demo_database
+
+    database = tmp_path_factory.mktemp("demo") / "demo.duckdb"
+    summary = build_demo_database(database)
+    assert summary.stored == 3000
+    return database

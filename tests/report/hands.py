@@ -243,12 +243,6 @@ def _board_code(player: dict) -> str:
     raise AssertionError(f"unknown board {rows}")
 
 
-def _first_street_top(player: dict) -> list[str]:
-    if "streets" not in player:
-        return []
-    return player["streets"][0]["placed"].get("top", [])
-
-
 def expected_rows(hand_records: list[dict]) -> Expected:
     """Each board's facts (hand-checked table) and points (rules core), from the records."""
     expected = Expected()
@@ -281,7 +275,6 @@ def expected_rows(hand_records: list[dict]) -> Expected:
         for index, (player, code, evaluation) in enumerate(zip(players, codes, evaluations,
                                                                 strict=True)):
             board = BOARDS[code]
-            early = any(card[0] in "QKA" for card in _first_street_top(player))
             expected.rows.append(Row(
                 hand_id=record["hand_id"], player=player["name"], variant=record["variant"],
                 table=record["table"], day=record["started_at"][:10], started=started,
@@ -289,7 +282,9 @@ def expected_rows(hand_records: list[dict]) -> Expected:
                 fantasyland=player["fantasyland"], code=code, foul=board.foul,
                 royalties=board.royalties,
                 fantasyland_next=evaluation.fantasyland_next,
-                chasing=not player["fantasyland"] and (board.qualifying_top or early),
+                # the top is full after the first street here: no live draw is ever left, so
+                # a hand chases Fantasyland when its final top qualifies
+                chasing=not player["fantasyland"] and board.qualifying_top,
                 has_streets="streets" in player, points=score.points[index],
             ))
         for matchup in score.matchups:

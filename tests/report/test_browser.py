@@ -77,7 +77,10 @@ def test_report_in_chromium(report_db: Path, tmp_path: Path, player: str,
     assert title == f"Coaching report: {player}"
     assert drawn == charts >= 6
     assert boards >= 2 * len(report.notable)
-    assert findings == sum(f.shown and f.survives for f in report.findings) >= 2
+    # the seats and opponents table: the shown tests and each opponent's difference
+    assert findings == sum(f.shown and f.topic in ("Seats", "Head-to-head")
+                           for f in report.findings)
+    assert findings >= (1 if aliases else 0)  # ana has seats and opponents to compare
 
 
 CUT_OFF = """() => {

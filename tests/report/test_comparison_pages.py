@@ -26,7 +26,7 @@ def _app(database: Path, monkeypatch: pytest.MonkeyPatch, players: list[str]) ->
     return app
 
 
-TABLE_COLUMNS = {"reference_table": {"status", "strength", "foul_clear"},
+TABLE_COLUMNS = {"reference_table": {"status", "strength", "standing"},
                  "progress_tests": {"question", "95 % interval", "verdict"}}
 
 
@@ -62,18 +62,25 @@ def test_compare_players_against_the_solid_players(proof_db: Simulated,
         shown = rows[row["player"]]
         assert shown["foul_rate"] == pytest.approx(row["foul_rate"])
         assert shown["group_foul_rate"] == pytest.approx(row["group_foul_rate"])
-        assert shown["strength"] == pytest.approx(row["strength"])
-    for chaser in CHASERS:  # the chasers foul clearly more than the solid players
-        assert rows[chaser]["foul_clear"] and rows[chaser]["foul_rate"] > \
-            rows[chaser]["group_foul_rate"]
-    assert rows[RANDOM]["status"] == "left out (outlier)"
-    assert rows[SOLIDS[0]]["status"] == "member"
-    # shrinkage: every strength lies between the player's own figure and the group's mean
-    mean = expected.prior.mean
-    for row in expected.table.to_dicts():
-        if row["strength"] is not None:
-            low, high = sorted((row["basis_per_hand"], mean))
-            assert low - 1e-9 <= row["strength"] <= high + 1e-9
+        if row["strength"] is None:
+            assert shown["strength"] is None or shown["strength"] != shown["strength"]  # NaN
+        else:
+            assert shown["strength"] == pytest.approx(row["strength"])
+    for chaser in CHASERS:  # the chasers foul more than the solid players
+        assert rows[chaser]["foul_rate"] > rows[chaser]["group_foul_rate"] + 0.05
+    assert rows[RANDOM]["status"] == "beyond the outlier rule"
+    assert rows[SOLIDS[0]]["status"] == "compared with the group"
+    # the solid player's group is the other three solid players (never himself)
+    assert rows[SOLIDS[0]]["group_players"] == 3
+    # the same figures as each player's coaching report
+    from pipeline.report import ReportRequest, create_report
+    for player in players:
+        report = create_report(proof_db.database, ReportRequest(
+            player, reference=ReferenceSpec.parse("named:" + ",".join(SOLIDS))))
+        row = next(r for r in expected.table.to_dicts() if r["player"] == player)
+        strength = report.strength
+        assert row["strength"] == (None if strength is None else strength.value)
+        assert row["rank"] == (None if strength is None else strength.rank)
 
 
 def test_sessions_page_compares_players_and_shows_progress(
@@ -83,9 +90,11 @@ def test_sessions_page_compares_players_and_shows_progress(
     assert not app.exception, [e.message for e in app.exception]
     table = _table(app, "sessions_reference_table")
     assert sorted(table["player"].to_list()) == sorted([*SOLIDS, *CHASERS, RANDOM, DRIFTER])
-    # with the field as the group, the random player is left out and ranked nowhere
+    # with the field as the group, the random player is beyond the outlier rule: not shrunk,
+    # ranked nowhere
     rows = {row["player"]: row for row in table.to_dicts()}
-    assert rows[RANDOM]["status"] == "left out (outlier)" and rows[RANDOM]["rank"] is None
+    assert rows[RANDOM]["status"] == "beyond the outlier rule"
+    assert rows[RANDOM]["rank"] != rows[RANDOM]["rank"] or rows[RANDOM]["rank"] is None
     app.date_input(key="sessions_progress_date").set_value(proof_db.switch.date())
     app.selectbox(key="sessions_progress_player").set_value(DRIFTER).run()
     assert not app.exception, [e.message for e in app.exception]
@@ -100,7 +109,7 @@ def test_player_review_against_a_group_and_before_after(
     app.switch_page("views/player_review.py").run()
     assert not app.exception, [e.message for e in app.exception]
     [row] = _table(app, "review_reference_table").to_dicts()
-    assert row["player"] == DRIFTER and row["status"] == "member"
+    assert row["player"] == DRIFTER and row["status"] == "compared with the group"
     tests = {r["key"]: r for r in _table(app, "review_progress_tests").to_dicts()}
     assert set(tests) == {"trend.points", "trend.foul"}
     app.date_input(key="review_progress_date").set_value(proof_db.switch.date()).run()
@@ -108,4 +117,4 @@ def test_player_review_against_a_group_and_before_after(
     assert tests["change.foul"]["verdict"] == "clear"
     _named(app, "review_reference", list(SOLIDS))
     [row] = _table(app, "review_reference_table").to_dicts()
-    assert row["status"] == "not a member"
+    assert row["status"] == "compared with the group" and row["group_players"] == len(SOLIDS)

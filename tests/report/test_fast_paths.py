@@ -1,8 +1,8 @@
 """The fast paths of the comparison pages and the report give exactly what the plain
 computation gives.
 
-:func:`~pipeline.report.compare.compare_players` sums the reference group once and takes each
-player's own sums out (instead of filtering the group's rows once per player), and numbers every
+:func:`~pipeline.report.compare.compare_players` weighs each player's group (without the
+player) by the player's mix through :func:`~pipeline.report.standing.mix_rate`, and numbers every
 player's sessions in one pass; :func:`~pipeline.report.compare.player_progress` numbers the
 sessions and strata without a Python loop over the hands. Here the plain computation (one
 player at a time, as the code read before) is written out again, independently, and every
@@ -15,6 +15,7 @@ read.
 
 from __future__ import annotations
 
+import math
 from datetime import date
 
 import polars as pl
@@ -42,27 +43,29 @@ COLUMNS = ("hands", "points", "fouls", "royalty_top", "royalty_middle", "royalty
            "fl_entries", "normal_hands", "royalties")
 
 
-def _plain_sums(rows: pl.DataFrame) -> dict[str, dict[str, float]]:
-    """Per variant, the sums of ``rows`` (a player's, or the group's without the player)."""
+def _plain_sums(rows: pl.DataFrame) -> dict[tuple[str, int], dict[str, float]]:
+    """Per variant and table size, the sums of ``rows`` (a player's, or the group's)."""
     rows = rows.with_columns(
         (pl.col("royalty_top") + pl.col("royalty_middle") + pl.col("royalty_bottom"))
         .alias("royalties"))
-    result: dict[str, dict[str, float]] = {}
+    result: dict[tuple[str, int], dict[str, float]] = {}
     for row in rows.iter_rows(named=True):
-        sums = result.setdefault(row["variant"], dict.fromkeys(COLUMNS, 0.0))
+        sums = result.setdefault((row["variant"], row["player_count"]),
+                                 dict.fromkeys(COLUMNS, 0.0))
         for column in COLUMNS:
             sums[column] += float(row[column] or 0)
     return result
 
 
-def _plain_rate(mine: dict[str, dict[str, float]], group: dict[str, dict[str, float]],
-                hits: str, trials: str) -> tuple[float | None, float | None]:
-    strata = [(v, t) for v, t in mine.items() if t[trials] > 0 and group.get(v, {}).get(trials)]
+def _plain_rate(mine: dict, group: dict, hits: str, trials: str
+                ) -> tuple[float | None, float | None]:
+    strata = sorted((v, t) for v, t in mine.items()
+                    if t[trials] > 0 and group.get(v, {}).get(trials))
     if not strata:
         return None, None
     total = sum(t[trials] for _, t in strata)
     return (sum(t[hits] for _, t in strata) / total,
-            sum(t[trials] / total * group[v][hits] / group[v][trials] for v, t in strata))
+            math.fsum(t[trials] / total * group[v][hits] / group[v][trials] for v, t in strata))
 
 
 def _plain_session_trend(cells: pl.DataFrame, column: str) -> WithinFit | None:
@@ -104,14 +107,16 @@ def test_the_comparison_is_the_plain_per_player_computation(mixed: Mixed, spec: 
         cells = read.report.report_session_cells(connection, Filters(players=players))
     finally:
         connection.close()
-    group = choose_reference(totals, pairs, reference, (), SETTINGS.min_sample)
     assert table.height == len(players)
     checked = 0
     for row in table.iter_rows(named=True):
         player = row["player"]
+        # the player's own group: the spec without him, as his coaching report
+        group = choose_reference(totals, pairs, reference, (player,), SETTINGS.min_sample)
+        assert player not in group.members and row["group_players"] == len(group.members)
         mine_rows = totals.filter(pl.col("player") == player)
         mine = _plain_sums(mine_rows)
-        theirs = _plain_sums(member_rows(totals, group).filter(pl.col("player") != player))
+        theirs = _plain_sums(member_rows(totals, group))
         assert row["hands"] == int(mine_rows["hands"].sum())
         assert row["points_per_hand"] == int(mine_rows["points"].sum()) / row["hands"]
         assert (row["foul_rate"], row["group_foul_rate"]) == _plain_rate(

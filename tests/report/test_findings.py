@@ -5,8 +5,11 @@ The database is built by pipeline.ingest.driver; the expected values come from t
 database or from pipeline.report.
 
 The reference group is the field: everyone but ana and her alias (too few players for the
-outlier rule to judge anyone, so nobody is left out). Rates compare boards; results compare each
-board's points against the opponents who count (never ana), scaled to the whole table.
+outlier rule to judge anyone, so nobody is left out). Rates compare every board of each side,
+within variant and table size; results compare each board's points against the opponents who
+count (never ana), scaled to the whole table. The rates are components of their cause (shown
+with an interval, never tested); the tests are the causes, chasing, the seats, head-to-head
+and the trends.
 """
 
 from __future__ import annotations
@@ -71,24 +74,19 @@ def rate(rows: list[Row], hit, among=lambda row: True) -> tuple[int, int]:  # no
 
 
 def mix_weighted(mine: list[Row], others: list[Row], hit, among=lambda row: True):  # noqa: ANN001, ANN201
-    """Player rate, the group's rate weighted by the player's mix over variants, and the
-    per-variant pieces (variant, player hits, player trials, group rate)."""
+    """Player rate, the group's rate weighted by the player's mix over variants and table
+    sizes, and the pieces (stratum, player hits, player trials, group rate)."""
     pieces = []
-    for variant, part in sorted(group(mine, lambda r: r.variant).items()):
+    for stratum, part in sorted(group(mine, lambda r: (r.variant, r.player_count)).items()):
         hits, trials = rate(part, hit, among)
-        field_hits, field_trials = rate([r for r in others if r.variant == variant], hit, among)
+        field_hits, field_trials = rate(
+            [r for r in others if (r.variant, r.player_count) == stratum], hit, among)
         if trials and field_trials:
-            pieces.append((variant, hits, trials, field_hits / field_trials))
+            pieces.append((stratum, hits, trials, field_hits / field_trials))
     total = sum(trials for _, _, trials, _ in pieces)
     player = sum(hits for _, hits, _, _ in pieces) / total
     field = sum(trials / total * field_rate for _, _, trials, field_rate in pieces)
     return player, field, pieces
-
-
-def worth(rows: list[Row], variant: str, yes, no) -> float:  # noqa: ANN001
-    """Mean points of boards where ``yes`` minus where ``no`` (every player, one variant)."""
-    part = [row for row in rows if row.variant == variant]
-    return (mean([r.points for r in part if yes(r)]) - mean([r.points for r in part if no(r)]))
 
 
 def basis(expected: Expected, names: tuple[str, ...] = NAMES) -> list[tuple[Row, float]]:
@@ -145,20 +143,17 @@ def test_headline(report: dict, expected: Expected) -> None:
         assert line["points"] == sum(part)
         assert line["points_per_hand"] == approx(mean(part))
         assert line["points_se"] == approx(standard_error(part))
-        # percentile among the group's players with at least 15 hands (boards that count) in
-        # the variant, by their results against everyone but ana
+        # the group's players with at least 15 hands (boards that count) in the variant: too
+        # few for a percentile to mean anything (at least 10 are needed), and it says so
         per_player = group([(r, v) for r, v in others if r.variant == variant],
                            lambda item: item[0].player)
         rates = [mean([v for _, v in rows]) for rows in per_player.values()
                  if len(rows) >= SETTINGS.percentile_min_hands]
-        below = sum(r < mean(part) for r in rates) + 0.5 * sum(r == mean(part) for r in rates)
         assert line["players_ranked"] == len(rates)
-        if rates:
-            assert line["percentile"] == approx(100 * below / len(rates))
-            ordinal = round(100 * below / len(rates))
-            assert line["percentile_label"].startswith(str(ordinal))
-            assert "th percentile" not in line["percentile_label"] or ordinal % 10 not in (1, 2, 3)
+        assert line["percentile"] is None and line["percentile_label"] == ""
     assert lines["pineapple"]["players_ranked"] == 2  # bo and cy; dee has 6 hands, ana_alt is ana
+    assert lines["pineapple"]["percentile_note"] == (
+        "no percentile: 2 other players with enough hands, at least 10 needed")
 
 
 def test_the_reference_group(report: dict) -> None:
@@ -183,13 +178,21 @@ def test_foul_rates(report: dict, expected: Expected) -> None:
     assert overall["shown"] and overall["player"]["sample"] == 96
     assert overall["player"]["value"] == approx(15 / 96) == approx(player)
     assert overall["reference"]["value"] == approx(field)
+    # the interval is never narrower than Wilson's (boards as units) nor than the one with
+    # sessions as units
     low, high = _wilson(15, 96)
-    assert overall["player"]["low"] == approx(low) and overall["player"]["high"] == approx(high)
-    cost = sum(trials / 96 * (hits / trials - field_rate)
-               * worth(everyone, variant, lambda r: r.foul, lambda r: not r.foul)
-               for variant, hits, trials, field_rate in pieces)
-    assert overall["points_per_100"] == approx(100 * cost)
-    assert overall["points_per_100"] > 0  # fewer fouls than the field: a gain
+    assert overall["player"]["low"] <= low + 1e-6 and overall["player"]["high"] >= high - 1e-6
+    assert overall["difference"] == approx(player - field)
+    assert overall["difference_low"] < overall["difference"] < overall["difference_high"]
+    # a component of the fouls cause: no test of its own, no points estimate
+    assert overall["verdict"] == "component" and overall["p_value"] is None
+    assert overall["cause"] == "fouls" and overall["points_per_100"] is None
+    assert "percentage points" in overall["confidence"]
+    assert overall["reference_sample"] == sum(1 for r in others
+                                              if (r.variant, r.player_count) in
+                                              {(v, c) for v, c in group(
+                                                  mine, lambda r: (r.variant, r.player_count))})
+    del everyone
     for variant in ("pineapple", "classic"):
         item = finding(report, f"fouls.variant.{variant}")
         hits, trials = rate([r for r in mine if r.variant == variant], lambda r: r.foul)
@@ -198,11 +201,12 @@ def test_foul_rates(report: dict, expected: Expected) -> None:
         assert item["player"]["value"] == approx(hits / trials)
         assert item["reference"]["value"] == approx(field_hits / field_trials)
         assert item["reference"]["sample"] == field_trials
-    # lower in pineapple: 12 of 72 against 42 of 144 (a strength when it survives the correction)
+    # lower in pineapple: 12 of 72 against 42 of 144 - but over 6 sessions whose foul rates fall
+    # from 4 of 12 to 1 of 12, so the interval (sessions as units) is wide
     pineapple = finding(report, "fouls.variant.pineapple")
-    assert pineapple["difference"] < 0 and pineapple["p_value"] < 0.05
-    assert pineapple["verdict"] == ("strength" if pineapple["survives"] else "exploratory")
-    assert "lower than the field" in pineapple["confidence"]
+    assert pineapple["difference"] == approx(12 / 72 - 42 / 144)
+    assert pineapple["difference_low"] < pineapple["difference"] < pineapple["difference_high"]
+    assert pineapple["verdict"] == "component" and not pineapple["survives"]
 
 
 def test_fouls_when_chasing_fantasyland(report: dict, expected: Expected) -> None:
@@ -211,9 +215,9 @@ def test_fouls_when_chasing_fantasyland(report: dict, expected: Expected) -> Non
     chasing = finding(report, "fouls.chasing")
     player, field, _ = mix_weighted(mine, others, lambda r: r.foul, lambda r: r.chasing)
     hits, trials = rate(mine, lambda r: r.foul, lambda r: r.chasing)
-    # chasing: E and F boards (QQ+/KK on top), plus K boards whose king went on top with the
-    # first five cards; the K boards of the board-only session do not count
-    assert trials == sum(1 for r in mine if r.code in "EF" or (r.code == "K" and r.has_streets))
+    # chasing: E and F boards (QQ+/KK on top); a lone king put on top (K boards) is not a
+    # Fantasyland draw (the top is full after the first street: no slot left to pair it)
+    assert trials == sum(1 for r in mine if r.code in "EF")
     assert chasing["player"]["sample"] == trials
     assert chasing["player"]["value"] == approx(player) == approx(hits / trials)
     assert chasing["reference"]["value"] == approx(field) == approx(1.0)  # bo's KK tops foul
@@ -227,6 +231,12 @@ def test_fouls_when_chasing_fantasyland(report: dict, expected: Expected) -> Non
     assert frequency["player"]["value"] == approx(player)
     assert frequency["reference"]["value"] == approx(field)
     assert frequency["points_per_100"] is None  # no price attached to chasing itself
+    # the chasing answer compares the rates both ways
+    answer = report["chasing"]
+    assert answer["player_rate"] == approx(frequency["player"]["value"])
+    assert answer["group_rate"] == approx(frequency["reference"]["value"])
+    assert answer["direction"] in ("more", "less", "about as often")
+    assert "You chase Fantasyland in" in answer["answer"]
     assert any("no street record" in note for note in report["data_notes"])
 
 
@@ -237,23 +247,17 @@ def test_fantasyland(report: dict, expected: Expected) -> None:
     assert (hits, trials) == (7, 85)  # one E per session, and the classic E
     assert entry["player"]["value"] == approx(hits / trials)
     assert entry["reference"]["value"] == approx(0.0)
-    value = {v: worth(expected.rows, v, lambda r: r.fantasyland, lambda r: not r.fantasyland)
-             for v in ("pineapple", "classic")}
-    gain = sum(
-        len([r for r in mine if r.variant == v and not r.fantasyland]) / 96
-        * rate([r for r in mine if r.variant == v], lambda r: r.fantasyland_next,
-               lambda r: not r.fantasyland)[0]
-        / len([r for r in mine if r.variant == v and not r.fantasyland]) * value[v]
-        for v in value)
-    assert entry["points_per_100"] == approx(100 * gain)
+    assert entry["difference"] == approx(hits / trials) and entry["points_per_100"] is None
     stay = finding(report, "fantasyland.stay")
     assert stay["player"]["value"] == approx(4 / 11)  # S boards
     assert stay["reference"] is None and stay["verdict"] == "not compared"  # nobody else
     assert stay["confidence"] == "The field has no hands here to compare with."
     points = finding(report, "fantasyland.points")
     fl_points = [r.points for r in mine if r.fantasyland]
-    assert points["player"]["value"] == approx(mean(fl_points))
-    assert points["player"]["se"] == approx(standard_error(fl_points))
+    # ana's Fantasyland hands were all played in pineapple's 3-handed games and in classic;
+    # the points count the pairings that matter (nobody is left out: her points)
+    assert points["player"]["sample"] == len(fl_points)
+    assert points["verdict"] == "not compared"  # nobody else played Fantasyland
 
 
 def test_royalties_by_row(report: dict, expected: Expected) -> None:
@@ -262,29 +266,31 @@ def test_royalties_by_row(report: dict, expected: Expected) -> None:
         item = finding(report, f"royalties.{row_name}")
         values = [r.royalties[index] for r in mine]
         assert item["player"]["value"] == approx(mean(values))
-        assert item["player"]["se"] == approx(standard_error(values))
+        # never below the error with boards as units, within variant and table size
+        strata = group(mine, lambda r: (r.variant, r.player_count))
+        within = math.sqrt(sum(len(part) * standard_error(
+            [r.royalties[index] for r in part]) ** 2 * len(part) for part in strata.values())
+            / len(mine) ** 2)
+        assert item["player"]["se"] >= within - 1e-6
         field = 0.0
-        gain = 0.0
-        for variant, part in group(mine, lambda r: r.variant).items():
-            theirs = [r.royalties[index] for r in others if r.variant == variant]
-            share = len(part) / len(mine)
-            field += share * mean(theirs)
-            opponents = mean([r.player_count - 1 for r in part])
-            gain += share * (mean([r.royalties[index] for r in part]) - mean(theirs)) * opponents
+        for stratum, part in group(mine, lambda r: (r.variant, r.player_count)).items():
+            theirs = [r.royalties[index] for r in others
+                      if (r.variant, r.player_count) == stratum]
+            field += len(part) / len(mine) * mean(theirs)
         assert item["reference"]["value"] == approx(field)
-        assert item["points_per_100"] == approx(100 * gain)
+        assert item["points_per_100"] is None and item["cause"] == "royalties"
     # bo's straight flushes: the field's bottom row is far richer
     bottom = finding(report, "royalties.bottom")
-    assert bottom["difference"] < 0
-    assert bottom["verdict"] == ("leak" if bottom["survives"] else "exploratory")
+    assert bottom["difference"] < 0 and bottom["verdict"] == "component"
 
 
 def test_scoops(report: dict, expected: Expected) -> None:
-    pairs = [p for p in expected.pairs if p.player in NAMES]
-    # the group's pairings never include those against the player
+    # the group's pairings never include those against the player; in Classic ana only met
+    # <script>, whose pairings (all against her) do not count: only pineapple is compared
+    pairs = [p for p in expected.pairs if p.player in NAMES and p.variant == "pineapple"]
     others = [p for p in expected.pairs if p.player not in NAMES and p.opponent not in NAMES]
     won = finding(report, "scoops.won")
-    assert won["player"]["sample"] == len(pairs) == 72 * 2 + 24
+    assert won["player"]["sample"] == len(pairs) == 72 * 2
     assert won["player"]["value"] == approx(sum(p.scoop > 0 for p in pairs) / len(pairs))
     field = 0.0
     for variant, part in group(pairs, lambda p: p.variant).items():
@@ -299,45 +305,41 @@ def test_scoops(report: dict, expected: Expected) -> None:
     assert lost["cause"] == "fouls" and won["cause"] == "rows"
 
 
-def test_results_by_variant_and_position(report: dict, expected: Expected) -> None:
+def test_the_balance_sheet_by_variant_and_the_seats(report: dict, expected: Expected) -> None:
     mine, _ = split(expected)
     others = basis(expected)
-    item = finding(report, "results.variant.pineapple")
     part = [r for r in mine if r.variant == "pineapple"]
-    assert item["player"]["value"] == approx(mean([r.points for r in part]))
     # the group's points per hand in the same variant and table size, weighted by ana's hands
     sizes = group(part, lambda r: r.player_count)
     reference = sum(len(rows) / len(part)
                     * mean([v for r, v in others
                             if (r.variant, r.player_count) == ("pineapple", size)])
                     for size, rows in sizes.items())
-    assert item["reference"]["value"] == approx(reference)
-    assert item["difference"] == approx(mean([r.points for r in part]) - reference)
-    assert item["points_per_100"] == pytest.approx(100 * len(part) / 96 * item["difference"],
-                                                   abs=1e-4)
-    # it is the balance sheet's net for the variant
     [sheet] = [s for s in report["balance"] if s["variant"] == "pineapple"]
-    assert sheet["net_per_100"] == pytest.approx(100 * item["difference"], abs=1e-4)
+    assert sheet["net_per_100"] == pytest.approx(100 * (mean([r.points for r in part])
+                                                        - reference), abs=1e-4)
+    # the sheet's rates are the components' figures
+    fouls = next(line for line in sheet["lines"] if line["key"] == "fouls")
+    component = finding(report, "fouls.variant.pineapple")
+    assert fouls["player"] == pytest.approx(100 * component["player"]["value"], abs=1e-3)
+    assert fouls["reference"] == pytest.approx(100 * component["reference"]["value"], abs=1e-3)
     # in Classic ana only met <script>: leaving out his pairings against her, the group has
     # nothing to compare with there, and the report says so instead of guessing
-    classic = finding(report, "results.variant.classic")
-    assert classic["verdict"] == "not compared" and classic["reference"] is None
     assert not [s for s in report["balance"] if s["variant"] in ("classic", "all")]
     assert any("24 of the player's hands have nothing to compare with" in note
                for note in report["data_notes"])
-    seats = group(mine, lambda r: (r.variant, r.player_count, r.position))
-    assert len(seats) == 5
-    for (variant, count, position), part in seats.items():
-        item = finding(report, f"results.position.{variant}.{count}.{position}")
+    # the seats: one test, of each seat against the group's same seat beyond ana's own average
+    seats = finding(report, "seats")
+    assert seats["topic"] == "Seats" and seats["shown"]
+    assert seats["p_value"] is not None and seats["q_value"] is not None
+    differences = {}
+    for position in range(3):
+        own = [r.points for r in part if r.position == position]
         theirs = [v for r, v in others
-                  if (r.variant, r.player_count, r.position) == (variant, count, position)]
-        assert item["player"]["value"] == approx(mean([r.points for r in part]))
-        assert item["player"]["sample"] == len(part)
-        if theirs:
-            assert item["reference"]["value"] == approx(mean(theirs))
-        else:
-            assert item["verdict"] == "not compared"
-    assert finding(report, "results.position.pineapple.3.2")["title"].endswith("button")
+                  if (r.variant, r.player_count, r.position) == ("pineapple", 3, position)]
+        differences[position] = mean(own) - mean(theirs)
+    assert "pineapple, 3 players" in seats["note"]
+    assert not [f for f in report["findings"] if f["key"].startswith("results.")]
 
 
 def test_the_causes_add_up(report: dict, expected: Expected) -> None:
@@ -363,19 +365,26 @@ def test_the_causes_add_up(report: dict, expected: Expected) -> None:
 
 def test_one_correction_over_every_test(report: dict) -> None:
     tested = [f for f in report["findings"] if f["p_value"] is not None]
-    p_values = [f["p_value"] for f in tested] + [c["p_value"] for c in report["causes"]]
-    p_values.append(report["chasing"]["p_value"])
-    assert report["tests"] == len(p_values)
+    causes = [c for c in report["causes"] if c["p_value"] is not None]
+    p_values = ([c["p_value"] for c in causes] + [report["chasing"]["p_value"]]
+                + [f["p_value"] for f in tested])
+    assert report["tests"] == len(p_values) == len(report["family"])
+    # components are never tested: only the causes, chasing, seats, opponents and time
+    assert {f["topic"] for f in tested} <= {"Seats", "Head-to-head", "Trend", "Did I improve?"}
     q_values = benjamini_hochberg(p_values)
-    for item, q in zip(tested + report["causes"], q_values, strict=False):
-        assert item["q_value"] == approx(q)
-        assert item["survives"] == (q <= SETTINGS.fdr)
-    # the summary holds survivors only; the appendix everything else that was tested
-    causes = {c["key"]: c for c in report["causes"]}
-    assert all(causes[key]["survives"] for key in report["leaks"] + report["strengths"])
-    assert set(report["exploratory"]) == (
-        {c["key"] for c in report["causes"] if not c["survives"]}
-        | {f["key"] for f in tested if not f["survives"]})
+    by_key = {line["key"]: line for line in report["family"]}
+    items = [(f"cause.{c['key']}", c) for c in causes] + [("chasing", report["chasing"])] + [
+        (f["key"], f) for f in tested]
+    for (key, item), q in zip(items, q_values, strict=True):
+        assert item["q_value"] == approx(q) and by_key[key]["q_value"] == approx(q)
+        assert by_key[key]["clear"] == (q <= SETTINGS.fdr)
+        if key != "chasing":
+            assert item["survives"] == (q <= SETTINGS.fdr)
+    # the summary is built from the clear tests only; the appendix lists the others
+    clear = {line["key"] for line in report["family"] if line["clear"]}
+    for summary_item in report["summary"]:
+        assert set(summary_item["tests"]) <= clear
+    assert set(report["exploratory"]) == set(by_key) - clear
 
 
 def test_trend_across_sessions(report: dict, expected: Expected) -> None:
@@ -400,27 +409,43 @@ def test_trend_across_sessions(report: dict, expected: Expected) -> None:
     # the patterns foul less and less: the foul rate falls
     fouls = finding(report, "trend.fouls")
     assert fouls["player"]["value"] < 0
-    assert fouls["verdict"] in ("improving", "exploratory")
+    assert fouls["verdict"] in ("improving", "not clear")
     assert [s["hands"] for s in report["sessions"]] == [12] * 8
 
 
 def test_head_to_head(report: dict, expected: Expected) -> None:
     keys = [f["key"] for f in report["findings"] if f["topic"] == "Head-to-head"]
-    # regular opponents only (at least 10 hands together), most hands first; dee has 6
-    assert keys == [f"head_to_head.{BO}", f"head_to_head.{CY}", f"head_to_head.{SCRIPT}"]
+    # regular opponents only (at least 10 hands together), most hands first; dee has 6; then
+    # the one test over them
+    assert keys == [f"head_to_head.{BO}", f"head_to_head.{CY}", f"head_to_head.{SCRIPT}",
+                    "head_to_head"]
     assert DEE not in " ".join(keys)
-    for opponent in (BO, CY):
+    for opponent in (BO, CY):  # pineapple, three-handed only
         item = finding(report, f"head_to_head.{opponent}")
         mine = [p.settled for p in expected.pairs if p.player in NAMES and p.opponent == opponent]
         theirs = [p.settled for p in expected.pairs
                   if p.opponent == opponent and p.player not in (*NAMES, opponent)]
         assert item["player"]["value"] == approx(mean(mine))
-        assert item["player"]["se"] == approx(standard_error(mine))
+        assert item["player"]["se"] >= standard_error(mine) - 1e-9
         assert item["reference"]["value"] == approx(mean(theirs))
-        assert item["points_per_100"] == approx(
-            100 * len(mine) / 96 * (mean(mine) - mean(theirs)))
+        assert item["difference"] == approx(mean(mine) - mean(theirs))
+        assert item["verdict"] == "component" and item["p_value"] is None
+        assert item["difference_low"] < item["difference"] < item["difference_high"]
+        assert "every hand together counts" in item["note"]
+    # one test: do ana's differences depend on the opponent beyond their average? (two
+    # opponents compared: one degree of freedom)
+    test = finding(report, "head_to_head")
+    assert test["p_value"] is not None and test["player"]["sample"] == 2
+    differences = [finding(report, f"head_to_head.{o}")["difference"] for o in (BO, CY)]
+    assert f"against {BO} " in test["note"] and f"against {CY} " in test["note"]
+    assert (test["z"] > 0) == (abs(differences[0] - differences[1]) > 1e-9)
+    # <script> played only heads-up Classic against ana: nobody of the group played him in
+    # the same variant and table size, so there is nothing to compare within the mix
     alone = finding(report, f"head_to_head.{SCRIPT}")
-    assert alone["verdict"] == "not compared" and alone["points_per_100"] is None
+    assert alone["verdict"] == "too few to judge" and alone["p_value"] is None
+    assert alone["confidence"].startswith(
+        "Too few to judge: of the player's 24 hands against <script>alert(1)</script>, 0 share "
+        "a variant and table size with the group's")
 
 
 def test_notable_hands(report: dict, expected: Expected) -> None:
@@ -491,21 +516,22 @@ def test_minimum_sample(report_db: Path) -> None:
                                         SETTINGS))
     assert classic["headline"]["hands"] == 24
     stay = finding(classic, "fantasyland.stay")
-    assert not stay["shown"] and stay["verdict"] == "not enough data"
+    assert not stay["shown"] and stay["verdict"] == "too few to judge"
     assert stay["player"]["value"] is None and stay["points_per_100"] is None
-    assert stay["confidence"] == "Not enough data: Fantasyland hands: 1, at least 10 needed."
+    assert stay["confidence"] == "Too few to judge: Fantasyland hands: 1, at least 10 needed."
     # two sessions cannot make a trend
     trend = finding(classic, "trend.points")
     assert not trend["shown"]
-    assert trend["confidence"] == "Not enough data: sessions: 2, at least 3 needed."
+    assert trend["confidence"] == "Too few to judge: sessions: 2, at least 3 needed."
     strict = report_dict(create_report(report_db, ReportRequest(DEE), SETTINGS))
     assert strict["headline"]["hands"] == 6
     # dee's 6 hands are too few for anything but the scoops (12 pairings)
     shown = [f["key"] for f in strict["findings"] if f["shown"]]
-    assert shown == ["scoops.won", "scoops.lost"]
+    assert shown == ["scoops.lost", "scoops.won"]
     assert finding(strict, "fouls.overall")["confidence"] == (
-        "Not enough data: hands: 6, at least 10 needed.")
-    assert finding(strict, "head_to_head.none")["confidence"].startswith("Not enough data")
+        "Too few to judge: hands: 6, at least 10 needed.")
+    assert not [f for f in strict["findings"] if f["topic"] == "Head-to-head"]
+    assert not finding(strict, "seats")["shown"]
 
 
 def test_scope_by_dates(report_db: Path, expected: Expected) -> None:
@@ -561,8 +587,9 @@ def test_undated_hands(tmp_path: Path, hand_records: list[dict]) -> None:
     assert (headline["hands"], headline["sessions"], headline["undated_hands"]) == (24, 0, 24)
     assert headline["first_hand"] is None and data["sessions"] == []
     assert data["data_notes"][0] == ("24 hands have no start time: they belong to no session "
-                                     "and are left out of the trend.")
+                                     "(each counts as a session of its own) and are left out "
+                                     "of the trend.")
     assert finding(data, "trend.points")["confidence"] == (
-        "Not enough data: sessions: 0, at least 3 needed.")
+        "Too few to judge: sessions: 0, at least 3 needed.")
     assert all(hand["started_at"] is None for hand in data["notable"])
     assert finding(data, "fouls.overall")["player"]["value"] == approx(3 / 24)

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from pipeline.report import ReportRequest, ReportSettings, create_report, report_dict
 from pipeline.report.reference import ReferenceSpec
-from pipeline.report.render import format_interval, format_per_100
+from pipeline.report.render import format_difference, format_interval
 from tests.report.conftest import SETTINGS
 from tests.report.hands import ALIAS, BO, CY, HERO, SCRIPT
 
@@ -56,20 +56,24 @@ def test_page_shows_the_report(page: AppTest, report_db: Path) -> None:
     assert metrics["Sessions"] == "8"
     assert metrics["Points"] == f"{expected['headline']['points']:+,}"
     assert any("Compared with **the field**" in info.value for info in page.info)
-    shown = {}
-    for frame in _frame(page, "finding"):
-        for row in frame.to_dict("records"):
-            shown[row["key"]] = row
-    surviving = [f for f in expected["findings"] if f["shown"] and f["survives"]]
-    assert set(shown) == {f["key"] for f in surviving}
-    for finding in surviving:
-        row = shown[finding["key"]]
+    # the summary: one item per difference (the hand-made data has none clear at 5 %)
+    if expected["summary"]:
+        text = " ".join(element.value for element in page.markdown)
+        for item in expected["summary"]:
+            assert item["title"].split(":")[0] in text
+    # the components under their causes: the report's figures and differences
+    [shown_components] = _frame(page, "component")
+    rows = {row["key"]: row for row in shown_components.to_dict("records")}
+    components = [f for f in expected["findings"] if f["cause"] and f["shown"]]
+    assert set(rows) == {f["key"] for f in components}
+    for finding in components:
+        row = rows[finding["key"]]
         assert row["player (95 %)"] == format_interval(finding["player"], finding["unit"])
-        assert row["points/100 hands"] == format_per_100(finding["points_per_100"])
-        assert row["confidence"] == finding["confidence"]
-        assert row["group"] == finding["reference_label"]
-        if finding["topic"] not in ("Trend", "Did I improve?"):
-            assert row["group"] == "the field"
+        if finding["verdict"] == "component":
+            assert row["difference (95 %)"] == format_difference(finding)
+    [tested] = _frame(page, "test")[:1]
+    keys = tested["key"].to_list()
+    assert "seats" in keys and "head_to_head" in keys
     [causes] = _frame(page, "covers")
     assert causes["key"].to_list() == [c["key"] for c in expected["causes"]]
     assert causes["points/100 hands"].to_list() == pytest.approx(
@@ -80,11 +84,11 @@ def test_page_shows_the_report(page: AppTest, report_db: Path) -> None:
     labels = [button.label for button in page.download_button]
     assert labels == ["Download HTML (works offline)", "Download Markdown", "Download JSON"]
     expanders = [element.label for element in page.expander]
-    exploratory = [f for f in expected["findings"] if f["verdict"] == "exploratory"] + [
-        c for c in expected["causes"] if c["verdict"] == "exploratory"]
-    assert f"Appendix: exploratory ({len(exploratory)})" in expanders
+    assert f"Appendix: every test ({expected['tests']})" in expanders
+    [family] = _frame(page, "clear")
+    assert family["key"].to_list() == [t["key"] for t in expected["family"]]
     missing = [f for f in expected["findings"] if not f["shown"]]
-    assert (f"Not enough data yet ({len(missing)})" in expanders) == bool(missing)
+    assert (f"Too few to judge ({len(missing)})" in expanders) == bool(missing)
     assert sum(label.startswith(("Fouled board", "Won ", "Fantasyland hand"))
                for label in expanders) == len(expected["notable"])
     # each foul explained in words under its board

@@ -64,10 +64,13 @@ def test_the_chasers_higher_foul_rate_is_found_against_the_solid_players(
     assert fouls.reference.value == pytest.approx(
         sum(h / total * theirs[v] for v, (h, _) in mine.items()))
     assert fouls.player.value > fouls.reference.value + 0.08  # half as often again, or more
-    assert fouls.survives and fouls.verdict == "leak"
-    assert "higher than regulars" in fouls.confidence
-    # and it is the top leak of the ranked list, in the summary
-    assert report.causes[0].key == "fouls" and report.leaks[0] == "fouls"
+    # the foul rate is a component of the fouls cause: its difference's interval is above zero
+    assert fouls.verdict == "component" and fouls.difference_low > 0.04
+    assert "against regulars" in fouls.confidence
+    # the cause is the top of the ranked list, a clear cost, and the summary says so (alone or
+    # as the costly side of a trade-off against the Fantasyland the chaser gains)
+    assert report.causes[0].key == "fouls" and report.causes[0].verdict == "clear cost"
+    assert any("fouls" in item.leaks for item in report.summary)
 
 
 def test_against_the_field_the_random_player_is_left_out(proof_db: Simulated) -> None:
@@ -83,7 +86,8 @@ def test_the_random_players_ranked_list(proof_db: Simulated) -> None:
     """Top item fouling; the items add up to the player's actual loss, never more."""
     report = create_report(proof_db.database, ReportRequest(RANDOM))
     assert report.reference.player_is_outlier  # so all the player's pairings count
-    assert report.causes[0].key == "fouls" and report.leaks[0] == "fouls"
+    assert report.causes[0].key == "fouls"
+    assert report.summary[0].kind == "leak" and report.summary[0].leaks == ("fouls",)
     actual = report.headline.points_per_hand * 100  # points per 100 hands, every hand
     total = sum(cause.points_per_100 for cause in report.causes)
     assert actual < -500
@@ -152,7 +156,7 @@ def test_the_drifters_real_change_is_found_before_and_after(proof_db: Simulated)
     rates = dict(rows)
     assert change.player.low <= rates[True] - rates[False] + 0.05
     assert change.player.high >= rates[True] - rates[False] - 0.05
-    assert "change.fouls" in report.clear
+    assert any("change.fouls" in item.tests for item in report.summary)
     # the solid players did not change: no clear change for any of them at the same date
     for player in SOLIDS:
         solid = create_report(proof_db.database, ReportRequest(player, change_date=date))
@@ -187,18 +191,19 @@ def test_no_clear_trend_for_fixed_bots_over_a_changing_mix(mix_db: Path) -> None
 def test_only_what_survives_reaches_the_summary(proof_db: Simulated) -> None:
     report = create_report(proof_db.database, ReportRequest(CHASERS[1]))
     data = report_dict(report)
-    causes = {cause["key"]: cause for cause in data["causes"]}
-    findings = {f["key"]: f for f in data["findings"]}
-    assert all(causes[key]["survives"] for key in data["leaks"] + data["strengths"])
-    assert all(findings[key]["survives"] for key in data["clear"])
-    # everything tested and not surviving is in the appendix, marked exploratory
+    clear = {test["key"] for test in data["family"] if test["clear"]}
+    assert data["summary"] and clear
+    for item in data["summary"]:
+        assert item["tests"] and set(item["tests"]) <= clear
+    # every test is listed once, with its q-value; what is not clear is in the appendix
     tested = [f for f in data["findings"] if f["p_value"] is not None]
-    assert data["tests"] == len(tested) + len(data["causes"]) + 1  # + does chasing pay?
-    for item in tested + data["causes"]:
-        assert (item["q_value"] <= report.settings.fdr) == item["survives"]
-        if not item["survives"]:
-            assert item["verdict"] == "exploratory"
-            assert item["key"] in data["exploratory"]
+    causes = [c for c in data["causes"] if c["p_value"] is not None]
+    assert data["tests"] == len(data["family"]) == len(tested) + len(causes) + 1  # + chasing
+    for test in data["family"]:
+        assert (test["q_value"] <= report.settings.fdr) == test["clear"]
+        assert (test["key"] in data["exploratory"]) == (not test["clear"])
+    # the components of the causes are never tested on their own
+    assert all(f["p_value"] is None for f in data["findings"] if f["cause"])
 
 
 def test_a_stricter_rate_keeps_fewer_findings(proof_db: Simulated) -> None:
@@ -206,9 +211,9 @@ def test_a_stricter_rate_keeps_fewer_findings(proof_db: Simulated) -> None:
     data = gather_report_data(proof_db.database, request)
     loose = build_report(data, request, ReportSettings(fdr=0.2))
     strict = build_report(data, request, replace(ReportSettings(), fdr=0.001))
-    assert sum(f.survives for f in strict.findings) < sum(f.survives for f in loose.findings)
+    assert sum(t.clear for t in strict.family) < sum(t.clear for t in loose.family)
     # the same tests, the same q-values: only the cut moves
-    assert [f.q_value for f in strict.findings] == [f.q_value for f in loose.findings]
+    assert [t.q_value for t in strict.family] == [t.q_value for t in loose.family]
 
 
 def test_progress_hands_are_the_report_hands(proof_db: Simulated) -> None:

@@ -59,7 +59,7 @@ def test_the_fish_is_left_out_and_nobody_else() -> None:
     assert "hero" not in group.members
     assert group.left_out[0].robust_z < -3
     assert not group.player_is_outlier
-    assert "fish" in group.description and "3 robust SDs" in group.description
+    assert "fish" in group.description and "3 times the field's typical spread" in group.description
 
 
 def test_the_rule_can_be_turned_off() -> None:

@@ -147,44 +147,60 @@ def _p(value: float | None) -> str:
     return "–" if value is None else ("< 0.001" if value < 0.001 else f"{value:.3f}")
 
 
+def _difference(finding: dict) -> str:
+    value, low, high = finding["difference"], finding["difference_low"], finding["difference_high"]
+    if finding["unit"] == "rate":
+        return f"{value * 100:+.1f} pp (95 %: {low * 100:+.1f} to {high * 100:+.1f})"
+    words = {"royalties": " royalty points per hand", "points": " points"}[finding["unit"]]
+    return f"{value:+.2f}{words} (95 %: {low:+.2f} to {high:+.2f})"
+
+
 def test_markdown_and_html_carry_the_json_numbers(forms: dict[str, str]) -> None:
     data = json.loads(forms["json"])
     markdown, html = forms["md"], forms["html"]
-    section = markdown[markdown.index("\n## Findings"):markdown.index("\n## Notable hands")]
-    rows = [line for line in section.splitlines() if line.startswith("| ")]
-    findings = [f for f in data["findings"] if f["shown"]]
-    assert len(findings) >= 20
-    clear = [f for f in findings if f["survives"]]
-    exploratory = [f for f in findings if f["verdict"] == "exploratory"]
-    assert clear and exploratory  # both sections are exercised
-    for finding in clear:
-        # the Findings table: value, reference, sample, confidence, points per 100
-        line = next(r for r in rows if r.startswith(f"| {_md(finding['title'])} |")
-                    or r.startswith(f"| {_md(finding['title'])}<br>"))
-        player = finding["player"]
-        assert _unit(player["value"], finding["unit"]) in line, (finding["key"], line)
-        if player["low"] is not None:
-            low = {"points_slope": f"{player['low']:+.3f}",
-                   "rate_slope": f"{player['low'] * 100:+.2f}"}.get(
-                finding["unit"], _unit(player["low"], finding["unit"]))
-            assert f"({low} – " in line
+    ranked = markdown[markdown.index("\n## The ranked list"):
+                      markdown.index("\n## Fantasyland balance sheet")]
+    rows = [line for line in ranked.splitlines() if line.startswith("| ")]
+    components = [f for f in data["findings"] if f["cause"] and f["shown"]]
+    assert len(components) >= 10
+    for finding in components:
+        # under its cause: the player's figure, the group's, the difference and its interval
+        line = next(r for r in rows if r.startswith(f"|  | ↳ {_md(finding['title'])} ("))
+        assert _unit(finding["player"]["value"], finding["unit"]) in line, (finding["key"], line)
         if finding["reference"]:
-            assert _unit(finding["reference"]["value"], finding["unit"]) in line
-            assert f"({finding['reference']['sample']:,})" in line
-        per_100 = finding["points_per_100"]
-        assert line.rstrip(" |").endswith("–" if per_100 is None else f"{per_100:+.1f}")
-        assert _md(finding["confidence"]) in line
-        cell = re.search(rf'<tr data-key="{re.escape(_html(finding["key"]))}">(.*?)</tr>', html,
-                         re.DOTALL)
+            assert f"vs {_unit(finding['reference']['value'], finding['unit'])}" in line
+        if finding["verdict"] == "component":
+            assert _difference(finding) in line
+        cell = re.search(rf'<tr class="sub" data-evidence="{re.escape(_html(finding["key"]))}">'
+                         r"(.*?)</tr>", html, re.DOTALL)
         assert cell, finding["key"]
-        assert _html(_unit(player["value"], finding["unit"])) in cell.group(1)
-        assert _html(finding["confidence"]) in cell.group(1)
-    appendix = markdown[markdown.index("## Appendix: exploratory"):]
-    for finding in exploratory:
-        line = next(r for r in appendix.splitlines()
-                    if r.startswith(f"| {_md(finding['title'])} |"))
-        assert f"| {_p(finding['p_value'])} | {_p(finding['q_value'])} |" in line
-        assert f'data-key="{_html(finding["key"])}"' in html
+        assert _html(_unit(finding["player"]["value"], finding["unit"])) in cell.group(1)
+        if finding["verdict"] == "component":
+            assert _html(_difference(finding)) in cell.group(1)
+    # the seats and the regular opponents, with their verdicts
+    tested = [f for f in data["findings"] if f["topic"] in ("Seats", "Head-to-head")
+              and f["shown"]]
+    assert tested
+    section = markdown[markdown.index("\n## Seats and regular opponents"):]
+    for finding in tested:
+        line = next(r for r in section.splitlines() if r.startswith(f"| {_md(finding['title'])}"))
+        assert f"| {finding['verdict']}: {_md(finding['confidence'])} |" in line
+        assert f'<tr data-key="{_html(finding["key"])}">' in html
+    # every test of the correction, with p and q, in the appendix of both forms
+    appendix = markdown[markdown.index("## Appendix: every test"):]
+    assert len(data["family"]) == data["tests"] >= 6
+    for test in data["family"]:
+        line = next(r for r in appendix.splitlines() if r.startswith(f"| {_md(test['title'])} |"))
+        verdict = "clear" if test["clear"] else "not clear"
+        assert f"| {_p(test['p_value'])} | {_p(test['q_value'])} | {verdict} |" in line
+        row = re.search(rf'<tr data-key="{re.escape(_html(test["key"]))}">(.*?)</tr>', html)
+        assert row and row.group(1).endswith(f"<td>{verdict}</td>"), test["key"]
+    assert any(not test["clear"] for test in data["family"])
+    # the summary: one item per clear difference (or the sentence that says there is none)
+    for item in data["summary"]:
+        assert _md(item["text"]) in markdown and _html(item["text"]) in html
+    if not data["summary"]:
+        assert "Nothing is clear against the field" in markdown
     # the ranked list and the balance sheets: the same numbers in both forms
     for cause in data["causes"]:
         assert f"**{cause['title']}**" in markdown and cause["title"] in html
