@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -384,19 +385,22 @@ def main() -> None:
         browser = Browser(playwright)
         stack.callback(browser.close)
         # warm every server once (first imports, first queries), as any server is after a visit
+        print("  (warming every server: one visit of each page)", file=sys.stderr, flush=True)
         visit(browser, bare_url)
         for server in [*served, *([big] if big else [])]:
             for _name, path in pages:
                 visit(browser, f"{server.url}/{path}")
         times: dict[tuple[str, str], list[float]] = {}
         baseline_times: list[float] = []
-        for _ in range(arguments.repeat):
+        for round_number in range(arguments.repeat):
             baseline_times.append(visit(browser, bare_url))
             for server in [*served, *([big] if big else [])]:
                 for name, path in pages:
                     times.setdefault((server.label, name), []).append(
                         visit(browser, f"{server.url}/{path}"))
             baseline_times.append(visit(browser, bare_url))
+            print(f"  (round {round_number + 1} of {arguments.repeat} done, load "
+                  f"{load_average()})", file=sys.stderr, flush=True)
         baseline = statistics.median(baseline_times)
         print(f"bare Streamlit page (title, one Plotly chart, one table): {baseline:.2f} s "
               f"median of {len(baseline_times)} (range {min(baseline_times):.2f}–"
@@ -439,7 +443,13 @@ def main() -> None:
     print(f"load average at the end {load_average()}")
 
 
+def _stop_cleanly(signum: int, _frame: object) -> None:
+    """A terminated benchmark still stops its servers and browser (the ExitStack unwinds)."""
+    raise SystemExit(128 + signum)
+
+
 if __name__ == "__main__":
+    signal.signal(signal.SIGTERM, _stop_cleanly)
     if not Path(CHROMIUM).exists():
         sys.exit(f"{CHROMIUM} is missing (Debian's chromium package)")
     main()
