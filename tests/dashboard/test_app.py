@@ -321,3 +321,32 @@ def test_sidebar_filters_narrow_the_overview(fixture_db, monkeypatch) -> None:  
     assert not app.exception
     assert app.multiselect(key="f_sessions").value == []
     assert metrics(app)["Hands"] == "12"
+
+
+def in_order(node):  # noqa: ANN001, ANN201
+    """Every element under ``node`` in page order."""
+    children = getattr(node, "children", None)
+    if children is None:
+        yield node
+        return
+    for index in sorted(children):
+        yield from in_order(children[index])
+
+
+def test_overview_with_a_player_counts_that_player(fixture_db, expected, monkeypatch) -> None:  # noqa: ANN001
+    """Players and fouls of the chosen player, as the table beside them shows; fouls are play,
+    not data health."""
+    app = app_on(fixture_db, monkeypatch)
+    app.multiselect(key="f_players").set_value([JUN]).run()
+    shown = metrics(app)
+    leaderboard = frame(app, "leaderboard")
+    assert leaderboard["player"].to_list() == [JUN]
+    assert shown["Players"] == "1"
+    totals = expected.players[JUN]
+    assert number(shown["Fouled boards"]) == pytest.approx(
+        round(100 * totals.fouls / totals.hands, 1))
+    assert leaderboard["foul_rate"][0] == pytest.approx(totals.fouls / totals.hands)
+    order = [element.label if element.type == "metric" else
+             element.value if element.type in ("subheader", "header", "title") else None
+             for element in in_order(app.main)]
+    assert order.index("Fouled boards") < order.index("Data health")
