@@ -5,6 +5,7 @@ Shown numbers (metrics, table cells) are checked against values recomputed from 
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -152,6 +153,8 @@ def test_player_review_kpis(fixture_db, expected, monkeypatch, hero) -> None:  #
     margin = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     caption = " ".join(c.value for c in app.caption)
     assert f"{max(0, centre - margin) * 100:.1f} % – {(centre + margin) * 100:.1f} %" in caption
+    app.session_state["review_tab"] = "By variant and position"
+    app.run()
     by_variant = frame(app, "by_variant")
     assert by_variant["hands"].sum() == totals.hands
     assert by_variant["points"].sum() == totals.points
@@ -202,6 +205,8 @@ def test_compare_players_table(fixture_db, expected, monkeypatch) -> None:  # no
         totals = expected.players[player]
         assert (hands, points) == (totals.hands, totals.points)
         assert foul_rate == pytest.approx(totals.fouls / totals.hands)
+    app.session_state["compare_tab"] = "Session by session"
+    app.run()
     sessions = frame(app, "session_table")
     assert sessions.height == 8
 
@@ -212,7 +217,7 @@ def test_point_flow_pairs(fixture_db, expected, monkeypatch) -> None:  # noqa: A
     want = {(p, o): v for (p, o), v in expected.net.items() if v > 0}
     got = {(w, p): v for w, p, v in net.select("winner", "payer", "points").rows()}
     assert got == want
-    assert len(app.get("plotly_chart")) == 3  # heatmap, Sankey, cumulative points
+    assert len(app.get("plotly_chart")) == 2  # heatmap and Sankey; the rest in other tabs
     # one session only: the pairs of that session's hands
     app.selectbox(key="flow_scope").select_index(1).run()
     assert not app.exception
@@ -350,3 +355,49 @@ def test_overview_with_a_player_counts_that_player(fixture_db, expected, monkeyp
              element.value if element.type in ("subheader", "header", "title") else None
              for element in in_order(app.main)]
     assert order.index("Fouled boards") < order.index("Data health")
+
+
+def test_player_review_opens_one_tab_with_one_rolling_window(fixture_db, monkeypatch) -> None:  # noqa: ANN001
+    """The headline and the open tab only (the rest is one click away), and one rolling-window
+    slider whichever tab is open (there were two: 100 for the foul chart, 200 for progress)."""
+    app = open_page(app_on(fixture_db, monkeypatch), "views/player_review.py")
+    assert [tab.label for tab in app.tabs][:1] == ["Results"]
+    assert len(app.get("plotly_chart")) == 1  # the cumulative points, not nine charts
+    sliders = 0
+    for label in [tab.label for tab in app.tabs]:
+        app.session_state["review_tab"] = label
+        app.run()
+        assert not app.exception, (label, [e.message for e in app.exception])
+        sliders += sum(1 for slider in app.select_slider if "Rolling window" in slider.label)
+    assert sliders == 1
+
+
+def test_point_flow_names_games_by_table_and_time_once_per_pair(fixture_db, expected,
+                                                               monkeypatch) -> None:  # noqa: ANN001
+    """Game by game: no session hashes, one name per game for everyone at the table, each pair
+    once per game, and the games' points add up to the pairs' net points."""
+    app = open_page(app_on(fixture_db, monkeypatch), "views/point_flow.py")
+    app.session_state["flow_tab"] = "Game by game"
+    app.run()
+    assert not app.exception
+    element = next(e for e in app.dataframe if "game" in e.value.columns)
+    import polars as pl
+
+    games = pl.from_pandas(element.value)
+    shown = [column for column in json.loads(element.proto.columns)]
+    assert "session_id" not in games.columns
+    for value in games["game"].to_list():
+        assert re.fullmatch(r"T\d+ · 2026-03-0\d \d\d:\d\d", value), value
+    # each pair once per game, whoever's side
+    keys = [(game, frozenset((winner, payer)))
+            for game, winner, payer in games.select("game", "winner", "payer").rows()]
+    assert len(keys) == len(set(keys))
+    # everyone at a table in one run of hands shares the game's name: T1 had two games of three
+    assert games.filter(pl.col("game").str.starts_with("T1"))["game"].n_unique() == 2
+    assert all((games["points"] >= 0).to_list())
+    net = {}
+    for winner, payer, points in games.select("winner", "payer", "points").rows():
+        net[(winner, payer)] = net.get((winner, payer), 0) + points
+        net[(payer, winner)] = net.get((payer, winner), 0) - points
+    assert net == {pair: value for pair, value in expected.net.items() if pair in net}
+    assert shown  # the table carries its own column settings (labels in words)
