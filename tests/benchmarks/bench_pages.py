@@ -253,16 +253,26 @@ def add_players(browser: Browser, url: str, players: list[str]) -> list[float]:
 
 
 STEP_CLIENT = """async () => {
-  const replay = document.querySelector('[data-testid="stMain"] .hand-replay');
+  const find = (root) => {
+    const here = root.querySelector('.hand-replay');
+    if (here) return here;
+    for (const node of root.querySelectorAll('*')) {
+      if (node.shadowRoot) { const inner = find(node.shadowRoot); if (inner) return inner; }
+    }
+    return null;
+  };
+  const replay = find(document);
   if (!replay) return null;
   const buttons = [...replay.querySelectorAll('button[data-street]')];
   if (buttons.length < 2) return null;
-  const target = buttons[0];
   const started = performance.now();
-  target.click();
-  if (!target.classList.contains('active')) return null;
+  buttons[0].click();
+  const drawn = find(document);
+  if (!drawn || drawn.dataset.street !== '1') return null;
   await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
-  return performance.now() - started;
+  const elapsed = performance.now() - started;
+  [...drawn.querySelectorAll('button[data-street]')].pop().click();
+  return elapsed;
 }"""
 """A street step drawn in the browser: from the click until the next frame is painted (ms)."""
 
@@ -274,16 +284,13 @@ def street_step(browser: Browser, url: str) -> tuple[str, float]:
     try:
         page.goto(f"{url}/hand_browser", wait_until="commit")
         page.wait_for_function(DONE, polling=50)
-        handle = page.locator(".hand-replay")
-        if handle.count():
+        if page.locator(".hand-replay").count():  # Playwright's locators see into shadow roots
             times = []
-            for _ in range(3):
+            for _ in range(5):
                 elapsed = page.evaluate(STEP_CLIENT)
                 if elapsed is None:
                     break
                 times.append(elapsed / 1000)
-                page.evaluate("""() => { const b = [...document.querySelectorAll(
-                    '.hand-replay button[data-street]')]; b[b.length - 1].click(); }""")
             if times:
                 return "client", statistics.median(times)
         slider = page.locator('[data-testid="stSlider"]').filter(has_text="Street")
