@@ -703,9 +703,7 @@ def action_bar(state: LiveState) -> None:
         if hand is not None:
             st.button(f"Edit hand {hand.number}", on_click=_edit_last, key="rec_edit",
                       disabled=state.draft.editing)
-            st.button(f"Delete hand {hand.number}", on_click=_delete_last, key="rec_delete",
-                      help="Takes the hand out and puts its boards back in the fields; "
-                           "Undo puts it back.")
+            st.button(f"Delete hand {hand.number}", on_click=_delete_last, key="rec_delete")
 
 
 def show_result(state: LiveState) -> None:
@@ -902,8 +900,7 @@ def recording(state: LiveState) -> None:
             st.button("Cancel the edit", on_click=_cancel_edit, key="rec_cancel_edit",
                       width="stretch")
         st.button(label, type="primary", width="stretch", on_click=_save, key="rec_save_button",
-                  args=(number, editing), disabled=not entered,
-                  help=None if entered else "Enter the boards first.")
+                  args=(number, editing), disabled=not entered)
     saved = st.session_state.get(SAVED_NOTICE)
     if saved:
         kind, text = saved
