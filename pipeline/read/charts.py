@@ -61,6 +61,11 @@ def _layout(figure: go.Figure, title: str | None = None, height: int = 360) -> g
     top = 40 if title else 30 if headed else 10
     figure.update_layout(title=title, height=height,
                          margin={"l": 10, "r": 10, "t": top, "b": 10})
+    # the margins grow to hold the tick labels and axis titles, whatever template the process
+    # has as its default (Streamlit's, imported by the dashboard, does not: a report downloaded
+    # from the dashboard cut "-25" to "25" and drew axis titles over the ticks)
+    figure.update_xaxes(automargin=True)
+    figure.update_yaxes(automargin=True)
     return figure
 
 
