@@ -66,7 +66,8 @@ components.render_hand(int(hand_key), key="hb_replay")
 
 grades = components.ask(read.grading.hand_grades, int(hand_key))
 if not grades.is_empty():
-    with st.expander(f"Every graded decision of this hand ({grades.height})"):
+    st.subheader("Decision grades")
+    with st.expander(f"Every graded decision of this hand ({grades.height})", expanded=False):
         st.caption(
             "Each graded street of this hand (also drawn with its street above): the play made, "
             "the best play the grader found and the points the play made gave up against it (± "
