@@ -9,7 +9,7 @@ the same numbers the page was given.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -86,6 +86,12 @@ COLUMNS: dict[str, Any] = {
     "settled": Number("points settled", format=POINTS, help="After any cap."),
     "reason": Text("reason"),
     "count": Number("records", format=COUNT),
+    "records": Number("records", format=COUNT),
+    "files": Number("files", format=COUNT),
+    "line": Number("line"),
+    "status": Text("status"),
+    "format": Text("format"),
+    "kind": Text("kind"),
 }
 """How each known column is shown (label in words, unit, rounding)."""
 
@@ -118,8 +124,3 @@ def show(frame: pl.DataFrame, key: str, order: Sequence[str] | None = None,
     return st.dataframe(frame, hide_index=True, key=key, column_order=order,
                         column_config=column_settings(frame, overrides), height=height,
                         **options)
-
-
-def shown_columns(frame: pl.DataFrame, order: Iterable[str] | None) -> list[str]:
-    """The columns a table of ``frame`` shows with ``order`` (for tests and captions)."""
-    return list(order) if order is not None else list(frame.columns)

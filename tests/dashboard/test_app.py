@@ -423,3 +423,50 @@ def test_point_flow_names_games_by_table_and_time_once_per_pair(fixture_db, expe
         net[(payer, winner)] = net.get((payer, winner), 0) - points
     assert net == {pair: value for pair, value in expected.net.items() if pair in net}
     assert shown  # the table carries its own column settings (labels in words)
+
+
+MY_PAGES = {
+    "views/overview.py": (None, ()),
+    "views/player_review.py": ("review_tab", ("Results", "Royalties and Fantasyland",
+                                              "By variant and position")),
+    "views/compare_players.py": ("compare_tab", ("Cumulative points", "Session by session")),
+    "views/point_flow.py": ("flow_tab", ("Who paid whom", "Over time", "Game by game")),
+    "views/sessions.py": ("sessions_tab", ("Open a session",)),
+    "views/hand_browser.py": (None, ()),
+    "views/data.py": (None, ()),
+}
+"""The pages (and tabs) whose tables this dashboard names itself; the comparison tables and the
+report's are the coaching report's (their own tests)."""
+
+
+def shown_labels(element) -> dict[str, str]:  # noqa: ANN001
+    """Each column a table shows, with the label it shows it under."""
+    config = json.loads(element.proto.columns or "{}")
+    order = list(element.proto.column_order) or list(element.value.columns)
+    labels = {}
+    for name in order:
+        settings = config.get(f"col:name:{name}") or config.get(name) or {}
+        if settings.get("hidden"):
+            continue
+        labels[name] = settings.get("label") or name
+    return labels
+
+
+def test_tables_speak_in_words(fixture_db, monkeypatch) -> None:  # noqa: ANN001
+    """No table shows a code name (points_per_hand, is_chosen): every column it shows has a
+    label in words; hashes (session ids, hand keys) are not shown."""
+    app = app_on(fixture_db, monkeypatch)
+    seen = 0
+    for page, (key, tabs) in MY_PAGES.items():
+        open_page(app, page)
+        for tab in tabs or (None,):
+            if tab is not None:
+                app.session_state[key] = tab
+                app.run()
+                assert not app.exception, (page, tab)
+            for element in app.dataframe:
+                labels = shown_labels(element)
+                seen += 1
+                assert not [label for label in labels.values() if "_" in label], (page, tab, labels)
+                assert not {"session_id", "hand_key", "total"} & set(labels), (page, tab, labels)
+    assert seen >= 12
