@@ -470,3 +470,17 @@ def test_tables_speak_in_words(fixture_db, monkeypatch) -> None:  # noqa: ANN001
                 assert not [label for label in labels.values() if "_" in label], (page, tab, labels)
                 assert not {"session_id", "hand_key", "total"} & set(labels), (page, tab, labels)
     assert seen >= 12
+
+
+def test_a_rolling_window_cut_short_says_why(fixture_db, monkeypatch) -> None:  # noqa: ANN001
+    """The slider says 200, the player has fewer hands: the titles say the window used, and a
+    line under them says why it is not the one chosen."""
+    app = open_page(app_on(fixture_db, monkeypatch), "views/sessions.py")
+    app.session_state["sessions_tab"] = "Progress of a player"
+    app.run()
+    assert app.select_slider(key="sessions_progress_window").value == 200
+    titles = [chart.proto.spec for chart in app.get("plotly_chart")]
+    used = re.search(r"rolling (\d+) hands", " ".join(titles))
+    assert used and int(used.group(1)) < 200
+    why = [caption.value for caption in app.caption if "not the 200 chosen" in caption.value]
+    assert why and f"Rolling {used.group(1)} hands" in why[0]
