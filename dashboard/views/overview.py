@@ -16,8 +16,8 @@ components.follow_new_hands("follow_overview")
 totals = components.ask(read.overview.overview_totals, filters).row(0, named=True)
 chosen = len(filters.players)
 
-# four then two: five in one row cut the dates short on a 1,280 px screen
-columns = [*st.columns(4), *st.columns(4)]
+# four, then the two dates in a row of three: dates in a quarter of a 1,280 px screen are cut
+columns = [*st.columns(4), *st.columns(3)]
 kpi(columns[0], "Hands", f"{totals['hands']:,}",
     "hands where a chosen player sat" if chosen else "every hand the filters keep")
 kpi(columns[1], "Players", f"{totals['players']:,}",

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest import component_data
 from tests.dashboard.conftest import APP
 from tests.dashboard.fixture_hands import JUN, MARA, OBRIEN, SCRIPT
 
@@ -276,24 +277,6 @@ def test_hand_browser_filters_and_replay(fixture_db, fixture_source, monkeypatch
         assert sorted(placed) == sorted(card for row in ("top", "middle", "bottom")
                                         for card in player["final"][row]), player["name"]
     assert len([street for street in mara["streets"] if street]) == 1
-
-
-def component_data(app: AppTest, key: str) -> dict:
-    """What the page sent to the custom component ``key`` (the hand replay, the card pad)."""
-    from streamlit.testing.v1.element_tree import UnknownElement
-
-    def find(node):  # noqa: ANN001, ANN202
-        for child in getattr(node, "children", {}).values():
-            if isinstance(child, UnknownElement) and child.key == key:
-                return child
-            found = find(child)
-            if found is not None:
-                return found
-        return None
-
-    element = find(app._tree)
-    assert element is not None, f"no component {key} on the page"
-    return json.loads(element.proto.json)
 
 
 def test_data_page(fixture_db, monkeypatch) -> None:  # noqa: ANN001

@@ -22,6 +22,7 @@ from streamlit.testing.v1.element_tree import UnknownElement
 from pipeline.live.entry import entry_rows
 from pipeline.rules.game import ROW_SIZES, ROWS
 from pipeline.store import hand_key
+from tests.apptest import component_data, component_element
 from tests.live import scenario as sc
 
 APP = Path(__file__).parents[2] / "dashboard" / "app.py"
@@ -54,23 +55,12 @@ def type_board(app: AppTest, index: int, text: str) -> None:
 
 def pad_element(app: AppTest) -> UnknownElement:
     """The card pad component in the last run's page."""
-    def find(node: Any) -> UnknownElement | None:
-        for child in getattr(node, "children", {}).values():
-            if isinstance(child, UnknownElement) and child.key == "rec_pad":
-                return child
-            found = find(child)
-            if found is not None:
-                return found
-        return None
-
-    element = find(app._tree)
-    assert element is not None, "no card pad on the page"
-    return element
+    return component_element(app, "rec_pad")
 
 
 def pad_data(app: AppTest) -> dict[str, Any]:
     """What the page sent to the card pad (boards, notes, epoch, ...)."""
-    return json.loads(pad_element(app).proto.json)
+    return component_data(app, "rec_pad")
 
 
 def tap_board(app: AppTest, index: int, text: str) -> None:
@@ -130,6 +120,16 @@ def result_panel(app: AppTest) -> Any:
 
 def board_fields(app: AppTest) -> list[str]:
     return [app.text_input(key=f"rec_type_{index}").value for index in range(3)]
+
+
+def saved_hand_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[AppTest, Path]:
+    database = tmp_path / "live.duckdb"
+    app = record_page(database, monkeypatch)
+    start(app, "mara, jun, ivo")
+    for index, name in enumerate(sc.PLAYERS):
+        type_board(app, index, sc.HAND_1[name])
+    save(app)
+    return app, database
 
 
 def test_a_live_session_on_the_record_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -288,12 +288,7 @@ def test_after_a_failed_save_delete_names_the_saved_hand_and_can_be_undone(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bug of issue 19: a save failed unnoticed, "Delete this hand" (still on the earlier,
     saved hand) was confirmed, and that hand was lost with its boards."""
-    database = tmp_path / "live.duckdb"
-    app = record_page(database, monkeypatch)
-    start(app, "mara, jun, ivo")
-    for index, name in enumerate(sc.PLAYERS):
-        type_board(app, index, sc.HAND_1[name])
-    save(app)
+    app, database = saved_hand_1(tmp_path, monkeypatch)
     assert result_panel(app).proto.expanded  # the result of the hand just saved
     # Hand 2 with a card used twice: not saved, and the message says who.
     type_board(app, 0, sc.HAND_2["mara"])
@@ -424,16 +419,6 @@ def test_the_page_script_shows_no_stray_text() -> None:
 
 
 # --- the recorder forgives (issue 30) -----------------------------------------------------------
-
-
-def saved_hand_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[AppTest, Path]:
-    database = tmp_path / "live.duckdb"
-    app = record_page(database, monkeypatch)
-    start(app, "mara, jun, ivo")
-    for index, name in enumerate(sc.PLAYERS):
-        type_board(app, index, sc.HAND_1[name])
-    save(app)
-    return app, database
 
 
 def test_a_second_tap_on_save_saves_nothing_more(tmp_path: Path,
