@@ -8,6 +8,7 @@ import streamlit as st
 
 from dashboard import components, tables
 from dashboard.comparison import reference_picker, show_comparison, show_progress
+from dashboard.matches import show_session_matches
 from pipeline import read
 
 filters = components.current_filters()
@@ -42,6 +43,7 @@ if opened.open:
                     order=("hand_id", "started_at", "variant", "players", "position",
                            "fantasyland", "points", "foul", "royalties", "fantasyland_next",
                            "disagrees"))
+        show_session_matches(session_id)
         if not hands.is_empty():
             keys = hands["hand_key"].to_list()
             names = dict(zip(keys, hands["hand_id"].to_list(), strict=True))
