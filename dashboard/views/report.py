@@ -346,13 +346,18 @@ if missing:
 st.subheader("Charts", anchor=False)
 others = [(chart_id, caption, figure) for chart_id, (caption, figure) in figures.items()
           if chart_id not in ("chart-causes", "chart-rolling-fouls", "chart-rolling-points")]
-for index in range(0, len(others), 2):
-    columns = st.columns(2)
-    for column, (chart_id, caption, figure) in zip(columns, others[index:index + 2],
-                                                   strict=False):
-        with column:
-            st.plotly_chart(figure, key=f"report_{chart_id}")
-            st.caption(caption)
+# drawn when opened (a lazy expander): seven more Plotly charts cost the page most of its time
+more_charts = st.expander(f"The other {len(others)} charts of the report", key="report_charts",
+                          on_change="rerun")
+if more_charts.open:
+    with more_charts:
+        for index in range(0, len(others), 2):
+            columns = st.columns(2)
+            for column, (chart_id, caption, figure) in zip(columns, others[index:index + 2],
+                                                           strict=False):
+                with column:
+                    st.plotly_chart(figure, key=f"report_{chart_id}")
+                    st.caption(caption)
 
 # --- notable hands -----------------------------------------------------------------------------
 st.subheader("Notable hands", anchor=False)

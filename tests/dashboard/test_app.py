@@ -362,6 +362,22 @@ def test_overview_with_a_player_counts_that_player(fixture_db, expected, monkeyp
     assert order.index("Fouled boards") < order.index("Data health")
 
 
+def test_coaching_report_draws_its_other_charts_when_asked(fixture_db, monkeypatch) -> None:  # noqa: ANN001
+    """The report page draws the ranked list's chart and the two rolling charts; the report's
+    other charts are behind a lazy expander (ten Plotly charts at once cost the page most of
+    its time in the browser), all of them there once it is opened."""
+    app = open_page(app_on(fixture_db, monkeypatch), "views/report.py")
+    first = len(app.get("plotly_chart"))
+    panel = [expander for expander in app.expander if expander.key == "report_charts"]
+    assert len(panel) == 1 and panel[0].label.startswith("The other ")
+    others = int(panel[0].label.split()[2])
+    assert others >= 3 and 1 <= first <= 3
+    app.session_state["report_charts"] = True
+    app.run()
+    assert not app.exception, [e.message for e in app.exception]
+    assert len(app.get("plotly_chart")) == first + others
+
+
 def test_player_review_opens_one_tab_with_one_rolling_window(fixture_db, monkeypatch) -> None:  # noqa: ANN001
     """The headline and the open tab only (the rest is one click away), and one rolling-window
     slider whichever tab is open (there were two: 100 for the foul chart, 200 for progress)."""
