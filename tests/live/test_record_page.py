@@ -316,12 +316,7 @@ def test_after_a_failed_save_delete_names_the_saved_hand_and_can_be_undone(
 
 def test_a_session_resumes_in_a_new_page_view(tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    database = tmp_path / "live.duckdb"
-    app = record_page(database, monkeypatch)
-    start(app, "mara, jun, ivo")
-    for index, name in enumerate(sc.PLAYERS):
-        type_board(app, index, sc.HAND_1[name])
-    save(app)
+    app, database = saved_hand_1(tmp_path, monkeypatch)
     tap_board(app, 1, "Td 9c 4d Qs")  # part of hand 2 (jun acts first)
     with duckdb.connect(str(database), read_only=True) as connection:
         session_id = connection.execute("SELECT session_id FROM live_sessions").fetchall()[0][0]
