@@ -19,7 +19,8 @@ of one browser window, so a new Streamlit session; the browser's HTTP cache and 
 caches are warm after the first visit, as they are for a returning visitor. Median of ``--repeat`` visits (the
 pages alternate, so noise spreads over all of them).
 
-Also timed: four (and eight) tabs opening Player review at once (until the last is done),
+Also timed: four (and eight) tabs opening Player review at once (until the last is done), and
+the bare page in as many tabs at once (the floor of that figure on this machine),
 switching the hero on Player review, adding three players one after another on Compare players,
 a step of the Hand browser's street replay, and (with ``--big``) the pages at a million hands.
 
@@ -419,6 +420,15 @@ def main() -> None:
                 runs = times[(server.label, name)]
                 print(line(name, statistics.median(runs), baseline,
                            f"runs {' '.join(f'{run:.2f}' for run in runs)}"), flush=True)
+        # the floor of several visitors at once: the bare page itself in as many tabs (the
+        # browser and the server share the machine's two cores)
+        print("bare Streamlit page: several visitors at once (the floor, not a target)")
+        for tabs in arguments.tabs or [4, 8]:
+            results = [visit_at_once(browser, bare_url, tabs)
+                       for _ in range(max(1, arguments.repeat // 2 + 1))]
+            print(line(f"{tabs} tabs of the bare page at once (last done)",
+                       statistics.median(result[0] for result in results), baseline,
+                       "runs " + " ".join(f"{result[0]:.2f}" for result in results)), flush=True)
         for server in served:
             print(f"{server.label}: several visitors at once (target: four ≤ 3×)")
             for tabs in arguments.tabs or [4, 8]:
