@@ -211,6 +211,11 @@ def show_progress(filters: Filters, player: str, key: str,
         title_text = f"{title}, rolling {series.window} hands" if series else title
         column.plotly_chart(charts.rolling_mix_chart(frame, title_text, axis, percent),
                             key=f"{key}_{'fouls' if percent else 'points'}")
+    shown = progress.fouls or progress.points
+    if shown and shown.window < window:  # the slider says one window, the titles another: why
+        st.caption(f"Rolling {shown.window} hands, not the {window} chosen: a quarter of the "
+                   f"player's {progress.hands:,} hands, so the lines have enough windows to "
+                   "show a change.")
     return progress
 
 

@@ -473,23 +473,15 @@ def kpi(column: Any, label_text: str, value: str, help_text: str | None = None) 
 # --- a hand, street by street -----------------------------------------------------------------
 
 
-def _board_until(cards: pl.DataFrame, player: str, street: int) -> dict[str, list[str]]:
-    rows: dict[str, list[str]] = {"top": [], "middle": [], "bottom": []}
-    part = cards.filter(
-        (pl.col("player") == player) & (pl.col("street") <= street)
-        & (pl.col("row_name") != "discard")
-    ).sort("street", "card_order")
-    for card, row in part.select("card", "row_name").rows():
-        rows.setdefault(row, []).append(card)
-    return rows
-
-
-def _final_board(player_row: dict[str, Any]) -> dict[str, list[str]]:
-    return {row: (player_row.get(row) or "").split() for row in ("top", "middle", "bottom")}
-
-
 def render_hand(hand_key: int, key: str = "replay") -> None:
-    """Replay one hand: header, a street slider, each board as it grew, then the scoring."""
+    """Replay one hand: a header line, then every street drawn in the browser (a step costs no
+    round trip) with each graded decision under its street, then the scoring in detail.
+
+    One page run per hand: the hand's rows, cards and grades are read once and sent together.
+    """
+    from dashboard import tables
+    from dashboard.hand_replay import hand_replay, replay_data
+
     header = ask(read.hands.hand_header, hand_key)
     if header.is_empty():
         st.info("That hand is no longer in the database.")
@@ -497,77 +489,24 @@ def render_hand(hand_key: int, key: str = "replay") -> None:
     hand = header.row(0, named=True)
     players: pl.DataFrame = ask(read.hands.hand_players, hand_key)
     cards: pl.DataFrame = ask(read.hands.hand_streets, hand_key)
-    matchups: pl.DataFrame = ask(read.hands.hand_matchups, hand_key)
+    grades: pl.DataFrame = ask(read.grading.hand_grades, hand_key)
     when = hand["started_at"].strftime("%Y-%m-%d %H:%M:%S") if hand["started_at"] else "undated"
     st.markdown(
         f"**Hand {md(hand['hand_id'])}** · site {md(hand['site'])} · "
         f"table {md(hand['table_name'] or '–')} · {md(when)} · {md(hand['variant'])} · "
         f"rules {md(hand['rules'])} · button {md(hand['button'] or '–')}"
     )
-    last_street = int(cards["street"].max()) if not cards.is_empty() else 0
-    street = last_street
-    if last_street > 1:
-        street = st.slider("Street", 1, last_street, last_street, key=f"{key}_street",
-                           help="Move back to see each board as it was built.")
-    elif last_street == 0:
-        st.caption("This source recorded only the final boards, not the streets.")
-    columns = st.columns(max(1, players.height))
-    for column, player in zip(columns, players.iter_rows(named=True), strict=False):
-        with column:
-            badges = []
-            if player["is_button"]:
-                badges.append("button")
-            if player["fantasyland"]:
-                badges.append(f"Fantasyland ({player['cards_dealt'] or '?'} cards)")
-            st.markdown(f"**{md(player['player'])}**" + (f" · {md(', '.join(badges))}"
-                                                          if badges else ""))
-            if last_street:
-                rows = _board_until(cards, player["player"], street)
-                this_street = cards.filter(
-                    (pl.col("player") == player["player"]) & (pl.col("street") == street)
-                ).sort("card_order")
-            else:
-                rows = _final_board(player)
-                this_street = cards.clear()
-            show_html(board_html(rows))
-            if not this_street.is_empty():
-                placed = this_street.filter(pl.col("row_name") != "discard")
-                discarded = this_street.filter(pl.col("row_name") == "discard")
-                fragment = (
-                    f'<div style="font-size:0.85em;color:#6b7280">street {street}: placed</div>'
-                    + "".join(
-                        f'<span title="{html.escape(row)}">{card_html(card)}</span>'
-                        for card, row in placed.select("card", "row_name").rows()
-                    )
-                )
-                if not discarded.is_empty():
-                    fragment += (
-                        '<div style="font-size:0.85em;color:#6b7280">discarded</div>'
-                        + cards_html(discarded["card"].to_list())
-                    )
-                show_html(fragment)
-            elif last_street and street > 1:
-                st.caption("Nothing this street (Fantasyland boards are set at once).")
-            if street == last_street or not last_street:
-                verdict = "**foul**" if player["foul"] else md(
-                    f"{player['top_class']} / {player['middle_class']} / {player['bottom_class']}"
-                )
-                st.markdown(verdict)
-                st.caption(
-                    f"royalties {player['royalty_top']}/{player['royalty_middle']}/"
-                    f"{player['royalty_bottom']} · points {player['points']:+}"
-                    + (f" · Fantasyland next ({player['fantasyland_cards']} cards)"
-                       if player["fantasyland_next"] else "")
-                )
-    st.subheader("Scoring")
-    verdicts = players.select(
-        "player", "position", "fantasyland", "top_class", "middle_class", "bottom_class", "foul",
-        "royalty_top", "royalty_middle", "royalty_bottom", "royalties", "fantasyland_next",
-        "points", "reported_points", "disagreement",
-    )
-    st.dataframe(verdicts, hide_index=True, key=f"{key}_verdicts")
-    st.caption("Per opponent (each pair from both sides; settled is after any cap):")
-    st.dataframe(matchups, hide_index=True, key=f"{key}_matchups")
+    hand_replay(f"{key}_streets", replay_data(hand, players, cards, grades))
+    with st.expander("Scoring in detail: verdicts and each pair of players"):
+        verdicts = players.select(
+            "player", "position", "fantasyland", "top_class", "middle_class", "bottom_class",
+            "foul", "royalty_top", "royalty_middle", "royalty_bottom", "royalties",
+            "fantasyland_next", "points", "reported_points", "disagreement",
+        ).with_columns(pl.col(f"{row}_class").str.replace_all("_", " ")
+                       for row in ("top", "middle", "bottom"))
+        tables.show(verdicts, f"{key}_verdicts")
+        st.caption("Per opponent (each pair from both sides; settled is after any cap):")
+        tables.show(ask(read.hands.hand_matchups, hand_key), f"{key}_matchups")
 
 
 # --- loading data from the browser ------------------------------------------------------------

@@ -34,10 +34,12 @@ PICKER_CSS = """
 
 
 def card_label(card: str, placed: str | None = None) -> str:
-    """A card as a button label: rank and suit symbol, in its suit colour; ``→ row`` once placed."""
+    """A card as a button label: rank and suit symbol, in its suit colour; ``→ row`` once placed
+    (then in the filled button's own text colour: a red heart on the red button could not be
+    read)."""
     rank, suit = card[:-1], card[-1]
     text = f"{rank}{SUIT_SYMBOLS.get(suit, suit)}"
-    colour = MARKDOWN_COLOURS.get(suit, "")
+    colour = "" if placed else MARKDOWN_COLOURS.get(suit, "")
     label = f":{colour}[{text}]" if colour else text
     return f"{label} → {placed}" if placed else label
 

@@ -6,7 +6,8 @@ call :func:`card_pad` with the boards as the page holds them and read :func:`pad
 ``on_change`` callback.
 
 The protocol: the page sends an ``epoch`` with the boards; the browser keeps its own copy and
-reports ``{epoch, seq, boards, player, row}`` after every tap. A page that changes the boards
+reports ``{epoch, seq, boards, player, row}`` after every tap (and keeps it in its own storage
+until the next, so a reload loses no tap). A page that changes the boards
 itself (typed text, a save, an undo) raises the epoch, and the browser then takes the page's
 boards. A report from an older epoch is stale and is ignored (:func:`pad_entry` returns None).
 
@@ -72,14 +73,24 @@ def card_pad(
     row: int = 0,
     sizes: Sequence[int] = (3, 5, 5),
     notes: Sequence[PadNote | None] = (),
+    summary: str = "",
+    draft: str | None = None,
+    scroll: int = 0,
+    scroll_to: str | None = None,
     on_change: Callable[[], None] | None = None,
 ) -> Any:
-    """Draw the pad: a tab per board, the chosen board's rows (every card shown, extras marked),
-    its note, the 52 cards (used ones disabled), "last card" and "clear board".
+    """Draw the pad: ``summary`` on top (the running totals), a tab per board (a fouled board's
+    tab says so), the chosen board's rows (every card shown, extras marked), its note and any
+    other board's foul, "clear board" (asks first, then can be undone), the 52 cards (used ones
+    disabled) and "last card".
 
     ``order`` is the order boards fill in (taps move on to the next board with room);
     ``seq`` is the sequence number of the last report the page applied (notes are shown as
-    current only when it matches the browser's).
+    current only when it matches the browser's). ``draft`` names the entry being made (a
+    session and hand): the browser keeps every tap under it, and a pad opened afresh on the same
+    draft (a reload) takes back the taps the server had not received yet. When ``scroll``
+    changes, the element ``scroll_to`` (a CSS selector; the pad itself by default) is scrolled
+    to the top of the screen: a page raises it after an action that changes the hand.
     """
     data = {
         "epoch": int(epoch),
@@ -92,6 +103,10 @@ def card_pad(
         "sizes": list(sizes),
         "notes": [None if note is None else {"kind": note.kind, "text": note.text}
                   for note in notes] + [None] * (len(players) - len(notes)),
+        "summary": summary,
+        "draft": draft,
+        "scroll": int(scroll),
+        "scroll_to": scroll_to,
     }
     return _COMPONENT(key=key, data=data, on_entry_change=on_change or (lambda: None))
 

@@ -2,12 +2,17 @@
 // Python sends {epoch, players, order, boards, player, row, sizes, seq, notes}; taps change a
 // local copy at once and report it with setStateValue("entry", {epoch, seq, boards, player, row}).
 // A new epoch from Python (typed boards, a save, an undo) replaces the local copy.
+// Every tap is also kept in the browser's localStorage under the draft's id (session and hand):
+// a reload that comes before the report reaches the server finds it there, and a pad opened
+// again on that draft takes it back when it extends what the server has.
+// Clearing a board asks first (a second tap) and can be undone.
 // Names and tokens are untrusted: they only ever reach the page through textContent.
 const SUITS = ["s", "h", "d", "c"];
 const SYMBOLS = { s: "\u2660", h: "\u2665", d: "\u2666", c: "\u2663" };
 const RANKS = ["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2"];
 const ROW_NAMES = ["top", "middle", "bottom"];
 const instances = new WeakMap();
+const STORAGE_KEY = "ofc-card-pad:last";  // the taps of the draft being entered, in this browser
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -37,12 +42,14 @@ export default function (component) {
   const { data, parentElement, setStateValue } = component;
   if (!data) return;
   let me = instances.get(parentElement);
+  const opened = !me;
   if (!me) {
-    me = { epoch: null, seq: 0, boards: [], player: 0, row: 0, flash: "" };
+    me = { epoch: null, seq: 0, boards: [], player: 0, row: 0, flash: "", scroll: null,
+           clearArmed: null, cleared: null };
     instances.set(parentElement, me);
   }
-  console.log("PADRENDER", data.epoch, data.seq, me.epoch, me.seq);
   me.data = data;
+  let restored = false;
   if (me.epoch !== data.epoch) {
     me.epoch = data.epoch;
     me.seq = data.seq || 0;
@@ -50,6 +57,14 @@ export default function (component) {
     me.player = data.player;
     me.row = data.row;
     me.flash = "";
+    me.clearArmed = null;
+    me.cleared = null;
+    if (opened) restored = restoreKept();
+  }
+  if (data.scroll !== undefined && data.scroll !== me.scroll) {
+    const first = me.scroll === null;
+    me.scroll = data.scroll;
+    if (!first || data.scroll > 0) scrollToTop();
   }
   const sizes = data.sizes;
 
@@ -70,12 +85,56 @@ export default function (component) {
   };
   const emit = () => {
     me.seq += 1;
+    keep();
     setStateValue("entry", {
       epoch: me.epoch, seq: me.seq, boards: me.boards, player: me.player, row: me.row,
     });
   };
+  function keep() {
+    if (!data.draft) return;
+    try {
+      window.localStorage.setItem(STORAGE_KEY, JSON.stringify({
+        draft: data.draft, boards: me.boards, player: me.player, row: me.row, at: Date.now(),
+      }));
+    } catch (error) { /* private mode or full: the server copy still counts */ }
+  }
+  function restoreKept() {
+    // A pad opened afresh (a reload, a resumed session) on the same draft: the taps kept in
+    // this browser come back when they extend what the server has (same cards in the same
+    // rows, and more) — the last taps before a reload may not have reached it.
+    if (!data.draft) return false;
+    let kept = null;
+    try { kept = JSON.parse(window.localStorage.getItem(STORAGE_KEY) || "null"); } catch (error) { kept = null; }
+    if (!kept || kept.draft !== data.draft || !Array.isArray(kept.boards)
+        || kept.boards.length !== me.boards.length) return false;
+    let more = 0;
+    for (let p = 0; p < me.boards.length; p++) {
+      for (let r = 0; r < 3; r++) {
+        const server = me.boards[p][r] || [];
+        const local = (kept.boards[p] || [])[r] || [];
+        if (local.length < server.length) return false;
+        for (let i = 0; i < server.length; i++) if (server[i] !== local[i]) return false;
+        more += local.length - server.length;
+      }
+    }
+    if (!more) return false;
+    me.boards = kept.boards.map((rows) => rows.map((row) => row.slice()));
+    me.player = kept.player;
+    me.row = kept.row;
+    return true;
+  }
+  function scrollToTop() {
+    // after the page changed the hand (a save, an undo, a delete...): its top, with the tabs
+    // and the running totals, back in view
+    const host = parentElement.getRootNode && parentElement.getRootNode().host;
+    const doc = (host && host.ownerDocument) || document;
+    const target = (data.scroll_to && doc.querySelector(data.scroll_to)) || host || parentElement;
+    requestAnimationFrame(() => target.scrollIntoView({ block: "start" }));
+  }
   const tap = (card) => {
     me.flash = "";
+    me.clearArmed = null;
+    me.cleared = null;
     let p = me.player;
     let r = openRow(p, me.row);
     if (r === null) {
@@ -103,6 +162,8 @@ export default function (component) {
   };
   const back = () => {
     me.flash = "";
+    me.clearArmed = null;
+    me.cleared = null;
     const rows = me.boards[me.player];
     let r = rows[me.row].length ? me.row : -1;
     if (r < 0) for (let i = 2; i >= 0; i--) if (rows[i].length) { r = i; break; }
@@ -113,9 +174,32 @@ export default function (component) {
     emit();
   };
   const clear = () => {
+    const p = me.player;
+    const count = me.boards[p].reduce((n, row) => n + row.length, 0);
+    if (!count) return;
+    if (!me.clearArmed || me.clearArmed.player !== p || Date.now() - me.clearArmed.at > 4000) {
+      const armed = { player: p, at: Date.now() };  // the first tap only asks
+      me.clearArmed = armed;
+      me.flash = "";
+      render();
+      setTimeout(() => { if (me.clearArmed === armed) { me.clearArmed = null; render(); } }, 4000);
+      return;
+    }
+    me.clearArmed = null;
+    me.cleared = { player: p, rows: me.boards[p].map((row) => row.slice()), row: me.row };
     me.flash = "";
-    me.boards[me.player] = [[], [], []];
+    me.boards[p] = [[], [], []];
     me.row = 0;
+    render();
+    emit();
+  };
+  const undoClear = () => {
+    const undone = me.cleared;
+    if (!undone) return;
+    me.cleared = null;
+    me.boards[undone.player] = undone.rows;
+    me.player = undone.player;
+    me.row = undone.row;
     render();
     emit();
   };
@@ -128,6 +212,11 @@ export default function (component) {
       parentElement.appendChild(root);
     }
     root.replaceChildren();
+    if (d.summary) {
+      const strip = el("div", "summary", d.summary);
+      strip.setAttribute("role", "status");
+      root.appendChild(strip);
+    }
     const used = new Set();
     me.boards.forEach((rows) => rows.forEach((row) => row.forEach((c) => used.add(c))));
 
@@ -144,8 +233,9 @@ export default function (component) {
       const fresh = d.seq === me.seq;
       if (count === 13 && fresh && (note.kind === "ok" || note.kind === "foul")) button.classList.add("done");
       if (fresh && (note.kind === "error" || note.kind === "foul")) button.classList.add("trouble");
+      const flag = fresh && note.kind === "foul" ? " · foul" : fresh && note.kind === "error" ? " · fix" : "";
       button.appendChild(el("span", "name", info.name));
-      button.appendChild(el("span", "count", `${count}/13${info.badge ? " · " + info.badge : ""}`));
+      button.appendChild(el("span", "count", `${count}/13${info.badge ? " · " + info.badge : ""}${flag}`));
       button.onclick = () => {
         me.player = p;
         const r = openRow(p, 0);
@@ -161,12 +251,7 @@ export default function (component) {
     backButton.title = "Take the last card back";
     backButton.setAttribute("aria-label", "Take the last card back");
     backButton.onclick = back;
-    const clearButton = el("button", "tool clear", "\u2715");
-    clearButton.type = "button";
-    clearButton.title = "Clear this board";
-    clearButton.setAttribute("aria-label", "Clear this board");
-    clearButton.onclick = clear;
-    players.append(backButton, clearButton);
+    players.append(backButton);
     root.appendChild(players);
 
     const rowsBox = el("div", "rows");
@@ -186,11 +271,40 @@ export default function (component) {
 
     const note = d.notes[me.player] || { kind: "pending", text: "" };
     const fresh = d.seq === me.seq;
+    const tools = el("div", "tools");
     const line = el("div", "note " + (fresh ? note.kind : "stale"),
       me.flash || (fresh ? note.text : "checking\u2026"));
     if (me.flash) line.className = "note error";
     line.setAttribute("role", "status");
-    root.appendChild(line);
+    tools.appendChild(line);
+    // clearing a board: far from the take-back key, asks first, and can be undone
+    const name = d.players[me.player].name;
+    if (me.cleared && me.cleared.player === me.player) {
+      const undo = el("button", "tool undo-clear", "Undo clear");
+      undo.type = "button";
+      undo.title = "Put the cleared cards back";
+      undo.onclick = undoClear;
+      tools.appendChild(undo);
+    } else {
+      const armed = me.clearArmed && me.clearArmed.player === me.player;
+      const clearButton = el("button", "tool clear" + (armed ? " armed" : ""),
+        armed ? "Tap again to clear" : "\u2715 Clear");
+      clearButton.type = "button";
+      clearButton.title = armed ? "Tap again to clear this board" : "Clear this board";
+      clearButton.setAttribute("aria-label", armed ? `Tap again to clear ${name}'s board`
+        : `Clear ${name}'s board`);
+      clearButton.disabled = !me.boards[me.player].some((row) => row.length);
+      clearButton.onclick = clear;
+      tools.appendChild(clearButton);
+    }
+    root.appendChild(tools);
+    const others = d.order.filter((p) => p !== me.player && fresh && d.notes[p]
+      && d.notes[p].kind === "foul");
+    others.forEach((p) => {
+      const also = el("div", "note foul other", `${d.players[p].name}: ${d.notes[p].text}`);
+      also.dataset.player = String(p);
+      root.appendChild(also);
+    });
 
     const deck = el("div", "deck");
     SUITS.forEach((suit) => {
@@ -211,4 +325,5 @@ export default function (component) {
   }
 
   render();
+  if (restored) emit();  // the kept taps go to the server at once
 }

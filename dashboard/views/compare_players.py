@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import components
+from dashboard import components, tables
 from dashboard.comparison import reference_picker, show_comparison, show_progress
 from pipeline import read
 from pipeline.read import charts
@@ -26,38 +26,44 @@ if kpis.is_empty():
     st.stop()
 
 st.plotly_chart(charts.kpi_comparison_chart(kpis))
-st.dataframe(
-    kpis.select("player", "hands", "points", "points_per_hand", "points_se", "foul_rate",
-                "royalties_per_hand", "scoop_rate", "fl_entry_rate", "fl_stay_rate"),
-    hide_index=True, key="kpi_table",
-    column_config={
-        "points_per_hand": st.column_config.NumberColumn("points/hand", format="%+.2f"),
-        "points_se": st.column_config.NumberColumn("± SE", format="%.2f"),
-        "foul_rate": st.column_config.NumberColumn("foul rate", format="percent"),
-        "royalties_per_hand": st.column_config.NumberColumn("royalties/hand", format="%.2f"),
-        "scoop_rate": st.column_config.NumberColumn("scoop rate", format="percent"),
-        "fl_entry_rate": st.column_config.NumberColumn("FL entry", format="percent"),
-        "fl_stay_rate": st.column_config.NumberColumn("FL stay", format="percent"),
-    },
-)
+tables.show(kpis, "kpi_table",
+            order=("player", "hands", "points", "points_per_hand", "points_se", "foul_rate",
+                   "royalties_per_hand", "scoop_rate", "fl_entry_rate", "fl_stay_rate"))
 
-st.subheader("Against a reference group")
-st.caption("Each player against the group you choose (without the player), weighted by the "
-           "player's own mix of variants; strength is points per hand shrunk toward the group.")
-spec = reference_picker("compare_reference", options.players, options.rules)
-show_comparison(filters, kpis["player"].to_list(), spec, "compare_reference")
-
-st.plotly_chart(charts.cumulative_points_chart(components.ask(read.players.cumulative_points, chosen)))
-
-sessions = components.ask(read.sessions.session_results, chosen)
-st.subheader("Session by session")
-if sessions.is_empty():
-    st.caption("No sessions recorded for these players.")
-else:
-    st.plotly_chart(charts.session_small_multiples(sessions, kpis["player"].to_list()))
-    trend_player = st.selectbox("Trend across sessions for", kpis["player"].to_list(),
-                                key="trend_player")
-    st.plotly_chart(charts.session_trend_chart(sessions, trend_player))
-    st.markdown("**Fair trend and \"did it improve?\"** (mix of games held fixed)")
-    show_progress(filters, trend_player, "compare_progress")
-    st.dataframe(sessions, hide_index=True, key="session_table")
+# one tab at a time: only the open tab's figures are asked for and drawn
+group, cumulative, by_session, progress = st.tabs(
+    ["Against a reference group", "Cumulative points", "Session by session",
+     "Trend and \"did it improve?\""], key="compare_tab", on_change="rerun")
+if group.open:
+    with group:
+        st.caption("Each player against the group you choose (without the player), weighted by "
+                   "the player's own mix of variants; strength is points per hand shrunk toward "
+                   "the group.")
+        spec = reference_picker("compare_reference", options.players, options.rules)
+        show_comparison(filters, kpis["player"].to_list(), spec, "compare_reference")
+if cumulative.open:
+    with cumulative:
+        st.plotly_chart(charts.cumulative_points_panels(
+            components.ask(read.players.cumulative_points, chosen)))
+        st.caption("Each player on their own points scale: one big winner or loser would "
+                   "flatten every other line on a shared one.")
+if by_session.open or progress.open:
+    sessions = components.ask(read.sessions.session_results, chosen)
+if by_session.open:
+    with by_session:
+        if sessions.is_empty():
+            st.caption("No sessions recorded for these players.")
+        else:
+            st.plotly_chart(charts.session_small_multiples(sessions, kpis["player"].to_list()))
+            trend_player = st.selectbox("Trend across sessions for", kpis["player"].to_list(),
+                                        key="trend_player")
+            st.plotly_chart(charts.session_trend_chart(sessions, trend_player))
+            tables.show(sessions, "session_table",
+                        order=("player", "table_name", "started_at", "hands", "points",
+                               "points_per_hand", "foul_rate", "royalties"))
+if progress.open:
+    with progress:
+        progress_player = st.selectbox("Progress of", kpis["player"].to_list(),
+                                       key="compare_progress_player")
+        st.caption("The mix of games held fixed: within each variant and table size.")
+        show_progress(filters, progress_player, "compare_progress")

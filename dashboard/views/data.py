@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import components
+from dashboard import components, tables
 from pipeline import read
 
 filters = components.current_filters()
@@ -20,7 +20,13 @@ files = components.ask(read.data.ingested_files)
 if files.is_empty():
     st.caption("No file yet.")
 else:
-    st.dataframe(files, hide_index=True, key="files")
+    tables.show(files, "files", overrides={
+        "path": tables.Text("file"), "size_bytes": tables.Number("size", format="bytes"),
+        "ingested_at": tables.When("read (UTC)", format="YYYY-MM-DD HH:mm"),
+        "records": tables.Number("records read", format=tables.COUNT),
+        "stored": tables.Number("hands stored", format=tables.COUNT),
+        "duplicates": tables.Number("already stored", format=tables.COUNT),
+        "rejected": tables.Number("quarantined", format=tables.COUNT)})
 
 st.subheader("Quarantined records")
 open_rejects, resolved_rejects = components.ask(read.data.reject_counts)
@@ -31,17 +37,24 @@ st.caption(
 )
 reasons = components.ask(read.data.data_health)
 if not reasons.is_empty():
-    st.dataframe(reasons, hide_index=True, key="reject_reasons")
+    tables.show(reasons, "reject_reasons")
 rejects = components.ask(read.data.rejected_records)
 if not rejects.is_empty():
-    st.dataframe(rejects, hide_index=True, key="rejects")
+    tables.show(rejects, "rejects", overrides={
+        "path": tables.Text("file"), "raw": tables.Text("the record as read"),
+        "rejected_at": tables.When("refused (UTC)", format="YYYY-MM-DD HH:mm"),
+        "resolved_by": tables.Text("resolved by")})
 
 st.subheader("Audit: reported points that disagree with the re-score")
 why = components.ask(read.audit.disagreement_reasons, filters)
 if why.is_empty():
     st.caption("Every reported result agrees with the re-score.")
 else:
-    st.dataframe(why, hide_index=True, key="disagreement_reasons")
+    tables.show(why, "disagreement_reasons")
     disagreements = components.ask(read.audit.audit_disagreements, filters)
     st.caption(f"{int(disagreements['total'][0]):,} boards disagree; the most recent are listed.")
-    st.dataframe(disagreements.drop("hand_key", "total"), hide_index=True, key="disagreements")
+    tables.show(disagreements, "disagreements",
+                order=[column for column in disagreements.columns
+                       if column not in ("hand_key", "total")],
+                overrides={"rescored": tables.Number("points (re-scored)", format=tables.POINTS),
+                           "reported": tables.Number("points (source)", format=tables.POINTS)})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import components
+from dashboard import components, tables
 from pipeline import read
 from pipeline.read.scope import HandFlags
 
@@ -38,7 +38,8 @@ if hands.is_empty() and focus is None:
     st.info("No hand matches.")
     st.stop()
 if not hands.is_empty():
-    st.dataframe(hands.drop("hand_key", "total"), hide_index=True, key="hand_table")
+    tables.show(hands, "hand_table", height=245,
+                order=[column for column in hands.columns if column not in ("hand_key", "total")])
 
 
 def _description(hand_id: str, started: object, players: str) -> str:
@@ -66,24 +67,26 @@ components.render_hand(int(hand_key), key="hb_replay")
 grades = components.ask(read.grading.hand_grades, int(hand_key))
 if not grades.is_empty():
     st.subheader("Decision grades")
-    st.caption(
-        "Each graded street of this hand: the play made, the best play the grader found and the "
-        "points the play made gave up against it (± standard error; exact when every deal of the "
-        "unseen cards was played out). The grader's bot: what its rollout policy would have "
-        "played, and how many points that play would have kept. The Decision grading page and "
-        "the Trainer go through a player's costliest decisions.")
-    st.dataframe(
-        grades.select("player", "street", "situation", "chosen_placement", "best_placement",
-                      "ev_loss", "loss_se", "mistake", "mistake_type", "exact",
-                      "policy_placement", "policy_gap"),
-        hide_index=True, key="hb_grades",
-        column_config={
-            "chosen_placement": st.column_config.TextColumn("play made"),
-            "best_placement": st.column_config.TextColumn("best play"),
-            "ev_loss": st.column_config.NumberColumn("EV loss", format="%.2f"),
-            "loss_se": st.column_config.NumberColumn("± SE", format="%.2f"),
-            "mistake_type": st.column_config.TextColumn("mistake type"),
-            "policy_placement": st.column_config.TextColumn("the grader's bot"),
-            "policy_gap": st.column_config.NumberColumn("behind the bot", format="%+.2f"),
-        },
-    )
+    with st.expander(f"Every graded decision of this hand ({grades.height})", expanded=False):
+        st.caption(
+            "Each graded street of this hand (also drawn with its street above): the play made, "
+            "the best play the grader found and the points the play made gave up against it (± "
+            "standard error; exact when every deal of the unseen cards was played out). The "
+            "grader's bot: what its rollout policy would have played, and how many points that "
+            "play would have kept. The Decision grading page and the Trainer go through a "
+            "player's costliest decisions.")
+        tables.show(
+            grades, "hb_grades",
+            order=("player", "street", "situation", "chosen_placement", "best_placement",
+                   "ev_loss", "loss_se", "mistake", "mistake_type", "exact",
+                   "policy_placement", "policy_gap"),
+            overrides={
+                "chosen_placement": tables.Text("play made"),
+                "best_placement": tables.Text("best play"),
+                "ev_loss": tables.Number("EV loss (points)", format="%.2f"),
+                "loss_se": tables.Number("± SE", format="%.2f"),
+                "mistake_type": tables.Text("mistake type"),
+                "policy_placement": tables.Text("the grader's bot"),
+                "policy_gap": tables.Number("behind the bot (points)", format="%+.2f"),
+            },
+        )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import components
+from dashboard import components, tables
 from dashboard.comparison import reference_picker, show_comparison, show_progress
 from dashboard.components import kpi, md, percent, signed
 from pipeline import read
@@ -59,38 +59,46 @@ st.caption(
     f"Fantasyland entry 95 %: {percent(entry_low)} – {percent(entry_high)}"
 )
 
-st.subheader("Against a reference group")
-options = components.ask(read.overview.filter_options)
-spec = reference_picker("review_reference", options.players, options.rules, exclude=(hero,))
-show_comparison(filters, [hero], spec, "review_reference")
-st.subheader("Fair trend and \"did I improve?\"")
-show_progress(filters, hero, "review_progress")
-
-left, right = st.columns(2)
-with left:
-    st.plotly_chart(charts.cumulative_points_chart(
-        components.ask(read.players.cumulative_points, hero_filters)))
-with right:
-    window = st.select_slider("Rolling window (hands)", [25, 50, 100, 250, 500, 1000], value=100)
-    st.plotly_chart(charts.rolling_foul_rate_chart(
-        components.ask(read.players.rolling_foul_rate, hero_filters, window), window))
-
-left, right = st.columns(2)
-with left:
-    sources = components.ask(read.players.royalty_sources, hero_filters)
-    st.plotly_chart(charts.royalty_sources_chart(sources))
-with right:
-    funnel = components.ask(read.players.fantasyland_funnel, hero_filters)
-    st.plotly_chart(charts.fantasyland_funnel_chart(funnel))
-
-left, right = st.columns(2)
-with left:
-    by_variant = components.ask(read.players.points_by_variant, hero_filters)
-    st.plotly_chart(charts.points_per_hand_bars(by_variant, "variant", "Points per hand by variant"))
-    st.dataframe(by_variant, hide_index=True, key="by_variant")
-with right:
-    by_position = components.ask(read.players.points_by_position, hero_filters)
-    st.plotly_chart(charts.points_per_hand_bars(
-        by_position, "seat_label", "Points per hand by position (button acts last)"))
-    st.dataframe(by_position.select("seat_label", "hands", "points", "points_per_hand",
-                                    "points_se"), hide_index=True, key="by_position")
+# one tab at a time: only the open tab's figures are asked for and drawn (a tab is one rerun
+# away), so the page answers with its headline first
+results, sources, split, group, progress = st.tabs(
+    ["Results", "Royalties and Fantasyland", "By variant and position",
+     "Against a reference group", "Trend and \"did I improve?\""],
+    key="review_tab", on_change="rerun")
+if results.open:
+    with results:
+        st.plotly_chart(charts.cumulative_points_chart(
+            components.ask(read.players.cumulative_points, hero_filters)))
+if sources.open:
+    with sources:
+        left, right = st.columns(2)
+        with left:
+            st.plotly_chart(charts.royalty_sources_chart(
+                components.ask(read.players.royalty_sources, hero_filters)))
+        with right:
+            st.plotly_chart(charts.fantasyland_funnel_chart(
+                components.ask(read.players.fantasyland_funnel, hero_filters)))
+if split.open:
+    with split:
+        left, right = st.columns(2)
+        with left:
+            by_variant = components.ask(read.players.points_by_variant, hero_filters)
+            st.plotly_chart(charts.points_per_hand_bars(by_variant, "variant",
+                                                        "Points per hand by variant"))
+            tables.show(by_variant, "by_variant")
+        with right:
+            by_position = components.ask(read.players.points_by_position, hero_filters)
+            st.plotly_chart(charts.points_per_hand_bars(
+                by_position, "seat_label", "Points per hand by position (button acts last)"))
+            tables.show(by_position, "by_position",
+                        order=("seat_label", "hands", "points", "points_per_hand", "points_se"))
+if group.open:
+    with group:
+        options = components.ask(read.overview.filter_options)
+        spec = reference_picker("review_reference", options.players, options.rules,
+                                exclude=(hero,))
+        show_comparison(filters, [hero], spec, "review_reference")
+if progress.open:
+    with progress:
+        # the rolling foul rate is here, raw and with the mix of games held fixed: one window
+        show_progress(filters, hero, "review_progress")

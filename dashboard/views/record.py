@@ -83,6 +83,7 @@ SETUP_ERROR = "rec_setup_error"
 NAME_QUESTIONS = "rec_setup_questions"  # {typed name: (stored name, hands)} still to answer
 CONFIRMED = "rec_setup_confirmed"  # stored names the user said are the same person
 STALE = "rec_stale"
+SCROLL = "rec_scroll"  # raised by every action that changes the hand: the top comes into view
 WRITER = "rec_writer"  # who this page view is, in the live_sessions table
 LOCK = "rec_lock"
 
@@ -90,7 +91,8 @@ LOCK = "rec_lock"
 PAGE_CSS = """
 <style>
 .st-key-rec_page { max-width: 40rem; }
-[data-testid="stMainBlockContainer"]:has(.st-key-rec_page) { padding-top: 3.25rem; padding-bottom: 2rem; }
+[data-testid="stMainBlockContainer"]:has(.st-key-rec_page) { padding-top: 4.5rem; padding-bottom: 2rem; }
+.st-key-rec_top { scroll-margin-top: 4rem; }
 .st-key-rec_page h1 { font-size: 1.35rem; padding: 0; margin: 0; }
 .st-key-rec_page h3 { font-size: 1.1rem; padding: 0.25rem 0 0; }
 .st-key-rec_page button { min-height: 44px; }
@@ -255,6 +257,22 @@ def _load_fields(state: LiveState) -> None:
     st.session_state[EPOCH] = int(st.session_state.get(EPOCH, 0)) + 1
     st.session_state[ATTEMPTED] = False
     st.session_state[CONFIRM_END] = False
+    st.session_state[SCROLL] = int(st.session_state.get(SCROLL, 0)) + 1
+
+
+def _notice(kind: str, text: str, state: LiveState) -> None:
+    """A message at the top about the hand ``state`` is on: shown while that hand is the one
+    being entered, gone once it is saved (a message never describes an earlier hand as if it
+    were the current one)."""
+    st.session_state[NOTICE] = (kind, text, _hand_number(state))
+
+
+def _hand_number(state: LiveState) -> int:
+    """The number of the hand being entered (the edited hand's while editing)."""
+    session = state.session
+    if state.draft.editing and session.last_hand is not None:
+        return session.last_hand.number
+    return session.hand_number
 
 
 def _write(state: LiveState) -> LiveState | None:
@@ -266,9 +284,8 @@ def _write(state: LiveState) -> LiveState | None:
         st.session_state[STALE] = str(error)
         return None
     except DATABASE_TROUBLE as error:
-        st.session_state[NOTICE] = ("error", f"The session could not be kept in the database "
-                                             f"just now (it is tried again with the next change): "
-                                             f"{error}")
+        _notice("error", f"The session could not be kept in the database just now (it is "
+                         f"tried again with the next change): {error}", state)
         return None
 
 
@@ -352,14 +369,21 @@ def _not_saved_text(check: EntryCheck) -> str:
 
 
 @locked
-def _save() -> None:
+def _save(number: int | None = None, editing_wanted: bool | None = None) -> None:
+    """Save the hand ``number`` (the button's hand). Idempotent: a second tap that reaches the
+    server after the first saved (the button then stands for the next hand, or for nothing yet)
+    does nothing, so a double tap saves once and keeps its message."""
     _apply_pad()
     state = _state()
     if state is None or st.session_state.get(STALE):
         return
     session = state.session
     editing = state.draft.editing and session.last_hand is not None
+    if number is not None and (number != _hand_number(state) or editing != editing_wanted):
+        return  # this tap was for a hand already saved
     entries = _entries(session)
+    if not _current_draft(state).cards:
+        return  # nothing entered (the button is disabled then): no "not saved" for no hand
     state = state.with_draft(_current_draft(state))
     try:
         with read.source.database_lock():
@@ -426,15 +450,15 @@ def _delete_last() -> None:
         st.session_state[STALE] = str(error)
         return
     except (LiveError, IngestError, *DATABASE_TROUBLE) as error:
-        st.session_state[NOTICE] = ("error", f"Not deleted: {error}")
+        _notice("error", f"Not deleted: {error}", state)
         return
     _load_fields(new_state)
     st.session_state[FRESH] = False
     st.session_state[SAVED_NOTICE] = None
     replaced = (f" The {state.draft.cards} cards entered before are kept for Undo."
                 if state.draft.cards else "")
-    st.session_state[NOTICE] = ("info", f"Hand {hand.number} deleted: its boards are back in the "
-                                        f"fields, to correct and save again.{replaced}")
+    _notice("info", f"Hand {hand.number} deleted: its boards are back in the fields, to "
+                    f"correct and save again.{replaced}", new_state)
 
 
 @locked
@@ -451,12 +475,12 @@ def _undo() -> None:
         st.session_state[STALE] = str(error)
         return
     except (LiveError, LiveStoreError, IngestError, *DATABASE_TROUBLE) as error:
-        st.session_state[NOTICE] = ("error", f"Not undone: {error}")
+        _notice("error", f"Not undone: {error}", state)
         return
     _load_fields(new_state)
     st.session_state[FRESH] = False
     st.session_state[SAVED_NOTICE] = None
-    st.session_state[NOTICE] = ("success", message)
+    _notice("success", message, new_state)
 
 
 @locked
@@ -474,13 +498,13 @@ def _end_match() -> None:
         st.session_state[STALE] = str(error)
         return
     except (LiveError, *DATABASE_TROUBLE) as error:
-        st.session_state[NOTICE] = ("error", f"The match was not ended: {error}")
+        _notice("error", f"The match was not ended: {error}", state)
         return
     _load_fields(new_state)
     st.session_state[FRESH] = False
     st.session_state[SAVED_NOTICE] = None
-    st.session_state[NOTICE] = ("success", f"Match {ended} ended and settled; match "
-                                           f"{new_state.session.match_number} starts now.")
+    _notice("success", f"Match {ended} ended and settled; match "
+                       f"{new_state.session.match_number} starts now.", new_state)
 
 
 @locked
@@ -512,7 +536,7 @@ def _end() -> None:
             with read.source.database_lock():
                 end_session(_database(), state)
         except DATABASE_TROUBLE as error:
-            st.session_state[NOTICE] = ("error", f"Not ended: {error}")
+            _notice("error", f"Not ended: {error}", state)
             return
     _forget_page_state()
     st.session_state[SETUP_ERROR] = None
@@ -538,8 +562,8 @@ def _resume(session_id: str) -> None:
         return
     _forget_page_state()
     _load_fields(state)
-    st.session_state[NOTICE] = ("success", f"Resumed session {session_id} at hand "
-                                           f"{state.session.hand_number}.")
+    _notice("success", f"Resumed session {session_id} at hand {state.session.hand_number}.",
+            state)
 
 
 def _setup_names() -> list[str]:
@@ -665,9 +689,13 @@ def setup() -> None:
         st.number_input("Match cap: the most a player can lose over a match, in points (0: "
                         "none)", min_value=0, max_value=1_000_000, value=0, step=1,
                         key="rec_setup_match_cap")
-        if names:
-            st.selectbox("Button on the first hand (the player left of it acts first)", names,
-                         index=len(names) - 1, key="rec_setup_button")
+        # shown from the start (the names field applies when it loses focus, not on every
+        # key): until names are there, the button goes to the last player named
+        last_named = "the last player named"
+        st.selectbox("Button on the first hand (the player left of it acts first)",
+                     names or [last_named], index=len(names) - 1 if names else 0,
+                     key="rec_setup_button",
+                     help="Type the players first; without a choice the last one has it.")
         name_questions()
         st.button("Start recording", type="primary", width="stretch", on_click=_start,
                   key="rec_start")
@@ -690,22 +718,30 @@ def totals_table(session: LiveSession) -> str:
             f"<tbody>{rows}</tbody></table>")
 
 
-def undo_bar(state: LiveState) -> None:
-    """The last action, with Undo."""
-    action = state.last_action
+def action_bar(state: LiveState) -> None:
+    """The top of the hand: the message about it, then Undo (the last action), Edit and Delete
+    (the last saved hand), always in reach."""
     notice = st.session_state.get(NOTICE)
-    if notice:
-        kind, text = notice
+    if notice and (len(notice) < 3 or notice[2] == _hand_number(state)):
+        kind, text = notice[0], notice[1]
         {"success": st.success, "info": st.info}.get(kind, st.error)(components.md(text))
-    if action is None:
+    action = state.last_action
+    hand = state.session.last_hand
+    if action is None and hand is None:
         return
-    with st.container(key="rec_undo_bar"):
-        st.button(f"Undo: {action.text.lower()}", key="rec_undo", on_click=_undo,
-                  icon=":material/undo:")
+    with st.container(key="rec_actions", horizontal=True):
+        if action is not None:
+            with st.container(key="rec_undo_bar"):
+                st.button(f"Undo: {action.text.lower()}", key="rec_undo", on_click=_undo,
+                          icon=":material/undo:")
+        if hand is not None:
+            st.button(f"Edit hand {hand.number}", on_click=_edit_last, key="rec_edit",
+                      disabled=state.draft.editing)
+            st.button(f"Delete hand {hand.number}", on_click=_delete_last, key="rec_delete")
 
 
 def show_result(state: LiveState) -> None:
-    """The last saved hand's result, with edit and delete (each names the hand)."""
+    """The last saved hand's result (its Edit and Delete are at the top: :func:`action_bar`)."""
     session = state.session
     hand = session.last_hand
     if hand is None:
@@ -734,10 +770,32 @@ def show_result(state: LiveState) -> None:
             for pair in hand.scored.pairs
         ]
         st.caption("Pairs (first player's view): " + " · ".join(pairs))
-        with st.container(key="rec_hand_actions", horizontal=True):
-            st.button(f"Delete hand {hand.number}", on_click=_delete_last, key="rec_delete")
-            st.button(f"Edit hand {hand.number}", on_click=_edit_last, key="rec_edit",
-                      disabled=state.draft.editing)
+
+
+def totals_line(session: LiveSession) -> str:
+    """The running totals in one line for the top of the pad (money too when a point has one)."""
+    if not session.hands:
+        return ""
+    money = session.money
+    parts = []
+    for name in session.players:
+        part = f"{name} {format_points(session.totals[name])}"
+        if session.stake:
+            part += f" ({format_money(money[name])})"
+        parts.append(part)
+    return f"After hand {session.hands[-1].number}: " + " · ".join(parts)
+
+
+def button_note(state: LiveState, button: str) -> str:
+    """Who has the button, and why it did not move when a Fantasyland hand kept it."""
+    session = state.session
+    last = session.last_hand
+    if state.draft.editing or last is None or last.button != button or len(session.players) < 2:
+        return ""
+    if last.played_fantasyland:
+        return (f" · the button stays with {button}: hand {last.number} was played with "
+                "Fantasyland, and a Fantasyland hand does not move it")
+    return ""
 
 
 def notes_for(state: LiveState, check: EntryCheck) -> list[PadNote]:
@@ -796,6 +854,10 @@ def pad(state: LiveState, notes: list[PadNote], button: str) -> None:
                  seq=int(st.session_state.get(PAD_SEQ, 0)), order=order,
                  player=int(st.session_state.get(ACTIVE_PLAYER) or 0),
                  row=int(st.session_state.get(ACTIVE_ROW) or 0), notes=notes,
+                 summary=totals_line(session),
+                 draft=f"{session.session_id}:{_hand_number(state)}"
+                       f"{':edit' if state.draft.editing else ''}",
+                 scroll=int(st.session_state.get(SCROLL, 0)), scroll_to=".st-key-rec_top",
                  on_change=_pad_changed)
 
 
@@ -853,26 +915,30 @@ def recording(state: LiveState) -> None:
                   key="rec_reload")
         return
     button = _hand_button(state)
-    number = session.last_hand.number if editing else session.hand_number
+    number = _hand_number(state)
     first = session.action_order(button)[0]
     title = f"Editing hand {number}" if editing else f"Hand {number}"
     stake = f" · {session.stake} per point" if session.stake else ""
-    st.subheader(title, anchor=False)
-    st.caption(f"Button {components.md(button)} · {components.md(first)} acts first")
+    with st.container(key="rec_top"):
+        st.subheader(title, anchor=False)
+        st.caption(f"Button {components.md(button)} · {components.md(first)} acts first"
+                   + components.md(button_note(state, button)))
+        action_bar(state)
     check = check_entry(session, _entries(session))
     notes = notes_for(state, check)
     pad(state, notes, button)
     label = f"Save changes to hand {number}" if editing else f"Save hand {number}"
+    entered = _current_draft(state).cards
     with st.container(key="rec_save", horizontal=True):
         if editing:
             st.button("Cancel the edit", on_click=_cancel_edit, key="rec_cancel_edit",
                       width="stretch")
-        st.button(label, type="primary", width="stretch", on_click=_save, key="rec_save_button")
+        st.button(label, type="primary", width="stretch", on_click=_save, key="rec_save_button",
+                  args=(number, editing), disabled=not entered)
     saved = st.session_state.get(SAVED_NOTICE)
     if saved:
         kind, text = saved
         (st.success if kind == "success" else st.error)(components.md(text))
-    undo_bar(state)
     fantasyland_toggles(state)
     show_result(state)
     if session.hands:

@@ -6,6 +6,7 @@ causes, the balance sheets, fair trends and a before/after date.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -50,11 +51,19 @@ def build(path: str, state: tuple[int, int, int, int], request: ReportRequest,
         return str(error)
 
 
+def rendered(report: Report, output_format: str) -> Callable[[], bytes]:
+    """One form of the report as bytes, made when its download button is clicked (the HTML
+    carries plotly.js: 4.5 MB that no page view should build or send before it is asked for)."""
+    return lambda: render(report, output_format).encode("utf-8")
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
-def rendered(path: str, state: tuple[int, int, int, int], request: ReportRequest,
-             settings: ReportSettings, output_format: str, _report: Report) -> bytes:
-    """One form of the report as bytes, for the download buttons."""
-    return render(_report, output_format).encode("utf-8")
+def described(path: str, state: tuple[int, int, int, int], request: ReportRequest,
+              settings: ReportSettings, _report: Report) -> tuple[dict[str, Any], list[Any]]:
+    """The report as the page shows it: its dictionary and its figures, made once per report
+    (cached with it: rebuilding ten Plotly figures took most of a page run)."""
+    data = report_dict(_report)
+    return data, report_figures(data)
 
 
 filters = components.current_filters()
@@ -128,7 +137,7 @@ with st.spinner("Building the report…"):
 if isinstance(report, str):
     st.info(f"Nothing to report: {md(report)}.")
     st.stop()
-data = report_dict(report)
+data, report_charts = described(str(path), state, request, settings, report)
 group = data["reference"]
 
 # --- downloads ---------------------------------------------------------------------------------
@@ -136,7 +145,7 @@ columns = st.columns(3)
 for column, output_format in zip(columns, ("html", "md", "json"), strict=True):
     column.download_button(
         f"Download {FORMAT_LABELS[output_format]}",
-        data=rendered(str(path), state, request, settings, output_format, report),
+        data=rendered(report, output_format),
         file_name=report_file_name(player, output_format), mime=MIME_TYPES[output_format],
         key=f"report_download_{output_format}", on_click="ignore",
     )
@@ -196,7 +205,7 @@ if data["chasing"]:
 
 # --- the ranked list ---------------------------------------------------------------------------
 st.subheader("The ranked list: where the difference comes from", anchor=False)
-figures = {chart_id: (caption, figure) for chart_id, caption, figure in report_figures(data)}
+figures = {chart_id: (caption, figure) for chart_id, caption, figure in report_charts}
 if data["causes"]:
     caption, figure = figures["chart-causes"]
     st.plotly_chart(figure, key="report_chart-causes")
@@ -320,13 +329,18 @@ if missing:
 st.subheader("Charts", anchor=False)
 others = [(chart_id, caption, figure) for chart_id, (caption, figure) in figures.items()
           if chart_id not in ("chart-causes", "chart-rolling-fouls", "chart-rolling-points")]
-for index in range(0, len(others), 2):
-    columns = st.columns(2)
-    for column, (chart_id, caption, figure) in zip(columns, others[index:index + 2],
-                                                   strict=False):
-        with column:
-            st.plotly_chart(figure, key=f"report_{chart_id}")
-            st.caption(caption)
+# drawn when opened (a lazy expander): seven more Plotly charts cost the page most of its time
+more_charts = st.expander(f"The other {len(others)} charts of the report", key="report_charts",
+                          on_change="rerun")
+if more_charts.open:
+    with more_charts:
+        for index in range(0, len(others), 2):
+            columns = st.columns(2)
+            for column, (chart_id, caption, figure) in zip(columns, others[index:index + 2],
+                                                           strict=False):
+                with column:
+                    st.plotly_chart(figure, key=f"report_{chart_id}")
+                    st.caption(caption)
 
 # --- notable hands -----------------------------------------------------------------------------
 st.subheader("Notable hands", anchor=False)

@@ -7,6 +7,7 @@ HTML-escaped before it reaches a figure (Plotly turns the entities back into pla
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
@@ -21,6 +22,26 @@ NEUTRAL_COLOUR = "#3b82c4"
 PALE_COLOUR = "#9cc3e6"
 """A second series beside :data:`NEUTRAL_COLOUR`'s (the gap to the grader's bot)."""
 Z_95 = 1.96
+TEXT_COLOUR = "#1f2328"
+LABEL_SIZE = 13
+"""The smallest font size of text drawn inside a chart (cell values, node labels), in pixels."""
+LABEL_HALO = "0 0 3px #ffffff, 0 0 3px #ffffff, 0 0 2px #ffffff"
+"""A white halo around dark labels drawn over other marks (a Sankey's links)."""
+
+HAND_CLASS_COLOURS = {
+    "high_card": "#9aa3ad", "pair": "#4e79a7", "two_pair": "#a0cbe8", "trips": "#f28e2b",
+    "straight": "#59a14f", "flush": "#b6992d", "full_house": "#e15759", "quads": "#b07aa1",
+    "straight_flush": "#17becf", "royal_flush": "#ffbe0b",
+    "no_low": "#79706e", "ten_low": "#d4a6c8", "nine_low": "#86bcb6", "eight_low": "#8cd17d",
+    "seven_low": "#ff9d9a", "perfect_low": "#6a3d9a",
+}
+"""One colour per hand class, the same on every chart, no two alike (high classes in strength
+order, then the 2-7 middle's low classes)."""
+
+
+def class_words(value: object) -> str:
+    """A stored hand class in words: ``full_house`` -> ``full house``."""
+    return "" if value is None else str(value).replace("_", " ")
 
 
 def label(value: object) -> str:
@@ -40,6 +61,11 @@ def _layout(figure: go.Figure, title: str | None = None, height: int = 360) -> g
     top = 40 if title else 30 if headed else 10
     figure.update_layout(title=title, height=height,
                          margin={"l": 10, "r": 10, "t": top, "b": 10})
+    # the margins grow to hold the tick labels and axis titles, whatever template the process
+    # has as its default (Streamlit's, imported by the dashboard, does not: a report downloaded
+    # from the dashboard cut "-25" to "25" and drew axis titles over the ticks)
+    figure.update_xaxes(automargin=True)
+    figure.update_yaxes(automargin=True)
     return figure
 
 
@@ -85,10 +111,60 @@ def cumulative_points_chart(frame: pl.DataFrame) -> go.Figure:
     return _layout(figure, "Cumulative points")
 
 
-def rolling_foul_rate_chart(frame: pl.DataFrame, window: int) -> go.Figure:
-    """Rolling foul rate per player (``rolling_foul_rate``), as a percentage."""
+PANEL_COLUMNS = 3
+MAX_PANELS = 12
+
+
+def cumulative_points_panels(frame: pl.DataFrame, x_column: str = "hand_number",
+                             x_title: str = "hands played",
+                             title: str = "Cumulative points per player",
+                             limit: int = MAX_PANELS) -> go.Figure:
+    """Cumulative points of several players, one small panel each with its own points scale:
+    on one shared scale a single large winner or loser flattens every other line.
+
+    ``frame`` columns: player, ``x_column``, cumulative (``cumulative_points`` or
+    ``cumulative_points_by_time``); players in the frame's order, the first ``limit`` shown.
+    Each panel's title carries the player's final total.
+    """
     if frame.is_empty():
         return empty_figure()
+    players = frame["player"].unique(maintain_order=True).to_list()[:limit]
+    rows = math.ceil(len(players) / PANEL_COLUMNS)
+    columns = min(PANEL_COLUMNS, len(players))
+    finals = {}
+    for player in players:
+        values = frame.filter(pl.col("player") == player)["cumulative"]
+        finals[player] = values[-1] if len(values) else 0
+    figure = make_subplots(
+        rows=rows, cols=columns, shared_xaxes=False, vertical_spacing=min(0.12, 0.5 / rows),
+        horizontal_spacing=0.07,
+        subplot_titles=[f"{label(player)}: {int(finals[player] or 0):+,}" for player in players])
+    for index, player in enumerate(players):
+        part = frame.filter(pl.col("player") == player)
+        values = part["cumulative"].to_list()
+        final = values[-1] if values else 0
+        figure.add_trace(go.Scatter(
+            x=part[x_column].to_list(), y=values, mode="lines", showlegend=False,
+            line={"color": WIN_COLOUR if (final or 0) >= 0 else LOSS_COLOUR, "width": 2},
+            hovertemplate="%{x}<br>%{y:,} points<extra>" + label(player) + "</extra>",
+        ), row=index // columns + 1, col=index % columns + 1)
+    figure.update_yaxes(zeroline=True, zerolinecolor="#999", tickformat=",")
+    for column in range(1, columns + 1):
+        figure.update_xaxes(title_text=x_title, row=rows, col=column)
+    figure.update_annotations(font={"size": LABEL_SIZE})
+    return _layout(figure, title, height=80 + 190 * rows)
+
+
+def rolling_foul_rate_chart(frame: pl.DataFrame, window: int) -> go.Figure:
+    """Rolling foul rate per player (``rolling_foul_rate``), as a percentage, drawn only where
+    the window is full: a player's first hands would otherwise read as a rate over a handful of
+    boards (one foul in the first hand is "100 %")."""
+    if frame.is_empty():
+        return empty_figure()
+    if "window_hands" in frame.columns:
+        frame = frame.filter(pl.col("window_hands") >= window)
+        if frame.is_empty():
+            return empty_figure(f"Fewer than {window:,} hands: no full window yet")
     figure = go.Figure()
     for player in frame["player"].unique(maintain_order=True).to_list():
         part = frame.filter(pl.col("player") == player)
@@ -98,37 +174,68 @@ def rolling_foul_rate_chart(frame: pl.DataFrame, window: int) -> go.Figure:
         )
     figure.update_layout(xaxis_title="hands played", yaxis_title="foul rate (%)",
                          yaxis_rangemode="tozero")
-    return _layout(figure, f"Foul rate over the last {window} hands")
+    return _layout(figure, f"Foul rate over the last {window:,} hands")
 
 
 def royalty_sources_chart(frame: pl.DataFrame) -> go.Figure:
-    """Royalty points by row, split by hand class (``royalty_sources``)."""
+    """Royalty points by row, split by hand class (``royalty_sources``): classes in words, in
+    strength order, each in its own colour (:data:`HAND_CLASS_COLOURS`)."""
     if frame.is_empty():
         return empty_figure("No royalties collected")
+    order = list(HAND_CLASS_COLOURS)
+    classes = sorted(frame["hand_class"].unique().to_list(),
+                     key=lambda value: (order.index(value) if value in order else len(order),
+                                        str(value)))
+    spare = iter(_SPARE_COLOURS)
     figure = go.Figure()
-    for hand_class in frame["hand_class"].unique(maintain_order=True).to_list():
+    for hand_class in classes:
         part = frame.filter(pl.col("hand_class") == hand_class)
+        words = label(class_words(hand_class))
         figure.add_bar(
             y=part["row_name"].to_list(), x=part["royalty_points"].to_list(),
-            name=label(hand_class), orientation="h",
+            name=words, orientation="h",
+            marker_color=HAND_CLASS_COLOURS.get(hand_class) or next(spare, "#444444"),
             customdata=part["boards"].to_list(),
-            hovertemplate="%{y}: %{x} points from %{customdata} boards<extra>"
-            + label(hand_class) + "</extra>",
+            hovertemplate="%{y}: %{x} points from %{customdata} boards<extra>" + words
+            + "</extra>",
         )
     figure.update_layout(barmode="stack", xaxis_title="royalty points",
-                         yaxis={"categoryorder": "array", "categoryarray": list(ROW_ORDER)[::-1]})
+                         yaxis={"categoryorder": "array", "categoryarray": list(ROW_ORDER)[::-1]},
+                         legend={"traceorder": "normal"})
     return _layout(figure, "Royalty sources by row and hand class")
 
 
+_SPARE_COLOURS = ("#444444", "#8c564b", "#bcbd22", "#7f7f7f")
+"""Colours for a class the table above does not know (none today)."""
+
+
 def fantasyland_funnel_chart(frame: pl.DataFrame) -> go.Figure:
-    """The Fantasyland funnel: entries, hands played there, stays (``fantasyland_funnel``)."""
-    if frame.is_empty() or int(frame["count"].sum()) == 0:
+    """Fantasyland (``fantasyland_funnel``): the hands played there narrowing to the ones that
+    earned a stay — a funnel that only narrows — with the entries beside it in words.
+
+    Entries are not the top of the funnel: a stay plays one more Fantasyland hand without a new
+    entry, so more hands can be played in Fantasyland than were entered.
+    """
+    counts = dict(zip(frame["stage"].to_list(), frame["count"].to_list(), strict=True)) \
+        if not frame.is_empty() else {}
+    entries = int(counts.get("Entered") or 0)
+    played = int(counts.get("Played in Fantasyland") or 0)
+    stays = int(counts.get("Stayed") or 0)
+    if entries == 0 and played == 0:
         return empty_figure("No Fantasyland yet")
     figure = go.Figure(go.Funnel(
-        y=frame["stage"].to_list(), x=frame["count"].to_list(), textinfo="value",
-        marker={"color": ["#e0a526", "#3b82c4", "#2f9e6e"][: frame.height]},
+        y=["hands played in Fantasyland", "earned a stay"], x=[played, min(stays, played)],
+        textinfo="value+percent initial", textfont={"size": LABEL_SIZE},
+        marker={"color": ["#3b82c4", "#2f9e6e"]},
+        hovertemplate="%{y}: %{x}<extra></extra>",
     ))
-    return _layout(figure, "Fantasyland funnel", height=300)
+    note = (f"{entries:,} entr{'y' if entries == 1 else 'ies'} from normal hands; a stay plays "
+            "one more Fantasyland hand without a new entry")
+    figure.add_annotation(text=note, showarrow=False, x=0, y=-0.08, xref="paper", yref="paper",
+                          xanchor="left", yanchor="top", font={"size": 12, "color": "#6b7280"})
+    _layout(figure, "Fantasyland: hands played and stays", height=300)
+    figure.update_layout(margin={"b": 40})
+    return figure
 
 
 def points_per_hand_bars(frame: pl.DataFrame, category: str, title: str) -> go.Figure:
@@ -231,11 +338,12 @@ def point_flow_heatmap(frame: pl.DataFrame) -> go.Figure:
     figure = go.Figure(go.Heatmap(
         z=matrix, x=[label(c) for c in columns], y=[label(r) for r in rows],
         colorscale=[[0, LOSS_COLOUR], [0.5, "#f7f7f7"], [1, WIN_COLOUR]], zmin=-limit, zmax=limit,
-        text=[["" if v is None else f"{v:+}" for v in line] for line in matrix],
-        texttemplate="%{text}",
+        text=[["" if v is None else f"{v:+,}" for v in line] for line in matrix],
+        texttemplate="%{text}", textfont={"size": LABEL_SIZE, "color": TEXT_COLOUR},
         hovertemplate="%{y} vs %{x}: %{z} points<extra></extra>", colorbar={"title": "points"},
     ))
-    figure.update_layout(xaxis_title="opponent", yaxis_title="player", yaxis_autorange="reversed")
+    figure.update_layout(xaxis_title="opponent", yaxis_title="player", yaxis_autorange="reversed",
+                         font={"size": LABEL_SIZE})
     return _layout(figure, "Net points won (row from column)", height=max(320, 40 * len(rows) + 120))
 
 
@@ -261,10 +369,14 @@ def point_flow_sankey(frame: pl.DataFrame) -> go.Figure:
     index_receiver = {name: len(payers) + i for i, name in enumerate(receivers)}
     figure = go.Figure(go.Sankey(
         node={"label": nodes, "pad": 14,
-              "color": [LOSS_COLOUR] * len(payers) + [WIN_COLOUR] * len(receivers)},
+              "color": [LOSS_COLOUR] * len(payers) + [WIN_COLOUR] * len(receivers),
+              "line": {"width": 0}},
         link={"source": [index_payer[p] for p, _, _ in links],
               "target": [index_receiver[r] for _, r, _ in links],
-              "value": [v for _, _, v in links]},
+              "value": [v for _, _, v in links], "color": "rgba(59, 130, 196, 0.25)"},
+        # dark text in a white halo: readable over the links, on a light or a dark page (the
+        # theme's own grey text and a halo of its transparent background read grey on grey)
+        textfont={"size": LABEL_SIZE, "color": TEXT_COLOUR, "shadow": LABEL_HALO},
     ))
     return _layout(figure, "Point flow (net, payer → winner)", height=max(320, 36 * len(nodes)))
 

@@ -13,6 +13,7 @@ from pipeline.read.scope import (
     Filters,
     hand_scope,
     has_hand_filters,
+    in_list,
     player_conditions,
     run_scoped,
 )
@@ -111,6 +112,11 @@ def filter_options(db: Database, route: Route = Route.AUTO) -> FilterOptions:
 def overview_totals(db: Database, filters: Filters, route: Route = Route.AUTO) -> pl.DataFrame:
     """One row: hands, players, boards, sessions, date span, fouls, audit disagreements, rejects.
 
+    Hands and the date span count every hand the filters keep (with chosen players: the hands
+    where one of them sat). Players, sessions, boards, fouls and disagreements count the chosen
+    players' own (everyone's without a choice), so "players" is the number of chosen players
+    with hands, and the foul rate theirs, as the leaderboard beside it shows.
+
     Without any filter, the per-board counts come from the aggregates and the sessions from
     the sessions table."""
     with reading(db) as connection:
@@ -138,22 +144,25 @@ def overview_totals(db: Database, filters: Filters, route: Route = Route.AUTO) -
 
 def _overview_totals_full(db: Database, filters: Filters) -> pl.DataFrame:
     scope = hand_scope(filters)
+    chosen, params = in_list("player", filters.players)
     sql = f"""
         SELECT
             (SELECT count(*) FROM hands h WHERE {scope.keeps('h')}) AS hands,
             (SELECT min(started_at) FROM hands h WHERE {scope.keeps('h')}) AS first_hand,
             (SELECT max(started_at) FROM hands h WHERE {scope.keeps('h')}) AS last_hand,
-            (SELECT count(DISTINCT player) FROM seats s WHERE {scope.keeps('s')}) AS players,
-            (SELECT count(DISTINCT session_id) FROM seats s WHERE {scope.keeps('s')}) AS sessions,
-            (SELECT count(*) FROM evaluations e WHERE {scope.keeps('e')}) AS boards,
-            (SELECT count(*) FILTER (WHERE foul) FROM evaluations e WHERE {scope.keeps('e')})
-                AS fouls,
-            (SELECT count(*) FILTER (WHERE disagrees) FROM results r WHERE {scope.keeps('r')})
-                AS disagreements,
+            (SELECT count(DISTINCT player) FROM seats s WHERE {scope.keeps('s')}{chosen})
+                AS players,
+            (SELECT count(DISTINCT session_id) FROM seats s WHERE {scope.keeps('s')}{chosen})
+                AS sessions,
+            (SELECT count(*) FROM evaluations e WHERE {scope.keeps('e')}{chosen}) AS boards,
+            (SELECT count(*) FILTER (WHERE foul) FROM evaluations e
+             WHERE {scope.keeps('e')}{chosen}) AS fouls,
+            (SELECT count(*) FILTER (WHERE disagrees) FROM results r
+             WHERE {scope.keeps('r')}{chosen}) AS disagreements,
             (SELECT count(*) FROM rejects) AS rejects,
             (SELECT count(*) FROM ingested_files) AS files
     """
-    return run_scoped(db, scope, sql)
+    return run_scoped(db, scope, sql, [*params, *params, *params, *params, *params])
 
 
 def hands_by_day(db: Database, filters: Filters) -> pl.DataFrame:

@@ -40,7 +40,12 @@ KIND_TITLES = {
     "biggest_wins": "Biggest wins",
     "fantasyland": "Fantasyland hands",
 }
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$:])")
+# only what can make Markdown out of text, so the file also reads as text: (-5.98) stays as is
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+_MARKDOWN_LINE_START = re.compile(
+    r"^(\s*)(#{1,6}(?=\s|$)|>|[-+](?=\s|$)|\d{1,9}(?=[.)](?:\s|$)))")  # heading, quote, list
+_ENTITY_START = re.compile(r"&(?=#?\w+;)")  # & that would read as an entity (&lt;)
+_TAG_START = re.compile(r"<(?=[A-Za-z/!?])")  # < that would open an HTML tag
 _UNSAFE_FILE_CHARACTERS = re.compile(r"[^\w.-]+")
 
 
@@ -140,10 +145,16 @@ def class_label(value: str | None) -> str:
 
 
 def markdown_text(value: object) -> str:
-    """Untrusted text made inert in Markdown: HTML escaped, Markdown punctuation backslashed."""
+    """Untrusted text made inert in Markdown: no HTML tag or entity, and backslashes before only the
+    characters that make Markdown (emphasis, code, links, tables, and a list, heading or quote
+    at the start), so the downloaded file still reads as plain text."""
     text = "" if value is None else str(value)
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace("\n", " ").replace("\r", " ")
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    text = _ENTITY_START.sub("&amp;", text.replace("\n", " ").replace("\r", " "))
+    text = _TAG_START.sub("&lt;", text)
+    text = _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+    return _MARKDOWN_LINE_START.sub(
+        lambda match: match.group(1) + (match.group(2) + "\\" if match.group(2)[0].isdigit()
+                                        else "\\" + match.group(2)), text)
 
 
 def report_file_name(player: str, output_format: str = "html") -> str:

@@ -265,7 +265,7 @@ def page_queries(db: Path | object, path: Path) -> dict[str, list[tuple[str, Cal
         ],
         "point flow": [
             ("pair_net_points", lambda: read.flow.pair_net_points(db, everyone)),
-            ("points_by_session_pair (hero)", lambda: read.flow.points_by_session_pair(db, hero)),
+            ("points_by_game_pair (hero)", lambda: read.flow.points_by_game_pair(db, hero)),
             ("cumulative_points_by_time (all, day)",
              lambda: read.players.cumulative_points_by_time(db, everyone, "day")),
         ],

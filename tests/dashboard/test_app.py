@@ -5,6 +5,7 @@ Shown numbers (metrics, table cells) are checked against values recomputed from 
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.apptest import component_data
 from tests.dashboard.conftest import APP
 from tests.dashboard.fixture_hands import JUN, MARA, OBRIEN, SCRIPT
 
@@ -152,6 +154,8 @@ def test_player_review_kpis(fixture_db, expected, monkeypatch, hero) -> None:  #
     margin = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
     caption = " ".join(c.value for c in app.caption)
     assert f"{max(0, centre - margin) * 100:.1f} % – {(centre + margin) * 100:.1f} %" in caption
+    app.session_state["review_tab"] = "By variant and position"
+    app.run()
     by_variant = frame(app, "by_variant")
     assert by_variant["hands"].sum() == totals.hands
     assert by_variant["points"].sum() == totals.points
@@ -202,6 +206,8 @@ def test_compare_players_table(fixture_db, expected, monkeypatch) -> None:  # no
         totals = expected.players[player]
         assert (hands, points) == (totals.hands, totals.points)
         assert foul_rate == pytest.approx(totals.fouls / totals.hands)
+    app.session_state["compare_tab"] = "Session by session"
+    app.run()
     sessions = frame(app, "session_table")
     assert sessions.height == 8
 
@@ -212,7 +218,7 @@ def test_point_flow_pairs(fixture_db, expected, monkeypatch) -> None:  # noqa: A
     want = {(p, o): v for (p, o), v in expected.net.items() if v > 0}
     got = {(w, p): v for w, p, v in net.select("winner", "payer", "points").rows()}
     assert got == want
-    assert len(app.get("plotly_chart")) == 3  # heatmap, Sankey, cumulative points
+    assert len(app.get("plotly_chart")) == 2  # heatmap and Sankey; the rest in other tabs
     # one session only: the pairs of that session's hands
     app.selectbox(key="flow_scope").select_index(1).run()
     assert not app.exception
@@ -250,12 +256,10 @@ def test_hand_browser_filters_and_replay(fixture_db, fixture_source, monkeypatch
     assert app.selectbox(key="hb_hand").options[position].startswith("T1-006")
     app.selectbox(key="hb_hand").select_index(position).run()
     assert not app.exception
-    page_html = " ".join(element.proto.body for element in app.get("html"))
-    for card in ("3s", "3h", "3d"):
-        assert f'title="{card}"' in page_html
-    assert "#c62828" in page_html  # hearts drawn red
-    markdown = " ".join(element.value for element in app.markdown)
-    assert "Fantasyland \\(14 cards\\)" in markdown
+    replay = component_data(app, "hb_replay_streets")
+    mara = next(player for player in replay["players"] if player["name"] == MARA)
+    assert {"3s", "3h", "3d"} <= set(mara["final"]["top"])
+    assert "Fantasyland (14 cards)" in mara["badges"]
     verdicts = frame(app, "verdicts")
     record = records["T1-006"]
     from tests.dashboard.fixture_hands import score_record
@@ -264,9 +268,15 @@ def test_hand_browser_filters_and_replay(fixture_db, fixture_source, monkeypatch
     assert dict(verdicts.select("player", "points").rows()) == want
     matchups = frame(app, "matchups")
     assert matchups.height == 6
-    # a Fantasyland hand has one street for mara: the slider goes street by street for the others
-    app.slider(key="hb_replay_street").set_value(1).run()
-    assert not app.exception
+    # every street is in the page at once (the browser steps through them): a Fantasyland hand
+    # has one street for mara, set at once, and the others' streets add up to their boards
+    assert replay["last_street"] >= 2 and replay["street"] == replay["last_street"]
+    for player in replay["players"]:
+        placed = [card["card"] for street in player["streets"] for card in street
+                  if card["row"] != "discard"]
+        assert sorted(placed) == sorted(card for row in ("top", "middle", "bottom")
+                                        for card in player["final"][row]), player["name"]
+    assert len([street for street in mara["streets"] if street]) == 1
 
 
 def test_data_page(fixture_db, monkeypatch) -> None:  # noqa: ANN001
@@ -321,3 +331,155 @@ def test_sidebar_filters_narrow_the_overview(fixture_db, monkeypatch) -> None:  
     assert not app.exception
     assert app.multiselect(key="f_sessions").value == []
     assert metrics(app)["Hands"] == "12"
+
+
+def in_order(node):  # noqa: ANN001, ANN201
+    """Every element under ``node`` in page order."""
+    children = getattr(node, "children", None)
+    if children is None:
+        yield node
+        return
+    for index in sorted(children):
+        yield from in_order(children[index])
+
+
+def test_overview_with_a_player_counts_that_player(fixture_db, expected, monkeypatch) -> None:  # noqa: ANN001
+    """Players and fouls of the chosen player, as the table beside them shows; fouls are play,
+    not data health."""
+    app = app_on(fixture_db, monkeypatch)
+    app.multiselect(key="f_players").set_value([JUN]).run()
+    shown = metrics(app)
+    leaderboard = frame(app, "leaderboard")
+    assert leaderboard["player"].to_list() == [JUN]
+    assert shown["Players"] == "1"
+    totals = expected.players[JUN]
+    assert number(shown["Fouled boards"]) == pytest.approx(
+        round(100 * totals.fouls / totals.hands, 1))
+    assert leaderboard["foul_rate"][0] == pytest.approx(totals.fouls / totals.hands)
+    order = [element.label if element.type == "metric" else
+             element.value if element.type in ("subheader", "header", "title") else None
+             for element in in_order(app.main)]
+    assert order.index("Fouled boards") < order.index("Data health")
+
+
+def test_coaching_report_draws_its_other_charts_when_asked(fixture_db, monkeypatch) -> None:  # noqa: ANN001
+    """The report page draws the ranked list's chart and the two rolling charts; the report's
+    other charts are behind a lazy expander (ten Plotly charts at once cost the page most of
+    its time in the browser), all of them there once it is opened."""
+    app = open_page(app_on(fixture_db, monkeypatch), "views/report.py")
+    first = len(app.get("plotly_chart"))
+    panel = [expander for expander in app.expander if expander.key == "report_charts"]
+    assert len(panel) == 1 and panel[0].label.startswith("The other ")
+    others = int(panel[0].label.split()[2])
+    assert others >= 3 and 1 <= first <= 3
+    app.session_state["report_charts"] = True
+    app.run()
+    assert not app.exception, [e.message for e in app.exception]
+    assert len(app.get("plotly_chart")) == first + others
+
+
+def test_player_review_opens_one_tab_with_one_rolling_window(fixture_db, monkeypatch) -> None:  # noqa: ANN001
+    """The headline and the open tab only (the rest is one click away), and one rolling-window
+    slider whichever tab is open (there were two: 100 for the foul chart, 200 for progress)."""
+    app = open_page(app_on(fixture_db, monkeypatch), "views/player_review.py")
+    assert [tab.label for tab in app.tabs][:1] == ["Results"]
+    assert len(app.get("plotly_chart")) == 1  # the cumulative points, not nine charts
+    sliders = 0
+    for label in [tab.label for tab in app.tabs]:
+        app.session_state["review_tab"] = label
+        app.run()
+        assert not app.exception, (label, [e.message for e in app.exception])
+        sliders += sum(1 for slider in app.select_slider if "Rolling window" in slider.label)
+    assert sliders == 1
+
+
+def test_point_flow_names_games_by_table_and_time_once_per_pair(fixture_db, expected,
+                                                               monkeypatch) -> None:  # noqa: ANN001
+    """Game by game: no session hashes, one name per game for everyone at the table, each pair
+    once per game, and the games' points add up to the pairs' net points."""
+    app = open_page(app_on(fixture_db, monkeypatch), "views/point_flow.py")
+    app.session_state["flow_tab"] = "Game by game"
+    app.run()
+    assert not app.exception
+    element = next(e for e in app.dataframe if "game" in e.value.columns)
+    import polars as pl
+
+    games = pl.from_pandas(element.value)
+    shown = [column for column in json.loads(element.proto.columns)]
+    assert "session_id" not in games.columns
+    for value in games["game"].to_list():
+        assert re.fullmatch(r"T\d+ · 2026-03-0\d \d\d:\d\d", value), value
+    # each pair once per game, whoever's side
+    keys = [(game, frozenset((winner, payer)))
+            for game, winner, payer in games.select("game", "winner", "payer").rows()]
+    assert len(keys) == len(set(keys))
+    # everyone at a table in one run of hands shares the game's name: T1 had two games of three
+    assert games.filter(pl.col("game").str.starts_with("T1"))["game"].n_unique() == 2
+    assert all((games["points"] >= 0).to_list())
+    net = {}
+    for winner, payer, points in games.select("winner", "payer", "points").rows():
+        net[(winner, payer)] = net.get((winner, payer), 0) + points
+        net[(payer, winner)] = net.get((payer, winner), 0) - points
+    assert net == {pair: value for pair, value in expected.net.items() if pair in net}
+    assert shown  # the table carries its own column settings (labels in words)
+
+
+MY_PAGES = {
+    "views/overview.py": (None, ()),
+    "views/player_review.py": ("review_tab", ("Results", "Royalties and Fantasyland",
+                                              "By variant and position")),
+    "views/compare_players.py": ("compare_tab", ("Cumulative points", "Session by session")),
+    "views/point_flow.py": ("flow_tab", ("Who paid whom", "Over time", "Game by game")),
+    "views/sessions.py": ("sessions_tab", ("Open a session",)),
+    "views/hand_browser.py": (None, ()),
+    "views/data.py": (None, ()),
+}
+"""The pages (and tabs) whose tables this dashboard names itself; the comparison tables and the
+report's are the coaching report's (their own tests)."""
+
+
+def shown_labels(element) -> dict[str, str]:  # noqa: ANN001
+    """Each column a table shows, with the label it shows it under."""
+    config = json.loads(element.proto.columns or "{}")
+    order = list(element.proto.column_order) or list(element.value.columns)
+    labels = {}
+    for name in order:
+        settings = config.get(f"col:name:{name}") or config.get(name) or {}
+        if settings.get("hidden"):
+            continue
+        labels[name] = settings.get("label") or name
+    return labels
+
+
+def test_tables_speak_in_words(fixture_db, monkeypatch) -> None:  # noqa: ANN001
+    """No table shows a code name (points_per_hand, is_chosen): every column it shows has a
+    label in words; hashes (session ids, hand keys) are not shown."""
+    app = app_on(fixture_db, monkeypatch)
+    seen = 0
+    for page, (key, tabs) in MY_PAGES.items():
+        open_page(app, page)
+        for tab in tabs or (None,):
+            if tab is not None:
+                app.session_state[key] = tab
+                app.run()
+                assert not app.exception, (page, tab)
+            for element in app.dataframe:
+                labels = shown_labels(element)
+                seen += 1
+                assert not [label for label in labels.values() if "_" in label], (page, tab, labels)
+                assert not {"session_id", "hand_key", "total"} & set(labels), (page, tab, labels)
+    assert seen >= 12
+
+
+def test_a_rolling_window_cut_short_says_why(fixture_db, monkeypatch) -> None:  # noqa: ANN001
+    """The slider says 200, the player has fewer hands: the titles say the window used, and a
+    line under them says why it is not the one chosen."""
+    app = open_page(app_on(fixture_db, monkeypatch), "views/sessions.py")
+    app.session_state["sessions_tab"] = "Progress of a player"
+    app.run()
+    assert app.select_slider(key="sessions_progress_window").value == 200
+    titles = [chart.proto.spec for chart in app.get("plotly_chart")]
+    used = re.search(r"rolling (\d+) hands", " ".join(titles))
+    assert used and int(used.group(1)) < 200
+    why = [caption.value for caption in app.caption if "not the 200 chosen" in caption.value]
+    assert why and f"Rolling {used.group(1)} hands" in why[0]

@@ -112,7 +112,7 @@ def pad_player(page: Any, index: int) -> Any:
 
 def pad_note(page: Any) -> Any:
     """The verdict line under the chosen board."""
-    return page.locator(".st-key-rec_pad_box .note")
+    return page.locator(".st-key-rec_pad_box .tools .note")
 
 
 def settled_box(page: Any, selector: str, timeout_ms: int = 15_000) -> dict[str, float]:

@@ -220,3 +220,110 @@ def test_a_session_survives_a_reload(server: tuple[str, Path]) -> None:
         # Another device sees the same offer.
         other = phone.open_record(context, url)
         expect(other.locator(".st-key-rec_offer_0")).to_contain_text("1 hand")
+
+
+def in_view(page, selector: str) -> bool:  # noqa: ANN001
+    """True when the element is wholly on the phone's screen (no scrolling needed)."""
+    box = phone.settled_box(page, selector)
+    return box["y"] >= 0 and box["y"] + box["height"] <= phone.PHONE["height"]
+
+
+SCROLL_DOWN = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  main.scrollTop = main.scrollHeight;
+  return main.scrollTop;
+}"""
+
+
+def test_the_recorder_forgives(server: tuple[str, Path]) -> None:
+    """At the table: setup without knowing to press Enter, a foul seen from every tab, a board
+    cleared only on a second tap and then brought back, a double tap on Save saving once, the
+    tabs and running totals back in view after an action taken low on the page, and taps kept
+    through reloads that come right after them."""
+    from playwright.sync_api import expect
+
+    url, database = server
+    ARTIFACTS.mkdir(exist_ok=True)
+    with phone.phone_browser() as context:
+        page = phone.open_record(context, url)
+        # the heading is not under Streamlit's header
+        header = page.locator('[data-testid="stHeader"]').bounding_box()
+        heading = phone.settled_box(page, ".st-key-rec_page h1")
+        assert header is not None and heading["y"] >= header["y"] + header["height"] - 1
+        # the button picker is there at once; names typed without Enter still start the session
+        expect(page.locator(".st-key-rec_setup_button")).to_be_visible()
+        page.locator(".st-key-rec_setup_players input").fill("mara, jun, ivo")
+        page.locator(".st-key-rec_start button").tap()
+        expect(page.get_by_role("heading", name="Hand 1")).to_be_visible()
+        expect(page.get_by_text("Button ivo · mara acts first")).to_be_visible()
+
+        for name in sc.PLAYERS:
+            for card in phone.board_cards(sc.HAND_1[name]):
+                phone.pad_card(page, card).tap()
+        # ivo fouls: his tab says so, and mara's board shows it too
+        expect(phone.pad_player(page, 2)).to_contain_text("13/13 · BTN · foul")
+        phone.pad_player(page, 0).tap()
+        other = page.locator(".st-key-rec_pad_box .note.other")
+        expect(other).to_contain_text("ivo: Foul: middle (full house")
+
+        # clearing a board: far from the take-back key, asks first, can be undone
+        back = phone.settled_box(page, ".st-key-rec_pad_box button.back")
+        clear_button = page.locator(".st-key-rec_pad_box button.clear")
+        clear_box = phone.settled_box(page, ".st-key-rec_pad_box button.clear")
+        apart = max(clear_box["y"] - (back["y"] + back["height"]),
+                    back["y"] - (clear_box["y"] + clear_box["height"]),
+                    clear_box["x"] - (back["x"] + back["width"]),
+                    back["x"] - (clear_box["x"] + clear_box["width"]))
+        assert apart >= 44, (back, clear_box)
+        clear_button.tap()
+        expect(clear_button).to_have_text("Tap again to clear")
+        expect(phone.pad_player(page, 0)).to_contain_text("13/13")
+        clear_button.tap()
+        expect(phone.pad_player(page, 0)).to_contain_text("0/13")
+        page.locator(".st-key-rec_pad_box button.undo-clear").tap()
+        expect(phone.pad_player(page, 0)).to_contain_text("13/13")
+        assert phone.too_small(page) == []
+
+        # a double tap on Save, from low on the page: saved once, its message kept, the tabs
+        # and the running totals back in view
+        assert page.evaluate(SCROLL_DOWN) > 0
+        page.locator(".st-key-rec_save_button button").evaluate(
+            "(button) => { button.click(); setTimeout(() => button.click(), 80); }")
+        expect(page.get_by_role("heading", name="Hand 2")).to_be_visible()
+        expect(page.get_by_text("Hand 1 saved: mara +23, jun +12, ivo -35.", exact=False)
+               ).to_be_visible()
+        page.wait_for_timeout(1500)  # the second tap has been answered
+        expect(page.get_by_text("Not saved", exact=False)).to_have_count(0)
+        assert stored_points(database) == {"0001": sc.HAND_1_POINTS}
+        expect(page.locator(".st-key-rec_pad_box .summary")).to_have_text(
+            "After hand 1: mara +23 · jun +12 · ivo -35")
+        assert in_view(page, ".st-key-rec_pad_box .summary")
+        assert in_view(page, ".st-key-rec_pad_box button[data-player='1']")
+        page.screenshot(path=str(ARTIFACTS / "record-phone-after-save.png"))
+        # a Fantasyland hand is coming: no surprise when the button stays afterwards
+        assert in_view(page, ".st-key-rec_delete button")  # Edit and Delete in reach
+
+        # delete (from low on the page), then undo: the top comes back each time
+        page.evaluate(SCROLL_DOWN)
+        page.locator(".st-key-rec_delete button").dispatch_event("click")
+        expect(page.get_by_text("Hand 1 deleted: its boards", exact=False)).to_be_visible()
+        assert in_view(page, ".st-key-rec_pad_box button[data-player='0']")
+        page.evaluate(SCROLL_DOWN)
+        page.locator(".st-key-rec_undo button").dispatch_event("click")
+        expect(page.get_by_text("Hand 1 is back.")).to_be_visible()
+        assert in_view(page, ".st-key-rec_pad_box .summary")
+        assert in_view(page, ".st-key-rec_pad_box button[data-player='0']")
+
+        # a tap, then a reload within milliseconds, four times over: no tap is lost
+        cards = phone.board_cards(sc.HAND_2["jun"])[:4]
+        for count, card in enumerate(cards, start=1):
+            phone.pad_card(page, card).tap()
+            page.reload()
+            expect(page.get_by_role("heading", name="Record")).to_be_visible()
+            page.locator(".st-key-rec_offer_0 button").tap()
+            expect(page.get_by_role("heading", name="Hand 2")).to_be_visible()
+            expect(phone.pad_player(page, 1)).to_contain_text(f"{count}/13")
+        page.wait_for_timeout(800)  # the restored taps reached the server
+        page.reload()
+        page.locator(".st-key-rec_offer_0 button").tap()
+        expect(phone.pad_player(page, 1)).to_contain_text(f"{len(cards)}/13")

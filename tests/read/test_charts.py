@@ -69,3 +69,89 @@ def test_small_multiples_leave_room_for_their_panel_titles() -> None:
     bars = charts.points_per_hand_bars(frame.with_columns(variant=pl.col("player"),
                                                           hands=pl.lit(5)), "variant", "")
     assert bars.layout.margin.t == 10
+
+
+# --- charts that tell the truth at a glance (issue 30) ----------------------------------------
+
+
+def test_fantasyland_funnel_only_narrows_and_says_where_entries_went() -> None:
+    # the demo's numbers: more hands played in Fantasyland than entries (a stay plays another)
+    frame = pl.DataFrame({"stage": ["Entered", "Played in Fantasyland", "Stayed"],
+                          "count": [168, 201, 36], "points": [None, 512.0, None]})
+    figure = charts.fantasyland_funnel_chart(frame)
+    widths = list(figure.data[0].x)
+    assert widths == sorted(widths, reverse=True), widths  # a funnel never widens
+    assert widths == [201, 36]
+    note = " ".join(annotation.text for annotation in figure.layout.annotations)
+    assert "168 entries" in note and "stay" in note
+
+
+def test_royalty_sources_name_classes_in_words_each_in_its_own_colour() -> None:
+    classes = ["pair", "trips", "straight", "flush", "full_house", "quads", "straight_flush",
+               "royal_flush", "seven_low", "perfect_low"]
+    frame = pl.DataFrame({
+        "row_name": ["bottom"] * len(classes),
+        "hand_class": classes,
+        "boards": [1] * len(classes),
+        "royalty_points": list(range(len(classes), 0, -1)),
+    })
+    figure = charts.royalty_sources_chart(frame)
+    names = [trace.name for trace in figure.data]
+    assert not any("_" in name for name in names), names
+    assert "full house" in names and "royal flush" in names
+    colours = [trace.marker.color for trace in figure.data]
+    assert None not in colours
+    assert len(set(colours)) == len(colours), colours
+    # the same class keeps its colour whatever else is in the chart
+    alone = charts.royalty_sources_chart(frame.filter(pl.col("hand_class") == "royal_flush"))
+    assert alone.data[0].marker.color == colours[names.index("royal flush")]
+    # strength order in the legend, weakest first
+    assert names.index("pair") < names.index("full house") < names.index("royal flush")
+
+
+def test_rolling_foul_rate_draws_only_full_windows() -> None:
+    window = 100
+    hands = list(range(1, 301))
+    frame = pl.DataFrame({
+        "player": ["a"] * len(hands), "hand_number": hands,
+        "foul_rate": [1.0 if hand == 1 else 0.2 for hand in hands],  # a foul in the first hand
+        "window_hands": [min(hand, window) for hand in hands],
+    })
+    figure = charts.rolling_foul_rate_chart(frame, window)
+    assert min(figure.data[0].x) == window
+    assert max(figure.data[0].y) < 100  # no spike to 100 % from a one-hand "window"
+    short = frame.filter(pl.col("hand_number") < window)
+    message = charts.rolling_foul_rate_chart(short, window).layout.annotations[0].text
+    assert "100" in message
+
+
+def test_point_flow_labels_are_readable() -> None:
+    pairs = pl.DataFrame({
+        "player": ["a", "b", "a", "c", "b", "c"], "opponent": ["b", "a", "c", "a", "c", "b"],
+        "hands": [3] * 6, "points": [12000, -12000, -5, 5, 40, -40], "scoops": [0] * 6,
+    })
+    heatmap = charts.point_flow_heatmap(pairs)
+    assert heatmap.data[0].textfont.size >= 12
+    assert "+12,000" in [cell for line in heatmap.data[0].text for cell in line]
+    sankey = charts.point_flow_sankey(pairs)
+    font = sankey.data[0].textfont
+    assert font.size >= 12
+    assert font.color == charts.TEXT_COLOUR  # dark text, not the theme's grey
+    assert "#ffffff" in font.shadow  # in a light halo over the links
+
+
+def test_cumulative_panels_give_each_player_their_own_scale() -> None:
+    rows = []
+    for player, step in (("big loser", -400), ("a", 2), ("b", -1)):
+        total = 0
+        for hand in range(1, 31):
+            total += step
+            rows.append({"player": player, "hand_number": hand, "cumulative": total})
+    figure = charts.cumulative_points_panels(pl.DataFrame(rows))
+    assert len(figure.data) == 3
+    axes = [trace.yaxis for trace in figure.data]
+    assert len(set(axes)) == 3  # one y axis per player
+    layout = figure.to_plotly_json()["layout"]
+    assert all(not layout[name].get("matches") for name in layout if name.startswith("yaxis"))
+    titles = [annotation.text for annotation in figure.layout.annotations]
+    assert "big loser: -12,000" in titles and "a: +60" in titles

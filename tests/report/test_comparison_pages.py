@@ -46,6 +46,13 @@ def _named(app: AppTest, prefix: str, names: list[str]) -> None:
     assert not app.exception, [e.message for e in app.exception]
 
 
+def _tab(app: AppTest, key: str, label: str) -> None:
+    """Open one of a page's tabs (only the open tab is drawn)."""
+    app.session_state[key] = label
+    app.run()
+    assert not app.exception, [e.message for e in app.exception]
+
+
 def test_compare_players_against_the_solid_players(proof_db: Simulated,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     players = [*CHASERS, RANDOM, SOLIDS[0]]
@@ -88,6 +95,7 @@ def test_sessions_page_compares_players_and_shows_progress(
     app = _app(proof_db.database, monkeypatch, [])
     app.switch_page("views/sessions.py").run()
     assert not app.exception, [e.message for e in app.exception]
+    _tab(app, "sessions_tab", "Players against a group")
     table = _table(app, "sessions_reference_table")
     assert sorted(table["player"].to_list()) == sorted([*SOLIDS, *CHASERS, RANDOM, DRIFTER])
     # with the field as the group, the random player is beyond the outlier rule: not shrunk,
@@ -95,6 +103,7 @@ def test_sessions_page_compares_players_and_shows_progress(
     rows = {row["player"]: row for row in table.to_dicts()}
     assert rows[RANDOM]["status"] == "beyond the outlier rule"
     assert rows[RANDOM]["rank"] != rows[RANDOM]["rank"] or rows[RANDOM]["rank"] is None
+    _tab(app, "sessions_tab", "Progress of a player")
     app.date_input(key="sessions_progress_date").set_value(proof_db.switch.date())
     app.selectbox(key="sessions_progress_player").set_value(DRIFTER).run()
     assert not app.exception, [e.message for e in app.exception]
@@ -108,13 +117,16 @@ def test_player_review_against_a_group_and_before_after(
     app = _app(proof_db.database, monkeypatch, [DRIFTER])
     app.switch_page("views/player_review.py").run()
     assert not app.exception, [e.message for e in app.exception]
+    _tab(app, "review_tab", "Against a reference group")
     [row] = _table(app, "review_reference_table").to_dicts()
     assert row["player"] == DRIFTER and row["status"] == "compared with the group"
+    _tab(app, "review_tab", 'Trend and "did I improve?"')
     tests = {r["key"]: r for r in _table(app, "review_progress_tests").to_dicts()}
     assert set(tests) == {"trend.points", "trend.foul"}
     app.date_input(key="review_progress_date").set_value(proof_db.switch.date()).run()
     tests = {r["key"]: r for r in _table(app, "review_progress_tests").to_dicts()}
     assert tests["change.foul"]["verdict"] == "clear"
+    _tab(app, "review_tab", "Against a reference group")
     _named(app, "review_reference", list(SOLIDS))
     [row] = _table(app, "review_reference_table").to_dicts()
     assert row["status"] == "compared with the group" and row["group_players"] == len(SOLIDS)

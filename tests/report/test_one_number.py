@@ -89,10 +89,13 @@ def test_the_pages_show_the_comparison(demo: Path, players: list[str],
     app = AppTest.from_file(str(APP), default_timeout=180)
     app.run()
     app.sidebar.multiselect(key="f_players").set_value(players).run()
-    for page, key in (("views/compare_players.py", "compare_reference_table"),
-                      ("views/sessions.py", "sessions_reference_table")):
+    for page, key, tab in (
+            ("views/compare_players.py", "compare_reference_table",
+             ("compare_tab", "Against a reference group")),
+            ("views/sessions.py", "sessions_reference_table",
+             ("sessions_tab", "Players against a group"))):
         app.switch_page(page).run()
-        assert not app.exception, [e.message for e in app.exception]
+        _open_tab(app, *tab)  # only the open tab is drawn
         shown = _table(app)
         assert set(shown) <= set(expected) and shown, key
         for player, row in shown.items():
@@ -100,9 +103,17 @@ def test_the_pages_show_the_comparison(demo: Path, players: list[str],
     hero = players[0]
     app.sidebar.multiselect(key="f_players").set_value([hero]).run()
     app.switch_page("views/player_review.py").run()
-    assert not app.exception, [e.message for e in app.exception]
+    _open_tab(app, "review_tab", "Against a reference group")
     [row] = _table(app).values()
     _check_row(row, expected[hero], "review")
+
+
+def _open_tab(app: AppTest, key: str, label: str) -> None:
+    """Open one of a page's tabs (the pages draw only the open tab)."""
+    assert not app.exception, [e.message for e in app.exception]
+    app.session_state[key] = label
+    app.run()
+    assert not app.exception, [e.message for e in app.exception]
 
 
 def _table(app: AppTest) -> dict[str, dict]:
