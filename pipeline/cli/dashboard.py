@@ -180,6 +180,24 @@ def access_environment(options: ServeOptions) -> tuple[dict[str, str], str | Non
     return environment, token
 
 
+def upgrade_schema(database: Path) -> bool:
+    """Bring an existing database's schema up to date (the columns added since it was written,
+    e.g. ``hands.match_id``) before the dashboard, which reads it read-only, opens it. Returns
+    False, with a note, when the file cannot be written (read-only place, another writer holding
+    it, not a database): the pages then read what is there."""
+    import duckdb
+
+    from pipeline.store import connect
+
+    try:
+        connect(database, wait_seconds=2.0).close()
+    except (OSError, duckdb.Error) as error:
+        print(f"ofc dashboard: could not bring {database}'s tables up to date ({error}); "
+              "pages that need newer columns may say so", flush=True)
+        return False
+    return True
+
+
 def serve(database: str | Path, options: ServeOptions, lake: bool = False) -> int:
     """Run Streamlit on ``database`` (a lake folder with ``lake``) until interrupted; returns
     its exit status."""
@@ -202,6 +220,8 @@ def serve(database: str | Path, options: ServeOptions, lake: bool = False) -> in
             raise CommandError(f"{database} is a folder, not a database file", code=2)
         if not database.exists():
             print(f"ofc dashboard: no database at {database} yet; the start page explains how to load hands")
+        else:
+            upgrade_schema(database)
     extra, token = access_environment(options)
     environment = {key: value for key, value in os.environ.items()
                    if key not in (access.SECRET_ENV, access.SECRET_KIND_ENV,

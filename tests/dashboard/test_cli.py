@@ -97,3 +97,31 @@ def test_terminating_ofc_dashboard_stops_its_streamlit_server(tmp_path) -> None:
             for child in children:
                 if _alive(child):
                     os.kill(child, signal.SIGKILL)
+
+
+def test_an_older_database_is_brought_up_to_date_before_serving(tmp_path) -> None:  # noqa: ANN001
+    """A database written before matches (no hands.match_id) crashed the read-only pages that
+    settle matches; ofc dashboard now adds the missing columns first."""
+    import duckdb
+
+    from pipeline.cli.dashboard import upgrade_schema
+
+    sample = Path(__file__).resolve().parents[2] / "sample_data" / "match-night.csv"
+    database = tmp_path / "old.duckdb"
+    ingested = subprocess.run([*OFC, "ingest", str(sample), "--db", str(database)],
+                              capture_output=True, text=True, timeout=120)
+    assert ingested.returncode == 0, ingested.stderr
+    with duckdb.connect(str(database)) as connection:  # as written before issue 31
+        connection.execute("ALTER TABLE hands DROP COLUMN match_id")
+        connection.execute("DELETE FROM meta WHERE key = 'schema_fingerprint'")
+    try:
+        read.matches.match_settlements(database)
+        raise AssertionError("an older database should lack hands.match_id")
+    except duckdb.Error:
+        pass
+    assert upgrade_schema(database)
+    # the column is there (empty: the dropped values are gone), and the question answers
+    assert read.matches.match_settlements(database) == ()
+    not_a_database = tmp_path / "notes.duckdb"
+    not_a_database.write_text("not a database\n")
+    assert not upgrade_schema(not_a_database)
