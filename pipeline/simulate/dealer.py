@@ -445,7 +445,7 @@ def packed_outlooks(row: int, variant: Variant,
                     outlooks: RowOutlooks) -> tuple[tuple[str, ...], np.ndarray]:
     """A row's outlook fields side by side, one table row per :attr:`RowState.entry` (a state
     id; for five-card rows 2 × id + suited): the field names (``open`` first, then as in
-    :func:`_row_outlooks`) and the (entries, fields) float32 table, so that
+    :func:`_row_outlooks`) and the (fields, entries) float32 table, so that
     :meth:`StreetRows.options_at` gathers all of an option's row fields at once. Built once
     per process for each row, variant and outlook arrays."""
     key = (row, id(outlooks), variant)
