@@ -129,14 +129,19 @@ class ColumnPolicy:
         # processor's cache (an opening's 243 options × 8,192 boards would not)
         chunk = max(1, OPTIONS_PER_CHUNK // len(patterns))
         chosen = np.empty(count, dtype=np.int64)
+        choose_street = getattr(self.bot, "choose_street", None)
         after = [np.empty_like(boards.keys), np.empty_like(boards.counts),
                  np.empty_like(boards.suits)]
         for start in range(0, count, chunk):
             part = slice(start, min(count, start + chunk))
             street = StreetRows(dealt[part], boards.keys[part], boards.counts[part],
                                 boards.suits[part])
-            options = street.options(self.variant, patterns, subsets, self.outlooks)
-            chosen[part] = self.bot.choose(options, uniforms[part])
+            if choose_street is not None:  # the bot scores only the options it considers
+                chosen[part] = choose_street(street, self.variant, patterns, subsets,
+                                             self.outlooks)
+            else:
+                options = street.options(self.variant, patterns, subsets, self.outlooks)
+                chosen[part] = self.bot.choose(options, uniforms[part])
             for target, values in zip(after, street.after(subsets[chosen[part]]), strict=True):
                 target[part] = values
         before = boards.counts

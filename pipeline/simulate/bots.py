@@ -31,11 +31,15 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from functools import cache
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
 from pipeline.rules.game import Variant
+
+if TYPE_CHECKING:
+    from pipeline.simulate.dealer import StreetRows
+    from pipeline.simulate.outlook import RowOutlooks
 
 TOP, MIDDLE, BOTTOM = 0, 1, 2
 ROW_NAMES = ("top", "middle", "bottom")
@@ -239,6 +243,11 @@ class HeuristicBot:
 
     def scores(self, options: Options) -> np.ndarray:
         """The worth of every option (B, P); options the bot does not consider get -inf."""
+        return np.where(self.allowed(options), self.worth(options), -np.inf)
+
+    def worth(self, options: Options) -> np.ndarray:
+        """The worth of each option by the formula of the module docstring, option by option
+        (any shape of option arrays: (B, P), or flat as :meth:`StreetRows.options_at` gives)."""
         style = self.style_for(options.variant)
         royalty = options.top_royalty + options.middle_royalty + options.bottom_royalty
         bottom_mean = options.bottom_mean + style.steer * options.open_bottom
@@ -269,7 +278,7 @@ class HeuristicBot:
         worth -= (1.0 - legal) * style.foul_penalty
         worth += style.fantasyland_bonus * options.top_fantasyland * legal_with_fantasyland
         worth += style.middle_patience * options.open_middle
-        return np.where(self.allowed(options), worth, -np.inf)
+        return worth
 
     def allowed(self, options: Options) -> np.ndarray:
         """The options this bot considers: valid ones; in the opening (five cards) only the
@@ -285,6 +294,32 @@ class HeuristicBot:
     def choose(self, options: Options, uniforms: np.ndarray) -> np.ndarray:
         """The best-scoring valid option per board (the first one on ties)."""
         return np.argmax(self.scores(options), axis=1)
+
+    def considered(self, street: StreetRows, patterns: np.ndarray, subsets: np.ndarray,
+                   outlooks: RowOutlooks) -> np.ndarray:
+        """:meth:`allowed` (boards × patterns) from the rows' states alone, without building
+        the options' outlooks."""
+        valid = street.valid(subsets)
+        if patterns.shape[1] != 5:
+            return valid
+        sensible = valid
+        for row, floors in ((TOP, outlooks.top_floor), (MIDDLE, outlooks.five_floor)):
+            state = street.row_state(row)
+            shaped = (state.open >= 2) | (floors[state.state] >= _PAIR_SCALE)  # boards × subsets
+            sensible = sensible & shaped[:, subsets[:, row]]
+        return np.where(sensible.any(axis=1, keepdims=True), sensible, valid)
+
+    def choose_street(self, street: StreetRows, variant: Variant, patterns: np.ndarray,
+                      subsets: np.ndarray, outlooks: RowOutlooks) -> np.ndarray:
+        """The choice of :meth:`choose` on ``street.options(...)``, board by board, worked out
+        on the options the bot considers only (:meth:`StreetRows.options_at`): the same worth
+        of each, bit for bit, so the same picks (tests/simulate/test_bots.py checks it)."""
+        considered = self.considered(street, patterns, subsets, outlooks)
+        flat = np.flatnonzero(considered)
+        worth = self.worth(street.options_at(variant, patterns, subsets, outlooks, flat))
+        scores = np.full(considered.size, -np.inf, dtype=worth.dtype)
+        scores[flat] = worth
+        return np.argmax(scores.reshape(considered.shape), axis=1)
 
 
 class RandomBot:

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
+from typing import NamedTuple
 
 import numpy as np
 
@@ -309,6 +310,19 @@ def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
         hand.streets[seat] = ",".join(street_json[board])
 
 
+class RowState(NamedTuple):
+    """A row of every board after each subset of the street's cards (boards × subsets): its
+    open slots (float32), whether the cards fit, the state id (0 where they do not fit),
+    whether it is suited (five-card rows; None for the top) and its entry in
+    :func:`packed_outlooks` (the state id; 2 × id + suited for five-card rows)."""
+
+    open: np.ndarray
+    fits: np.ndarray
+    state: np.ndarray
+    suited: np.ndarray | None
+    entry: np.ndarray
+
+
 class StreetRows:
     """The rows of a column of boards and the cards of one street, by subset of those cards.
 
@@ -327,6 +341,7 @@ class StreetRows:
         self.keys = keys
         self.counts = counts
         self.suits = suits
+        self._states: dict[int, RowState] = {}
 
     def _row(self, row: int, columns: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         """(key, count, suit) of one row after each subset (or after the given subset per board)."""
@@ -350,55 +365,134 @@ class StreetRows:
         )
         return current_key + added_keys, current_count + added, suit
 
+    def row_state(self, row: int) -> RowState:
+        """One row after each subset (boards × subsets), worked out once per row and kept."""
+        known = self._states.get(row)
+        if known is None:
+            key, count, suit = self._row(row)
+            fits = count <= ROW_LENGTHS[row]
+            index = state_space().index
+            state = np.maximum(index[np.where(fits, key + count * KEY_LIMIT, 0)], 0)
+            if row == 0:
+                suited, entry = None, state
+            else:
+                suited = ((suit >= 0) & (suit <= 3)).astype(np.int64)
+                entry = 2 * state + suited
+            known = RowState((ROW_LENGTHS[row] - count).astype(np.float32), fits, state, suited,
+                             entry)
+            self._states[row] = known
+        return known
+
     @np.errstate(all="ignore")
     def options(
         self, variant: Variant, patterns: np.ndarray, subsets: np.ndarray, outlooks: RowOutlooks
     ) -> Options:
         """Every option (pattern) of the street for every board, with its rows' outlooks."""
-        index = state_space().index
         valid = np.ones((len(self.keys), len(patterns)), dtype=bool)
         fields: dict[str, np.ndarray] = {}
         for row, name in enumerate(ROW_NAMES):
-            key, count, suit = self._row(row)
-            fits = count <= ROW_LENGTHS[row]
-            state = np.maximum(index[np.where(fits, key + count * KEY_LIMIT, 0)], 0)
+            open_slots, fits, state, suited, _ = self.row_state(row)
             columns = subsets[:, row]
             valid &= fits[:, columns]
-            fields[f"open_{name}"] = (ROW_LENGTHS[row] - count).astype(np.float32)[:, columns]
-            if row == 0:
-                per_subset = {
-                    "mean": outlooks.top_mean[state], "variance": outlooks.top_variance[state],
-                    "royalty": outlooks.top_royalty[state],
-                    "fantasyland": outlooks.top_fantasyland[state],
-                    "fantasyland_mean": outlooks.top_fantasyland_mean[state],
-                    "fantasyland_variance": outlooks.top_fantasyland_variance[state],
-                    "floor": outlooks.top_floor[state],
-                }
-            else:
-                suited = ((suit >= 0) & (suit <= 3)).astype(np.int64)
-                per_subset = {
-                    "mean": outlooks.five_mean[state, suited],
-                    "variance": outlooks.five_variance[state, suited],
-                }
-                if row == 1:
-                    per_subset["floor"] = outlooks.five_floor[state]
-                if row == 2:
-                    per_subset["royalty"] = outlooks.bottom_royalty[state, suited]
-                elif variant is Variant.LOWBALL_PINEAPPLE:
-                    per_subset["royalty"] = outlooks.low_royalty[state, suited]
-                    per_subset["qualify"] = outlooks.low_qualify[state, suited]
-                else:
-                    per_subset["royalty"] = outlooks.middle_royalty[state, suited]
-            for field_name, values in per_subset.items():
+            fields[f"open_{name}"] = open_slots[:, columns]
+            for field_name, values in _row_outlooks(row, variant, outlooks, state,
+                                                    suited).items():
                 fields[f"{name}_{field_name}"] = values[:, columns]
         if "middle_qualify" not in fields:
             fields["middle_qualify"] = fields["middle_mean"]
         return Options(variant=variant, patterns=patterns, valid=valid, **fields)
 
+    def valid(self, subsets: np.ndarray) -> np.ndarray:
+        """Whether each option (boards × patterns) fits the rows' room: ``options().valid``
+        without the outlooks."""
+        valid = np.ones((len(self.keys), len(subsets)), dtype=bool)
+        for row in range(3):
+            valid &= self.row_state(row).fits[:, subsets[:, row]]
+        return valid
+
+    @np.errstate(all="ignore")
+    def options_at(
+        self, variant: Variant, patterns: np.ndarray, subsets: np.ndarray,
+        outlooks: RowOutlooks, flat: np.ndarray,
+    ) -> Options:
+        """Some options only, as flat arrays: ``flat`` holds the positions of the options
+        wanted in the boards × patterns grid of :meth:`options` (``board * patterns +
+        pattern``), and every field holds exactly that option's value there (the same table
+        entries), without building the options nobody asked for. ``valid`` is all true and
+        ``patterns`` the street's patterns."""
+        fields: dict[str, np.ndarray] = {}
+        for row, name in enumerate(ROW_NAMES):
+            entries = np.take(self.row_state(row).entry[:, subsets[:, row]], flat)
+            names, table = packed_outlooks(row, variant, outlooks)
+            values = np.take(table, entries, axis=1)
+            fields.update({f"open_{name}" if field == "open" else f"{name}_{field}":
+                           values[column] for column, field in enumerate(names)})
+        if "middle_qualify" not in fields:
+            fields["middle_qualify"] = fields["middle_mean"]
+        return Options(variant=variant, patterns=patterns,
+                       valid=np.ones(len(flat), dtype=bool), **fields)
+
     def after(self, chosen_subsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Keys, counts and suits of every row once each board's chosen option is placed."""
         rows = [self._row(row, chosen_subsets[:, row]) for row in range(3)]
         return tuple(np.stack([row[part] for row in rows], axis=1) for part in range(3))
+
+
+_PACKED: dict[tuple[int, int, Variant], tuple[RowOutlooks, tuple[str, ...], np.ndarray]] = {}
+
+
+def packed_outlooks(row: int, variant: Variant,
+                    outlooks: RowOutlooks) -> tuple[tuple[str, ...], np.ndarray]:
+    """A row's outlook fields side by side, one table row per :attr:`RowState.entry` (a state
+    id; for five-card rows 2 × id + suited): the field names (``open`` first, then as in
+    :func:`_row_outlooks`) and the (fields, entries) float32 table, so that
+    :meth:`StreetRows.options_at` gathers all of an option's row fields at once. Built once
+    per process for each row, variant and outlook arrays."""
+    key = (row, id(outlooks), variant)
+    known = _PACKED.get(key)
+    if known is None or known[0] is not outlooks:
+        space = state_space()
+        identities = np.arange(len(space.counts))
+        if row == 0:
+            state, suited = identities, None
+        else:
+            state, suited = np.repeat(identities, 2), np.tile(np.arange(2), len(identities))
+        fields = {"open": (ROW_LENGTHS[row] - space.counts[state]).astype(np.float32),
+                  **_row_outlooks(row, variant, outlooks, state, suited)}
+        known = (outlooks, tuple(fields), np.stack(list(fields.values())))
+        _PACKED[key] = known
+    return known[1], known[2]
+
+
+def _row_outlooks(row: int, variant: Variant, outlooks: RowOutlooks, state: np.ndarray,
+                  suited: np.ndarray | None) -> dict[str, np.ndarray]:
+    """The outlook fields of a row (0 top, 1 middle, 2 bottom) for an array of state ids (and,
+    for five-card rows, whether each is suited), named as in :class:`Options` without the row's
+    prefix."""
+    if row == 0:
+        return {
+            "mean": outlooks.top_mean[state], "variance": outlooks.top_variance[state],
+            "royalty": outlooks.top_royalty[state],
+            "fantasyland": outlooks.top_fantasyland[state],
+            "fantasyland_mean": outlooks.top_fantasyland_mean[state],
+            "fantasyland_variance": outlooks.top_fantasyland_variance[state],
+            "floor": outlooks.top_floor[state],
+        }
+    assert suited is not None
+    fields = {
+        "mean": outlooks.five_mean[state, suited],
+        "variance": outlooks.five_variance[state, suited],
+    }
+    if row == 1:
+        fields["floor"] = outlooks.five_floor[state]
+    if row == 2:
+        fields["royalty"] = outlooks.bottom_royalty[state, suited]
+    elif variant is Variant.LOWBALL_PINEAPPLE:
+        fields["royalty"] = outlooks.low_royalty[state, suited]
+        fields["qualify"] = outlooks.low_qualify[state, suited]
+    else:
+        fields["royalty"] = outlooks.middle_royalty[state, suited]
+    return fields
 
 
 @cache

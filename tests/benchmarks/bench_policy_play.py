@@ -1,0 +1,128 @@
+"""Benchmark: the rollout policy's fast path against its plain path, on a grading run's own calls.
+
+Not a test. Simulates ``--hands`` three-handed Pineapple hands (:func:`bench_analysis.build`),
+grades the player sitting in every hand in this process (one job) while recording every street
+the rollout policy plays (:meth:`pipeline.analysis.policy.ColumnPolicy.play_street`: the boards,
+the dealt cards), then decides each recorded street twice, alternately, in the same run: with
+the plain path (every option built by :meth:`StreetRows.options`, scored by
+:meth:`HeuristicBot.choose`) and with the fast path (:meth:`HeuristicBot.choose_street`: only
+the options the bot considers, gathered from packed tables). It checks that both pick the same
+pattern on every board and prints CPU seconds of each, per street (by cards already placed)
+and in total, with the ratio::
+
+    .venv/bin/python tests/benchmarks/bench_policy_play.py [--hands 8] [--repeat 3]
+
+Only the choice is timed (the rows' states after the street are the same code in both paths).
+The machine is shared and noisy: the figures are medians of ``--repeat`` passes, both paths
+measured in each pass.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_grading_speed import build  # noqa: E402
+
+from pipeline.analysis import policy as policy_module  # noqa: E402
+from pipeline.analysis.grade import GradeSettings  # noqa: E402
+from pipeline.analysis.runner import analyze_database  # noqa: E402
+from pipeline.simulate.bots import pattern_subsets, street_patterns  # noqa: E402
+from pipeline.simulate.dealer import StreetRows  # noqa: E402
+
+
+def record(hands: int, seed: int) -> list[tuple]:
+    """Every street the policy plays while one player's decisions are graded: (policy, keys,
+    counts, suits, dealt, discards) copies, in order."""
+    calls: list[tuple] = []
+    original = policy_module.ColumnPolicy.play_street
+
+    def spy(self, boards, dealt, discards, uniforms=None):  # noqa: ANN001, ANN202
+        calls.append((self, boards.keys.copy(), boards.counts.copy(), boards.suits.copy(),
+                      np.ascontiguousarray(dealt, dtype=np.int64), discards))
+        return original(self, boards, dealt, discards, uniforms)
+
+    with tempfile.TemporaryDirectory(prefix="bench-policy-play-") as folder:
+        database, player = build(Path(folder), hands, seed)
+        policy_module.ColumnPolicy.play_street = spy
+        try:
+            analyze_database(str(database), player=player, settings=GradeSettings(), jobs=1)
+        finally:
+            policy_module.ColumnPolicy.play_street = original
+    return calls
+
+
+def decide(call: tuple, fast: bool) -> tuple[np.ndarray, float]:
+    """One recorded street decided in chunks as the policy does; the picks and CPU seconds."""
+    policy, keys, counts, suits, dealt, discards = call
+    size = dealt.shape[1]
+    patterns, subsets = street_patterns(size, discards), pattern_subsets(size, discards)
+    chunk = max(1, policy_module.OPTIONS_PER_CHUNK // len(patterns))
+    picks = []
+    started = time.process_time()
+    for start in range(0, len(dealt), chunk):
+        part = slice(start, start + chunk)
+        street = StreetRows(dealt[part], keys[part], counts[part], suits[part])
+        if fast:
+            picks.append(policy.bot.choose_street(street, policy.variant, patterns, subsets,
+                                                  policy.outlooks))
+        else:
+            options = street.options(policy.variant, patterns, subsets, policy.outlooks)
+            picks.append(policy.bot.choose(options, np.zeros(part.stop - part.start)))
+    return np.concatenate(picks), time.process_time() - started
+
+
+def main() -> None:
+    """Record a grading run's streets, decide them both ways, print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--hands", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3)
+    arguments = parser.parse_args()
+    calls = [call for call in record(arguments.hands, arguments.seed)
+             if hasattr(call[0].bot, "choose_street")]
+    boards = sum(len(call[4]) for call in calls)
+    print(f"{len(calls):,} streets played by the policy ({boards:,} boards) while grading one "
+          f"player's decisions in {arguments.hands} hands (seed {arguments.seed})")
+    times: dict[tuple[str, int], list[float]] = defaultdict(list)
+    for _ in range(arguments.repeat):
+        spent: dict[tuple[str, int], float] = defaultdict(float)
+        for call in calls:
+            placed = int(call[2][0].sum())
+            plain, plain_seconds = decide(call, fast=False)
+            fast, fast_seconds = decide(call, fast=True)
+            if not (plain == fast).all():
+                raise SystemExit(f"the fast path picked differently on a street with {placed} "
+                                 "cards placed")
+            spent[("plain", placed)] += plain_seconds
+            spent[("fast", placed)] += fast_seconds
+        for key, seconds in spent.items():
+            times[key].append(seconds)
+    print("same picks on every board; CPU seconds, median of "
+          f"{arguments.repeat} passes (plain path = the baseline, measured beside it):")
+    for placed in sorted({placed for _, placed in times}):
+        plain = statistics.median(times[("plain", placed)])
+        fast = statistics.median(times[("fast", placed)])
+        print(f"  {placed:2d} cards placed: plain {plain:6.3f} s, fast {fast:6.3f} s: "
+              f"{plain / fast:.2f}x")
+    plain = statistics.median([sum(seconds[index] for (path, _), seconds in times.items()
+                                   if path == "plain") for index in range(arguments.repeat)])
+    fast = statistics.median([sum(seconds[index] for (path, _), seconds in times.items()
+                                  if path == "fast") for index in range(arguments.repeat)])
+    print(f"total: plain {plain:.3f} s, fast {fast:.3f} s: {plain / fast:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

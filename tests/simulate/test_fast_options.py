@@ -1,0 +1,122 @@
+"""The bots' fast path picks exactly what the plain path picks.
+
+:meth:`HeuristicBot.choose_street` scores only the options a bot considers, gathered from
+packed outlook tables (:meth:`StreetRows.options_at`), where :meth:`HeuristicBot.choose` scores
+every option of :meth:`StreetRows.options`. On boards of every fill (played by the random bot
+from fixed seeds, every street of every variant, two rule sets), the tests check, bit for bit:
+each gathered field equals the plain option's field, the options considered are the plain
+``allowed`` ones, and every heuristic bot picks the same pattern on every board.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pipeline.analysis.policy import BoardBatch, ColumnPolicy
+from pipeline.rules.game import Variant
+from pipeline.rules.ruleset import preset
+from pipeline.simulate.bots import BOTS, HeuristicBot, pattern_subsets, street_patterns
+from pipeline.simulate.dealer import StreetRows
+from pipeline.simulate.outlook import row_outlooks
+
+HEURISTIC = sorted(name for name, bot in BOTS.items() if isinstance(bot, HeuristicBot))
+OPTION_FIELDS = (
+    "open_top", "open_middle", "open_bottom", "top_mean", "top_variance", "top_royalty",
+    "top_fantasyland", "top_fantasyland_mean", "top_fantasyland_variance", "top_floor",
+    "middle_mean", "middle_floor", "middle_variance", "middle_royalty", "middle_qualify",
+    "bottom_mean", "bottom_variance", "bottom_royalty",
+)
+
+
+def streets_of_boards(variant: Variant, rules_name: str, boards: int, seed: int):
+    """For every street: the boards before it (filled by the random bot) and its dealt cards."""
+    rules = preset(rules_name)
+    generator = np.random.default_rng(seed)
+    decks = np.argsort(generator.random((boards, 52)), axis=1)
+    batch = BoardBatch.from_rows([((), (), ())]).repeat(boards)
+    filler = ColumnPolicy("random", variant, rules)
+    position = 0
+    for shape in variant.streets:
+        dealt = decks[:, position:position + shape.dealt]
+        position += shape.dealt
+        yield batch, dealt, shape.discarded, rules
+        filler.play_street(batch, dealt, shape.discarded, generator.random(boards))
+
+
+@pytest.mark.parametrize(("variant", "rules_name"), [
+    (Variant.PINEAPPLE, "standard"), (Variant.CLASSIC, "standard"),
+    (Variant.LOWBALL_PINEAPPLE, "standard"), (Variant.PINEAPPLE, "progressive"),
+])
+def test_the_fast_path_gives_the_plain_fields_and_picks(variant: Variant, rules_name: str) -> None:
+    checked = 0
+    for batch, dealt, discards, rules in streets_of_boards(variant, rules_name, 400, seed=11):
+        size = dealt.shape[1]
+        patterns, subsets = street_patterns(size, discards), pattern_subsets(size, discards)
+        outlooks = row_outlooks(variant, rules)
+        street = StreetRows(dealt, batch.keys, batch.counts, batch.suits)
+        plain = street.options(variant, patterns, subsets, outlooks)
+        assert (street.valid(subsets) == plain.valid).all()
+        flat = np.flatnonzero(plain.valid)
+        assert len(flat) > 0
+        gathered = street.options_at(variant, patterns, subsets, outlooks, flat)
+        for name in OPTION_FIELDS:
+            mine, theirs = getattr(gathered, name), getattr(plain, name).ravel()[flat]
+            assert mine.dtype == theirs.dtype, name
+            assert mine.tobytes() == theirs.tobytes(), name  # the same bits
+        for name in HEURISTIC:
+            bot = BOTS[name]
+            assert (bot.considered(street, patterns, subsets, outlooks)
+                    == bot.allowed(plain)).all(), name
+            expected = bot.choose(plain, np.zeros(len(dealt)))
+            fast = StreetRows(dealt, batch.keys, batch.counts, batch.suits)  # nothing kept
+            assert (bot.choose_street(fast, variant, patterns, subsets, outlooks)
+                    == expected).all(), name
+            worth = bot.worth(gathered)
+            assert worth.tobytes() == bot.worth(plain).ravel()[flat].tobytes(), name
+        checked += 1
+    assert checked == len(variant.streets)
+
+
+def test_the_fast_path_is_what_the_policy_plays() -> None:
+    """ColumnPolicy takes the fast path for a heuristic bot: a whole hand of streets gives the
+    boards the plain choice gives."""
+    rules = preset("standard")
+    for name in ("expert", "solid"):
+        policy = ColumnPolicy(name, Variant.PINEAPPLE, rules)
+        generator = np.random.default_rng(5)
+        decks = np.argsort(generator.random((300, 52)), axis=1)
+        fast = BoardBatch.from_rows([((), (), ())]).repeat(len(decks))
+        plain = BoardBatch.from_rows([((), (), ())]).repeat(len(decks))
+        position = 0
+        for shape in Variant.PINEAPPLE.streets:
+            dealt = decks[:, position:position + shape.dealt]
+            position += shape.dealt
+            chosen = policy.play_street(fast, dealt, shape.discarded)
+            size = shape.dealt
+            street = StreetRows(dealt, plain.keys, plain.counts, plain.suits)
+            options = street.options(Variant.PINEAPPLE, street_patterns(size, shape.discarded),
+                                     pattern_subsets(size, shape.discarded), policy.outlooks)
+            expected = policy.bot.choose(options, np.zeros(len(dealt)))
+            assert (chosen == expected).all()
+            # the plain boards follow the plain choice
+            plain_policy = ColumnPolicy("random", Variant.PINEAPPLE, rules)
+            plain_policy.bot = _Fixed(expected)
+            plain_policy.play_street(plain, dealt, shape.discarded)
+        assert (fast.cards == plain.cards).all()
+        assert (fast.keys == plain.keys).all() and (fast.suits == plain.suits).all()
+
+
+class _Fixed:
+    """A bot that plays given pattern indexes (to move the plain boards along)."""
+
+    uses_chance = False
+
+    def __init__(self, chosen: np.ndarray) -> None:
+        self.chosen = chosen
+        self.given = 0
+
+    def choose(self, options: object, uniforms: np.ndarray) -> np.ndarray:
+        """The next given choices (the policy asks chunk by chunk)."""
+        self.given += len(uniforms)
+        return self.chosen[self.given - len(uniforms):self.given]
