@@ -51,7 +51,7 @@ from pipeline.lake.plan import (
     work_units,
 )
 from pipeline.lake.storage import Lake, Manifest
-from pipeline.lake.tables import HAND_TABLES, SCHEMAS, staged_schema
+from pipeline.lake.tables import HAND_TABLES, SCHEMAS, partition_path, staged_schema
 from pipeline.lake.units import EVENT_SCHEMA, FRAMES_FOLDER, record_order, record_texts
 from pipeline.records.rules_file import RulesResolver
 from pipeline.rules.ruleset import RuleSet
@@ -354,20 +354,83 @@ class _Commit:
         return conflicts
 
     def _sessions(self) -> dict[str, list[str]]:
-        """Sessions of the touched tables recomputed; returns the seats and sessions files that
-        are rewritten (relative paths)."""
-        engine = self.engine
+        """Sessions of the new hands' players and tables brought up to date; returns the seats
+        and sessions files that are rewritten (relative paths).
+
+        An append (the usual case) reads only the stored sessions near its new hands
+        (:func:`_sessions_near`); a build with another gap than the lake's sessions were
+        computed with recomputes every table from every seat (:func:`_sessions_again`)."""
         stored_gap = self.manifest.meta.get(SESSION_GAP_META_KEY)
-        every_table = stored_gap is not None and float(stored_gap) != self.session_gap
-        if every_table:
-            engine.view("touched", "SELECT DISTINCT site, table_name FROM lake_hands "
-                                   "UNION SELECT DISTINCT site, table_name FROM new_hands",
-                        reused=True)
-        else:
-            engine.view("touched", "SELECT DISTINCT site, table_name FROM new_hands",
-                        reused=True)
+        if stored_gap is not None and float(stored_gap) != self.session_gap:
+            return self._sessions_again()
+        return self._sessions_near()
+
+    def _sessions_near(self) -> dict[str, list[str]]:
+        """The append's sessions from the stored sessions near its new hands and the new seats
+        alone (:func:`~pipeline.lake.queries.merged_sessions`). Rewritten: the sessions files
+        holding a near session, and (only when a new hand comes before a stored session's
+        first, or joins two: the session's id changes) the seats files of those sessions'
+        hands, found in their months' partitions."""
+        engine = self.engine
+        dialect = engine.dialect
+        engine.materialise("new_timed", queries.new_timed_seats())
+        engine.materialise("near", queries.near_sessions(dialect, self.session_gap))
+        engine.materialise("merged", queries.merged_sessions(dialect, self.session_gap))
+        engine.view("assignments", "SELECT hand_key, player, session_id FROM merged "
+                                   "WHERE kind = 'new'")
+        renamed = engine.query(
+            "SELECT m.old_id, m.session_id, m.site, n.started_at, n.ended_at "
+            "FROM merged m JOIN near n ON n.session_id = m.old_id "
+            "WHERE m.kind = 'stored' AND m.session_id <> m.old_id").to_pylist()
+        touched_sessions = sorted({engine.file_path(row["_file"]) for row in engine.query(
+            "SELECT DISTINCT _file FROM near").to_pylist()})
+        changed: list[Path] = []
+        if renamed:
+            engine.register_arrow("renamed", pa.table({
+                "old_id": [row["old_id"] for row in renamed],
+                "session_id": [row["session_id"] for row in renamed]}))
+            engine.register_lake("renamed_seats", "seats",
+                                 self._seats_files_of(renamed), self.store.root,
+                                 with_file=True)
+            changed = sorted({engine.file_path(row["_file"]) for row in engine.query(
+                "SELECT DISTINCT se._file FROM renamed_seats se "
+                "JOIN renamed r ON r.old_id = se.session_id").to_pylist()})
+            engine.register_lake("rewrite_seats", "seats", changed, self.store.root)
+            engine.write(
+                f"SELECT {queries.columns('seats', 'se', {'session_id': 'coalesce(r.session_id, se.session_id)'})} "
+                "FROM rewrite_seats se LEFT JOIN renamed r ON r.old_id = se.session_id",
+                "seats", self.staging / "seats", self.prefix + "-s")
+        engine.register_lake("rewrite_sessions", "sessions", touched_sessions, self.store.root)
+        engine.write(
+            f"SELECT {queries.columns('sessions', 's')} FROM rewrite_sessions s "
+            f"{dialect.anti_join} near n ON n.session_id = s.session_id "
+            f"UNION ALL SELECT {queries.columns('sessions', 'x')} "
+            f"FROM ({queries.session_rows(dialect, 'merged')}) x",
+            "sessions", self.staging / "sessions", self.prefix)
+        return {"seats": [self._relative(path) for path in changed],
+                "sessions": [self._relative(path) for path in touched_sessions]}
+
+    def _seats_files_of(self, sessions: Sequence[dict]) -> list[Path]:
+        """The live seats files that may hold hands of ``sessions`` (site, started_at,
+        ended_at): those of their sites' partitions for the months they span."""
+        wanted: set[str] = set()
+        for row in sessions:
+            month = datetime(row["started_at"].year, row["started_at"].month, 1)
+            while month <= row["ended_at"]:
+                wanted.add(partition_path(row["site"], f"{month:%Y-%m}"))
+                month = datetime(month.year + month.month // 12, month.month % 12 + 1, 1)
+        return [self.store.root / relative for relative in self.manifest.files("seats")
+                if relative.split("/", 1)[1].rsplit("/", 1)[0] in wanted]
+
+    def _sessions_again(self) -> dict[str, list[str]]:
+        """Sessions of every table recomputed from every seat (the gap changed); returns the
+        seats and sessions files that are rewritten (relative paths)."""
+        engine = self.engine
+        engine.view("touched", "SELECT DISTINCT site, table_name FROM lake_hands "
+                               "UNION SELECT DISTINCT site, table_name FROM new_hands",
+                    reused=True)
         engine.materialise("assignments", queries.session_assignments(
-            engine.dialect, self.session_gap, every_table))
+            engine.dialect, self.session_gap, True))
         # Lake files to rewrite: seats whose session changed, sessions of the touched tables.
         rewrite: dict[str, list[Path]] = {"seats": [], "sessions": []}
         for row in engine.query(
