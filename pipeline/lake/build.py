@@ -12,9 +12,10 @@ The same promises as ``ofc ingest`` (docs/lake.md), on either engine:
      (:func:`pipeline.lake.units.prepare_unit`): staged frames and events;
    * :func:`pipeline.lake.queries.outcomes` sorts every valid record into stored, duplicate
      or conflict by hand key, against the lake and within the commit;
-   * the stored records' rows of every hand table are written, the sessions of the (site,
-     table) pairs they touch are recomputed (seats whose session changed are rewritten with
-     the files they are in), rejects (conflicts naming both sources, file-level problems)
+   * the stored records' rows of every hand table are written, the stored sessions near the
+     new hands (same player and table, within the gap) are merged with them (seats whose
+     session id changed are rewritten with the files they are in; nothing else stored is
+     read, so an append costs what is new), rejects (conflicts naming both sources, file-level problems)
      added unless the lake has them, the per-player totals brought up to date, and one
      ``ingested_files`` row written per file;
    * everything is staged, then committed in one atomic manifest replacement.
@@ -165,9 +166,11 @@ def _commit_groups(scans: Sequence[FileScan], commit_bytes: int) -> list[list[Fi
 
 
 def register_lake_tables(engine: Engine, store: Lake, manifest: Manifest,
-                         with_file: Sequence[str] = ()) -> None:
-    """Every table of the committed lake as ``lake_<table>`` (``_file`` on the named ones)."""
-    for table in SCHEMAS:
+                         with_file: Sequence[str] = (),
+                         tables: Sequence[str] | None = None) -> None:
+    """The tables of the committed lake (every one, or ``tables``) as ``lake_<table>``
+    (``_file`` on the ones named in ``with_file``)."""
+    for table in SCHEMAS if tables is None else tables:
         engine.register_lake(f"lake_{table}", table, store.files(table, manifest), store.root,
                              with_file=table in with_file)
 
@@ -243,8 +246,11 @@ class _Commit:
         return found
 
     def _register_lake(self) -> None:
-        register_lake_tables(self.engine, self.store, self.manifest,
-                             with_file=("seats", "sessions"))
+        """The stored tables an append reads: hands (to find repeats and conflicts), sessions
+        (those near the new hands), rejects and player totals; not the big per-seat tables
+        (Spark lists the files of a table when it is registered)."""
+        register_lake_tables(self.engine, self.store, self.manifest, with_file=("sessions",),
+                             tables=("hands", "sessions", "rejects", "player_totals"))
 
     def _read(self, scans: Sequence[FileScan], summaries: dict[int, FileSummary],
               file_rejects: list[Reject]) -> dict[str, list[str]]:
@@ -426,6 +432,8 @@ class _Commit:
         """Sessions of every table recomputed from every seat (the gap changed); returns the
         seats and sessions files that are rewritten (relative paths)."""
         engine = self.engine
+        register_lake_tables(engine, self.store, self.manifest, with_file=("seats",),
+                             tables=("seats", "results"))
         engine.view("touched", "SELECT DISTINCT site, table_name FROM lake_hands "
                                "UNION SELECT DISTINCT site, table_name FROM new_hands",
                     reused=True)
