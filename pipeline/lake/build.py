@@ -401,20 +401,31 @@ class _Commit:
             changed = sorted({engine.file_path(row["_file"]) for row in engine.query(
                 "SELECT DISTINCT se._file FROM renamed_seats se "
                 "JOIN renamed r ON r.old_id = se.session_id").to_pylist()})
-            engine.register_lake("rewrite_seats", "seats", changed, self.store.root)
+        return self._rewrite(
+            changed, "LEFT JOIN renamed r ON r.old_id = se.session_id", touched_sessions,
+            f"{dialect.anti_join} near n ON n.session_id = s.session_id",
+            queries.session_rows(dialect, "merged"))
+
+    def _rewrite(self, seats: Sequence[Path], seats_join: str, sessions: Sequence[Path],
+                 kept_sessions: str, new_sessions: str) -> dict[str, list[str]]:
+        """Write again the stored ``seats`` files with the session ids ``seats_join`` gives
+        (``r.session_id``, joined to ``se``; unchanged where there is none) and the stored
+        ``sessions`` files without the rows ``kept_sessions`` drops (a join on ``s``), plus
+        the ``new_sessions`` rows; returns the files replaced (relative paths)."""
+        engine = self.engine
+        if seats:
+            engine.register_lake("rewrite_seats", "seats", seats, self.store.root)
             engine.write(
                 f"SELECT {queries.columns('seats', 'se', {'session_id': 'coalesce(r.session_id, se.session_id)'})} "
-                "FROM rewrite_seats se LEFT JOIN renamed r ON r.old_id = se.session_id",
+                f"FROM rewrite_seats se {seats_join}",
                 "seats", self.staging / "seats", self.prefix + "-s")
-        engine.register_lake("rewrite_sessions", "sessions", touched_sessions, self.store.root)
+        engine.register_lake("rewrite_sessions", "sessions", sessions, self.store.root)
         engine.write(
-            f"SELECT {queries.columns('sessions', 's')} FROM rewrite_sessions s "
-            f"{dialect.anti_join} near n ON n.session_id = s.session_id "
-            f"UNION ALL SELECT {queries.columns('sessions', 'x')} "
-            f"FROM ({queries.session_rows(dialect, 'merged')}) x",
+            f"SELECT {queries.columns('sessions', 's')} FROM rewrite_sessions s {kept_sessions} "
+            f"UNION ALL SELECT {queries.columns('sessions', 'x')} FROM ({new_sessions}) x",
             "sessions", self.staging / "sessions", self.prefix)
-        return {"seats": [self._relative(path) for path in changed],
-                "sessions": [self._relative(path) for path in touched_sessions]}
+        return {"seats": [self._relative(path) for path in seats],
+                "sessions": [self._relative(path) for path in sessions]}
 
     def _seats_files_of(self, sessions: Sequence[dict]) -> list[Path]:
         """The live seats files that may hold hands of ``sessions`` (site, started_at,
@@ -450,23 +461,13 @@ class _Commit:
             "JOIN touched t ON t.site = s.site AND t.table_name IS NOT DISTINCT FROM s.table_name"
         ).to_pylist():
             rewrite[row["what"]].append(engine.file_path(row["_file"]))
-        changed, touched_sessions = rewrite["seats"], rewrite["sessions"]
-        engine.register_lake("rewrite_seats", "seats", changed, self.store.root)
-        engine.write(
-            f"SELECT {queries.columns('seats', 'se', {'session_id': 'coalesce(a.session_id, se.session_id)'})} "
-            "FROM rewrite_seats se LEFT JOIN assignments a "
-            "ON a.hand_key = se.hand_key AND a.player = se.player",
-            "seats", self.staging / "seats", self.prefix + "-s")
-        engine.register_lake("rewrite_sessions", "sessions", touched_sessions, self.store.root)
-        engine.write(
-            f"SELECT {queries.columns('sessions', 's')} FROM rewrite_sessions s "
+        return self._rewrite(
+            rewrite["seats"],
+            "LEFT JOIN assignments r ON r.hand_key = se.hand_key AND r.player = se.player",
+            rewrite["sessions"],
             f"{engine.dialect.anti_join} touched t ON t.site = s.site "
-            "AND t.table_name IS NOT DISTINCT FROM s.table_name "
-            f"UNION ALL SELECT {queries.columns('sessions', 'x')} "
-            f"FROM ({queries.session_rows(engine.dialect)}) x",
-            "sessions", self.staging / "sessions", self.prefix)
-        return {"seats": [self._relative(path) for path in changed],
-                "sessions": [self._relative(path) for path in touched_sessions]}
+            "AND t.table_name IS NOT DISTINCT FROM s.table_name",
+            queries.session_rows(engine.dialect))
 
     def _relative(self, path: Path) -> str:
         return path.resolve().relative_to(self.store.root.resolve()).as_posix()

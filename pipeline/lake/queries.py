@@ -183,12 +183,7 @@ def session_assignments(dialect: Dialect, gap_minutes: float, every_table: bool)
         LEFT JOIN lake_results r ON r.hand_key = se.hand_key AND r.player = se.player
         WHERE h.started_at IS NOT NULL
         UNION ALL
-        SELECT se.hand_key, se.player, h.site, h.table_name, h.started_at,
-               coalesce(r.points, 0) AS points
-        FROM new_seats se
-        JOIN new_hands h ON h.hand_key = se.hand_key
-        LEFT JOIN new_results r ON r.hand_key = se.hand_key AND r.player = se.player
-        WHERE h.started_at IS NOT NULL
+        SELECT * FROM ({new_timed_seats()}) fresh
     ), g AS (
         SELECT s.*,
             CASE WHEN lag(started_at) OVER w IS NULL

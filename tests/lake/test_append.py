@@ -118,3 +118,14 @@ def test_a_spark_failure_says_what_to_change_not_a_java_trace() -> None:
         "spark://head:7077", "1g")
     assert "Spark failed in step 'write seats'" in other and "SparkException" in other
     assert "\tat " not in other
+
+
+def test_an_append_with_another_gap_recomputes_every_session(tmp_path: Path) -> None:
+    files = _batches(tmp_path / "hands")
+    appended = tmp_path / "appended"
+    build_lake(files[:3], appended, LocalEngine(), session_gap=30)
+    build_lake(files[3:], appended, LocalEngine(), session_gap=12)
+    once = tmp_path / "once"
+    build_lake(files, once, LocalEngine(), session_gap=12)
+    grown, whole = lake_tables(appended), lake_tables(once)
+    assert_same_tables(whole, grown)
