@@ -93,7 +93,8 @@ def failure_message(label: str, error: BaseException, master: str, driver_memory
     first = next((line.strip() for line in text.splitlines()
                   if "Exception" in line or "Error" in line), text.strip()[:200])
     unchanged = "the lake is unchanged (nothing was committed)"
-    if "OutOfMemory" in text or "Java heap space" in text or "GC overhead" in text:
+    if any(sign in text for sign in ("OutOfMemory", "Java heap space", "GC overhead",
+                                     "Not enough memory")):
         return (f"Spark ran out of memory in step '{label}' (master {master}, driver memory "
                 f"{driver_memory}); {unchanged}. Give it more memory (--driver-memory 4g, or "
                 f"{DRIVER_MEMORY_VARIABLE}=4g), fewer cores per executor (--master local[1]), "

@@ -118,6 +118,11 @@ def test_a_spark_failure_says_what_to_change_not_a_java_trace() -> None:
         "spark://head:7077", "1g")
     assert "Spark failed in step 'write seats'" in other and "SparkException" in other
     assert "\tat " not in other
+    broadcast = failure_message("outcomes", RuntimeError(
+        "An error occurred while calling o604.parquet.\n: org.apache.spark.SparkException: Not "
+        "enough memory to build and broadcast the table to all worker nodes.\n\tat a.b(C.java:1)"),
+        "local[2]", "1g")
+    assert "ran out of memory in step 'outcomes'" in broadcast and "\tat " not in broadcast
 
 
 def test_an_append_with_another_gap_recomputes_every_session(tmp_path: Path) -> None:
