@@ -93,6 +93,10 @@ def _add_lake_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--master", default=DEFAULT_MASTER, metavar="URL",
                         help="the Spark master with --engine spark (default: %(default)s; "
                              "local[2] = two cores of this machine)")
+    parser.add_argument("--driver-memory", metavar="SIZE",
+                        help="the Spark driver's memory with --engine spark (e.g. 4g; default: "
+                             "$OFC_SPARK_DRIVER_MEMORY, else Spark's 1g; in local mode the "
+                             "work runs in the driver)")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
 
 
@@ -109,7 +113,8 @@ def _engine(arguments: argparse.Namespace, progress: Any) -> Any:
         raise CommandError(problem, code=1)
     progress.describe(f"starting Spark ({arguments.master})")
     try:
-        return SparkEngine(arguments.master, progress=progress)
+        return SparkEngine(arguments.master, progress=progress,
+                           driver_memory=arguments.driver_memory)
     except SparkUnavailable as error:
         raise CommandError(str(error), code=1) from error
 

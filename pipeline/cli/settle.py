@@ -43,11 +43,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """Print every match's settlement."""
+    from pipeline.ingest.rescore import score_stored
     from pipeline.read.matches import SETTLEMENT_COLUMNS, match_settlements, settlement_rows
 
     rules = rules_from_option(arguments.rules)
     matches = read_rows(arguments.db, lambda connection: match_settlements(
-        connection, rules=rules, match=arguments.match, site=arguments.site), arguments.lake)
+        connection, rules=rules, match=arguments.match, site=arguments.site,
+        score_boards=score_stored), arguments.lake)
     if not matches:
         where = f"match {arguments.match!r}" if arguments.match is not None else "match"
         if arguments.site is not None:

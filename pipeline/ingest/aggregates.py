@@ -32,12 +32,13 @@ boards gives (the read side checks that, :mod:`pipeline.read.totals`). Who calls
 
 The meta key :data:`AGGREGATES_META_KEY` says which definition (:data:`AGGREGATES_VERSION`) the
 stored sums follow; a reader trusts them only then, and only when they count as many boards as
-``evaluations`` holds.
+``evaluations`` holds. That definition (versions, meta keys, grains, sums, the summaries' SQL)
+lives in :mod:`pipeline.store.aggregates`, below both this writer and the read model; its names
+are imported here for the writer's own use.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Collection, Mapping
 
 import duckdb
@@ -46,6 +47,22 @@ import pyarrow as pa
 from pipeline import store
 from pipeline.ingest import play_order
 from pipeline.ingest.sessions import update_session_points
+from pipeline.store.aggregates import (
+    AGGREGATES_META_KEY,
+    AGGREGATES_VERSION,
+    BOARD_GRAIN,
+    BOARD_SUMS,
+    FANTASYLAND_CARD_RANKS,
+    PAIR_GRAIN,
+    PAIR_SUMS,
+    ROLLUP_META_KEY,
+    ROLLUP_VERSION,
+    SUMMARY_META_KEY,
+    SUMMARY_VERSION,
+    aggregates_current,
+    fantasyland_top_value,
+    summaries_sql,
+)
 
 __all__ = [
     "AGGREGATES_META_KEY",
@@ -67,69 +84,6 @@ __all__ = [
     "remove_hands",
     "summaries_sql",
 ]
-
-AGGREGATES_VERSION = "1"
-"""The definition the stored aggregates follow; a change of definition bumps it, and the next
-write rebuilds them (readers ignore aggregates of another version meanwhile)."""
-
-AGGREGATES_META_KEY = "aggregates_version"
-"""meta key: :data:`AGGREGATES_VERSION` once the aggregates are built and kept."""
-
-ROLLUP_VERSION = "1"
-"""The definition the day-free rollups (``board_totals_all``, ``pair_totals_all``) follow."""
-
-ROLLUP_META_KEY = "rollup_version"
-"""meta key: :data:`ROLLUP_VERSION` once the rollups are built and kept (a database whose
-aggregates were made before them gets them at its next write; readers use the per-day tables
-meanwhile)."""
-
-SUMMARY_VERSION = "1"
-"""The definition the stored ``hand_summaries`` follow."""
-
-SUMMARY_META_KEY = "hand_summary_version"
-"""meta key: :data:`SUMMARY_VERSION` once ``hand_summaries`` is built and kept (a database whose
-aggregates were made before it gets it at its next write; the hand browser reads the boards
-meanwhile)."""
-
-FANTASYLAND_CARD_RANKS = ("Q", "K", "A")
-"""A card of these ranks on the top row with the first five cards counts as chasing Fantasyland."""
-
-BOARD_GRAIN = ("player", "day", "variant", "rules", "player_count", "position", "fantasyland",
-               "foul")
-"""The columns a ``board_totals`` row is one of (``day`` is null for undated hands)."""
-
-BOARD_SUMS = (
-    "boards", "buttons", "with_streets", "chasing", "fantasyland_next", "disagreements",
-    "points", "points_sq", "royalty_top", "royalty_top_sq", "royalty_middle",
-    "royalty_middle_sq", "royalty_bottom", "royalty_bottom_sq", "matchups", "scoops", "scooped",
-    "paired_boards", "settled", "settled_sq", "royalty_points", "royalty_points_sq",
-    "royalty_settled",
-)
-"""The sums of a ``board_totals`` row."""
-
-PAIR_GRAIN = ("player", "opponent", "day", "variant", "rules", "player_count", "position",
-              "fantasyland", "foul")
-"""The columns a ``pair_totals`` row is one of (the grain of ``board_totals`` and an opponent)."""
-
-PAIR_SUMS = ("hands", "points", "points_sq", "scoops", "scooped", "scoop_points",
-             "scooped_points", "neither_points", "fantasyland_next", "royalty", "royalty_sq",
-             "royalty_points", "board_points", "board_points_sq", "board_royalty",
-             "board_royalty_sq", "board_royalty_points", "cross_points", "cross_royalty",
-             "cross_royalty_points", "cross_points_royalty")
-"""The sums of a ``pair_totals`` row."""
-
-
-@functools.cache
-def fantasyland_top_value() -> int:
-    """The weakest top row that earns Fantasyland under the standard rule (QQ2), as a row value.
-
-    ``evaluations.top_value`` at or above it means a pair of queens or better, or trips.
-    """
-    from pipeline.rules.cards import parse_cards
-    from pipeline.rules.values import evaluate_row
-
-    return evaluate_row(parse_cards("Qc Qd 2h"))
-
 
 def _draws_sql(placements: str, where: str) -> str:
     """The boards of ``placements`` with a Q, K or A placed on top with the first five cards."""
@@ -294,30 +248,6 @@ STORED = {name: name for name in ("hands", "seats", "evaluations", "results", "m
 """The stored tables, by the names the templates use."""
 
 
-def summaries_sql(results: str, seats: str, evaluations: str, where: str = "") -> str:
-    """``hand_summaries`` rows of the hands in ``results``, ``seats`` and ``evaluations``
-    (relations; their rows passing ``where``, a condition on ``hand_key``): what the hand
-    browser shows beside each hand (:func:`pipeline.read.hands.hand_list` reads the kept rows,
-    or computes these for the hands it shows)."""
-    keep = f"WHERE {where}" if where else ""
-    return f"""
-        SELECT p.hand_key, p.players, p.disagreements, b.fouls, b.max_royalties
-        FROM (
-            SELECT r.hand_key, string_agg(r.player, ', ' ORDER BY s.position) AS players,
-                   count(*) FILTER (WHERE r.disagrees) AS disagreements
-            FROM (SELECT hand_key, player, disagrees FROM {results} {keep}) r
-            JOIN (SELECT hand_key, player, position FROM {seats} {keep}) s
-                 ON s.hand_key = r.hand_key AND s.player = r.player
-            GROUP BY r.hand_key
-        ) p
-        LEFT JOIN (
-            SELECT hand_key, count(*) FILTER (WHERE foul) AS fouls,
-                   max(royalties) AS max_royalties
-            FROM {evaluations} {keep} GROUP BY hand_key
-        ) b ON b.hand_key = p.hand_key
-    """
-
-
 def _rebuild_summaries(connection: duckdb.DuckDBPyConnection) -> None:
     """``hand_summaries`` again from the stored hands."""
     connection.execute("DELETE FROM hand_summaries")
@@ -370,11 +300,6 @@ def _rebuild_rollups(connection: duckdb.DuckDBPyConnection) -> None:
         connection.execute(f"INSERT INTO {table}_all BY NAME "
                            + _rollup_sql(table, grain, sums))
     store.set_meta(connection, ROLLUP_META_KEY, ROLLUP_VERSION)
-
-
-def aggregates_current(connection: duckdb.DuckDBPyConnection) -> bool:
-    """True when the stored aggregates follow :data:`AGGREGATES_VERSION` (kept by the writers)."""
-    return store.get_meta(connection, AGGREGATES_META_KEY) == AGGREGATES_VERSION
 
 
 def rebuild(connection: duckdb.DuckDBPyConnection, keep_draws: bool = False) -> None:

@@ -19,7 +19,8 @@ Kept in the writer's transaction by :mod:`pipeline.ingest.aggregates`:
 * a re-score or a database made before the table (:func:`rebuild`): everything.
 
 The meta key :data:`PLAY_ORDER_META_KEY` marks a database whose ``play_order`` is kept; a reader
-trusts it only then and only when it holds one row per result (:func:`play_order_ready`).
+trusts it only then and only when it holds one row per result (:func:`play_order_ready`). Both
+live in :mod:`pipeline.store.aggregates`, below the writer and the read model.
 """
 
 from __future__ import annotations
@@ -27,15 +28,15 @@ from __future__ import annotations
 import duckdb
 
 from pipeline import store
+from pipeline.store.aggregates import (
+    PLAY_ORDER_META_KEY,
+    PLAY_ORDER_VERSION,
+    play_order_current,
+    play_order_ready,
+)
 
 __all__ = ["PLAY_ORDER_META_KEY", "PLAY_ORDER_VERSION", "add_rows", "play_order_current",
            "play_order_ready", "rebuild", "remove_rows"]
-
-PLAY_ORDER_VERSION = "2"  # 2: each row also holds its hand's game, points and foul
-"""The definition the stored numbering follows."""
-
-PLAY_ORDER_META_KEY = "play_order_version"
-"""meta key: :data:`PLAY_ORDER_VERSION` once ``play_order`` is built and kept."""
 
 _BOUNDS = "_play_order_bounds"
 _BASE = "_play_order_base"
@@ -81,18 +82,6 @@ def _numbered_sql(results: str, hands: str, evaluations: str, base: str | None,
         {keep}
         {_WINDOW}
     """
-
-
-def play_order_current(connection: duckdb.DuckDBPyConnection) -> bool:
-    """True when the database's ``play_order`` follows :data:`PLAY_ORDER_VERSION`."""
-    return store.get_meta(connection, PLAY_ORDER_META_KEY) == PLAY_ORDER_VERSION
-
-
-def play_order_ready(connection: duckdb.DuckDBPyConnection) -> bool:
-    """True when ``play_order`` is kept and numbers every result (a reader may trust it)."""
-    return store.kept_and_counts_agree(
-        connection, PLAY_ORDER_META_KEY, PLAY_ORDER_VERSION,
-        ("SELECT count(*) FROM play_order", "SELECT count(*) FROM results"))
 
 
 def rebuild(connection: duckdb.DuckDBPyConnection) -> None:

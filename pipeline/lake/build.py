@@ -12,9 +12,10 @@ The same promises as ``ofc ingest`` (docs/lake.md), on either engine:
      (:func:`pipeline.lake.units.prepare_unit`): staged frames and events;
    * :func:`pipeline.lake.queries.outcomes` sorts every valid record into stored, duplicate
      or conflict by hand key, against the lake and within the commit;
-   * the stored records' rows of every hand table are written, the sessions of the (site,
-     table) pairs they touch are recomputed (seats whose session changed are rewritten with
-     the files they are in), rejects (conflicts naming both sources, file-level problems)
+   * the stored records' rows of every hand table are written, the stored sessions near the
+     new hands (same player and table, within the gap) are merged with them (seats whose
+     session id changed are rewritten with the files they are in; nothing else stored is
+     read, so an append costs what is new), rejects (conflicts naming both sources, file-level problems)
      added unless the lake has them, the per-player totals brought up to date, and one
      ``ingested_files`` row written per file;
    * everything is staged, then committed in one atomic manifest replacement.
@@ -51,7 +52,7 @@ from pipeline.lake.plan import (
     work_units,
 )
 from pipeline.lake.storage import Lake, Manifest
-from pipeline.lake.tables import HAND_TABLES, SCHEMAS, staged_schema
+from pipeline.lake.tables import HAND_TABLES, SCHEMAS, partition_path, staged_schema
 from pipeline.lake.units import EVENT_SCHEMA, FRAMES_FOLDER, record_order, record_texts
 from pipeline.records.rules_file import RulesResolver
 from pipeline.rules.ruleset import RuleSet
@@ -165,9 +166,11 @@ def _commit_groups(scans: Sequence[FileScan], commit_bytes: int) -> list[list[Fi
 
 
 def register_lake_tables(engine: Engine, store: Lake, manifest: Manifest,
-                         with_file: Sequence[str] = ()) -> None:
-    """Every table of the committed lake as ``lake_<table>`` (``_file`` on the named ones)."""
-    for table in SCHEMAS:
+                         with_file: Sequence[str] = (),
+                         tables: Sequence[str] | None = None) -> None:
+    """The tables of the committed lake (every one, or ``tables``) as ``lake_<table>``
+    (``_file`` on the ones named in ``with_file``)."""
+    for table in SCHEMAS if tables is None else tables:
         engine.register_lake(f"lake_{table}", table, store.files(table, manifest), store.root,
                              with_file=table in with_file)
 
@@ -246,8 +249,11 @@ class _Commit:
         return found
 
     def _register_lake(self) -> None:
-        register_lake_tables(self.engine, self.store, self.manifest,
-                             with_file=("seats", "sessions"))
+        """The stored tables an append reads: hands (to find repeats and conflicts), sessions
+        (those near the new hands), rejects and player totals; not the big per-seat tables
+        (Spark lists the files of a table when it is registered)."""
+        register_lake_tables(self.engine, self.store, self.manifest, with_file=("sessions",),
+                             tables=("hands", "sessions", "rejects", "player_totals"))
 
     def _read(self, scans: Sequence[FileScan], summaries: dict[int, FileSummary],
               file_rejects: list[Reject]) -> dict[str, list[str]]:
@@ -357,20 +363,96 @@ class _Commit:
         return conflicts
 
     def _sessions(self) -> dict[str, list[str]]:
-        """Sessions of the touched tables recomputed; returns the seats and sessions files that
-        are rewritten (relative paths)."""
-        engine = self.engine
+        """Sessions of the new hands' players and tables brought up to date; returns the seats
+        and sessions files that are rewritten (relative paths).
+
+        An append (the usual case) reads only the stored sessions near its new hands
+        (:func:`_sessions_near`); a build with another gap than the lake's sessions were
+        computed with recomputes every table from every seat (:func:`_sessions_again`)."""
         stored_gap = self.manifest.meta.get(SESSION_GAP_META_KEY)
-        every_table = stored_gap is not None and float(stored_gap) != self.session_gap
-        if every_table:
-            engine.view("touched", "SELECT DISTINCT site, table_name FROM lake_hands "
-                                   "UNION SELECT DISTINCT site, table_name FROM new_hands",
-                        reused=True)
-        else:
-            engine.view("touched", "SELECT DISTINCT site, table_name FROM new_hands",
-                        reused=True)
+        if stored_gap is not None and float(stored_gap) != self.session_gap:
+            return self._sessions_again()
+        return self._sessions_near()
+
+    def _sessions_near(self) -> dict[str, list[str]]:
+        """The append's sessions from the stored sessions near its new hands and the new seats
+        alone (:func:`~pipeline.lake.queries.merged_sessions`). Rewritten: the sessions files
+        holding a near session, and (only when a new hand comes before a stored session's
+        first, or joins two: the session's id changes) the seats files of those sessions'
+        hands, found in their months' partitions."""
+        engine = self.engine
+        dialect = engine.dialect
+        engine.materialise("new_timed", queries.new_timed_seats())
+        engine.materialise("near", queries.near_sessions(dialect, self.session_gap))
+        engine.materialise("merged", queries.merged_sessions(dialect, self.session_gap))
+        engine.view("assignments", "SELECT hand_key, player, session_id FROM merged "
+                                   "WHERE kind = 'new'")
+        renamed = engine.query(
+            "SELECT m.old_id, m.session_id, m.site, n.started_at, n.ended_at "
+            "FROM merged m JOIN near n ON n.session_id = m.old_id "
+            "WHERE m.kind = 'stored' AND m.session_id <> m.old_id").to_pylist()
+        touched_sessions = sorted({engine.file_path(row["_file"]) for row in engine.query(
+            "SELECT DISTINCT _file FROM near").to_pylist()})
+        changed: list[Path] = []
+        if renamed:
+            engine.register_arrow("renamed", pa.table({
+                "old_id": [row["old_id"] for row in renamed],
+                "session_id": [row["session_id"] for row in renamed]}))
+            engine.register_lake("renamed_seats", "seats",
+                                 self._seats_files_of(renamed), self.store.root,
+                                 with_file=True)
+            changed = sorted({engine.file_path(row["_file"]) for row in engine.query(
+                "SELECT DISTINCT se._file FROM renamed_seats se "
+                "JOIN renamed r ON r.old_id = se.session_id").to_pylist()})
+        return self._rewrite(
+            changed, "LEFT JOIN renamed r ON r.old_id = se.session_id", touched_sessions,
+            f"{dialect.anti_join} near n ON n.session_id = s.session_id",
+            queries.session_rows(dialect, "merged"))
+
+    def _rewrite(self, seats: Sequence[Path], seats_join: str, sessions: Sequence[Path],
+                 kept_sessions: str, new_sessions: str) -> dict[str, list[str]]:
+        """Write again the stored ``seats`` files with the session ids ``seats_join`` gives
+        (``r.session_id``, joined to ``se``; unchanged where there is none) and the stored
+        ``sessions`` files without the rows ``kept_sessions`` drops (a join on ``s``), plus
+        the ``new_sessions`` rows; returns the files replaced (relative paths)."""
+        engine = self.engine
+        if seats:
+            engine.register_lake("rewrite_seats", "seats", seats, self.store.root)
+            engine.write(
+                f"SELECT {queries.columns('seats', 'se', {'session_id': 'coalesce(r.session_id, se.session_id)'})} "
+                f"FROM rewrite_seats se {seats_join}",
+                "seats", self.staging / "seats", self.prefix + "-s")
+        engine.register_lake("rewrite_sessions", "sessions", sessions, self.store.root)
+        engine.write(
+            f"SELECT {queries.columns('sessions', 's')} FROM rewrite_sessions s {kept_sessions} "
+            f"UNION ALL SELECT {queries.columns('sessions', 'x')} FROM ({new_sessions}) x",
+            "sessions", self.staging / "sessions", self.prefix)
+        return {"seats": [self._relative(path) for path in seats],
+                "sessions": [self._relative(path) for path in sessions]}
+
+    def _seats_files_of(self, sessions: Sequence[dict]) -> list[Path]:
+        """The live seats files that may hold hands of ``sessions`` (site, started_at,
+        ended_at): those of their sites' partitions for the months they span."""
+        wanted: set[str] = set()
+        for row in sessions:
+            month = datetime(row["started_at"].year, row["started_at"].month, 1)
+            while month <= row["ended_at"]:
+                wanted.add(partition_path(row["site"], f"{month:%Y-%m}"))
+                month = datetime(month.year + month.month // 12, month.month % 12 + 1, 1)
+        return [self.store.root / relative for relative in self.manifest.files("seats")
+                if relative.split("/", 1)[1].rsplit("/", 1)[0] in wanted]
+
+    def _sessions_again(self) -> dict[str, list[str]]:
+        """Sessions of every table recomputed from every seat (the gap changed); returns the
+        seats and sessions files that are rewritten (relative paths)."""
+        engine = self.engine
+        register_lake_tables(engine, self.store, self.manifest, with_file=("seats",),
+                             tables=("seats", "results"))
+        engine.view("touched", "SELECT DISTINCT site, table_name FROM lake_hands "
+                               "UNION SELECT DISTINCT site, table_name FROM new_hands",
+                    reused=True)
         engine.materialise("assignments", queries.session_assignments(
-            engine.dialect, self.session_gap, every_table))
+            engine.dialect, self.session_gap, True))
         # Lake files to rewrite: seats whose session changed, sessions of the touched tables.
         rewrite: dict[str, list[Path]] = {"seats": [], "sessions": []}
         for row in engine.query(
@@ -382,23 +464,13 @@ class _Commit:
             "JOIN touched t ON t.site = s.site AND t.table_name IS NOT DISTINCT FROM s.table_name"
         ).to_pylist():
             rewrite[row["what"]].append(engine.file_path(row["_file"]))
-        changed, touched_sessions = rewrite["seats"], rewrite["sessions"]
-        engine.register_lake("rewrite_seats", "seats", changed, self.store.root)
-        engine.write(
-            f"SELECT {queries.columns('seats', 'se', {'session_id': 'coalesce(a.session_id, se.session_id)'})} "
-            "FROM rewrite_seats se LEFT JOIN assignments a "
-            "ON a.hand_key = se.hand_key AND a.player = se.player",
-            "seats", self.staging / "seats", self.prefix + "-s")
-        engine.register_lake("rewrite_sessions", "sessions", touched_sessions, self.store.root)
-        engine.write(
-            f"SELECT {queries.columns('sessions', 's')} FROM rewrite_sessions s "
+        return self._rewrite(
+            rewrite["seats"],
+            "LEFT JOIN assignments r ON r.hand_key = se.hand_key AND r.player = se.player",
+            rewrite["sessions"],
             f"{engine.dialect.anti_join} touched t ON t.site = s.site "
-            "AND t.table_name IS NOT DISTINCT FROM s.table_name "
-            f"UNION ALL SELECT {queries.columns('sessions', 'x')} "
-            f"FROM ({queries.session_rows(engine.dialect)}) x",
-            "sessions", self.staging / "sessions", self.prefix)
-        return {"seats": [self._relative(path) for path in changed],
-                "sessions": [self._relative(path) for path in touched_sessions]}
+            "AND t.table_name IS NOT DISTINCT FROM s.table_name",
+            queries.session_rows(engine.dialect))
 
     def _relative(self, path: Path) -> str:
         return path.resolve().relative_to(self.store.root.resolve()).as_posix()

@@ -9,7 +9,11 @@ microseconds, timestamp formatting, the timestamp type). The statements are:
   line) is the one stored, a later one with the same content is a duplicate, with other content
   a conflict naming the stored one;
 * :func:`session_assignments` and :func:`session_rows` — sessions of the (site, table) pairs the
-  commit touched, as :mod:`pipeline.ingest.sessions` defines them (the same ids);
+  commit touched, as :mod:`pipeline.ingest.sessions` defines them (the same ids): every seat of
+  those tables again, when the gap changed;
+* :func:`new_timed_seats`, :func:`near_sessions` and :func:`merged_sessions` — an append's
+  sessions from the stored sessions near its new hands alone (what the commit costs does not
+  grow with the lake);
 * :func:`player_totals` — per-player additive sums (pre-aggregated ``ofc players``);
 * helpers selecting what each table's files hold.
 
@@ -38,6 +42,9 @@ __all__ = [
     "new_rows",
     "outcomes",
     "player_totals",
+    "merged_sessions",
+    "near_sessions",
+    "new_timed_seats",
     "rescored_sessions",
     "session_assignments",
     "session_rows",
@@ -176,12 +183,7 @@ def session_assignments(dialect: Dialect, gap_minutes: float, every_table: bool)
         LEFT JOIN lake_results r ON r.hand_key = se.hand_key AND r.player = se.player
         WHERE h.started_at IS NOT NULL
         UNION ALL
-        SELECT se.hand_key, se.player, h.site, h.table_name, h.started_at,
-               coalesce(r.points, 0) AS points
-        FROM new_seats se
-        JOIN new_hands h ON h.hand_key = se.hand_key
-        LEFT JOIN new_results r ON r.hand_key = se.hand_key AND r.player = se.player
-        WHERE h.started_at IS NOT NULL
+        SELECT * FROM ({new_timed_seats()}) fresh
     ), g AS (
         SELECT s.*,
             CASE WHEN lag(started_at) OVER w IS NULL
@@ -205,20 +207,113 @@ def session_assignments(dialect: Dialect, gap_minutes: float, every_table: bool)
         FROM n
     )
     SELECT hand_key, player, site, table_name, started_at, points,
-        'S' || substr(md5(player || chr(31) || site || chr(31) || coalesce(table_name, '')
-            || chr(31) || {dialect.iso('session_start')}), 1, 15) AS session_id
+        {_session_id(dialect, 'session_start')} AS session_id
     FROM k
     """
 
 
-def session_rows(dialect: Dialect) -> str:
-    """The sessions of ``assignments``, in the sessions table's columns (and month)."""
+def _session_id(dialect: Dialect, start: str) -> str:
+    """The session id of a row (player, site, table_name) whose session starts at ``start``:
+    :mod:`pipeline.ingest.sessions`' hash."""
+    return (f"'S' || substr(md5(player || chr(31) || site || chr(31) || "
+            f"coalesce(table_name, '') || chr(31) || {dialect.iso(start)}), 1, 15)")
+
+
+def new_timed_seats() -> str:
+    """The commit's new seats with a start time: hand, player, site, table, start, points."""
+    return """
+    SELECT se.hand_key, se.player, h.site, h.table_name, h.started_at,
+           coalesce(r.points, 0) AS points
+    FROM new_seats se
+    JOIN new_hands h ON h.hand_key = se.hand_key
+    LEFT JOIN new_results r ON r.hand_key = se.hand_key AND r.player = se.player
+    WHERE h.started_at IS NOT NULL
+    """
+
+
+def near_sessions(dialect: Dialect, gap_minutes: float) -> str:
+    """The stored sessions (``lake_sessions``, with ``_file``) a new seat (``new_timed``) may
+    join: of the same player, site and table, within the gap of the player's new hands there
+    (between the first new start minus the gap and the last plus the gap). Every other stored
+    session stays as it is: sessions are runs split by breaks of the gap or more, and it is
+    separated by such a break from every new hand and from the sessions near them."""
+    gap = int(round(gap_minutes * 60_000_000))
+    return f"""
+    WITH n AS (
+        SELECT player, site, table_name, min(started_at) AS first_start,
+               max(started_at) AS last_start
+        FROM new_timed GROUP BY player, site, table_name
+    )
+    SELECT s.session_id, s.player, s.site, s.table_name, s.started_at, s.ended_at, s.hands,
+           s.points, s._file
+    FROM lake_sessions s
+    JOIN n ON n.player = s.player AND n.site = s.site
+          AND n.table_name IS NOT DISTINCT FROM s.table_name
+    WHERE {dialect.micros('s.ended_at')} >= {dialect.micros('n.first_start')} - {gap}
+      AND {dialect.micros('s.started_at')} <= {dialect.micros('n.last_start')} + {gap}
+    """
+
+
+def merged_sessions(dialect: Dialect, gap_minutes: float) -> str:
+    """The near stored sessions (``near``) and the new timed seats (``new_timed``) as blocks
+    in play order, each with the id of the session it is in now.
+
+    A stored session is one run of hands with breaks shorter than the gap; a new seat a run of
+    one. Runs in order of their starts: a run starts a new session when its start is the gap
+    or more after the latest end of the runs before it (nothing lies between), and joins the
+    session before it otherwise (it starts before that end, or less than the gap after it, so
+    some hand of the runs before is closer than the gap). That gives the sessions a pass over
+    every seat gives (:func:`session_assignments`), with the same ids. ``kind`` says what a
+    row is: ``stored`` (``old_id``: its id until now) or ``new`` (``hand_key``)."""
+    gap = int(round(gap_minutes * 60_000_000))
+    order = ("PARTITION BY player, site, table_name "
+             "ORDER BY started_at, kind, hand_key, old_id")
+    return f"""
+    WITH b AS (
+        SELECT 'stored' AS kind, session_id AS old_id, CAST(NULL AS BIGINT) AS hand_key,
+               player, site, table_name, started_at, ended_at, hands,
+               CAST(points AS BIGINT) AS points
+        FROM near
+        UNION ALL
+        SELECT 'new', CAST(NULL AS STRING), hand_key, player, site, table_name, started_at,
+               started_at, 1, CAST(points AS BIGINT)
+        FROM new_timed
+    ), g AS (
+        SELECT b.*,
+            CASE WHEN max({dialect.micros('ended_at')}) OVER (
+                        {order} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) IS NULL
+                   OR {dialect.micros('started_at')} - max({dialect.micros('ended_at')}) OVER (
+                        {order} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) >= {gap}
+                 THEN 1 ELSE 0 END AS starts_session
+        FROM b
+    ), n AS (
+        SELECT g.*, sum(starts_session) OVER ({order} ROWS UNBOUNDED PRECEDING) AS number
+        FROM g
+    ), k AS (
+        SELECT n.*,
+            min(started_at) OVER (PARTITION BY player, site, table_name, number)
+                AS session_start
+        FROM n
+    )
+    SELECT kind, old_id, hand_key, player, site, table_name, started_at, ended_at, hands,
+           points, {_session_id(dialect, 'session_start')} AS session_id
+    FROM k
+    """
+
+
+def session_rows(dialect: Dialect, source: str = "assignments") -> str:
+    """The sessions of ``assignments`` (one row per seat), in the sessions table's columns
+    (and month); with ``source="merged"``, of :func:`merged_sessions`' blocks."""
+    if source == "merged":
+        ended, hands = "max(ended_at)", "sum(hands)"
+    else:
+        ended, hands = "max(started_at)", "count(*)"
     return f"""
     SELECT session_id, any_value(player) AS player, any_value(table_name) AS table_name,
-           min(started_at) AS started_at, max(started_at) AS ended_at,
-           CAST(count(*) AS INTEGER) AS hands, CAST(sum(points) AS BIGINT) AS points,
+           min(started_at) AS started_at, {ended} AS ended_at,
+           CAST({hands} AS INTEGER) AS hands, CAST(sum(points) AS BIGINT) AS points,
            any_value(site) AS site, {dialect.month('min(started_at)')} AS month
-    FROM assignments GROUP BY session_id
+    FROM {source} GROUP BY session_id
     """
 
 

@@ -46,16 +46,20 @@ from pipeline.lake.plan import FileScan, WorkUnit, scan_file
 from pipeline.lake.progress import LakeProgress, StageLog
 from pipeline.lake.queries import SPARK
 from pipeline.lake.rescoring import BOARD_COLUMNS, VERDICT_TABLES, RescoreCounts, scored_chunks
+from pipeline.lake.storage import LakeError
 from pipeline.lake.tables import PARTITION_COLUMNS, PARTITIONED_TABLES, file_schema
 from pipeline.lake.units import EVENT_SCHEMA, prepare_unit
 from pipeline.lake.writing import PartitionedWriter
 from pipeline.records.rules_file import RulesResolver
 
 __all__ = [
+    "DRIVER_MEMORY_VARIABLE",
     "INSTALL_HINT",
     "LOG_FILE",
     "SparkEngine",
+    "SparkFailed",
     "SparkUnavailable",
+    "failure_message",
     "spark_problem",
     "spark_session",
 ]
@@ -71,6 +75,34 @@ _PANDAS_WARNING = "PySpark does not yet fully support pandas"
 
 class SparkUnavailable(RuntimeError):
     """The Spark engine cannot run here: PySpark or Java is missing."""
+
+
+class SparkFailed(LakeError):
+    """A Spark step failed (out of memory, a lost executor, the JVM gone): the lake is as it
+    was (nothing was committed); the message says what to change instead of a Java trace."""
+
+
+DRIVER_MEMORY_VARIABLE = "OFC_SPARK_DRIVER_MEMORY"
+"""The environment variable that sets the driver's memory (``--driver-memory`` does too)."""
+
+
+def failure_message(label: str, error: BaseException, master: str, driver_memory: str) -> str:
+    """What a user reads when Spark step ``label`` failed with ``error``: what happened in one
+    line, that the lake is unchanged, and what to change (memory, master)."""
+    text = str(error)
+    first = next((line.strip() for line in text.splitlines()
+                  if "Exception" in line or "Error" in line), text.strip()[:200])
+    unchanged = "the lake is unchanged (nothing was committed)"
+    if any(sign in text for sign in ("OutOfMemory", "Java heap space", "GC overhead",
+                                     "Not enough memory")):
+        return (f"Spark ran out of memory in step '{label}' (master {master}, driver memory "
+                f"{driver_memory}); {unchanged}. Give it more memory (--driver-memory 4g, or "
+                f"{DRIVER_MEMORY_VARIABLE}=4g), fewer cores per executor (--master local[1]), "
+                f"smaller commits (--commit-mb 256), or use --engine local. Spark's log: "
+                f"{LOG_FILE}")
+    return (f"Spark failed in step '{label}' (master {master}): {first[:300]}; {unchanged}. "
+            f"Check that the master is reachable and has memory to spare (--driver-memory, "
+            f"--master local[2]); Spark's log: {LOG_FILE}")
 
 
 def java_executable() -> str | None:
@@ -96,12 +128,15 @@ def spark_problem() -> str | None:
 _SESSION_LOCK = threading.Lock()
 
 
-def spark_session(master: str = "local[2]", app_name: str = "ofc lake") -> Any:
+def spark_session(master: str = "local[2]", app_name: str = "ofc lake",
+                  driver_memory: str | None = None) -> Any:
     """The process's SparkSession, started on first use with quiet logging.
 
     The JVM's output goes to :data:`LOG_FILE`; Python workers run this interpreter (so they
     import this checkout's packages); timestamps are naive UTC (``TIMESTAMP_NTZ``); partition
-    values are read back as text. A session already running in this process is reused.
+    values are read back as text. ``driver_memory`` (else :data:`DRIVER_MEMORY_VARIABLE`,
+    else Spark's default) sizes the driver's JVM heap (in ``local`` mode, where the work runs).
+    A session already running in this process is reused.
     Raises :class:`SparkUnavailable` when Spark cannot start here."""
     problem = spark_problem()
     if problem is not None:
@@ -135,6 +170,9 @@ def spark_session(master: str = "local[2]", app_name: str = "ofc lake") -> Any:
         )
         if os.environ.get("PYTHONPATH"):
             conf.set("spark.executorEnv.PYTHONPATH", os.environ["PYTHONPATH"])
+        memory = driver_memory or os.environ.get(DRIVER_MEMORY_VARIABLE)
+        if memory:
+            conf.set("spark.driver.memory", memory)
         log = open(LOG_FILE, "ab")  # noqa: SIM115 - the JVM keeps writing to it
         try:
             gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})
@@ -176,9 +214,13 @@ class _Action:
         self.thread.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: object) -> None:
         self.stop_event.set()
         self.thread.join()
+        if error is not None and _is_spark_failure(error):
+            raise SparkFailed(failure_message(self.label, error, self.engine.master,
+                                              self.engine.driver_memory)) from error
         self._poll()
         # Every stage of the step's jobs, also those too short for the polling to see.
         tracker = self.engine.context.statusTracker()
@@ -215,6 +257,12 @@ class _Action:
                 self.reported = value
 
 
+def _is_spark_failure(error: BaseException) -> bool:
+    """A failure of Spark or its JVM (not a bug of this code in a Python function)."""
+    module = type(error).__module__ or ""
+    return module.startswith(("py4j", "pyspark")) or "OutOfMemory" in str(error)
+
+
 class SparkEngine:
     """The :class:`~pipeline.lake.engine.Engine` on Spark."""
 
@@ -222,9 +270,12 @@ class SparkEngine:
     dialect = SPARK
 
     def __init__(self, master: str = "local[2]", spark: Any = None,
-                 progress: LakeProgress | None = None) -> None:
-        self.spark = spark if spark is not None else spark_session(master)
+                 progress: LakeProgress | None = None, driver_memory: str | None = None) -> None:
+        self.spark = spark if spark is not None else spark_session(
+            master, driver_memory=driver_memory)
         self.context = self.spark.sparkContext
+        self.master = self.context.master
+        self.driver_memory = self.context.getConf().get("spark.driver.memory", "1g")
         self.progress = progress or LakeProgress(False)
         self.stages = StageLog()
         self.scratch: Path | None = None

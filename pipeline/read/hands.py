@@ -7,7 +7,6 @@ from typing import Any
 
 import polars as pl
 
-from pipeline.ingest.aggregates import summaries_sql
 from pipeline.read.grading import grades_current
 from pipeline.read.scope import (
     NO_FLAGS,
@@ -19,6 +18,7 @@ from pipeline.read.scope import (
 )
 from pipeline.read.source import Database, frame, named_frame, reading
 from pipeline.read.totals import Route, use_hand_summaries
+from pipeline.store.aggregates import summaries_sql
 
 
 def hand_list(

@@ -25,7 +25,7 @@ matter.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -33,9 +33,9 @@ from typing import Any
 
 import duckdb
 import polars as pl
+import pyarrow as pa
 
 from pipeline import store
-from pipeline.ingest.rescore import score_stored
 from pipeline.read.live import live_match_stakes
 from pipeline.read.scope import placeholders
 from pipeline.read.source import Database, reading
@@ -63,6 +63,12 @@ SETTLEMENT_COLUMNS: tuple[str, ...] = (
 """The columns of :func:`settlement_frame` (and of ``ofc settle``): one row per match and
 player."""
 
+
+
+BoardScorer = Callable[[pa.Table, Callable[[str], RuleSet]], dict[str, pa.Table]]
+"""Scores stored boards (one row per seat) under a rule set and gives the verdict tables
+(``results`` among them): ``pipeline.ingest.rescore.score_stored``. The read model does not
+import ingest, so a caller that settles under other rules passes it in."""
 
 @dataclass(frozen=True, slots=True)
 class MatchSettlement:
@@ -211,7 +217,8 @@ def _stored_totals(connection: duckdb.DuckDBPyConnection, picked: str,
 
 
 def _rescored_totals(connection: duckdb.DuckDBPyConnection, picked: str, params: list[Any],
-                     rules: RuleSet) -> dict[tuple[str, str], list[MatchTotal]]:
+                     rules: RuleSet, score_boards: BoardScorer,
+                     ) -> dict[tuple[str, str], list[MatchTotal]]:
     """Per match, each player's hands and summed points with the boards scored under ``rules``
     (in memory, as ``ofc rescore --rules`` scores them)."""
     boards = connection.sql(f"""
@@ -227,7 +234,7 @@ def _rescored_totals(connection: duckdb.DuckDBPyConnection, picked: str, params:
     totals: dict[tuple[str, str], dict[str, list[int]]] = {}
     if boards.num_rows == 0:
         return {}
-    results = score_stored(boards, lambda _name: rules)["results"]
+    results = score_boards(boards, lambda _name: rules)["results"]
     match_of = {
         key: (site, match_id) for key, site, match_id in zip(
             boards.column("hand_key").to_pylist(), boards.column("site").to_pylist(),
@@ -274,20 +281,27 @@ def _problem(facts: dict[str, Any], overridden: bool) -> str | None:
 def match_settlements(
     db: Database, rules: RuleSet | None = None, match: str | None = None,
     site: str | None = None, players: Sequence[str] = (), sessions: Sequence[str] = (),
+    score_boards: BoardScorer | None = None,
 ) -> tuple[MatchSettlement, ...]:
     """Every match asked for, settled: each player's totals and the settlement, or why none.
 
     ``match`` / ``site``: only that match id (on that site); ``players``: only matches one of
     them played; ``sessions``: only matches with a hand in one of those sessions (a match is
     always taken whole). ``rules``: score the matches' boards under this rule set (in memory)
-    and settle under its cap and stake. Matches come in the order of their first hand.
+    and settle under its cap and stake; ``score_boards`` (required with ``rules``) is the scorer
+    of stored boards, ``pipeline.ingest.rescore.score_stored``. Matches come in the order of their
+    first hand.
     """
+    if rules is not None and score_boards is None:
+        raise ValueError("settling under other rules needs score_boards (the scorer of stored "
+                         "boards: pipeline.ingest.rescore.score_stored)")
     picked, params = _picked_sql(match, site, players, sessions)
     with reading(db) as connection:
         facts = _facts(connection, picked, params)
         if not facts:
             return ()
-        totals = (_rescored_totals(connection, picked, params, rules) if rules is not None
+        totals = (_rescored_totals(connection, picked, params, rules, score_boards)
+                  if rules is not None and score_boards is not None
                   else _stored_totals(connection, picked, params))
         kept = {} if rules is not None else stored_rule_sets(connection)
         live_stakes = {} if rules is not None else live_match_stakes(connection)

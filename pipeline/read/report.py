@@ -18,7 +18,6 @@ import duckdb
 import numpy as np
 import polars as pl
 
-from pipeline.ingest.aggregates import FANTASYLAND_CARD_RANKS, fantasyland_top_value
 from pipeline.read.scope import (
     Filters,
     day_bounds,
@@ -36,6 +35,7 @@ from pipeline.read.totals import (
     use_aggregates,
     use_play_order,
 )
+from pipeline.store.aggregates import FANTASYLAND_CARD_RANKS, fantasyland_top_value
 
 
 def _report_conditions(filters: Filters) -> tuple[str, list[Any]]:

@@ -1,7 +1,8 @@
 """Which way a question is answered: from the aggregates the writers keep, or by a full pass.
 
 The writers keep exact integer totals per player and per pair of players
-(``board_totals``, ``pair_totals``, ``fantasyland_draws``; :mod:`pipeline.ingest.aggregates`).
+(``board_totals``, ``pair_totals``, ``fantasyland_draws``; :mod:`pipeline.ingest.aggregates`
+writes them, :mod:`pipeline.store.aggregates` defines them).
 A question whose filters the aggregates' grain can serve (no filter, dates, variants, rules,
 players) reads them; any other filter (tables, sessions, opponents) takes the full pass over
 the boards. Both ways give the same numbers (the tests compare them on simulated databases).
@@ -26,17 +27,17 @@ from typing import Any
 import duckdb
 
 from pipeline import store
-from pipeline.ingest.aggregates import (
+from pipeline.read.scope import Filters, placeholders
+from pipeline.read.source import asked_for
+from pipeline.store.aggregates import (
     AGGREGATES_META_KEY,
     AGGREGATES_VERSION,
     ROLLUP_META_KEY,
     ROLLUP_VERSION,
     SUMMARY_META_KEY,
     SUMMARY_VERSION,
+    play_order_ready,
 )
-from pipeline.ingest.play_order import play_order_ready
-from pipeline.read.scope import Filters, placeholders
-from pipeline.read.source import asked_for
 
 
 class Route(enum.Enum):

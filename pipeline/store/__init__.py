@@ -6,10 +6,13 @@ lets one process write at a time, so readers (the dashboard) open, query and clo
 retry briefly while a reader holds the file.
 
 Modules: this one (schema, migrations, connections, keys, meta, frame inserts),
-:mod:`~pipeline.store.export` (the database as partitioned Parquet) and
-:mod:`~pipeline.store.live_sessions` (the live sessions being recorded, for resuming them).
+:mod:`~pipeline.store.aggregates` (what the kept aggregates are: versions, grains, sums, the
+SQL the writers and the read model share), :mod:`~pipeline.store.export` (the database as
+partitioned Parquet) and :mod:`~pipeline.store.live_sessions` (the live sessions being
+recorded, for resuming them).
 
-Layer: imports no other part of :mod:`pipeline`. May be imported by the layers above it: ingest,
+Layer: imports no other part of :mod:`pipeline` (but the rules core, for one value of the
+aggregates' definition). May be imported by the layers above it: ingest,
 simulate, analysis, read, report, live, cli and the dashboard. Importing it loads DuckDB, so the
 rules, solver, records and formats layers never do.
 """

@@ -79,6 +79,7 @@ def main() -> None:
     arguments = parser.parse_args()
 
     from pipeline import store
+    from pipeline.ingest.rescore import score_stored
     from pipeline.read.matches import match_settlements
     from pipeline.records.rules_file import load_rules_file
 
@@ -95,7 +96,7 @@ def main() -> None:
 
     def settle_rules() -> object:
         with store.open_database(database, read_only=True) as connection:
-            return match_settlements(connection, rules=rules)
+            return match_settlements(connection, rules=rules, score_boards=score_stored)
 
     ways = {"baseline (match totals, one GROUP BY)": baseline,
             "match_settlements (ofc settle)": settle,

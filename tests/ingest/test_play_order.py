@@ -17,9 +17,9 @@ from polars.testing import assert_frame_equal
 from pipeline import read
 from pipeline.ingest.delete import delete_hand
 from pipeline.ingest.driver import ingest_mappings
-from pipeline.ingest.play_order import play_order_ready
 from pipeline.read.scope import Filters
 from pipeline.read.totals import AggregatesUnavailable, Route
+from pipeline.store.aggregates import play_order_ready
 from tests.simulated_mix import Mixed, mixed
 
 __all__ = ["mixed"]

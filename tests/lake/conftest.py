@@ -30,12 +30,16 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.ingest.aggregates import AGGREGATES_META_KEY, ROLLUP_META_KEY, SUMMARY_META_KEY
 from pipeline.ingest.driver import ingest_paths
-from pipeline.ingest.play_order import PLAY_ORDER_META_KEY
 from pipeline.lake.build import build_lake
 from pipeline.lake.engine import LocalEngine
 from pipeline.read.lake import ParquetLake
+from pipeline.store.aggregates import (
+    AGGREGATES_META_KEY,
+    PLAY_ORDER_META_KEY,
+    ROLLUP_META_KEY,
+    SUMMARY_META_KEY,
+)
 from tests.ingest.conftest import POKER_ARENA, deal_hand, write_jsonl
 
 REPO = Path(__file__).resolve().parents[2]

@@ -1,3 +1,104 @@
+"""Appends to a lake cost what is new and give what one build gives.
+
+An append reads only the stored sessions near its new hands (pipeline/lake/queries.py,
+``merged_sessions``); these tests check that a lake grown by many appends, in orders that
+extend sessions forwards and backwards, join two sessions, open new tables and players, and
+carry undated hands, holds exactly what one build of all the files holds, table by table, and
+what ``ofc ingest`` stores. The local engine runs them (the Spark engine runs the same SQL:
+tests/lake/test_equivalence.py builds its lakes in two appends).
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from pipeline.ingest.driver import ingest_paths
+from pipeline.lake.build import build_lake
+from pipeline.lake.engine import LocalEngine
+from tests.ingest.conftest import deal_hand, write_jsonl
+from tests.lake.conftest import assert_same_tables, database_tables, lake_tables
+
+START = datetime(2026, 11, 1, 20, 0, tzinfo=UTC)
+NAMES = ("mara", "jun", "lee", "ana")
+
+
+def _stamp(minutes: float) -> str:
+    return (START + timedelta(minutes=minutes)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _batches(folder: Path) -> list[Path]:
+    """Files to append one after the other: hands spread over two tables and two months, each
+    file's hands chosen so that an append extends a session forwards, comes before a stored
+    session's first hand (its id changes), fills the gap between two stored sessions (they
+    become one), opens a new table and player, or has undated hands; one file repeats hands
+    of another (duplicates)."""
+    rng = random.Random(33)
+    plans = [
+        [0, 10, 20, 200, 210, 400],           # three sessions of T1 at a 30-minute gap
+        [30, 40, 410, 420],                  # extend two of them forwards
+        [-25, -15],                          # before the first session's start: a new id
+        [60, 90, 120, 150, 180],             # bridge the first and the second session
+        [44_000, 44_010],                    # a month later: another partition
+        [43_990, 50, 215],                   # one before the later session, two inside
+        [None, None, 5],                     # undated hands, and one inside a session
+    ]
+    files = []
+    seed = 0
+    for number, minutes_list in enumerate(plans):
+        records = []
+        for minutes in minutes_list:
+            seed += 1
+            table = "T2" if seed % 5 == 0 else "T1"
+            names = NAMES[:3] if seed % 7 else (NAMES[3], *NAMES[:2])
+            records.append(deal_hand(
+                1000 + seed, hand_id=f"A{seed:04d}", table=table, names=names,
+                started_at=None if minutes is None else _stamp(minutes + rng.random())))
+        files.append(write_jsonl(folder / f"day-{number}.jsonl", records))
+    repeated = folder / "day-7-repeat.jsonl"
+    shutil.copy(files[1], repeated)
+    repeated.write_text(repeated.read_text(encoding="utf-8")
+                        + (folder / "day-2.jsonl").read_text(encoding="utf-8").splitlines()[0]
+                        + "\n", encoding="utf-8")
+    return [*files, repeated]
+
+
+def test_appends_equal_one_build_of_all_the_files(tmp_path: Path) -> None:
+    files = _batches(tmp_path / "hands")
+    appended = tmp_path / "appended"
+    for path in files:
+        build_lake([path], appended, LocalEngine())
+    once = tmp_path / "once"
+    build_lake(files, once, LocalEngine())
+    grown, whole = lake_tables(appended), lake_tables(once)
+    assert len(grown["hands"]) == 25 and len(grown["sessions"]) >= 4
+    assert_same_tables(whole, grown)
+    # and both are what ingest stores (file by file, as the appends ran)
+    database = tmp_path / "ingested.duckdb"
+    for path in files:
+        ingest_paths([path], database, workers=1)
+    from tests.lake.conftest import DATABASE_META
+
+    stored = database_tables(database)
+    stored["meta"] = [row for row in stored["meta"] if row[0] not in DATABASE_META]
+    assert_same_tables(stored, grown)
+
+
+def test_an_append_rewrites_no_seat_when_its_hands_come_after(tmp_path: Path) -> None:
+    first = write_jsonl(tmp_path / "first.jsonl", [
+        deal_hand(seed, hand_id=f"F{seed}", started_at=_stamp(seed * 5)) for seed in range(6)])
+    later = write_jsonl(tmp_path / "later.jsonl", [
+        deal_hand(seed, hand_id=f"F{seed}", started_at=_stamp(seed * 5)) for seed in range(6, 9)])
+    lake = tmp_path / "lake"
+    build_lake([first], lake, LocalEngine())
+    seats_before = set((lake / "seats").rglob("*.parquet"))
+    build_lake([later], lake, LocalEngine())
+    seats_after = set((lake / "seats").rglob("*.parquet"))
+    assert seats_before <= seats_after, "a stored seats file was rewritten"
+    sessions = lake_tables(lake)["sessions"]
+    assert len(sessions) == 3 and {row[6] for row in sessions} == {9}  # a session a player
 
 
 def test_a_spark_failure_says_what_to_change_not_a_java_trace() -> None:
@@ -17,3 +118,19 @@ def test_a_spark_failure_says_what_to_change_not_a_java_trace() -> None:
         "spark://head:7077", "1g")
     assert "Spark failed in step 'write seats'" in other and "SparkException" in other
     assert "\tat " not in other
+    broadcast = failure_message("outcomes", RuntimeError(
+        "An error occurred while calling o604.parquet.\n: org.apache.spark.SparkException: Not "
+        "enough memory to build and broadcast the table to all worker nodes.\n\tat a.b(C.java:1)"),
+        "local[2]", "1g")
+    assert "ran out of memory in step 'outcomes'" in broadcast and "\tat " not in broadcast
+
+
+def test_an_append_with_another_gap_recomputes_every_session(tmp_path: Path) -> None:
+    files = _batches(tmp_path / "hands")
+    appended = tmp_path / "appended"
+    build_lake(files[:3], appended, LocalEngine(), session_gap=30)
+    build_lake(files[3:], appended, LocalEngine(), session_gap=12)
+    once = tmp_path / "once"
+    build_lake(files, once, LocalEngine(), session_gap=12)
+    grown, whole = lake_tables(appended), lake_tables(once)
+    assert_same_tables(whole, grown)

@@ -18,7 +18,7 @@ import pytest
 from pipeline.cli import main
 from pipeline.ingest.driver import ingest_paths
 from pipeline.ingest.evaluate import score_record
-from pipeline.ingest.rescore import rescore
+from pipeline.ingest.rescore import rescore, score_stored
 from pipeline.read.matches import match_settlements, settlement_frame
 from pipeline.records.rules_file import load_rules_file
 from pipeline.records.validate import parse_hand
@@ -114,7 +114,7 @@ def test_matches_that_cannot_be_settled_say_why(tmp_path: Path, club) -> None:
     assert frame["note"].str.starts_with("not settled: its hands have different players").all()
     # with --rules the records' rule names no longer matter; tables and players still do
     overridden = {match.match_id: match.problem
-                  for match in match_settlements(database, rules=club)}
+                  for match in match_settlements(database, rules=club, score_boards=score_stored)}
     assert overridden["rules"] is None and overridden["tables"] == found["tables"]
 
 
@@ -127,7 +127,7 @@ def test_a_rule_set_the_database_does_not_know_is_not_guessed(tmp_path: Path, cl
     assert match.settlement is None
     assert match.problem == ("its rule set 'club' is not known here: not a preset, and not kept "
                              "by this database (settle it with --rules FILE)")
-    assert match_settlements(database, rules=club)[0].settlement is not None
+    assert match_settlements(database, rules=club, score_boards=score_stored)[0].settlement is not None
 
 
 def test_settling_with_rules_in_memory_agrees_with_a_rescore(tmp_path: Path, club) -> None:
@@ -136,7 +136,7 @@ def test_settling_with_rules_in_memory_agrees_with_a_rescore(tmp_path: Path, clu
     ingest_paths([write_jsonl(tmp_path / "m.jsonl", records)], database)
     plain = match_settlements(database)
     assert all(match.rules == "standard" and match.cap == 0 for match in plain)
-    in_memory = match_settlements(database, rules=club)
+    in_memory = match_settlements(database, rules=club, score_boards=score_stored)
     rescore(database, club)
     after = match_settlements(database)
     assert [(m.match_id, m.players, m.settlement) for m in in_memory] == [
@@ -171,7 +171,7 @@ def test_ofc_settle_prints_text_json_and_csv(tmp_path: Path, club, capsys) -> No
     assert main(["settle", "--db", str(database), "--rules", str(rules_file),
                  "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
-    (match,) = match_settlements(database, rules=club)
+    (match,) = match_settlements(database, rules=club, score_boards=score_stored)
     assert [(row["match"], row["player"], row["hands"], row["points"], row["settled"],
              row["money"]) for row in rows] == [
         ("m1", p.player, p.hands, p.points, float(p.settled_shown), float(p.money))

@@ -1,0 +1,202 @@
+"""Benchmark: a day's append to a Parquet lake, against what the engine costs anyway, same run.
+
+Not a test: it prints figures. A data team appends every day; an append should cost what is new,
+not what the lake already holds. It writes (once, cached under ``--cache``) a canonical JSON
+Lines file of ``--lake-hands`` random pineapple hands (bench_ingest.py's dealer: 20 tables, nine
+players, a hand every 2.5 s) and the next ``--new-hands`` hands of the same tables and players
+(the following minutes: they extend the stored sessions, as a daily append does); it builds the
+lake of the first file once with the local engine (cached: say how long it took) and then
+times, in fresh processes, R rounds alternating:
+
+* the **Spark baseline**: a bare SparkSession on ``--master`` (``local[2]``): start, one query
+  (``spark.range(1).count()``), stop;
+* ``ofc lake build NEW --engine spark --master local[2]`` into an **empty** lake and into a
+  hard-linked copy of the **big** lake (the build only adds files and replaces the manifest, so
+  the cached lake stays as it was);
+* the same with ``--engine local``: the local engine's baseline is its own append into an empty
+  lake.
+
+Each ``ofc lake build`` runs as the command a user runs (a fresh process, start-up included).
+It prints wall seconds, the ratio to the baseline of the same round, the peak resident memory of
+the process tree (JVM and Python workers included) and the load average, then checks that the
+big lake holds every hand once::
+
+    .venv/bin/python tests/benchmarks/bench_lake_append.py [--lake-hands 1000000]
+        [--new-hands 1000] [--rounds 2] [--engines spark,local]
+
+Targets (issue 33): Spark into an empty lake within 2x the bare session, into 1 M hands within
+2.5x; the local engine into 1 M within 2.5x its empty-lake append.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_ingest import TreeSampler, deal_record, hands_file  # noqa: E402
+
+BARE_SPARK = """
+import sys, time
+from pyspark.sql import SparkSession
+spark = (SparkSession.builder.master(sys.argv[1]).appName("bare")
+         .config("spark.ui.enabled", "false").getOrCreate())
+spark.range(1).count()
+spark.stop()
+"""
+
+
+def new_hands_file(lake_hands: int, new_hands: int, cache: Path) -> Path:
+    """The ``new_hands`` hands dealt after the lake's (cached)."""
+    path = cache / f"pineapple-{new_hands}-after-{lake_hands}.jsonl"
+    if not path.exists():
+        with open(f"{path}.tmp", "w", encoding="utf-8") as stream:
+            for number in range(lake_hands, lake_hands + new_hands):
+                stream.write(json.dumps(deal_record(number), separators=(",", ":")) + "\n")
+        os.replace(f"{path}.tmp", path)
+    return path
+
+
+def big_lake(lake_hands: int, cache: Path) -> Path:
+    """The lake of the first ``lake_hands`` hands, built once with the local engine (cached)."""
+    folder = cache / f"lake-{lake_hands}"
+    if (folder / "_lake.json").exists():
+        return folder
+    source = hands_file(lake_hands, cache)
+    shutil.rmtree(folder, ignore_errors=True)
+    started = time.perf_counter()
+    with TreeSampler() as sampler:
+        subprocess.run([sys.executable, "-m", "pipeline.cli", "lake", "build", str(source),
+                        "--lake", str(folder), "--quiet"], check=True,
+                       env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=subprocess.DEVNULL)
+    print(f"built the {lake_hands:,}-hand lake once with the local engine in "
+          f"{time.perf_counter() - started:,.0f} s (peak {sampler.peak_mb / 1024:.2f} GB); "
+          f"cached at {folder}", file=sys.stderr, flush=True)
+    return folder
+
+
+def linked_copy(source: Path, target: Path) -> Path:
+    """A copy of a lake whose files are hard links (an append adds files, never edits one)."""
+    shutil.copytree(source, target, copy_function=os.link)
+    return target
+
+
+def timed(command: list[str]) -> dict:
+    """Run a command; its wall seconds, the tree's peak memory and the load average."""
+    load = os.getloadavg()[0]
+    started = time.perf_counter()
+    with TreeSampler() as sampler:
+        completed = subprocess.run(command, capture_output=True, text=True,
+                                   env=dict(os.environ, PYTHONPATH=str(REPO)))
+    seconds = time.perf_counter() - started
+    if completed.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(command)}\n{completed.stdout}\n{completed.stderr}")
+    return {"seconds": seconds, "peak_gb": sampler.peak_mb / 1024,
+            "load": (load + os.getloadavg()[0]) / 2}
+
+
+def build(engine: str, master: str, new: Path, lake: Path) -> dict:
+    """``ofc lake build NEW --lake LAKE`` on ``engine``, timed."""
+    command = [sys.executable, "-m", "pipeline.cli", "lake", "build", str(new), "--lake",
+               str(lake), "--engine", engine, "--quiet"]
+    if engine == "spark":
+        command += ["--master", master]
+    return timed(command)
+
+
+def stored_hands(lake: Path) -> int:
+    """Hands the lake holds (and that no hand key is there twice)."""
+    import duckdb
+
+    manifest = json.loads((lake / "_lake.json").read_text(encoding="utf-8"))
+    files = [str(lake / relative) for relative in manifest["tables"]["hands"]]
+    count, distinct = duckdb.sql(
+        f"SELECT count(*), count(DISTINCT hand_key) FROM read_parquet({files!r})").fetchall()[0]
+    assert count == distinct, "a hand is stored twice"
+    return count
+
+
+def main() -> None:
+    """Prepare the cached inputs, then time every path, round after round."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lake-hands", type=int, default=1_000_000)
+    parser.add_argument("--new-hands", type=int, default=1_000)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--engines", default="spark,local")
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "ofc-bench")
+    arguments = parser.parse_args()
+    engines = arguments.engines.split(",")
+    arguments.cache.mkdir(parents=True, exist_ok=True)
+    new = new_hands_file(arguments.lake_hands, arguments.new_hands, arguments.cache)
+    lake = big_lake(arguments.lake_hands, arguments.cache)
+    big = f"{arguments.lake_hands:,}"
+    rows: dict[str, list[dict]] = {}
+    folder = Path(tempfile.mkdtemp(prefix="ofc-bench-append-"))
+    try:
+        for round_number in range(arguments.rounds):
+            figures: dict[str, dict] = {}
+            if "spark" in engines:
+                figures["bare"] = timed([sys.executable, "-c", BARE_SPARK, arguments.master])
+                figures["spark empty"] = build("spark", arguments.master, new,
+                                               folder / f"spark-empty-{round_number}")
+                target = linked_copy(lake, folder / f"spark-big-{round_number}")
+                figures["spark big"] = build("spark", arguments.master, new, target)
+                assert stored_hands(target) == arguments.lake_hands + arguments.new_hands
+                shutil.rmtree(target)
+            if "local" in engines:
+                figures["local empty"] = build("local", "", new,
+                                               folder / f"local-empty-{round_number}")
+                target = linked_copy(lake, folder / f"local-big-{round_number}")
+                figures["local big"] = build("local", "", new, target)
+                assert stored_hands(target) == arguments.lake_hands + arguments.new_hands
+                shutil.rmtree(target)
+            for name, value in figures.items():
+                rows.setdefault(name, []).append(value)
+            print(f"round {round_number + 1}: " + ", ".join(
+                f"{name} {value['seconds']:.1f} s" for name, value in figures.items()),
+                file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+    labels = {
+        "bare": (f"bare SparkSession {arguments.master}: start, one query, stop (baseline)",
+                 "bare"),
+        "spark empty": (f"Spark {arguments.master}, into an empty lake", "bare"),
+        "spark big": (f"Spark {arguments.master}, into a lake of {big} hands", "bare"),
+        "local empty": ("local engine, into an empty lake (baseline)", "local empty"),
+        "local big": (f"local engine, into a lake of {big} hands", "local empty"),
+    }
+    print(f"\n{arguments.new_hands:,} new hands appended; {arguments.rounds} round(s), each a "
+          "fresh process (start-up included); ratios per round against the baseline of the "
+          "same round")
+    print(f"{'path':58} {'wall s (each round)':>22} {'vs baseline':>14} {'peak GB':>8} "
+          f"{'load':>5}")
+    for name, values in rows.items():
+        label, baseline = labels[name]
+        walls = [value["seconds"] for value in values]
+        ratios = [value["seconds"] / base["seconds"]
+                  for value, base in zip(values, rows[baseline], strict=True)]
+        print(f"{label:58} {' / '.join(f'{wall:.1f}' for wall in walls):>22} "
+              f"{' / '.join(f'{ratio:.2f}x' for ratio in ratios):>14} "
+              f"{max(value['peak_gb'] for value in values):8.2f} "
+              f"{statistics.mean(value['load'] for value in values):5.1f}")
+    print("(vs baseline: this path's wall time over its baseline's, lower is better; targets: "
+          "Spark into an empty lake within 2x the bare session, into the big lake within 2.5x; "
+          "the local engine into the big lake within 2.5x its empty-lake append)")
+
+
+if __name__ == "__main__":
+    main()
