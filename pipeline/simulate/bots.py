@@ -379,12 +379,15 @@ EXPERT = HeuristicBot(
 tests/benchmarks/bench_policy.py). Not one of :data:`DEFAULT_BOTS`: simulated data keeps its
 figures; ``--bots expert`` plays it."""
 
+from pipeline.simulate.learned import learned_bot  # noqa: E402  (learned.py needs nothing above)
+
 BOTS: dict[str, Bot] = {
     "solid": SOLID,
     "chaser": CHASER,
     "random": RandomBot(),
     "drifter": DRIFTER,
     "expert": EXPERT,
+    "learned": learned_bot(),
 }
 """Every bot by name. Adding a bot means adding it here."""
 
