@@ -24,12 +24,15 @@ Everything draws from fixed seeds, so a round with the same inputs gives the sam
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import multiprocessing
+import pickle
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -39,6 +42,7 @@ from pipeline.analysis.rollout import SELECTION, Rollouts
 from pipeline.rules.cards import parse_card
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import STANDARD, RuleSet
+from pipeline.simulate.bots import _BOARD_FIELDS as OPTION_FIELDS
 from pipeline.simulate.bots import BOTS, pattern_subsets, street_patterns
 from pipeline.simulate.dealer import StreetRows
 from pipeline.simulate.learned import (
@@ -124,24 +128,39 @@ class LabelSettings:
     samples: int = 128
     top_k: int = 40
     extra: int = 12
-    seed: int = 7001
+    seed: int = 7000
     fantasyland_value: float = float(DEFAULT_STAY_VALUE)
 
 
 @dataclass(slots=True)
 class Labelled:
-    """One labelled position: the features of its labelled plays, their lookahead values
-    (mean over the samples) and the values' paired standard error against the position's
-    mean play."""
+    """One labelled position: its labelled plays' option fields (the
+    :class:`~pipeline.simulate.bots.Options` arrays, one value per play: the features are
+    computed from them at fit time), their lookahead values (mean over the samples) and the
+    values' standard error against the position's mean play."""
 
     variant: Variant
     stage: int
     street: int
-    features: np.ndarray  # (plays, features)
+    fields: dict[str, np.ndarray]  # option field -> (plays,)
     values: np.ndarray  # (plays,)
     errors: np.ndarray  # (plays,)
     patterns: np.ndarray  # (plays,) pattern indexes
     policy_choice: int  # index into the plays of the labelling policy's own choice (-1: none)
+    dealt: int = 3
+
+    def features(self, steer: float) -> np.ndarray:
+        """The plays' features (plays, features), :data:`FEATURES` order."""
+        return feature_matrix(stored_options(self.variant, self.fields, self.dealt), steer)[0]
+
+
+def stored_options(variant: Variant, fields: dict[str, np.ndarray], dealt: int):  # noqa: ANN201
+    """An :class:`~pipeline.simulate.bots.Options` of one board from stored option fields."""
+    from pipeline.simulate.bots import Options
+
+    plays = len(fields["valid"])
+    return Options(variant, np.zeros((plays, dealt), dtype=np.int64),
+                   **{name: np.asarray(values)[None, :] for name, values in fields.items()})
 
 
 def position_options(decision: Decision, rules: RuleSet):  # noqa: ANN201
@@ -155,10 +174,10 @@ def position_options(decision: Decision, rules: RuleSet):  # noqa: ANN201
                           row_outlooks(decision.hand.variant, rules))
 
 
-def label_decision(decision: Decision, rules: RuleSet, policy: str, settings: LabelSettings,
-                   weights: PolicyWeights) -> Labelled | None:
+def label_decision(decision: Decision, rules: RuleSet, policy: str,
+                   settings: LabelSettings) -> Labelled | None:
     """The lookahead values of a position's plays under ``policy`` (see :class:`Labelled`);
-    None when there is one play only. ``weights`` give the features' steer."""
+    None when there is one play only."""
     alternatives = decision.alternatives().alternatives
     if len(alternatives) < 2:
         return None
@@ -185,12 +204,13 @@ def label_decision(decision: Decision, rules: RuleSet, policy: str, settings: La
     values = rollouts.values(chosen)
     centred = values - values.mean(axis=0, keepdims=True)
     errors = centred.std(axis=1, ddof=1) / math.sqrt(settings.samples)
-    features = feature_matrix(options, weights.steer[variant])[0, patterns[keep]]
     kept_patterns = patterns[keep]
+    fields = {name: np.asarray(getattr(options, name)[0, kept_patterns])
+              for name in OPTION_FIELDS}
     match = np.flatnonzero(_same_play(decision, kept_patterns, own, size, discards))
-    return Labelled(variant, int(stage_of(options)[0]), decision.street, features,
+    return Labelled(variant, int(stage_of(options)[0]), decision.street, fields,
                     values.mean(axis=1), errors, kept_patterns,
-                    int(match[0]) if len(match) else -1)
+                    int(match[0]) if len(match) else -1, size)
 
 
 def _policy_scores(bot: object, options) -> np.ndarray:  # noqa: ANN001
@@ -299,7 +319,7 @@ def fit_weights(labelled: Sequence[Labelled], settings: FitSettings,
         if fallback is not None and variant in fallback.tables:
             table = np.asarray(fallback.tables[variant], dtype=np.float64).copy()
         for stage in range(STAGES):
-            groups = [(item.features, item.values) for item in labelled
+            groups = [(item.features(steer[variant]), item.values) for item in labelled
                       if item.variant is variant and item.stage == stage]
             if groups:
                 table[stage] = fit_stage(groups, settings)
@@ -361,35 +381,34 @@ _WORKER: dict[str, object] = {}
 
 
 def _start_worker(policies: dict[str, str], rules: RuleSet, policy: str,
-                  settings: LabelSettings, weights_text: str) -> None:
+                  settings: LabelSettings) -> None:
     from pipeline.simulate.learned import parse_weights
 
     for name, text in policies.items():
         register(name, parse_weights(text, name))
-    _WORKER.update(rules=rules, policy=policy, settings=settings,
-                   weights=parse_weights(weights_text, "features"))
+    _WORKER.update(rules=rules, policy=policy, settings=settings)
 
 
 def _label_chunk(chunk: Sequence[Decision]) -> list[Labelled]:
     labelled = []
     for decision in chunk:
         item = label_decision(decision, _WORKER["rules"], _WORKER["policy"],  # type: ignore[arg-type]
-                              _WORKER["settings"], _WORKER["weights"])  # type: ignore[arg-type]
+                              _WORKER["settings"])  # type: ignore[arg-type]
         if item is not None:
             labelled.append(item)
     return labelled
 
 
 def label_positions(decisions: Sequence[Decision], policy: str, settings: LabelSettings,
-                    features: PolicyWeights, rules: RuleSet = STANDARD, jobs: int = 1,
+                    rules: RuleSet = STANDARD, jobs: int = 1,
                     learned: dict[str, PolicyWeights] | None = None,
                     on_progress: Callable[[int, int], None] | None = None,
                     chunk: int = 24) -> list[Labelled]:
     """Label every decision (:func:`label_decision`) in ``jobs`` processes; the result does not
     depend on ``jobs``. ``learned``: learned bots the rollouts need, by name (registered in
-    every worker); ``features``: weights whose steer the features use."""
+    every worker)."""
     policies = {name: weights.to_json() for name, weights in (learned or {}).items()}
-    arguments = (policies, rules, policy, settings, features.to_json())
+    arguments = (policies, rules, policy, settings)
     chunks = [decisions[start:start + chunk] for start in range(0, len(decisions), chunk)]
     results: list[Labelled] = []
     done = 0
@@ -438,7 +457,7 @@ class Recipe:
         ("pineapple", 120), ("2-7-pineapple", 120), ("classic", 80))
     labels: LabelSettings = LabelSettings()
     fit: FitSettings = FitSettings()
-    seed: int = 1
+    seed: int = 0
     match_hands: int = 20_000
     held_out: float = 0.2
 
@@ -474,9 +493,9 @@ class RoundReport:
     kept: bool = False
 
 
-def held_out(item: Labelled, share: float, index: int) -> bool:
-    """Whether a labelled position is held out of the fit (a fixed share, by its index)."""
-    return bool(np.random.default_rng([index, 17]).random() < share)
+def held_out(count: int, share: float) -> np.ndarray:
+    """Which of ``count`` labelled positions are held out of the fit (a fixed draw)."""
+    return np.random.default_rng(0).random(count) < share
 
 
 def regret_table(items: Sequence[Labelled], weights: PolicyWeights
@@ -489,7 +508,7 @@ def regret_table(items: Sequence[Labelled], weights: PolicyWeights
         if item.policy_choice < 0:
             continue
         table = weights.tables[item.variant][item.stage]
-        pick = int(np.argmax(item.features @ table))
+        pick = int(np.argmax(item.features(weights.steer[item.variant]) @ table))
         best = float(item.values.max())
         groups.setdefault((item.variant.value, item.stage), []).append(
             (best - float(item.values[item.policy_choice]), best - float(item.values[pick])))
@@ -498,23 +517,43 @@ def regret_table(items: Sequence[Labelled], weights: PolicyWeights
             for key, pairs in sorted(groups.items(), key=lambda entry: (entry[0][0], -entry[0][1]))}
 
 
+def round_labels(number: int, policy: str, learned: dict[str, PolicyWeights], recipe: Recipe,
+                 jobs: int = 1, on_progress: Callable[[int, int], None] | None = None,
+                 rules: RuleSet = STANDARD, cache: Path | None = None) -> list[Labelled]:
+    """The labelled positions of round ``number`` (positions on seed ``recipe.seed`` × 100 +
+    number − 1, labels on ``labels.seed`` + number − 1), from ``cache`` when it holds them for
+    the same recipe and labelling policy."""
+    key = None
+    if cache is not None:
+        identity = json.dumps([number, policy, learned[policy].digest() if policy in learned
+                               else "", recipe.describe()], sort_keys=True)
+        key = cache / f"round-{number}-{hashlib.sha256(identity.encode()).hexdigest()[:12]}.pkl"
+        if key.exists():
+            with open(key, "rb") as stream:
+                return pickle.load(stream)  # noqa: S301  (our own cache, written below)
+    decisions = round_decisions(policy, recipe.hands_by_variant(),
+                                recipe.seed * 100 + number - 1, rules)
+    labels = replace(recipe.labels, seed=recipe.labels.seed + number - 1)
+    items = label_positions(decisions, policy, labels, rules, jobs, learned, on_progress)
+    if key is not None:
+        key.parent.mkdir(parents=True, exist_ok=True)
+        with open(key, "wb") as stream:
+            pickle.dump(items, stream)
+    return items
+
+
 def train_round(number: int, policy: str, learned: dict[str, PolicyWeights], recipe: Recipe,
                 jobs: int = 1, on_progress: Callable[[int, int], None] | None = None,
-                rules: RuleSet = STANDARD) -> tuple[PolicyWeights, RoundReport]:
+                rules: RuleSet = STANDARD, cache: Path | None = None
+                ) -> tuple[PolicyWeights, RoundReport]:
     """One round of expert iteration from ``policy`` (a bot name; ``learned`` holds the weights
     of learned bots it needs): positions, labels, fit. Returns the new weights and the round's
     report (without the match, which :func:`train` plays)."""
     started = time.perf_counter()
-    decisions = round_decisions(policy, recipe.hands_by_variant(), recipe.seed * 100 + number,
-                                rules)
-    labels = replace(recipe.labels, seed=recipe.labels.seed + number)
-    features = heuristic_weights(BOTS["expert"])
-    features = PolicyWeights(features.tables, STEER, {})
-    items = label_positions(decisions, policy, labels, features, rules, jobs, learned,
-                            on_progress)
-    fitted = [item for index, item in enumerate(items)
-              if not held_out(item, recipe.held_out, index)]
-    checked = [item for index, item in enumerate(items) if held_out(item, recipe.held_out, index)]
+    items = round_labels(number, policy, learned, recipe, jobs, on_progress, rules, cache)
+    out = held_out(len(items), recipe.held_out)
+    fitted = [item for item, hidden in zip(items, out, strict=True) if not hidden]
+    checked = [item for item, hidden in zip(items, out, strict=True) if hidden]
     weights = fit_weights(fitted, recipe.fit, STEER, {})
     report = RoundReport(number, policy, len(items), time.perf_counter() - started,
                          regret_table(checked, weights))
@@ -522,67 +561,74 @@ def train_round(number: int, policy: str, learned: dict[str, PolicyWeights], rec
 
 
 def train(recipe: Recipe, start: str = "expert", start_weights: PolicyWeights | None = None,
-          jobs: int = 1, rules: RuleSet = STANDARD,
+          first_round: int = 1, jobs: int = 1, rules: RuleSet = STANDARD,
           on_round: Callable[[RoundReport], None] | None = None,
           on_progress: Callable[[int, int], None] | None = None,
-          match_jobs: int = 1) -> tuple[PolicyWeights | None, list[RoundReport]]:
-    """Expert iteration from the bot ``start`` (or learned ``start_weights``): up to
-    ``recipe.rounds`` rounds, each kept only when its policy beats the previous one heads-up
-    in every variant (``recipe.match_hands`` hands each, more than two standard errors);
-    stops at the first round that does not. Returns the last kept weights (None when no round
-    was kept) and every round's report."""
+          cache: Path | None = None) -> tuple[PolicyWeights | None, list[RoundReport]]:
+    """Expert iteration from the bot ``start`` (or the learned ``start_weights``): rounds
+    ``first_round`` .. ``first_round + recipe.rounds − 1``, each kept only when its policy beats
+    the previous one heads-up in every variant (``recipe.match_hands`` hands each, by more than
+    two standard errors); stops at the first round that does not. Returns the last kept
+    weights (``start_weights``, or None, when no round was kept) and every round's report."""
     learned: dict[str, PolicyWeights] = {}
     policy = start
     if start_weights is not None:
-        policy = register("learned-start", start_weights)
+        policy = register(f"learned-round-{first_round - 1}", start_weights)
         learned[policy] = start_weights
     kept: PolicyWeights | None = start_weights
     reports = []
-    for number in range(1, recipe.rounds + 1):
-        weights, report = train_round(number, policy, learned, recipe, jobs, on_progress, rules)
+    for number in range(first_round, first_round + recipe.rounds):
+        weights, report = train_round(number, policy, learned, recipe, jobs, on_progress, rules,
+                                      cache)
         candidate = register(f"learned-round-{number}", weights)
         for index, variant in enumerate(Variant):
             report.matches[variant.value] = head_to_head(
                 candidate, policy, variant, recipe.match_hands,
-                seed=recipe.seed * 1000 + number * 10 + index, rules=rules, jobs=match_jobs)
+                seed=recipe.seed * 1000 + number * 10 + index, rules=rules, jobs=jobs)
         report.kept = all(mean > 2 * error for mean, error in report.matches.values())
         reports.append(report)
         if on_round:
             on_round(report)
         if not report.kept:
             break
-        kept = PolicyWeights(weights.tables, weights.steer, {
-            "recipe": recipe.describe(), "start": start if start_weights is None else "weights",
-            "rounds_kept": number,
-            "matches": {f"round {item.number}": {name: [round(mean, 3), round(error, 3)]
-                                                 for name, (mean, error) in item.matches.items()}
-                        for item in reports}})
+        history = dict(kept.recipe.get("rounds", {})) if kept is not None else {}
+        history[str(number)] = {
+            "labelled_by": policy if policy not in learned else
+            f"round {number - 1} ({learned[policy].digest()})",
+            "recipe": recipe.describe(), "positions": report.positions,
+            "heads_up_against_labelling_policy": {
+                name: [round(mean, 3), round(error, 3)]
+                for name, (mean, error) in report.matches.items()}}
+        kept = PolicyWeights(weights.tables, weights.steer, {"rounds": history})
         policy = candidate
-        learned[policy] = weights
+        learned[policy] = kept
     return kept, reports
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Train the learned rollout policy and write its weights file (see the module docstring)."""
     import argparse
-    from pathlib import Path
 
     from pipeline.simulate.learned import WEIGHTS_FILE, load_weights
 
     parser = argparse.ArgumentParser(
         prog="python -m pipeline.analysis.training",
         description="Train the learned rollout policy by expert iteration and write its weights "
-                    "(docs/grading.md, 'The rollout policy').")
+                    "(docs/grading.md, 'The rollout policy'). Each round labels positions with "
+                    "the grader's lookahead under the current policy, fits new weights, and is "
+                    "kept when it beats the current policy heads-up in every variant.")
     default = Recipe()
-    parser.add_argument("--rounds", type=int, default=default.rounds)
+    parser.add_argument("--round", type=int, default=1,
+                        help="the number of the first round to run (its seeds; default 1)")
+    parser.add_argument("--rounds", type=int, default=1, help="rounds to run (default 1)")
     parser.add_argument("--start", default="expert",
-                        help="the bot the first round improves on (default expert), or a weights "
-                             "file")
+                        help="the policy the first round improves on: expert (default) or the "
+                             "weights file of the previous round")
     parser.add_argument("--hands", default=",".join(f"{name}={count}"
                                                     for name, count in default.hands),
                         help="hands per line-up, by variant (default %(default)s)")
     parser.add_argument("--samples", type=int, default=default.labels.samples,
-                        help="rollouts per play of a labelled position")
+                        help="rollouts per play of a labelled position (default %(default)s)")
     parser.add_argument("--top-k", type=int, default=default.labels.top_k)
     parser.add_argument("--extra", type=int, default=default.labels.extra)
     parser.add_argument("--temperature", type=float, default=default.fit.temperature)
@@ -590,10 +636,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--match-hands", type=int, default=default.match_hands)
     parser.add_argument("--seed", type=int, default=default.seed)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--cache", type=Path,
+                        help="keep each round's labelled positions here (and reuse them)")
     parser.add_argument("--out", type=Path,
-                        default=Path(__file__).resolve().parents[1] / "simulate" / WEIGHTS_FILE)
+                        default=Path(__file__).resolve().parents[1] / "simulate" / WEIGHTS_FILE,
+                        help="the weights file to write (default: the shipped one)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     arguments = parser.parse_args(argv)
+    if arguments.round < 1 or arguments.rounds < 1:
+        parser.error("--round and --rounds must be at least 1")
     try:
         hands = tuple((Variant.parse(name).value, int(count)) for name, count in
                       (part.split("=") for part in arguments.hands.split(",") if part))
@@ -607,9 +658,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=arguments.seed, match_hands=arguments.match_hands)
     start_weights = None
     if arguments.start != "expert":
-        if arguments.start in BOTS:
-            parser.error("--start takes expert or a weights file")
-        start_weights = load_weights(Path(arguments.start))
+        try:
+            start_weights = load_weights(Path(arguments.start))
+        except (OSError, ValueError) as error:
+            parser.error(f"--start: {error}")
     progress, update = _progress(not arguments.quiet)
 
     def on_round(report: RoundReport) -> None:
@@ -620,18 +672,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     started = time.perf_counter()
     try:
-        weights, reports = train(recipe, arguments.start, start_weights, arguments.jobs,
-                                 on_round=on_round, on_progress=update,
-                                 match_jobs=arguments.jobs)
+        weights, reports = train(recipe, arguments.start, start_weights, arguments.round,
+                                 arguments.jobs, on_round=on_round, on_progress=update,
+                                 cache=arguments.cache)
     finally:
         if progress is not None:
             progress.stop()
     kept = sum(report.kept for report in reports)
     print(f"{len(reports)} round(s), {kept} kept, "
-          f"{sum(report.positions for report in reports):,} positions labelled in "
+          f"{sum(report.positions for report in reports):,} positions labelled, "
           f"{time.perf_counter() - started:.0f} s")
-    if weights is None or start_weights is not None and kept == 0:
-        print("no round beat its start: nothing written")
+    if weights is None or kept == 0:
+        print("no round beat the policy it started from: nothing written")
         return 1
     arguments.out.write_text(weights.to_json(), encoding="utf-8")
     print(f"wrote {arguments.out} (digest {weights.digest()})")
