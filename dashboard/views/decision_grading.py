@@ -18,25 +18,48 @@ ROWS = ("top", "middle", "bottom")
 GRADE_NOW_HANDS = (10, 25, 50)
 
 
-def _grade_now(player: str, hands: int) -> None:
-    """Grade the player's most recent hands in this process, with a progress bar."""
+def _grade_now(player: str | None, hands: int | None, outdated: bool = False) -> None:
+    """Grade the player's most recent hands (or every hand holding an outdated grade) in this
+    process, with a progress bar that shows the rate."""
+    import time
+
     from pipeline.analysis.grade import GradeSettings
     from pipeline.analysis.runner import analyze_database
 
     bar = st.progress(0.0, text="grading…")
+    started = time.perf_counter()
 
     def update(done: int, total: int) -> None:
-        bar.progress(done / total if total else 1.0, text=f"grading: {done:,} of {total:,} decisions")
+        elapsed = time.perf_counter() - started
+        rate = f" ({done / elapsed:.1f} a second)" if done and elapsed > 0 else ""
+        bar.progress(done / total if total else 1.0,
+                     text=f"grading: {done:,} of {total:,} decisions{rate}")
 
     try:
         with read.source.database_lock():
             summary = analyze_database(components.database_path(), player=player, hands=hands,
-                                       settings=GradeSettings(), jobs=1, on_progress=update)
+                                       settings=GradeSettings(), jobs=1, on_progress=update,
+                                       outdated=outdated)
     except read.source.DatabaseBusy as error:
         st.warning(str(error))
         return
     bar.progress(1.0, text=f"graded {summary.decisions:,} decisions in {summary.hands:,} hands "
                            f"({summary.seconds:.0f} s)")
+
+
+def _outdated_notice() -> None:
+    """How many stored grades are outdated (an older grader or another rollout policy: left
+    out of every figure here), with a button that regrades them."""
+    decisions, hands = components.ask(read.grading.outdated_summary)
+    if not decisions:
+        return
+    st.warning(f"{decisions:,} graded decisions in {hands:,} hands are outdated: made by an "
+               "older version of the grader or with another rollout policy. They are left out of "
+               "every figure on this page. Regrade them here or with "
+               "`ofc analyze --db FILE --outdated`.")
+    if st.button(f"Regrade the {hands:,} hands", key="grading_regrade"):
+        _grade_now(None, None, outdated=True)
+        st.button("Show the grades", key="grading_regrade_show")
 
 
 def _empty_page(filters) -> None:  # noqa: ANN001
@@ -45,10 +68,7 @@ def _empty_page(filters) -> None:  # noqa: ANN001
             "made out many times from what they saw, and measures what each play gave up "
             "against the best one. `ofc analyze --db FILE` grades a whole database; you can "
             "also grade a few of a player's recent hands here.")
-    outdated = components.ask(read.grading.outdated_grades)
-    if outdated:
-        st.warning(f"{outdated:,} decisions were graded by an older version of the grader (its "
-                   "losses were biased upward) and are not shown: grade again.")
+    _outdated_notice()
     gradable = components.ask(read.grading.gradable_players, filters)
     if gradable.is_empty():
         st.caption("No hand with recorded streets: only hands whose street-by-street placements "
@@ -70,6 +90,7 @@ st.title("Decision grading")
 summary = components.ask(read.grading.grading_summary, filters)
 if summary.is_empty():
     _empty_page(filters)
+_outdated_notice()
 graded = summary["player"].unique(maintain_order=True).to_list()
 hero = st.selectbox("Player", graded, key="grading_hero",
                     help="Players with graded decisions or Fantasyland hands.")
@@ -91,7 +112,9 @@ st.caption(
     "per play on average). Each street is played out from what the player saw (own board and "
     "discards, the opponents' placed cards); every seat finishes with a simulator bot. The best "
     "play is picked on one set of rollouts and the loss measured on another (unbiased: it can "
-    "be below zero); a mistake is a loss beyond the noise and at least 0.25 points."
+    "be below zero); a mistake is a loss beyond the noise and at least 0.25 points, that a "
+    "second look with another bot finishing the hand confirms (*uncertain* when it does not: "
+    "the verdict depends on how the hand is played on; never counted as a mistake)."
 )
 
 # two rows of three: the losses first (five figures in one row cut their values short)
@@ -105,7 +128,9 @@ if row["decisions"]:
         "the graded decisions of a hand added up, averaged over hands (± the standard error of "
         "the hands' sums)")
     kpi(columns[3], "Graded correct", percent(row["correct_share"]),
-        f"{row['mistakes']:,} mistakes in {row['decisions']:,} decisions")
+        f"{row['mistakes']:,} mistakes in {row['decisions']:,} decisions; "
+        f"{row['uncertain']:,} more uncertain (a mistake by the grader's bot that a second bot "
+        "does not confirm: not counted as a mistake)")
 else:
     kpi(columns[0], "EV loss / decision", "–", "no graded decision")
 if row["fl_hands"]:
@@ -129,10 +154,12 @@ else:
 left, right = st.columns(2)
 with left:
     by_street = components.ask(read.grading.grading_by_street, variant_filters)
-    st.plotly_chart(charts.ev_loss_bars(by_street, "street", "EV loss by street"))
+    st.plotly_chart(charts.ev_loss_bars(by_street, "street", "EV loss by street"),
+                    key="grading_by_street")
 with right:
     by_situation = components.ask(read.grading.grading_by_situation, variant_filters)
-    st.plotly_chart(charts.ev_loss_bars(by_situation, "situation", "EV loss by situation"))
+    st.plotly_chart(charts.ev_loss_bars(by_situation, "situation", "EV loss by situation"),
+                    key="grading_by_situation")
     st.caption("fantasyland_draw: the play made or the best one goes for Fantasyland; "
                "fantasyland_made: the top already qualifies. Pale bars: behind the grader's "
                "bot, what its own play would have kept in the same spots.")
@@ -174,13 +201,14 @@ else:
     st.dataframe(
         worst.select("hand_id", "started_at", "street", "situation", "mistake_type",
                      "chosen_placement", "best_placement", "ev_loss", "loss_se", "mistake",
-                     "exact", "rollouts"),
+                     "uncertain", "second_loss", "exact", "rollouts"),
         hide_index=True, key="grading_worst",
     )
     choices = list(range(worst.height))
     labels = {
         index: (f"{line['hand_id']} · street {line['street']} · lost {line['ev_loss']:.2f}"
-                + (" · mistake" if line["mistake"] else ""))
+                + (" · mistake" if line["mistake"] else " · uncertain" if line["uncertain"]
+                   else ""))
         for index, line in enumerate(worst.iter_rows(named=True))
     }
     picked = st.selectbox("Replay", choices, format_func=labels.__getitem__, key="grading_pick")
@@ -192,7 +220,10 @@ else:
     chosen = alternatives.filter(pl.col("is_chosen")).row(0, named=True)
     best = alternatives.filter(pl.col("is_best")).row(0, named=True)
     before = _board_before(cards, hero, decision["street"], include=False)
-    verdict = "a mistake" if decision["mistake"] else "not a mistake"
+    verdict = ("a mistake" if decision["mistake"] else
+               f"uncertain: with {decision['second_policy']} finishing the hand the best play "
+               f"gains only {decision['second_loss']:.2f} points, so the verdict depends on how "
+               "the hand is played on" if decision["uncertain"] else "not a mistake")
     error = " (exact)" if decision["exact"] else f" ± {decision['loss_se']:.2f}"
     st.markdown(
         f"**{md(decision['hand_id'])}**, street {decision['street']}: the play made gave up "

@@ -8,8 +8,10 @@ ingestion like any file, so every page includes it.
 
 The session is kept in the database as it goes (the ``live_sessions`` table, with the hand being
 entered): a reload, or the page on another device, offers "Resume session …" with its totals.
-Ending a session is explicit. The last action (save, edit, delete) can be undone; a deleted
-hand's boards come back into the fields.
+Ending a session is explicit. A session is played in matches (the first has the session's id):
+"End match" settles the match being played and starts the next; each match's settlement and the
+running money of the one being played show under the totals. The last action (save, edit,
+delete, the end of a match) can be undone; a deleted hand's boards come back into the fields.
 
 All game logic is in :mod:`pipeline.live`; this page only lays it out. Player names are
 untrusted: they reach the page escaped (:func:`components.md`, ``html.escape``), as plain widget
@@ -32,6 +34,7 @@ import streamlit as st
 
 from dashboard import components
 from dashboard.card_pad import PadNote, PadPlayer, card_pad, pad_entry
+from dashboard.matches import show_live_matches
 from pipeline import read
 from pipeline.ingest.errors import IngestError
 from pipeline.live.entry import EntryCheck, EntryRejected, check_entry, entry_rows, entry_text
@@ -49,6 +52,7 @@ from pipeline.live.storage import (
     StaleSession,
     delete_last,
     end_session,
+    finish_match,
     load_session,
     persist,
     save_entry,
@@ -92,6 +96,8 @@ PAGE_CSS = """
 .st-key-rec_page button { min-height: 44px; }
 .st-key-rec_page [data-testid="stTextInputRootElement"], .st-key-rec_page input[type="text"],
 .st-key-rec_page [data-testid="stSelectbox"] [role="group"] { min-height: 44px; }
+.st-key-rec_page [data-testid="stNumberInputContainer"], .st-key-rec_page input[type="number"],
+.st-key-rec_page [data-testid="stNumberInput"] button { min-height: 44px; }
 .st-key-rec_page [data-testid="stCheckbox"] label { min-height: 44px; align-items: center; }
 .st-key-rec_page details summary { min-height: 44px; display: flex; align-items: center; }
 .st-key-rec_page [data-testid="stElementToolbar"] { display: none; }
@@ -454,6 +460,30 @@ def _undo() -> None:
 
 
 @locked
+def _end_match() -> None:
+    _apply_pad()
+    state = _state()
+    if state is None or st.session_state.get(STALE):
+        return
+    ended = state.session.match_number
+    try:
+        with read.source.database_lock():
+            new_state = finish_match(_database(), state.with_draft(_current_draft(state)),
+                                     _writer())
+    except StaleSession as error:
+        st.session_state[STALE] = str(error)
+        return
+    except (LiveError, *DATABASE_TROUBLE) as error:
+        st.session_state[NOTICE] = ("error", f"The match was not ended: {error}")
+        return
+    _load_fields(new_state)
+    st.session_state[FRESH] = False
+    st.session_state[SAVED_NOTICE] = None
+    st.session_state[NOTICE] = ("success", f"Match {ended} ended and settled; match "
+                                           f"{new_state.session.match_number} starts now.")
+
+
+@locked
 def _ask_end() -> None:
     _apply_pad()
     state = _state()
@@ -544,6 +574,7 @@ def _start() -> None:
             names, state.get("rec_setup_variant", "pineapple"),
             state.get("rec_setup_rules", "standard"), stake,
             button=button if button in names else None,
+            match_cap=int(state.get("rec_setup_match_cap") or 0),
         )
     except LiveError as error:
         state[SETUP_ERROR] = str(error)
@@ -631,6 +662,9 @@ def setup() -> None:
         st.selectbox("Rules", PRESET_NAMES, index=PRESET_NAMES.index("standard"),
                      key="rec_setup_rules")
         st.text_input("Money per point", value="0.00", key="rec_setup_stake")
+        st.number_input("Match cap: the most a player can lose over a match, in points (0: "
+                        "none)", min_value=0, max_value=1_000_000, value=0, step=1,
+                        key="rec_setup_match_cap")
         if names:
             st.selectbox("Button on the first hand (the player left of it acts first)", names,
                          index=len(names) - 1, key="rec_setup_button")
@@ -843,6 +877,7 @@ def recording(state: LiveState) -> None:
     show_result(state)
     if session.hands:
         components.show_html(totals_table(session))
+        show_live_matches(session)
     typed_fields(state, check, notes, button)
     st.divider()
     if st.session_state.get(CONFIRM_END):
@@ -854,7 +889,11 @@ def recording(state: LiveState) -> None:
             st.button("Keep recording", type="primary", on_click=_keep_going, key="rec_end_no",
                       width="stretch")
     else:
-        st.button("End this session", on_click=_ask_end, key="rec_end")
+        with st.container(horizontal=True):
+            st.button(f"End match {session.match_number}", on_click=_end_match,
+                      key="rec_end_match", disabled=not session.match_hands or editing,
+                      help="Settle this match (the match cap, money) and start the next one")
+            st.button("End this session", on_click=_ask_end, key="rec_end")
     st.caption(f"Session {components.md(session.session_id)} · "
                f"{components.md(session.variant.value)} · rules {components.md(session.rules.name)}"
                f"{stake}. Saved hands stay in the database; until the session is ended, a reload "

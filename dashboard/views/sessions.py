@@ -8,6 +8,7 @@ import streamlit as st
 
 from dashboard import components
 from dashboard.comparison import reference_picker, show_comparison, show_progress
+from dashboard.matches import show_session_matches
 from pipeline import read
 
 filters = components.current_filters()
@@ -36,6 +37,7 @@ components.kpi(columns[1], "Points", f"{row['points']:+,}")
 components.kpi(columns[2], "Points / hand", components.signed(row["points_per_hand"]))
 components.kpi(columns[3], "Foul rate", components.percent(row["foul_rate"]))
 st.dataframe(hands.drop("hand_key"), hide_index=True, key="session_hands")
+show_session_matches(session_id)
 if not hands.is_empty():
     keys = hands["hand_key"].to_list()
     names = dict(zip(keys, hands["hand_id"].to_list(), strict=True))

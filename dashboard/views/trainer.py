@@ -151,8 +151,12 @@ def main() -> None:
             for index, line in enumerate(quizzes.iter_rows(named=True))
         }
         what = "graded mistake" if count == 1 else f"{count} costliest graded mistakes"
+        uncertain = int(summary.filter(pl.col("player") == hero)["uncertain"].sum())
+        left_out = (f" {uncertain:,} uncertain verdicts (mistakes by the grader's bot that a "
+                    "second bot finishing the hand does not confirm) are not quizzed."
+                    if uncertain else "")
         st.caption(f"The {what} of {md(hero)}, largest first. Place the cards as you would now, "
-                   "then check.")
+                   f"then check.{left_out}")
         pick = st.selectbox("Quiz", list(labels), format_func=labels.__getitem__, key=PICK)
         row = quizzes.row(int(pick), named=True)
         position = components.ask(read.grading.quiz_position, row["hand_key"], row["player"],

@@ -22,6 +22,7 @@ from typing import Any
 
 import duckdb
 
+from pipeline import store
 from pipeline.analysis.alternatives import (
     DISCARD,
     AlternativeSet,
@@ -231,12 +232,25 @@ def _card(text: str) -> Card:
 
 def select_hands(
     connection: duckdb.DuckDBPyConnection, player: str | None = None, limit: int | None = None,
-    variant: str | None = None,
+    variant: str | None = None, outdated: bool = False,
 ) -> list[int]:
     """Keys of hands with streets, most recent first: those ``player`` sat in (of ``variant``),
-    at most ``limit``."""
+    at most ``limit``; ``outdated``: only hands holding an outdated grade (of ``player``, when
+    given: :func:`pipeline.store.current_grades`)."""
     params: list[Any] = []
     where = "h.has_streets"
+    if outdated:
+        columns = {row[0] for row in connection.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = 'main' "
+            "AND table_name = 'decision_grades'").fetchall()}
+        if not columns:
+            return []
+        whose = ""
+        if player is not None:
+            whose = " AND g.player = ?"
+            params.append(player)
+        where += (" AND h.hand_key IN (SELECT g.hand_key FROM decision_grades g WHERE NOT "
+                  f"coalesce({store.current_grades(columns, 'g')}, false){whose})")
     if variant is not None:
         where += " AND h.variant = ?"
         params.append(variant)

@@ -117,6 +117,13 @@ more."""
 CONTENDER_FACTOR = 4
 """Selection samples of a play still in contention over ``rollouts``, when ``race_to`` is unset."""
 
+SECOND_POLICY = "solid"
+"""The second continuation: the bot that plays the rest of the hand in the second look at a
+mistake (:func:`second_look`). Another deterministic heuristic than the rollout policy."""
+
+PRUNE_ABOVE = 60
+"""Decisions with more plays than this (the opening's 200) may be pruned (``prune``)."""
+
 ESTIMATOR = "split-v2"
 """Names the way samples are drawn and used (selection and evaluation streams): part of the
 fingerprint, so sums stored by an older grader are never mixed with these."""
@@ -151,6 +158,10 @@ class GradeSettings:
     contender_z: float = 2.0
     race_limit: int = 0
     evaluation_se: float = 0.45
+    prune: int = 0
+    prune_above: int = PRUNE_ABOVE
+    second_policy: str | None = SECOND_POLICY
+    second_samples: int | None = None
 
     @property
     def race_samples(self) -> int:
@@ -214,8 +225,20 @@ class GradeSettings:
             raise ValueError(f"race_limit must be ≥ 0, got {self.race_limit}")
         if not self.evaluation_se >= 0:
             raise ValueError(f"evaluation_se must be ≥ 0, got {self.evaluation_se}")
+        if self.prune < 0:
+            raise ValueError(f"prune must be ≥ 0, got {self.prune}")
         if self.policy not in BOTS:
             raise ValueError(f"unknown rollout policy {self.policy!r} (bots: {', '.join(BOTS)})")
+        if self.second_policy is not None and self.second_policy not in BOTS:
+            raise ValueError(f"unknown second policy {self.second_policy!r} "
+                             f"(bots: {', '.join(BOTS)})")
+        if self.second_samples is not None and self.second_samples < 2:
+            raise ValueError(f"second samples must be at least 2, got {self.second_samples}")
+
+    @property
+    def second_count(self) -> int:
+        """Samples of the second look (``second_samples``, default :attr:`evaluation_samples`)."""
+        return self.second_samples or self.evaluation_samples
 
 
 @dataclass(slots=True)
@@ -304,6 +327,10 @@ class DecisionGrade:
     policy_choice: int | None = None  # the alternative the rollout policy itself plays
     policy_gap: float | None = None  # x_policy − x_chosen (evaluation stream, or exact)
     policy_gap_se: float | None = None
+    uncertain: bool = False  # a mistake by the rollout policy that the second look does not confirm
+    second_loss: float | None = None  # the loss under the second continuation (null: not looked)
+    second_loss_se: float | None = None
+    second_samples: int = 0  # samples of the second look (not in the tallies)
 
     def selected(self) -> int:
         """The best play on the selection stream: the largest mean difference among the plays
@@ -479,20 +506,58 @@ def grade_decision(
     deals = None
     if settings.exact_limit and not BOTS[settings.policy].uses_chance:
         deals = enumerate_deals(decision, settings.exact_limit)
+    futures = Futures(decision, rules, settings)
     if deals is not None:
         _enumerate(grade, decision, rules, settings, deals)
     else:
         grade.tallies, grade.evaluations = prior_tallies(options, prior)
-        _select(grade, decision, rules, settings)
+        _select(grade, futures, settings)
         best = grade.selected()
         if best != chosen:
-            _evaluate(grade, decision, rules, settings, best)
+            _evaluate(grade, futures, settings, best)
     grade.decide()
-    _measure_policy_gap(grade, decision, rules, settings, alternatives=options)
+    if grade.mistake:
+        second_look(grade, decision, rules, settings)
+    _measure_policy_gap(grade, decision, rules, settings, alternatives=options, futures=futures)
     grade.situation = situation_of(decision, items, chosen, grade.best, rules)
     if grade.best != chosen:
         grade.mistake_type = mistake_type_of(decision, items[chosen], items[grade.best], rules)
     return grade
+
+
+SECOND = 2
+"""The sample stream of the second look (independent of selection and evaluation)."""
+
+
+def second_look(grade: DecisionGrade, decision: Decision, rules: RuleSet,
+                settings: GradeSettings) -> None:
+    """Model error, beyond sampling: a mistake's loss measured again with every seat finishing
+    under the second continuation (``second_policy``) instead of the rollout policy, on fresh
+    samples (exact when the decision was enumerated). When the picked play no longer beats the
+    play made by ``min_loss`` there, the verdict depends on the continuation: the grade is
+    *uncertain*, never a mistake (the trainer leaves it out). The loss stays the rollout
+    policy's (unbiased for that continuation); only the verdict changes."""
+    second = settings.second_policy
+    if second is None or not grade.mistake:
+        return
+    pair = [grade.alternatives[grade.best], grade.alternatives[grade.chosen]]
+    deals = None
+    if grade.exact and not BOTS[second].uses_chance:
+        deals = enumerate_deals(decision, settings.exact_limit)
+    if deals is not None:
+        values = Rollouts.enumerated(decision, rules, deals, second,
+                                     settings.fantasyland_value).values(pair)
+        grade.second_loss, grade.second_loss_se = float((values[0] - values[1]).mean()), 0.0
+    else:
+        count = settings.second_count
+        values = Rollouts(decision, rules, 0, count, settings.seed, second,
+                          settings.fantasyland_value, stream=SECOND).values(pair)
+        differences = values[0] - values[1]
+        grade.second_loss = float(differences.mean())
+        grade.second_loss_se = float(differences.std(ddof=1) / math.sqrt(count))
+    grade.second_samples = int(values.size)
+    if grade.second_loss < settings.min_loss:
+        grade.uncertain, grade.mistake = True, False
 
 
 def policy_choice(decision: Decision, alternatives: AlternativeSet, policy: str,
@@ -519,7 +584,8 @@ def policy_choice(decision: Decision, alternatives: AlternativeSet, policy: str,
 
 
 def _measure_policy_gap(grade: DecisionGrade, decision: Decision, rules: RuleSet,
-                        settings: GradeSettings, alternatives: AlternativeSet) -> None:
+                        settings: GradeSettings, alternatives: AlternativeSet,
+                        futures: Futures | None = None) -> None:
     """:attr:`DecisionGrade.policy_gap`: the rollout policy's own play against the play made,
     exact when the decision was enumerated, else on the evaluation stream (``evaluation``
     samples; more when the policy's play is the selected one, which has them already)."""
@@ -538,8 +604,8 @@ def _measure_policy_gap(grade: DecisionGrade, decision: Decision, rules: RuleSet
     target = settings.evaluation_samples
     start = min(evaluations[policy].samples, evaluations[chosen].samples)
     if start < target:
-        rollouts = Rollouts(decision, rules, start, target, settings.seed, settings.policy,
-                            settings.fantasyland_value, stream=EVALUATION)
+        futures = futures or Futures(decision, rules, settings)
+        rollouts = futures.samples(EVALUATION, start, target)
         grade.new_samples += _extend(rollouts, grade.alternatives, evaluations, chosen, [policy],
                                      target, {})
     measured = evaluations[policy]
@@ -564,8 +630,7 @@ def _enumerate(grade: DecisionGrade, decision: Decision, rules: RuleSet,
     grade.new_samples = int(values.size)
 
 
-def _select(grade: DecisionGrade, decision: Decision, rules: RuleSet,
-            settings: GradeSettings) -> None:
+def _select(grade: DecisionGrade, futures: Futures, settings: GradeSettings) -> None:
     """The selection stream: racing up to ``rollouts`` samples per alternative."""
     tallies = grade.tallies
     target = settings.rollouts
@@ -573,21 +638,62 @@ def _select(grade: DecisionGrade, decision: Decision, rules: RuleSet,
     if start >= target:
         return
     screen = min(settings.screen, target) if settings.screen else target
-    rollouts = Rollouts(decision, rules, start, target, settings.seed, settings.policy,
-                        settings.fantasyland_value, stream=SELECTION)
+    rollouts = futures.samples(SELECTION, start, target)
     seen: dict[int, tuple[int, np.ndarray]] = {}
     active = list(range(len(grade.alternatives)))
+    kept = _pruned(grade, futures, settings)
     for checkpoint in _checkpoints(screen, target):
         needed = [index for index in active if tallies[index].samples < checkpoint]
         grade.new_samples += _extend(rollouts, grade.alternatives, tallies, grade.chosen, needed,
                                      checkpoint, seen)
         if checkpoint < target:
             active = _survivors(active, tallies, grade.chosen, settings.screen_z, seen)
-    _race_contenders(grade, decision, rules, settings, active, seen)
+            if kept is not None:  # past the first screen, only the plays the policy ranks high
+                active = [index for index in active if index in kept]
+                kept = None
+    _race_contenders(grade, futures, settings, active, seen)
 
 
-def _race_contenders(grade: DecisionGrade, decision: Decision, rules: RuleSet,
-                     settings: GradeSettings, active: list[int],
+def _pruned(grade: DecisionGrade, futures: Futures, settings: GradeSettings) -> set[int] | None:
+    """The plays that go on past the first screen in a decision of more than
+    ``prune_above`` plays: the play made, the rollout policy's own play and the ``prune`` plays
+    the policy scores highest (None: no pruning: ``prune`` 0, few plays, or a policy without
+    scores). Every play still gets the screen's samples (an estimate for the trainer); the
+    policy's scores depend on no sample, so the loss stays unbiased."""
+    if not settings.prune or len(grade.alternatives) <= settings.prune_above:
+        return None
+    decision = futures.decision
+    scores = policy_scores(decision, grade.alternatives, settings.policy, futures.rules)
+    if scores is None:
+        return None
+    order = np.argsort(-scores, kind="stable")[:settings.prune]
+    kept = {int(index) for index in order if np.isfinite(scores[index])}
+    kept.add(grade.chosen)
+    choice = policy_choice(decision, AlternativeSet(tuple(grade.alternatives), grade.chosen,
+                                                    grade.legal), settings.policy, futures.rules)
+    if choice is not None:
+        kept.add(choice)
+    grade.extra["pruned_to"] = len(kept)
+    return kept
+
+
+def policy_scores(decision: Decision, alternatives: list[Alternative], policy: str,
+                  rules: RuleSet) -> np.ndarray | None:
+    """The rollout policy's own score of each alternative (its representative placement; -inf
+    for a placement the bot never plays), or None for a policy that does not score."""
+    column = column_policy(policy, decision.hand.variant, rules)
+    scores = column.scores(BoardBatch.from_rows([decision.rows]),
+                           np.asarray([decision.dealt], dtype=np.int64), decision.discards)
+    if scores is None:
+        return None
+    index = {pattern: position for position, pattern in
+             enumerate(street_patterns(len(decision.dealt), decision.discards))}
+    return np.asarray([scores[0, index[alternative.pattern]] for alternative in alternatives],
+                      dtype=np.float64)
+
+
+def _race_contenders(grade: DecisionGrade, futures: Futures, settings: GradeSettings,
+                     active: list[int],
                      seen: dict[int, tuple[int, np.ndarray]]) -> None:
     """After ``rollouts`` samples: the plays still within reach of the leader (at most
     ``contenders`` of them, the leader included) race on, the count doubling up to
@@ -608,8 +714,7 @@ def _race_contenders(grade: DecisionGrade, decision: Decision, rules: RuleSet,
     racing = _contenders(full, tallies, chosen, settings.contender_z, seen, settings.contenders)
     while len(racing) > 1 and count < cap:
         step = min(cap, 2 * count)
-        rollouts = Rollouts(decision, rules, count, step, settings.seed, settings.policy,
-                            settings.fantasyland_value, stream=SELECTION)
+        rollouts = futures.samples(SELECTION, count, step)
         needed = [index for index in racing if tallies[index].samples < step]
         grade.new_samples += _extend(rollouts, grade.alternatives, tallies, chosen, needed, step,
                                      seen)
@@ -645,8 +750,8 @@ def _contenders(candidates: list[int], tallies: list[Tally], chosen: int, z: flo
     return [leader, *(index for _, index in within[:most - 1])]
 
 
-def _evaluate(grade: DecisionGrade, decision: Decision, rules: RuleSet,
-              settings: GradeSettings, best: int) -> None:
+def _evaluate(grade: DecisionGrade, futures: Futures, settings: GradeSettings,
+              best: int) -> None:
     """The evaluation stream: the selected and the chosen play on fresh samples (how many:
     :meth:`GradeSettings.evaluation_for` the spread of their difference on the selection
     stream)."""
@@ -656,10 +761,32 @@ def _evaluate(grade: DecisionGrade, decision: Decision, rules: RuleSet,
     start = min(evaluations[best].samples, evaluations[grade.chosen].samples)
     if start >= target:
         return
-    rollouts = Rollouts(decision, rules, start, target, settings.seed, settings.policy,
-                        settings.fantasyland_value, stream=EVALUATION)
+    rollouts = futures.samples(EVALUATION, start, target)
     grade.new_samples += _extend(rollouts, grade.alternatives, evaluations, grade.chosen, [best],
                                  target, {})
+
+
+class Futures:
+    """A decision's sampled futures, one :class:`~pipeline.analysis.rollout.Rollouts` per
+    stream, grown as racing and evaluation ask for more: every sample is dealt, played by the
+    opponents and judged once, and every play's values on it are worked out once."""
+
+    def __init__(self, decision: Decision, rules: RuleSet, settings: GradeSettings) -> None:
+        self.decision = decision
+        self.rules = rules
+        self.settings = settings
+        self._streams: dict[int, Rollouts] = {}
+
+    def samples(self, stream: int, lo: int, hi: int) -> Rollouts:
+        """The stream's samples, holding at least ``lo .. hi - 1``."""
+        held = self._streams.get(stream)
+        if held is None or held.lo > lo:
+            settings = self.settings
+            held = Rollouts(self.decision, self.rules, lo, hi, settings.seed, settings.policy,
+                            settings.fantasyland_value, stream=stream)
+            self._streams[stream] = held
+        held.grow(hi)
+        return held
 
 
 def _checkpoints(screen: int, target: int) -> list[int]:

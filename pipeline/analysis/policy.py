@@ -21,6 +21,9 @@ from pipeline.simulate.dealer import StreetRows, order_within_rows
 from pipeline.simulate.outlook import row_outlooks
 
 ROW_START = np.asarray((0, 3, 8), dtype=np.int64)
+OPTIONS_PER_CHUNK = 65_536
+"""Options (boards × a street's placements) a bot scores in one go: an opening's 243
+placements for 270 boards, a later Pineapple street's 27 for 2,427."""
 
 
 class BoardBatch:
@@ -93,6 +96,20 @@ class ColumnPolicy:
         self.variant = variant
         self.outlooks = row_outlooks(variant, rules)
 
+    def scores(self, boards: BoardBatch, dealt: np.ndarray, discards: int) -> np.ndarray | None:
+        """The bot's own score of every placement of the street (boards × the patterns of
+        :func:`pipeline.simulate.bots.street_patterns`; -inf where it would never play it), or
+        None for a bot that does not score its options."""
+        score = getattr(self.bot, "scores", None)
+        if score is None:
+            return None
+        dealt = np.ascontiguousarray(dealt, dtype=np.int64)
+        size = dealt.shape[1]
+        patterns = street_patterns(size, discards)
+        street = StreetRows(dealt, boards.keys, boards.counts, boards.suits)
+        return score(street.options(self.variant, patterns, pattern_subsets(size, discards),
+                                    self.outlooks))
+
     def play_street(
         self, boards: BoardBatch, dealt: np.ndarray, discards: int, uniforms: np.ndarray | None = None
     ) -> np.ndarray:
@@ -106,13 +123,24 @@ class ColumnPolicy:
         count, size = dealt.shape
         patterns = street_patterns(size, discards)
         subsets = pattern_subsets(size, discards)
-        street = StreetRows(dealt, boards.keys, boards.counts, boards.suits)
-        options = street.options(self.variant, patterns, subsets, self.outlooks)
         if uniforms is None:
             uniforms = np.zeros(count)
-        chosen = self.bot.choose(options, uniforms)
+        # boards in chunks of about OPTIONS_PER_CHUNK options: the option arrays stay in the
+        # processor's cache (an opening's 243 options × 8,192 boards would not)
+        chunk = max(1, OPTIONS_PER_CHUNK // len(patterns))
+        chosen = np.empty(count, dtype=np.int64)
+        after = [np.empty_like(boards.keys), np.empty_like(boards.counts),
+                 np.empty_like(boards.suits)]
+        for start in range(0, count, chunk):
+            part = slice(start, min(count, start + chunk))
+            street = StreetRows(dealt[part], boards.keys[part], boards.counts[part],
+                                boards.suits[part])
+            options = street.options(self.variant, patterns, subsets, self.outlooks)
+            chosen[part] = self.bot.choose(options, uniforms[part])
+            for target, values in zip(after, street.after(subsets[chosen[part]]), strict=True):
+                target[part] = values
         before = boards.counts
-        boards.keys, boards.counts, boards.suits = street.after(subsets[chosen])
+        boards.keys, boards.counts, boards.suits = after
         within = order_within_rows(size, discards)[chosen]
         pattern_rows = patterns[chosen]
         everyone = np.arange(count)

@@ -109,7 +109,8 @@ def grade_tables(grades: Sequence[DecisionGrade], when: datetime | None = None) 
         "chosen_se", "best_ev", "best_se", "ev_loss", "loss_se", "z", "mistake", "rollouts",
         "policy", "fantasyland_value", "seed", "fingerprint", "graded_at", "exact",
         "evaluation_rollouts", "mistake_type", "policy_alternative", "policy_gap",
-        "policy_gap_se")}
+        "policy_gap_se", "uncertain", "second_policy", "second_loss", "second_loss_se",
+        "grader_version")}
     alternative_rows: dict[str, list[Any]] = {name: [] for name in (
         "hand_key", "player", "street", "alternative", "placement", "top", "middle", "bottom",
         "discards", "equivalents", "is_chosen", "is_best", "samples", "total", "total_sq",
@@ -140,6 +141,12 @@ def grade_tables(grades: Sequence[DecisionGrade], when: datetime | None = None) 
             ("policy_gap", None if grade.policy_gap is None else _finite(grade.policy_gap)),
             ("policy_gap_se", None if grade.policy_gap_se is None
              else _finite(grade.policy_gap_se)),
+            ("uncertain", grade.uncertain),
+            ("second_policy", settings.second_policy if grade.second_loss is not None else None),
+            ("second_loss", grade.second_loss),
+            ("second_loss_se", None if grade.second_loss_se is None
+             else _finite(grade.second_loss_se)),
+            ("grader_version", store.GRADER_VERSION),
         ):
             decision_rows[name].append(value)
         for index, (alternative, tally, evaluated) in enumerate(
@@ -171,7 +178,11 @@ def grade_tables(grades: Sequence[DecisionGrade], when: datetime | None = None) 
                                   "mistake_type": pa.string(),
                                   "policy_alternative": pa.int16(),
                                   "policy_gap": pa.float64(),
-                                  "policy_gap_se": pa.float64()}), \
+                                  "policy_gap_se": pa.float64(),
+                                  "second_policy": pa.string(),
+                                  "second_loss": pa.float64(),
+                                  "second_loss_se": pa.float64(),
+                                  "grader_version": pa.int32()}), \
         _arrow(alternative_rows, {"street": pa.int8(), "alternative": pa.int16(),
                                   "equivalents": pa.int16(), "samples": pa.int32(),
                                   "eval_samples": pa.int32(), "eval_ev": pa.float64(),

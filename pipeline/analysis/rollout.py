@@ -37,7 +37,7 @@ import numpy as np
 from pipeline.analysis.alternatives import Alternative
 from pipeline.analysis.decisions import Decision
 from pipeline.analysis.policy import BoardBatch, ColumnPolicy
-from pipeline.rules.batch import evaluate_boards, settle_hands
+from pipeline.rules.batch import BoardColumns, evaluate_boards, score_pairs, settle_hands
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet
 from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
@@ -76,15 +76,64 @@ def sample_seed(seed: int, hand_key: int, player: str, street: int,
     )
 
 
+@dataclass(slots=True)
+class _Seat:
+    """One opponent's finished boards in a set of samples: ``boards`` (distinct boards, (U, 13))
+    with their verdicts, and ``index`` (per sample, the row of ``boards`` it got)."""
+
+    seat: int
+    in_fantasyland: bool
+    boards: np.ndarray
+    verdicts: BoardColumns
+    index: np.ndarray
+
+
 @dataclass(frozen=True, slots=True)
 class _Opponents:
-    cards: list[np.ndarray]  # per opponent seat: (samples, 13) finished boards
     seats: list[int]
     in_fantasyland: list[bool]
+    entries: list[_Seat]
+
+    @property
+    def cards(self) -> list[np.ndarray]:
+        """Per opponent seat: (samples, 13) finished boards."""
+        return [entry.boards[entry.index] for entry in self.entries]
+
+
+def _take(columns: BoardColumns, index: np.ndarray | slice) -> BoardColumns:
+    """The verdicts of some boards."""
+    return BoardColumns(columns.values[index], columns.classes[index], columns.foul[index],
+                        columns.raw_royalties[index], columns.royalties[index],
+                        columns.fantasyland_cards[index])
+
+
+def _join(parts: Sequence[BoardColumns]) -> BoardColumns:
+    """Verdicts one after the other."""
+    if len(parts) == 1:
+        return parts[0]
+    return BoardColumns(*(np.concatenate([getattr(part, name) for part in parts])
+                          for name in ("values", "classes", "foul", "raw_royalties", "royalties",
+                                       "fantasyland_cards")))
+
+
+def _distinct(columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of an (N, k) card array and, per row, the index of its distinct row
+    (k = 0: one empty row)."""
+    if columns.shape[1] == 0:
+        return columns[:1], np.zeros(len(columns), dtype=np.intp)
+    unique, inverse = np.unique(columns, axis=0, return_inverse=True)
+    return unique, inverse.reshape(-1).astype(np.intp)
 
 
 class Rollouts:
-    """The sampled futures ``lo .. hi - 1`` of one decision, and the alternatives' values on them."""
+    """The sampled futures ``lo .. hi - 1`` of one decision, and the alternatives' values on them.
+
+    A decision's samples in one stream are drawn once and kept: :meth:`grow` adds samples
+    ``hi, hi + 1, ...`` (the same ones a larger range would have held from the start), the
+    opponents' boards and verdicts are played and judged once per sample, and every
+    alternative's values are kept, so a racing step, the evaluation of the selected play and
+    the policy's own play never play the same future twice.
+    """
 
     def __init__(
         self,
@@ -99,39 +148,35 @@ class Rollouts:
     ) -> None:
         if not 0 <= lo < hi:
             raise ValueError(f"bad sample range {lo}..{hi}")
-        self.decision = decision
-        self.rules = rules
-        self.lo = lo
-        self.hi = hi
-        self.fantasyland_value = float(fantasyland_value)
-        variant = decision.hand.variant
-        self.variant = variant
-        self.policy = column_policy(policy, variant, rules)
+        self._setup(decision, rules, policy, fantasyland_value)
+        self.lo = self.hi = lo
         sequence = sample_seed(seed, decision.hand.hand_key, decision.player, decision.street,
                                stream)
-        card_stream, chance_stream, fantasyland_stream = (
+        self._card_stream, self._chance_stream, self._fantasyland_stream = (
             np.random.default_rng(child) for child in sequence.spawn(3))
-        unseen = np.asarray(decision.unseen, dtype=np.int64)
-        keys = card_stream.random((hi, len(unseen)))[lo:hi]
-        fantasyland_cards = sum(size for _, _, size in decision.plan.fantasyland)
-        if fantasyland_cards:
-            # Opponents in Fantasyland: one deal per group of FANTASYLAND_GROUP samples (the
-            # exact setter costs milliseconds); those cards go first, the rest follow in the
-            # sample's own random order.
-            groups = (hi + FANTASYLAND_GROUP - 1) // FANTASYLAND_GROUP
-            group_keys = fantasyland_stream.random((groups, len(unseen)))
-            group_hands = np.argsort(group_keys, axis=1, kind="stable")[:, :fantasyland_cards]
-            group_of = np.arange(lo, hi) // FANTASYLAND_GROUP
-            keys = keys.copy()
-            rows = np.repeat(np.arange(hi - lo), fantasyland_cards)
-            # negative keys, increasing in the group deal's own random order: those cards come
-            # first, in that order (so several Fantasyland opponents split them at random)
-            order = np.linspace(-2.0, -1.0, fantasyland_cards, endpoint=False)
-            keys[rows, group_hands[group_of].ravel()] = np.tile(order, hi - lo)
-        self.deck = unseen[np.argsort(keys, axis=1, kind="stable")]  # (samples, unseen)
-        steps = 1 + len(decision.plan.future)
-        self.uniforms = chance_stream.random((hi, steps, len(decision.hand.seats)))[lo:hi]
-        self.opponents = self._play_opponents()
+        self._fantasyland_cards = sum(size for _, _, size in decision.plan.fantasyland)
+        self._group_hands = np.zeros((0, self._fantasyland_cards), dtype=np.int64)
+        self._solved: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._steps = 1 + len(decision.plan.future)
+        unseen = len(decision.unseen)
+        for start in range(0, lo, 4096):  # the samples before lo are skipped, not kept
+            size = min(4096, lo - start)
+            self._card_stream.random((size, unseen))
+            self._chance_stream.random((size, self._steps, len(decision.hand.seats)))
+        self.deck = np.zeros((0, unseen), dtype=np.int64)
+        self.uniforms = np.zeros((0, self._steps, len(decision.hand.seats)))
+        self.opponents = _Opponents([], [], [])
+        self.grow(hi)
+
+    def _setup(self, decision: Decision, rules: RuleSet, policy: str,
+               fantasyland_value: float) -> None:
+        self.decision = decision
+        self.rules = rules
+        self.fantasyland_value = float(fantasyland_value)
+        self.variant = decision.hand.variant
+        self.policy = column_policy(policy, self.variant, rules)
+        self.enumerated_deals = False
+        self._kept: dict[Alternative, tuple[int, np.ndarray]] = {}
 
     @classmethod
     def enumerated(
@@ -145,25 +190,27 @@ class Rollouts:
         """Every deal of ``deals`` (an (outcomes, plan.cards) card array, one row per possible
         deal of the unseen cards, in the plan's positions) instead of random samples: the mean
         over the rows is the exact expectation (see :mod:`pipeline.analysis.exact`). The policy
-        must not use chance (its random numbers are zeros)."""
+        must not use chance (its random numbers are zeros).
+
+        A seat's play depends only on its own board and the cards it is dealt, so each seat's
+        streets are played once per distinct set of its own cards (on the last street with two
+        opponents to act: 2 × 286 boards instead of 2 × 34,320), and each distinct board is
+        judged once."""
         if decision.plan.fantasyland:
             raise ValueError("an opponent in Fantasyland is never enumerated")
         deals = np.ascontiguousarray(deals, dtype=np.int64)
         if deals.ndim != 2 or deals.shape[1] != decision.plan.cards or not len(deals):
             raise ValueError(f"expected ({decision.plan.cards}-card) deals, got {deals.shape}")
         self = cls.__new__(cls)
-        self.decision = decision
-        self.rules = rules
-        self.lo, self.hi = 0, len(deals)
-        self.fantasyland_value = float(fantasyland_value)
-        self.variant = decision.hand.variant
-        self.policy = column_policy(policy, self.variant, rules)
+        self._setup(decision, rules, policy, fantasyland_value)
         if self.policy.bot.uses_chance:
             raise ValueError(f"policy {policy!r} uses chance: it cannot be enumerated")
+        self.enumerated_deals = True
+        self.lo, self.hi = 0, len(deals)
         self.deck = deals
-        steps = 1 + len(decision.plan.future)
-        self.uniforms = np.zeros((len(deals), steps, len(decision.hand.seats)))
-        self.opponents = self._play_opponents()
+        self._steps = 1 + len(decision.plan.future)
+        self.uniforms = np.zeros((len(deals), self._steps, len(decision.hand.seats)))
+        self.opponents = self._play_opponents(deals, self.uniforms, 0)
         return self
 
     @property
@@ -171,93 +218,224 @@ class Rollouts:
         """Number of samples held."""
         return self.hi - self.lo
 
-    def _play_opponents(self) -> _Opponents:
+    def grow(self, hi: int) -> None:
+        """Hold samples up to ``hi`` (exclusive): the next samples of the stream, drawn and
+        played by the opponents now."""
+        if self.enumerated_deals:
+            if hi > self.hi:
+                raise ValueError("every deal is already held")
+            return
+        if hi <= self.hi:
+            return
+        decision = self.decision
+        first, count = self.hi, hi - self.hi
+        unseen = np.asarray(decision.unseen, dtype=np.int64)
+        keys = self._card_stream.random((count, len(unseen)))
+        fantasyland_cards = self._fantasyland_cards
+        if fantasyland_cards:
+            # Opponents in Fantasyland: one deal per group of FANTASYLAND_GROUP samples (the
+            # exact setter costs milliseconds); those cards go first, the rest follow in the
+            # sample's own random order.
+            groups = (hi + FANTASYLAND_GROUP - 1) // FANTASYLAND_GROUP
+            drawn = len(self._group_hands)
+            if groups > drawn:
+                group_keys = self._fantasyland_stream.random((groups - drawn, len(unseen)))
+                self._group_hands = np.concatenate([
+                    self._group_hands,
+                    np.argsort(group_keys, axis=1, kind="stable")[:, :fantasyland_cards]])
+            group_of = np.arange(first, hi) // FANTASYLAND_GROUP
+            rows = np.repeat(np.arange(count), fantasyland_cards)
+            # negative keys, increasing in the group deal's own random order: those cards come
+            # first, in that order (so several Fantasyland opponents split them at random)
+            order = np.linspace(-2.0, -1.0, fantasyland_cards, endpoint=False)
+            keys[rows, self._group_hands[group_of].ravel()] = np.tile(order, count)
+        deck = unseen[np.argsort(keys, axis=1, kind="stable")]  # (samples, unseen)
+        uniforms = self._chance_stream.random((count, self._steps, len(decision.hand.seats)))
+        played = self._play_opponents(deck, uniforms, first)
+        if self.hi == self.lo:
+            self.deck, self.uniforms, self.opponents = deck, uniforms, played
+        else:
+            self.deck = np.concatenate([self.deck, deck])
+            self.uniforms = np.concatenate([self.uniforms, uniforms])
+            entries = []
+            for old, new in zip(self.opponents.entries, played.entries, strict=True):
+                offset = len(old.boards)
+                entries.append(_Seat(old.seat, old.in_fantasyland,
+                                     np.concatenate([old.boards, new.boards]),
+                                     _join([old.verdicts, new.verdicts]),
+                                     np.concatenate([old.index, new.index + offset])))
+            self.opponents = _Opponents(self.opponents.seats, self.opponents.in_fantasyland,
+                                        entries)
+        self.hi = hi
+
+    def _play_opponents(self, deck: np.ndarray, uniforms: np.ndarray, first: int) -> _Opponents:
+        """Every opponent's finished boards on these samples (``first``: the number of the first
+        one), judged."""
         decision = self.decision
         plan = decision.plan
-        count = self.samples
-        cards: list[np.ndarray] = []
-        seats: list[int] = []
-        flags: list[bool] = []
+        count = len(deck)
+        entries: list[_Seat] = []
         for seat, start, size in plan.fantasyland:
             boards = np.empty((count, 13), dtype=np.int64)
-            solved: dict[int, tuple[int, ...]] = {}
             for sample in range(count):
-                group = (self.lo + sample) // FANTASYLAND_GROUP
-                if group not in solved:
-                    arrangement = solve_fantasyland(
-                        self.deck[sample, start:start + size].tolist(), self.variant, self.rules,
+                group = (first + sample) // FANTASYLAND_GROUP
+                arrangement = self._solved.get((seat, group))
+                if arrangement is None:
+                    solved = solve_fantasyland(
+                        deck[sample, start:start + size].tolist(), self.variant, self.rules,
                         self.fantasyland_value,
                     )
-                    solved[group] = arrangement.top + arrangement.middle + arrangement.bottom
-                boards[sample] = solved[group]
-            cards.append(boards)
-            seats.append(seat)
-            flags.append(True)
+                    arrangement = solved.top + solved.middle + solved.bottom
+                    self._solved[(seat, group)] = arrangement
+                boards[sample] = arrangement
+            entries.append(self._judged(seat, True, boards, np.arange(count)))
         for seat, rows in enumerate(decision.visible):
             if rows is None or seat == decision.hero:
                 continue
-            batch = BoardBatch.from_rows([rows]).repeat(count)
-            for entry_seat, start, size, discards in plan.current:
-                if entry_seat == seat:
-                    self.policy.play_street(
-                        batch, self.deck[:, start:start + size], discards, self.uniforms[:, 0, seat]
-                    )
-            for step, entries in enumerate(plan.future, 1):
-                for entry_seat, start, size, discards in entries:
-                    if entry_seat == seat:
-                        self.policy.play_street(
-                            batch, self.deck[:, start:start + size], discards,
-                            self.uniforms[:, step, seat],
-                        )
-            cards.append(batch.cards)
-            seats.append(seat)
-            flags.append(False)
-        return _Opponents(cards, seats, flags)
+            steps = [(0, entry) for entry in plan.current if entry[0] == seat]
+            steps += [(step, entry) for step, entries_ in enumerate(plan.future, 1)
+                      for entry in entries_ if entry[0] == seat]
+            if self.enumerated_deals:  # one play per distinct set of the seat's own cards
+                columns = np.concatenate(
+                    [deck[:, start:start + size] for _, (_, start, size, _) in steps]
+                    or [deck[:, :0]], axis=1)
+                own, index = _distinct(columns)
+                own_uniforms = np.zeros((len(own), self._steps, uniforms.shape[2]))
+            else:
+                columns = None
+                own, index, own_uniforms = deck, np.arange(count), uniforms
+            batch = BoardBatch.from_rows([rows]).repeat(len(own))
+            offset = 0
+            for step, (_, start, size, discards) in steps:
+                dealt = (own[:, offset:offset + size] if columns is not None
+                         else own[:, start:start + size])
+                offset += size
+                self.policy.play_street(batch, dealt, discards, own_uniforms[:, step, seat])
+            entries.append(self._judged(seat, False, batch.cards, index))
+        return _Opponents([entry.seat for entry in entries],
+                          [entry.in_fantasyland for entry in entries], entries)
+
+    def _judged(self, seat: int, in_fantasyland: bool, boards: np.ndarray,
+                index: np.ndarray) -> _Seat:
+        verdicts = evaluate_boards(boards, self.variant, self.rules,
+                                   np.full(len(boards), in_fantasyland))
+        return _Seat(seat, in_fantasyland, boards, verdicts, index)
 
     def values(self, alternatives: Sequence[Alternative], lo: int | None = None,
                hi: int | None = None) -> np.ndarray:
-        """The player's value of each alternative on samples ``lo .. hi - 1``: (alternatives, samples)."""
+        """The player's value of each alternative on samples ``lo .. hi - 1``: (alternatives,
+        samples). Values already worked out for an alternative are reused."""
         lo = self.lo if lo is None else lo
         hi = self.hi if hi is None else hi
         if not self.lo <= lo < hi <= self.hi:
             raise ValueError(f"samples {lo}..{hi} are outside {self.lo}..{self.hi}")
-        count = hi - lo
-        per_step = max(1, MAX_BOARDS_PER_STEP // count)
-        parts = [
-            self._values(alternatives[start:start + per_step], lo - self.lo, hi - self.lo)
-            for start in range(0, len(alternatives), per_step)
-        ]
-        return np.concatenate(parts, axis=0) if parts else np.zeros((0, count))
+        result = np.empty((len(alternatives), hi - lo))
+        wanted: dict[int, list[int]] = {}  # first sample still to work out -> positions
+        for position, alternative in enumerate(alternatives):
+            kept = self._kept.get(alternative)
+            if kept is not None and kept[0] <= lo <= kept[0] + len(kept[1]):
+                start, values = kept
+                if start + len(values) >= hi:
+                    result[position] = values[lo - start:hi - start]
+                    continue
+                wanted.setdefault(start + len(values), []).append(position)
+            else:
+                self._kept.pop(alternative, None)
+                wanted.setdefault(lo, []).append(position)
+        for begin, positions in wanted.items():
+            items = [alternatives[position] for position in positions]
+            count = hi - begin
+            per_step = max(1, MAX_BOARDS_PER_STEP // count)
+            fresh = np.concatenate([
+                self._values(items[start:start + per_step], begin - self.lo, hi - self.lo)
+                for start in range(0, len(items), per_step)
+            ], axis=0)
+            for row, (position, alternative) in enumerate(zip(positions, items, strict=True)):
+                kept = self._kept.get(alternative)
+                if kept is not None:
+                    start, values = kept
+                    values = np.concatenate([values, fresh[row]])
+                else:
+                    start, values = begin, fresh[row]
+                self._kept[alternative] = (start, values)
+                result[position] = values[lo - start:hi - start]
+        return result
 
     def _values(self, alternatives: Sequence[Alternative], first: int, last: int) -> np.ndarray:
         decision = self.decision
         hero = decision.hero
         count = last - first
-        boards = BoardBatch.from_rows([alternative.rows_after for alternative in alternatives])
-        boards = boards.repeat(count)
         repeats = len(alternatives)
-        for step, entries in enumerate(decision.plan.future, 1):
-            for seat, start, size, discards in entries:
-                if seat != hero:
-                    continue
-                dealt = np.tile(self.deck[first:last, start:start + size], (repeats, 1))
-                uniforms = np.tile(self.uniforms[first:last, step, seat], repeats)
-                self.policy.play_street(boards, dealt, discards, uniforms)
-        player_boards = len(boards)
-        opponents = self.opponents
-        all_cards = np.concatenate(
-            [boards.cards, *(cards[first:last] for cards in opponents.cards)], axis=0
-        )
-        flags = np.zeros(len(all_cards), dtype=bool)
+        steps = [(step, entry) for step, entries in enumerate(decision.plan.future, 1)
+                 for entry in entries if entry[0] == hero]
+        deck = self.deck[first:last]
+        if self.enumerated_deals:  # one play per distinct set of the player's own cards
+            columns = np.concatenate(
+                [deck[:, start:start + size] for _, (_, start, size, _) in steps]
+                or [deck[:, :0]], axis=1)
+            own, own_index = _distinct(columns)
+            own_uniforms = np.zeros((len(own), self._steps, self.uniforms.shape[2]))
+        else:
+            columns = None
+            own, own_index, own_uniforms = deck, None, self.uniforms[first:last]
+        distinct = len(own)
+        boards = BoardBatch.from_rows([alternative.rows_after for alternative in alternatives])
+        boards = boards.repeat(distinct)
+        offset = 0
+        for step, (seat, start, size, discards) in steps:
+            cards = own[:, offset:offset + size] if columns is not None else own[:, start:start + size]
+            offset += size
+            dealt = np.tile(cards, (repeats, 1))
+            uniforms = np.tile(own_uniforms[:, step, seat], repeats)
+            self.policy.play_street(boards, dealt, discards, uniforms)
+        hero_verdicts = evaluate_boards(boards.cards, self.variant, self.rules)
+        player_boards = repeats * count
+        if own_index is None:
+            hero_rows = np.arange(player_boards)
+        else:
+            hero_rows = (np.arange(repeats)[:, None] * distinct + own_index[None, :]).ravel()
+            if not self.rules.scoring.cap:
+                grid = self._grid_values(hero_verdicts, hero_rows, first, last)
+                if grid is not None:
+                    return grid.reshape(repeats, count)
+        parts = [hero_verdicts]
         seats = np.empty((player_boards, len(decision.hand.seats)), dtype=np.intp)
-        seats[:, hero] = np.arange(player_boards)
-        sample_of = np.arange(player_boards) % count
-        base = player_boards
-        for seat, in_fantasyland in zip(opponents.seats, opponents.in_fantasyland, strict=True):
-            seats[:, seat] = base + sample_of
-            flags[base:base + count] = in_fantasyland
-            base += count
-        verdicts = evaluate_boards(all_cards, self.variant, self.rules, flags)
+        seats[:, hero] = hero_rows
+        base = len(boards)
+        for entry in self.opponents.entries:
+            index = entry.index[first:last]
+            if self.enumerated_deals:
+                parts.append(entry.verdicts)
+                seats[:, entry.seat] = base + np.tile(index, repeats)
+                base += len(entry.boards)
+            else:  # one board per sample
+                parts.append(_take(entry.verdicts, slice(first, last)))
+                seats[:, entry.seat] = base + np.tile(np.arange(count), repeats)
+                base += count
+        verdicts = _join(parts)
         points = settle_hands(verdicts, seats, self.rules)[:, hero].astype(np.float64)
-        bonus = (verdicts.fantasyland_cards[:player_boards] > 0) * self.fantasyland_value
+        bonus = (hero_verdicts.fantasyland_cards[hero_rows] > 0) * self.fantasyland_value
         return (points + bonus).reshape(repeats, count)
+
+    def _grid_values(self, hero: BoardColumns, hero_rows: np.ndarray, first: int,
+                     last: int) -> np.ndarray | None:
+        """Enumerated deals without a cap: the player's points are the sum of their pairs'
+        (a pair's outcome does not depend on the third seat), so each pair of distinct boards
+        is scored once and the deals add them up. None when the pairs would outnumber the
+        deals' rows (then the deals are settled one by one)."""
+        pairs = sum(len(hero) * len(entry.boards) for entry in self.opponents.entries)
+        if pairs > len(hero_rows):
+            return None
+        points = np.zeros(len(hero_rows), dtype=np.float64)
+        every = np.arange(len(hero))
+        for entry in self.opponents.entries:
+            both = _join([hero, entry.verdicts])
+            opponents = len(entry.boards)
+            mine = np.repeat(every, opponents)
+            theirs = len(hero) + np.tile(np.arange(opponents), len(hero))
+            scored = score_pairs(both, mine, theirs, self.rules).points.reshape(len(hero),
+                                                                                opponents)
+            index = np.tile(entry.index[first:last], len(hero_rows) // (last - first))
+            points += scored[hero_rows, index]
+        bonus = (hero.fantasyland_cards[hero_rows] > 0) * self.fantasyland_value
+        return points + bonus

@@ -39,6 +39,7 @@ class PlayerTotals:
     hands: set[int] = field(default_factory=set)
     decisions: int = 0
     mistakes: int = 0
+    uncertain: int = 0  # mistakes by the rollout policy the second look does not confirm
     exact: int = 0
     ev_loss: float = 0.0
     ev_loss_squares: float = 0.0
@@ -154,18 +155,20 @@ def plan_tasks(
     rules: RuleSet | None = None,
     decisions: bool = True,
     variant: str | None = None,
+    outdated: bool = False,
 ) -> tuple[list[_Task], AnalysisSummary]:
     """Read the chosen hands and stored sums; one task per (hand, graded player).
 
     ``decisions`` false keeps only the Fantasyland hands (compared with the solver); ``variant``
-    keeps only that variant's hands."""
+    keeps only that variant's hands; ``outdated`` only the hands holding an outdated grade
+    (older grader or another rollout policy: regraded now)."""
     settings = settings or GradeSettings()
     settings.check()
     summary = AnalysisSummary()
     path = Path(database)
     connection = store.connect(path, read_only=True)
     try:
-        keys = select_hands(connection, player, hands, variant)
+        keys = select_hands(connection, player, hands, variant, outdated)
         views = load_hands(connection, keys)
         resolver = RulesResolver(override=rules,
                                  search_directories=_search_directories(path, connection))
@@ -219,18 +222,20 @@ def analyze_database(
     on_progress: Callable[[int, int], None] | None = None,
     decisions: bool = True,
     variant: str | None = None,
+    outdated: bool = False,
 ) -> AnalysisSummary:
     """Grade the decisions of the ``hands`` most recent hands with streets (of ``player``, or of
     everyone) and store them. ``on_progress(done, total)`` is called as players' hands finish
     (counts are decisions, Fantasyland hands counting one). ``decisions`` false compares only
     the Fantasyland hands with the solver (fast: milliseconds a hand); ``variant`` grades only
-    that variant's hands.
+    that variant's hands; ``outdated`` only the hands holding an outdated grade.
 
     Raises ValueError for unusable settings, FileNotFoundError for a missing database.
     """
     started = time.perf_counter()
     settings = settings or GradeSettings()
-    tasks, summary = plan_tasks(database, player, hands, settings, rules, decisions, variant)
+    tasks, summary = plan_tasks(database, player, hands, settings, rules, decisions, variant,
+                                outdated)
     total = sum(_task_size(task) for task in tasks)
     done = 0
     if on_progress:
@@ -258,9 +263,10 @@ def analyze_database(
             totals.hand_losses[outcome.hand_key] = sum(grade.ev_loss for grade in outcome.grades)
         for grade in outcome.grades:
             summary.decisions += 1
-            summary.samples += grade.new_samples
+            summary.samples += grade.new_samples + grade.second_samples
             totals.decisions += 1
             totals.mistakes += grade.mistake
+            totals.uncertain += grade.uncertain
             totals.exact += grade.exact
             totals.ev_loss += grade.ev_loss
             totals.ev_loss_squares += grade.ev_loss * grade.ev_loss

@@ -36,6 +36,7 @@ COMMAND_MODULES = (
     "pipeline.cli.watch",
     "pipeline.cli.rescore",
     "pipeline.cli.players",
+    "pipeline.cli.settle",
     "pipeline.cli.audit",
     "pipeline.cli.export",
     "pipeline.cli.analyze",

@@ -32,6 +32,8 @@ DEFAULT_EVALUATION_SE = 0.45
 """pipeline.analysis.grade.GradeSettings.evaluation_se"""
 DEFAULT_RACE_LIMIT = 0
 """pipeline.analysis.grade.GradeSettings.race_limit"""
+DEFAULT_SECOND_POLICY = "solid"
+"""pipeline.analysis.grade.SECOND_POLICY"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -118,6 +120,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
              "0 gives every alternative --rollouts samples (default: %(default)d)",
     )
     parser.add_argument(
+        "--second-policy", type=bot_name, default=DEFAULT_SECOND_POLICY, metavar="BOT",
+        help="the second continuation: every mistake is measured again with this bot finishing "
+             "every board; a mistake it does not confirm (the play made within --min-loss of the "
+             "best play there) is graded uncertain, never a mistake (default: %(default)s)",
+    )
+    parser.add_argument("--no-second-look", action="store_true",
+                        help="no second look (no verdict is uncertain; faster)")
+    parser.add_argument(
+        "--prune", type=int, default=0, metavar="K",
+        help="in decisions of more than 60 plays (the opening), only the play made, the "
+             "policy's own play and the K plays it scores highest go on past the first screen "
+             "(every play still gets the screen's samples; 0: no pruning, the default)",
+    )
+    parser.add_argument(
+        "--outdated", action="store_true",
+        help="regrade only the hands holding an outdated grade (made by an older grader or "
+             "another rollout policy; the Decision grading page counts them)",
+    )
+    parser.add_argument(
         "--fantasyland-only", action="store_true",
         help="only compare the Fantasyland hands with the exact solver (fast; with neither "
              "--player nor --hands: every Fantasyland hand in the database)",
@@ -166,6 +187,8 @@ def run(arguments: argparse.Namespace) -> int:
         evaluation=arguments.evaluation, exact_limit=arguments.exact_limit,
         min_loss=arguments.min_loss, contenders=arguments.contenders, race_to=arguments.race_to,
         evaluation_se=arguments.evaluation_se, race_limit=arguments.race_limit,
+        second_policy=None if arguments.no_second_look else arguments.second_policy,
+        prune=arguments.prune,
     )
     try:
         settings.check()
@@ -178,6 +201,7 @@ def run(arguments: argparse.Namespace) -> int:
             arguments.db, player=arguments.player, hands=arguments.hands, settings=settings,
             jobs=arguments.jobs, rules=rules, on_progress=update,
             decisions=not arguments.fantasyland_only, variant=arguments.variant,
+            outdated=arguments.outdated,
         )
     finally:
         if progress is not None:
@@ -189,6 +213,8 @@ def run(arguments: argparse.Namespace) -> int:
 def _progress(enabled: bool):  # noqa: ANN202
     if not enabled:
         return None, None
+    import time
+
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -201,13 +227,17 @@ def _progress(enabled: bool):  # noqa: ANN202
 
     progress = Progress(
         TextColumn("analyze"), BarColumn(), MofNCompleteColumn(), TextColumn("decisions"),
-        TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True),
+        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
+        console=Console(stderr=True),
     )
     progress.start()
-    task = progress.add_task("analyze", total=None)
+    task = progress.add_task("analyze", total=None, rate="")
+    started = time.perf_counter()
 
     def update(done: int, total: int) -> None:
-        progress.update(task, completed=done, total=total)
+        elapsed = time.perf_counter() - started
+        rate = f"{done / elapsed:.1f}/s" if done and elapsed > 0 else ""
+        progress.update(task, completed=done, total=total, rate=rate)
 
     return progress, update
 
@@ -257,14 +287,15 @@ def _print_summary(arguments: argparse.Namespace, summary) -> None:  # noqa: ANN
         console.print("nothing to grade (no hands with streets for this selection)")
         return
     table = Table(title="EV loss of this run, by player and variant (points, mean ± standard error)")
-    for column in ("player", "variant", "hands", "decisions", "mistakes", "EV loss / decision",
+    for column in ("player", "variant", "hands", "decisions", "mistakes", "uncertain",
+                   "EV loss / decision",
                    "EV loss / hand", "behind the bot / decision", "FL hands",
                    "FL given up / hand"):
         table.add_column(column)
     for (name, variant), totals in sorted(summary.players.items()):
         table.add_row(
             terminal_cell(name), variant, f"{len(totals.hand_losses):,}", f"{totals.decisions:,}",
-            f"{totals.mistakes:,}", _figure(totals.loss_per_decision),
+            f"{totals.mistakes:,}", f"{totals.uncertain:,}", _figure(totals.loss_per_decision),
             _figure(totals.loss_per_hand), _figure(totals.gap_per_decision),
             f"{totals.fantasyland_hands:,}",
             f"{totals.fantasyland_given_up / totals.fantasyland_hands:.2f}"
@@ -276,6 +307,7 @@ def _print_summary(arguments: argparse.Namespace, summary) -> None:  # noqa: ANN
         "independent set (unbiased; it can be below zero). Per hand: over the hands with graded "
         "decisions. Behind the bot: what the rollout policy's own play would have kept in "
         "the same spots (its own plays: 0; it leaves out what a lookahead finds beyond that "
-        "bot, which every player pays). Grades of every run: `ofc report`, dashboard page "
-        "Decision grading."
+        "bot, which every player pays). Uncertain: a mistake by the rollout policy that the "
+        "second continuation does not confirm (not counted as a mistake). Grades of every run: "
+        "`ofc report`, dashboard page Decision grading."
     )

@@ -29,8 +29,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Record a live game at a prompt. Per hand, type each player's final board as "
             '"top / middle / bottom"; the hand is checked, scored, saved into the database '
             "(like an ingested file) and the result shown with running totals. Commands: "
-            "fl, back, undo, edit, totals, help, quit, end. Reads piped stdin too. The session "
-            "is kept in the database: --resume ID goes on with it (here or on the dashboard)."
+            "fl, back, undo, edit, totals, match, help, quit, end. Reads piped stdin too. The "
+            "session is kept in the database: --resume ID goes on with it (here or on the "
+            "dashboard). A session is one match unless 'match' ends it and starts the next; each "
+            "match is settled (the match cap of the rules or of --match-cap, money at the stake)."
         ),
     )
     parser.add_argument("--db", required=True, metavar="FILE", help="DuckDB database file")
@@ -46,6 +48,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="a rules preset or a TOML rules file (default standard)")
     parser.add_argument("--stake", default=None, metavar="MONEY",
                         help="money per point (default: the rules' stake)")
+    parser.add_argument("--match-cap", default=None, type=int, metavar="POINTS",
+                        help="the most a player can lose over a match (a match cap on top of "
+                             "the rules; the 'match' command ends a match and settles it)")
     parser.add_argument("--button", default=None, metavar="NAME",
                         help="who has the button for the first hand (default: the last player)")
     parser.add_argument("--fantasyland", default="", metavar="A,B",
@@ -83,7 +88,7 @@ def run(arguments: argparse.Namespace) -> int:
         session = start_session(
             _names(arguments.players), arguments.variant, arguments.rules,
             arguments.stake, arguments.button, arguments.session, arguments.table,
-            fantasyland=_names(arguments.fantasyland),
+            fantasyland=_names(arguments.fantasyland), match_cap=arguments.match_cap,
         )
     except LiveError as error:
         raise CommandError(str(error), code=2) from error

@@ -28,10 +28,12 @@ from pipeline.live.storage import (
     StaleSession,
     delete_last,
     end_session,
+    finish_match,
     resume,
     save_entry,
 )
 from pipeline.live.text import board_text, format_money, format_points
+from pipeline.rules.settlement import match_cap_of
 
 WRITER = "ofc record"
 """How the terminal is named in the live_sessions table."""
@@ -44,11 +46,13 @@ Type each board as "top / middle / bottom", e.g. Qs Qh 5d / Kc Kd 4h 3s 2c / Ac 
   undo    delete the last saved hand
   edit    re-enter the last saved hand (Enter keeps a board as it was)
   totals  show the running totals
+  match   end this match (it is settled: points, the match cap, money) and start the next
   help    show this text
   quit    stop here; the session stays open for --resume (a hand not finished is not saved)
   end     end the session (it is no longer offered for resume)"""
 
-COMMANDS = frozenset(("fl", "back", "undo", "edit", "totals", "help", "quit", "exit", "end"))
+COMMANDS = frozenset(("fl", "back", "undo", "edit", "totals", "match", "help", "quit", "exit",
+                      "end"))
 
 
 def same_person_note(name: str, stored: str, hands: int) -> str:
@@ -87,6 +91,35 @@ def totals_line(session: LiveSession) -> str:
         for name, points in session.totals.items()
     ]
     return f"Totals after {count} hand{'s' if count != 1 else ''}: " + " · ".join(parts)
+
+
+def match_line(session: LiveSession, number: int | None = None) -> str | None:
+    """A match's settlement (the match being played by default) in one line, or None while it
+    has no hand: ``Match 1 (3 hands, match cap 30): mara +45 → +40.00 (+4.00) · ...``. A
+    player's settled points are shown when the cap changed them."""
+    number = session.match_number if number is None else number
+    found = dict(session.settlements()).get(number)
+    if found is None:
+        return None
+    hands = sum(1 for hand in session.hands if hand.match == number)
+    cap = match_cap_of(session.rules)
+    parts = []
+    for player in found.players:
+        text = f"{player.player} {format_points(player.points)}"
+        if player.settled != player.points:
+            text += f" → {player.settled_shown:+}"
+        text += f" ({format_money(player.money)})"
+        if player.capped:
+            text += " pays the cap"
+        parts.append(text)
+    cap_text = f", match cap {cap}" if cap else ""
+    return (f"Match {number} ({hands} hand{'s' if hands != 1 else ''}{cap_text}): "
+            + " · ".join(parts))
+
+
+def shows_matches(session: LiveSession) -> bool:
+    """Whether the match lines say more than the totals: a match cap, or a second match."""
+    return bool(match_cap_of(session.rules)) or session.match_number > 1
 
 
 def next_hand_lines(session: LiveSession) -> list[str]:
@@ -137,6 +170,8 @@ def hand_lines(session: LiveSession, hand: LiveHand) -> list[str]:
             settled += f" (capped from {format_points(pair.points)})"
         lines.append(f"    {pair.first} vs {pair.second}: {settled} for {pair.first} "
                      f"({', '.join(extra)})")
+    if shows_matches(session):
+        lines.append(match_line(session) or "")
     lines.append(totals_line(session))
     lines.extend(next_hand_lines(session))
     return lines
@@ -228,6 +263,9 @@ class RecordLoop:
             except duckdb.Error as error:
                 raise CommandError(f"session {self.session.session_id} could not be ended: "
                                    f"{error}") from error
+            if shows_matches(self.session):
+                self.say("", *filter(None, (match_line(self.session, number)
+                                            for number, _settled in self.session.settlements())))
             self.say("", f"Session {self.session.session_id} ended. " + totals_line(self.session))
 
     # -- one hand --
@@ -306,6 +344,24 @@ class RecordLoop:
             self.say("Hand edited and re-scored.")
         self.say(*hand_lines(state.session, hand), "")
 
+    def end_match(self, dropped: str | None) -> None:
+        """Settle the match being played and start the next; the hand being entered (if any)
+        stays where it is and belongs to the next match."""
+        session = self.session
+        ended = session.match_number
+        try:
+            state = finish_match(self.database, self.state, WRITER)
+        except LiveError as error:
+            self.say(f"  {error}")
+            return
+        except (StaleSession, duckdb.Error) as error:
+            raise CommandError(f"match {ended} could not be ended: {error}") from error
+        self.state = state
+        line = match_line(state.session, ended)
+        self.say(f"Match {ended} ended and settled ({session.match_id}).", line or "",
+                 f"Match {state.session.match_number} starts now ({state.session.match_id})"
+                 + ("; the boards entered so far count in it." if dropped else "."))
+
     def command(self, command: str, dropped: str | None) -> None:
         """undo, edit, totals, help, quit; ``dropped`` says what unsaved entry they abandon.
 
@@ -315,7 +371,13 @@ class RecordLoop:
             self.say(HELP)
             return
         if command == "totals":
+            if shows_matches(self.session):
+                self.say(*filter(None, (match_line(self.session, number)
+                                        for number, _settled in self.session.settlements())))
             self.say(totals_line(self.session))
+            return
+        if command == "match":
+            self.end_match(dropped)
             return
         if command in ("quit", "exit", "end"):
             if dropped:

@@ -19,7 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "Re-score every hand in the database from its stored boards (no file is read): "
             "evaluations, matchups, results and session points are replaced. With --rules "
             "every hand is scored under that rule set (\"what would my results be with scoop "
-            "6?\"); without it each hand under the rules its record named."
+            "6?\"); without it each hand under the rules its record named. Every match is "
+            "settled again from the new results, under the rule set's match cap and stake "
+            "(ofc settle)."
         ),
     )
     add_database_option(parser)
@@ -45,4 +47,21 @@ def run(arguments: argparse.Namespace) -> int:
         f"{summary.rules or 'the rules each record names'} in {summary.seconds:.1f} s; "
         f"{summary.disagreements:,} player results differ from what the source reported"
     )
+    print(_matches_line(arguments.db))
     return 0
+
+
+def _matches_line(database: str) -> str:
+    """What the re-score means for the matches: they settle from the new results."""
+    from pipeline.read.matches import match_settlements
+
+    matches = match_settlements(database)
+    if not matches:
+        return "no hand is in a match (no match_id): nothing to settle"
+    unsettled = sum(match.settlement is None for match in matches)
+    capped = sum(1 for match in matches if match.cap)
+    text = (f"{len(matches):,} match{'es' if len(matches) != 1 else ''} settled again from "
+            f"the new results ({capped:,} under a match cap)")
+    if unsettled:
+        text += f"; {unsettled:,} cannot be settled (ofc settle says why)"
+    return text + ": see ofc settle"

@@ -5,8 +5,9 @@ Header (names are matched without regard to case, spaces or dashes)::
     hand_id,started_at,table,variant,player,seat,top,middle,bottom,fantasyland,points
 
 ``points`` may be missing or blank; optional columns ``site`` (default ``live``), ``rules``
-(default ``standard``) and ``button`` (the name of the player on the button, or a yes/no
-mark on that player's row). Any other column is kept on the player record. Cards are
+(default ``standard``), ``button`` (the name of the player on the button, or a yes/no
+mark on that player's row) and ``match`` (the match the hand belongs to: the record's
+``match_id``; blank for a hand in no match). Any other column is kept on the player record. Cards are
 separated by spaces; any accepted spelling (``10h``, ``ah``, ``A♥``) is written canonically,
 and a token that is not a card is left as it is for validation to name. Comma, semicolon and
 tab separated files are all read.
@@ -21,7 +22,9 @@ Written by people, saved by spreadsheets, so:
   (``kitchen/2026-11-01/17``), the day being the date of ``started_at``, with hands before
   06:00 counted to the evening before (a night that runs past midnight stays one day). Parts
   that are blank are left out. Any other ``hand_id`` (``live-0001``) is kept as it is. The
-  number as written is kept in the record's ``sheet_hand`` field;
+  number as written is kept in the record's ``sheet_hand`` field. A ``match`` that is a plain
+  number is made unique the same way (``kitchen/2026-11-01/2``, the number as written kept in
+  ``sheet_match``), so match 2 of one evening is not match 2 of the next;
 * **encodings**: each line is decoded on its own, as UTF-8, else as Windows-1252 (cp1252,
   what spreadsheets on Windows save), else as Latin-1; a line read with a fallback is said
   aloud as a warning on its hand;
@@ -61,7 +64,7 @@ REQUIRED_COLUMNS = (
     "hand_id", "started_at", "table", "variant", "player", "seat",
     "top", "middle", "bottom", "fantasyland",
 )
-OPTIONAL_COLUMNS = ("points", "site", "rules", "button")
+OPTIONAL_COLUMNS = ("points", "site", "rules", "button", "match")
 DEFAULT_SITE = "live"
 DEFAULT_RULES = "standard"
 MAX_ROWS_PER_HAND = 100
@@ -83,7 +86,7 @@ FALLBACK_ENCODINGS = ("cp1252", "latin-1")
 _SNIFF_COLUMNS = ("hand_id", "player", "top", "middle", "bottom")
 _DELIMITERS = (",", ";", "\t")
 _ROWS = ("top", "middle", "bottom")
-_HAND_COLUMNS = ("started_at", "table", "variant", "site", "rules")
+_HAND_COLUMNS = ("started_at", "table", "variant", "site", "rules", "match")
 _PLAYER_KEYS = frozenset(
     ("name", "seat", "fantasyland", "streets", "board", "reported_points")
 )
@@ -583,6 +586,10 @@ def _build_record(hand: _Hand) -> dict[str, Any]:
         record["sheet_hand"] = hand.hand_id
     if values["table"] is not None:
         record["table"] = values["table"]
+    if values["match"] is not None:
+        record["match_id"] = sheet_hand_id(values["match"], values["table"], values["started_at"])
+        if record["match_id"] != values["match"]:
+            record["sheet_match"] = values["match"]
     if values["started_at"] is not None:
         record["started_at"] = values["started_at"]
     if values["variant"] is not None:

@@ -100,6 +100,15 @@ def header_bytes(
     )).encode("utf-8", "surrogatepass")
 
 
+def hashed_extra(extra: dict[str, Any] | None, match_id: str | None) -> dict[str, Any] | None:
+    """The hand-level extras as :func:`header_bytes` hashes them: with the ``match_id`` among
+    them, as it was hashed when the canonical format did not know the field (it was kept as an
+    extra then), so a hand stored before keeps its hash."""
+    if match_id is None:
+        return extra
+    return {**(extra or {}), "match_id": match_id}
+
+
 def player_bytes(
     name: str, seat: int, fantasyland: bool, reported: float | None,
     extra: dict[str, Any] | None,
@@ -115,13 +124,14 @@ def player_bytes(
 def content_hash(hand: HandRecord) -> str:
     """A hash of everything a validated record says (formatting and card spelling aside).
 
-    Hand fields as text; per player its name (length-prefixed), seat, Fantasyland flag,
+    Hand fields as text (the ``match_id`` among the extras, see :func:`hashed_extra`); per player its name (length-prefixed), seat, Fantasyland flag,
     reported points and extras, then the cards as bytes: the board, and per street the cards
     dealt, the placements (card * 3 + row) and the discards, each street framed by marker bytes
     no card code uses. The columnar canonical parser builds the same bytes with numpy.
     """
     parts = [header_bytes(hand.hand_id, hand.site, hand.table, hand.started_at,
-                          hand.variant.value, hand.rules, hand.button, hand.extra)]
+                          hand.variant.value, hand.rules, hand.button,
+                          hashed_extra(hand.extra, hand.match_id))]
     pair_code = _PAIR_CODE.__getitem__
     for player in hand.players:
         parts.append(player_bytes(player.name, player.seat, player.fantasyland,
@@ -147,7 +157,7 @@ class HandColumns:
     """A batch of validated hands as columns.
 
     Per hand: identity, header fields (``started`` as naive UTC datetime64[us], NaT when
-    unknown) and ``player_counts``. Per player (hands in order,
+    unknown; ``match_ids``, None for a hand in no match) and ``player_counts``. Per player (hands in order,
     players in record order): name, seat, settlement ``position``, Fantasyland, cards dealt
     (-1 when streets are unknown), reported points, extras and the 13 ``boards`` codes (top,
     middle, bottom). Per street (players in order, streets in order): its player and number and
@@ -182,6 +192,7 @@ class HandColumns:
     discard_counts: np.ndarray
     placed: np.ndarray
     discarded: np.ndarray
+    match_ids: list[str | None]
 
     @property
     def hand_count(self) -> int:
@@ -219,6 +230,7 @@ class HandColumns:
             discard_counts=self.discard_counts[street_keep],
             placed=self.placed[np.repeat(street_keep, self.placed_counts)],
             discarded=self.discarded[np.repeat(street_keep, self.discard_counts)],
+            match_ids=pick(self.match_ids),
         )
 
 
@@ -261,6 +273,7 @@ def concat_columns(parts: Sequence[HandColumns]) -> HandColumns:
         placed_counts=arrays("placed_counts", np.int64),
         discard_counts=arrays("discard_counts", np.int64),
         placed=arrays("placed", np.uint8), discarded=arrays("discarded", np.uint8),
+        match_ids=lists("match_ids"),
     )
 
 
@@ -277,6 +290,7 @@ def from_records(
     rules: list[str] = []
     buttons: list[str | None] = []
     hand_extras: list[str | None] = []
+    match_ids: list[str | None] = []
     player_counts: list[int] = []
     names: list[str] = []
     seats: list[int] = []
@@ -303,6 +317,7 @@ def from_records(
         rules.append(hand.rules)
         buttons.append(hand.button)
         hand_extras.append(json_or_none(hand.extra))
+        match_ids.append(hand.match_id)
         player_counts.append(len(players))
         position = {id(player): index for index, player in enumerate(hand.action_order())}
         for player in players:
@@ -345,6 +360,7 @@ def from_records(
         discard_counts=np.asarray(discard_counts, np.int64),
         placed=np.frombuffer(bytes(placed), np.uint8).copy(),
         discarded=np.frombuffer(bytes(discarded), np.uint8).copy(),
+        match_ids=match_ids,
     )
 
 
@@ -372,7 +388,7 @@ def scoring_columns(
         boards=np.asarray(boards, np.uint8).reshape(player_count, 13),
         street_players=no_streets, street_numbers=no_streets, placed_counts=no_streets,
         discard_counts=no_streets, placed=np.zeros(0, np.uint8),
-        discarded=np.zeros(0, np.uint8),
+        discarded=np.zeros(0, np.uint8), match_ids=nothing,
     )
 
 

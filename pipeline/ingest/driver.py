@@ -92,7 +92,7 @@ def ingest_paths(
     started = time.perf_counter()
     files = expand_paths(paths)
     resolver = RulesResolver(override=rules)
-    writer = Writer(database)
+    writer = Writer(database, rules=rules)
     open_check(writer)
     summary = IngestSummary(str(database))
     display = Progress(progress)
@@ -257,7 +257,7 @@ def ingest_mappings(
     # generator): the write connection is closed after each batch until the last mapping is
     # pulled. The last batch and the closing transaction then share one connection (a live
     # save, one hand: one checkpoint instead of two).
-    writer = Writer(database, hold_seconds=0.0)
+    writer = Writer(database, hold_seconds=0.0, rules=rules)
     open_check(writer)
     summary = FileSummary(source_name, format="mappings")
     hasher = hashlib.sha256()

@@ -101,12 +101,13 @@ class _Hand(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     table: str | None = None
     started_at: str | None = None
     button: str | None = None
+    match_id: str | None = None  # an integer match id: the checking path
 
 
 _DECODER = msgspec.json.Decoder(_Hand)
-_HAND_ID, _VARIANT_NAME, _PLAYERS, _SITE, _RULES, _TABLE, _BUTTON, _STARTED_AT = (
+_HAND_ID, _VARIANT_NAME, _PLAYERS, _SITE, _RULES, _TABLE, _BUTTON, _STARTED_AT, _MATCH_ID = (
     attrgetter(name) for name in ("hand_id", "variant", "players", "site", "rules", "table",
-                                  "button", "started_at"))
+                                  "button", "started_at", "match_id"))
 _NAME, _SEAT, _FANTASYLAND, _REPORTED, _STREETS, _BOARD = (
     attrgetter(name) for name in ("name", "seat", "fantasyland", "reported_points", "streets",
                                   "board"))
@@ -365,6 +366,7 @@ class _Gathered:
         self.sites: list[str] = []
         self.rules: list[str] = []
         self.tables: list[str | None] = []
+        self.match_ids: list[str | None] = []
         self.buttons: list[str | None] = []
         self.started_texts: list[str | None] = []
         self.player_counts: list[int] = []
@@ -391,6 +393,7 @@ class _Gathered:
         self.sites.extend(map(_SITE, chunk))
         self.rules.extend(map(_RULES, chunk))
         self.tables.extend(map(_TABLE, chunk))
+        self.match_ids.extend(map(_MATCH_ID, chunk))
         self.buttons.extend(map(_BUTTON, chunk))
         self.started_texts.extend(map(_STARTED_AT, chunk))
         self.player_counts.extend(map(len, hand_players))
@@ -438,7 +441,8 @@ def _plain_hands(
     ok = _plain_texts(hand_ids, MAX_ID_LENGTH)
     # Sites, tables, rules and names repeat from hand to hand: each is checked once a batch.
     for texts, limit in ((gathered.sites, MAX_ID_LENGTH), (gathered.rules, MAX_ID_LENGTH),
-                         (gathered.tables, MAX_ID_LENGTH), (gathered.buttons, MAX_NAME_LENGTH)):
+                         (gathered.tables, MAX_ID_LENGTH), (gathered.match_ids, MAX_ID_LENGTH),
+                         (gathered.buttons, MAX_NAME_LENGTH)):
         bad = {text for text in set(texts) if text is not None and not is_plain_text(text, limit)}
         if bad:
             ok &= np.fromiter((text not in bad for text in texts), bool, hand_count)
@@ -729,7 +733,7 @@ def _finish(
             first_street, street_counts, street_sizes, street_player, street_number, dealt,
             placed_counts, player_count_list, hand_ids, sites, tables, started_texts, variants,
             rules, buttons, names, seat_list, fantasyland_list, reported, player_hand,
-            np.repeat(street_player, street_sizes))
+            np.repeat(street_player, street_sizes), gathered.match_ids)
     else:
         keys, digests = [0] * hand_count, [""] * hand_count
     columns = HandColumns(
@@ -747,6 +751,7 @@ def _finish(
             placed=values[placed_tokens].astype(np.uint8),
             discarded=np.maximum(codes[kinds == 4], 0).astype(np.uint8),
         ) if streets else _NO_STREETS),
+        match_ids=gathered.match_ids,
     )
     accepted_array = np.asarray(decoded, np.int64)
     if hand_ok.all():
@@ -764,7 +769,7 @@ def _identities(
     started_texts: list[str | None], variants: list[Variant], rules: list[str],
     buttons: list[str | None], names: list[str], seat_list: list[int],
     fantasyland_list: list[bool], reported: list[float | None], player_hand: np.ndarray,
-    token_player: np.ndarray,
+    token_player: np.ndarray, match_ids: list[str | None],
 ) -> tuple[list[int], list[str]]:
     """The hand keys and content hashes of a batch (0 and "" for hands that failed): per
     player the text part, then the card bytes (see :func:`~pipeline.ingest.columns.content_hash`)."""
@@ -809,8 +814,10 @@ def _identities(
             player += count
             continue
         variant = variants[hand]
+        match_id = match_ids[hand]
         parts = [header_bytes(hand_ids[hand], sites[hand], tables[hand], started_texts[hand],
-                              variant.value, rules[hand], buttons[hand], None)]
+                              variant.value, rules[hand], buttons[hand],
+                              None if match_id is None else {"match_id": match_id})]
         for index in range(player, player + count):
             facts = (names[index], seat_list[index], fantasyland_list[index], reported[index])
             text = texts.get(facts)

@@ -24,7 +24,7 @@ from pipeline.ingest.aggregates import rebuild
 from pipeline.ingest.columns import RANK_OF_BYTE, SUIT_OF_BYTE, scoring_columns, verdict_tables
 from pipeline.ingest.progress import Progress
 from pipeline.ingest.sessions import update_session_points
-from pipeline.ingest.writer import Writer
+from pipeline.ingest.writer import Writer, record_rule_set
 from pipeline.records.rules_file import RulesResolver
 from pipeline.rules.cards import parse_cards
 from pipeline.rules.game import VARIANTS_BY_NAME
@@ -144,7 +144,8 @@ def rescore(
     transaction, into staging tables that replace the verdict tables in the last transaction
     (inserting is several times faster than updating every row in place; readers see the old
     verdicts until then). Hands another process stores or deletes meanwhile are accounted
-    for in that last transaction. Sessions' points and the aggregates follow.
+    for in that last transaction. Sessions' points and the aggregates follow, and so does every
+    match's settlement (read from the results and the rule set kept in ``meta``).
     Raises :class:`~pipeline.ingest.errors.DatabaseError` when the database cannot be used,
     RulesError for a record's unknown rules.
     """
@@ -198,6 +199,12 @@ def rescore(
             rebuild(connection, keep_draws=True)
             label = ", ".join(sorted(names)) if names else (rules.name if rules else "")
             store.set_meta(connection, "rescored_with", label)
+            # every verdict now follows ``rules`` (or the presets the records name): the rule
+            # sets kept from earlier scorings no longer describe any hand
+            connection.execute("DELETE FROM meta WHERE starts_with(key, ?)",
+                               [store.RULESET_META_PREFIX])
+            if rules is not None:
+                record_rule_set(connection, rules)
     finally:
         writer.close()
         display.stop()

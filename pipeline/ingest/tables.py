@@ -38,6 +38,7 @@ TABLE_SCHEMAS: dict[str, pa.Schema] = {
         ("player_count", pa.int8()), ("has_streets", pa.bool_()),
         ("any_fantasyland", pa.bool_()), ("content_hash", pa.string()),
         ("source_path", pa.string()), ("source_line", pa.int32()), ("extra", pa.string()),
+        ("match_id", pa.string()),
     ]),
     "seats": pa.schema([
         ("hand_key", pa.int64()), ("player", pa.string()), ("seat", pa.int16()),
@@ -144,6 +145,7 @@ def _rule_independent_tables(columns: HandColumns) -> dict[str, pa.Table]:
         "source_path": pa.array(columns.paths, pa.string()),
         "source_line": pa.array(columns.lines, pa.int32()),
         "extra": _optional_strings(columns.hand_extras),
+        "match_id": _optional_strings(columns.match_ids),
     }, schema=TABLE_SCHEMAS["hands"])
 
     buttons = columns.buttons

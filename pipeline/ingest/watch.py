@@ -209,7 +209,7 @@ class Watcher:
         self.options = options or WatchOptions()
         self.on_status = on_status
         self.on_message = on_message
-        self.writer = Writer(self.database)
+        self.writer = Writer(self.database, rules=self.options.rules)
         self.resolver = RulesResolver(override=self.options.rules)
         self.game = resolve_game(self.options.game) if self.options.game else None
         self.files: dict[str, _File] = {}

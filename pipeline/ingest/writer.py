@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -35,6 +36,7 @@ from pipeline.ingest.errors import DatabaseError
 from pipeline.ingest.sessions import refresh_sessions
 from pipeline.ingest.summary import FileSummary
 from pipeline.ingest.tables import TABLE_SCHEMAS
+from pipeline.rules.ruleset import RuleSet, ruleset_to_mapping
 
 __all__ = [
     "CHECKPOINT_THRESHOLD",
@@ -47,6 +49,8 @@ __all__ = [
     "finish_source",
     "insert_rejects",
     "open_check",
+    "record_rule_set",
+    "rule_set_meta",
     "stored_raw_and_key",
     "write_batch",
 ]
@@ -74,10 +78,14 @@ class Writer:
     costs about 40 % more)."""
 
     def __init__(
-        self, database: str | os.PathLike[str], hold_seconds: float = HOLD_SECONDS
+        self, database: str | os.PathLike[str], hold_seconds: float = HOLD_SECONDS,
+        rules: RuleSet | None = None,
     ) -> None:
+        """``rules``: the rule set that overrides every record's (``--rules``), kept with each
+        batch it scores (:func:`record_rule_set`)."""
         self.database = Path(database)
         self.hold_seconds = hold_seconds
+        self.rules = rules
         self._connection: duckdb.DuckDBPyConnection | None = None
         self._opened = 0.0
 
@@ -159,17 +167,18 @@ def write_batch(
             connection.register("_batch_hands", hands)
             matches = connection.execute(
                 "SELECT b.hand_key, b.content_hash, b.site, b.hand_id, b.source_path, "
-                "b.source_line, h.content_hash, h.source_path, h.source_line "
-                "FROM _batch_hands b JOIN hands h ON h.hand_key = b.hand_key"
+                "b.source_line, b.match_id, h.match_id, h.content_hash, h.source_path, "
+                "h.source_line FROM _batch_hands b JOIN hands h ON h.hand_key = b.hand_key"
             ).fetchall()
             tables_touched.update(connection.execute(
                 "SELECT DISTINCT site, table_name FROM _batch_hands"
             ).fetchall())
             connection.unregister("_batch_hands")
-            for key, digest, site, hand_id, path, line, *reference in matches:
+            for key, digest, site, hand_id, path, line, match, stored_match, *reference in matches:
                 stored[key] = (reference[0], reference[1], reference[2])
                 candidate = Candidate(key, digest, site, hand_id, path, line, None)
-                duplicates += _compare(candidate, stored[key], rejects, prepared)
+                duplicates += _compare(candidate, stored[key], rejects, prepared,
+                                       (match, stored_match))
         if prepared.later:
             # A later record of a key is compared with what is stored, else with the
             # batch's first record of the key.
@@ -191,6 +200,8 @@ def write_batch(
             connection.unregister("_new_keys")
         add_hands(connection, frames, stored)
         insert_rejects(connection, rejects)
+        if writer.rules is not None and new_hands:
+            record_rule_set(connection, writer.rules)
         if then is not None:
             then(connection, new_hands, duplicates)
     prepared.frames = None
@@ -198,26 +209,54 @@ def write_batch(
     return new_hands, duplicates
 
 
+def rule_set_meta(rules: RuleSet) -> tuple[str, str]:
+    """The ``meta`` key and value that keep a rule set's definition (``ruleset:<name>``, the
+    full rules mapping as JSON): the same text in a database and in a lake's manifest."""
+    return (store.RULESET_META_PREFIX + rules.name,
+            json.dumps(ruleset_to_mapping(rules), ensure_ascii=False, sort_keys=True))
+
+
+def record_rule_set(connection: duckdb.DuckDBPyConnection, rules: RuleSet) -> None:
+    """Keep the definition of a rule set the database scores with, under ``ruleset:<name>`` in
+    ``meta``: a rules file given with ``--rules`` is not found again by name, and a match is
+    settled by its rule set's cap and stake (the read model rebuilds it from this)."""
+    store.set_meta(connection, *rule_set_meta(rules))
+
+
 def _compare(
     candidate: Candidate, reference: tuple[str, str, int], rejects: list[Reject],
-    prepared: PreparedBatch,
+    prepared: PreparedBatch, matches: tuple[str | None, str | None] | None = None,
 ) -> int:
-    """1 when the candidate duplicates the reference; else add a conflict reject, 0."""
+    """1 when the candidate duplicates the reference; else add a conflict reject, 0.
+    ``matches``: the candidate's match id and the stored hand's, when known."""
     digest, path, line = reference
     if digest == candidate.digest:
         return 1
     where = f"{path}:{line}"
     rejects.append(Reject(
         candidate.path, candidate.line, candidate.hand_id,
-        conflict_reason(candidate.hand_id, candidate.site, where, candidate.path, candidate.line),
+        conflict_reason(candidate.hand_id, candidate.site, where, candidate.path, candidate.line,
+                        matches),
         prepared.raw_text(candidate.line), "conflict", where,
     ))
     return 0
 
 
-def conflict_reason(hand_id: str, site: str, where: str, path: str, line: int) -> str:
+def _match_text(match_id: str | None) -> str:
+    return "in no match" if match_id is None else f"in match {match_id!r}"
+
+
+def conflict_reason(hand_id: str, site: str, where: str, path: str, line: int,
+                    matches: tuple[str | None, str | None] | None = None) -> str:
     """Why a record is a conflict: its key is stored from ``where`` (``path:line``) with other
-    content."""
+    content. When the two differ in their match (``matches``: this record's match id, the
+    stored hand's), the reason says so: a hand belongs to one match, and the stored one stays."""
+    if matches is not None and matches[0] != matches[1]:
+        return (
+            f"conflict: hand {hand_id!r} of site {site!r} is already stored from {where} "
+            f"{_match_text(matches[1])}; this record ({path}:{line}) puts it "
+            f"{_match_text(matches[0])}"
+        )
     return (
         f"conflict: hand {hand_id!r} of site {site!r} is already stored from {where} with "
         f"different content (this record: {path}:{line})"

@@ -41,7 +41,7 @@ from pipeline.ingest.driver import EMPTY_FILE_REASON
 from pipeline.ingest.paths import expand_paths
 from pipeline.ingest.sessions import DEFAULT_SESSION_GAP_MINUTES, SESSION_GAP_META_KEY
 from pipeline.ingest.summary import FIRST_REASONS, FileSummary
-from pipeline.ingest.writer import conflict_reason, stored_raw_and_key
+from pipeline.ingest.writer import conflict_reason, rule_set_meta, stored_raw_and_key
 from pipeline.lake import queries
 from pipeline.lake.engine import EVENTS_FOLDER, Engine
 from pipeline.lake.plan import (
@@ -228,6 +228,9 @@ class _Commit:
         self._write_ingested_files(group, summaries)
         self.summaries = [summaries[scan.order] for scan in group]
         meta = {SESSION_GAP_META_KEY: repr(float(self.session_gap))} if to_read else {}
+        if to_read and self.resolver.override is not None:  # kept as a database keeps it
+            key, value = rule_set_meta(self.resolver.override)
+            meta[key] = value
         return self.store.commit(self.manifest, self.staging, replaced, meta)
 
     def _complete_files(self) -> dict[str, tuple[str, datetime]]:

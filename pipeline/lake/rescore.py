@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from pipeline.ingest.rescore import RescoreSummary
+from pipeline.ingest.writer import rule_set_meta
 from pipeline.lake import queries
 from pipeline.lake.build import register_lake_tables
 from pipeline.lake.engine import Engine
@@ -22,6 +23,7 @@ from pipeline.lake.rescoring import VERDICT_TABLES
 from pipeline.lake.storage import Lake, LakeError
 from pipeline.records.rules_file import RulesResolver
 from pipeline.rules.ruleset import RuleSet
+from pipeline.store import RULESET_META_PREFIX
 
 __all__ = ["BOARDS_SQL", "rescore_lake"]
 
@@ -76,7 +78,14 @@ def rescore_lake(
         label = ", ".join(names) if names else (rules.name if rules else "")
         replaced = {table: list(manifest.files(table))
                     for table in (*VERDICT_TABLES, "sessions", "player_totals")}
-        store.commit(manifest, staging, replaced, {"rescored_with": label})
+        # as a database's re-score: the rule sets kept from earlier scorings go, the override
+        # (if any) is kept (pipeline.ingest.rescore)
+        meta: dict[str, str | None] = {
+            key: None for key in manifest.meta if key.startswith(RULESET_META_PREFIX)}
+        if rules is not None:
+            key, value = rule_set_meta(rules)
+            meta[key] = value
+        store.commit(manifest, staging, replaced, {**meta, "rescored_with": label})
     summary_label = rules.name if rules is not None else ", ".join(names) or "record rules"
     return RescoreSummary(summary_label, counts.hands, counts.players, counts.disagreements,
                           time.perf_counter() - started)

@@ -190,11 +190,11 @@ class Lake:
         base: Manifest,
         staging: Path,
         replaced: Mapping[str, Iterable[str]] | None = None,
-        meta: Mapping[str, str] | None = None,
+        meta: Mapping[str, str | None] | None = None,
     ) -> Manifest:
         """Commit a staging folder: its Parquet files (``staging/<table>/...``) join their
         tables, the ``replaced`` files (relative paths, per table) leave them, ``meta`` is
-        merged in. The manifest's atomic replacement is the commit; the replaced files and the
+        merged in (a key given None is removed). The manifest's atomic replacement is the commit; the replaced files and the
         staging folder are deleted after it. Returns the new manifest."""
         replaced = {table: set(paths) for table, paths in (replaced or {}).items()}
         tables = {table: [path for path in base.files(table)
@@ -215,7 +215,8 @@ class Lake:
         manifest = Manifest(
             version=base.version + 1,
             tables={table: tuple(paths) for table, paths in tables.items()},
-            meta={**base.meta, **(meta or {})},
+            meta={key: value for key, value in {**base.meta, **(meta or {})}.items()
+                  if value is not None},
             committed_at=datetime.now(UTC).replace(tzinfo=None).isoformat(timespec="seconds"),
         )
         self._write_manifest(manifest)

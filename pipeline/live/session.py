@@ -11,6 +11,11 @@ derived from them). Every step returns a new session:
   player), scores it with the rules core and advances: the button moves one seat left unless
   anyone played Fantasyland, and the next hand's Fantasyland marks come from the boards that
   qualify;
+* a session is played in **matches** (docs/rules.md, section 9): the first match's id is the
+  session's, every hand carries it as its ``match_id``; :func:`end_match` ends the open match
+  (it is settled: :meth:`LiveSession.settlements`) and starts the next (id
+  ``{session_id}-m{number}``), :func:`reopen_match` takes that back while the new match has
+  no hand;
 * :func:`edit_last_hand` re-enters the last hand (re-scored, same id and time);
   :func:`delete_last_hand` takes it back; :func:`restore_last_hand` and
   :func:`replace_last_hand` undo a delete or an edit;
@@ -40,7 +45,16 @@ from pipeline.records.validate import parse_hand
 from pipeline.rules.board import BoardEvaluation, evaluate_board
 from pipeline.rules.cards import card_text
 from pipeline.rules.game import ROWS, Variant
-from pipeline.rules.ruleset import RulesError, RuleSet
+from pipeline.rules.ruleset import (
+    PRESET_NAMES,
+    RulesError,
+    RuleSet,
+    preset,
+    ruleset_from_mapping,
+    ruleset_to_mapping,
+    with_match_cap,
+)
+from pipeline.rules.settlement import MatchTotal, Settlement, settle_under_rules
 
 __all__ = [
     "LIVE_SITE",
@@ -53,12 +67,15 @@ __all__ = [
     "default_fantasyland_cards",
     "delete_last_hand",
     "edit_last_hand",
+    "end_match",
     "fantasyland_marks",
     "hand_from_mapping",
     "hand_id_for",
     "hand_mapping",
+    "match_id_for",
     "next_button",
     "record_hand",
+    "reopen_match",
     "replace_last_hand",
     "restore_last_hand",
     "session_from_mapping",
@@ -99,6 +116,8 @@ class LiveHand:
     boards: Mapping[str, FinalBoard]
     foul_reasons: Mapping[str, str] = field(default_factory=dict)
     """Why each fouled board fouls (``top (pair of queens) beats middle (...)``)."""
+    match: int = 1
+    """The number of the session's match the hand belongs to (1 for the first)."""
 
     @property
     def hand_id(self) -> str:
@@ -144,6 +163,39 @@ class LiveSession:
     """Pre-marks for the next hand: player -> Fantasyland cards."""
     hands: tuple[LiveHand, ...] = ()
     clock: Clock = field(default=utc_now, compare=False, repr=False)
+    match_number: int = 1
+    """The match being played: the next hand belongs to it."""
+
+    @property
+    def match_id(self) -> str:
+        """The id of the match being played (:func:`match_id_for`)."""
+        return match_id_for(self.session_id, self.match_number)
+
+    @property
+    def match_hands(self) -> tuple[LiveHand, ...]:
+        """The saved hands of the match being played (none yet right after a match ended)."""
+        return tuple(hand for hand in self.hands if hand.match == self.match_number)
+
+    def settlements(self) -> tuple[tuple[int, Settlement], ...]:
+        """Every match with a saved hand, settled (docs/rules.md, section 9): (match number,
+        settlement) in order; the open match is settled as it stands (its running money).
+        Each player's points over the match's hands, the rule set's match cap, the session's
+        stake: :func:`pipeline.rules.settlement.settle_under_rules`, as ``ofc settle`` settles
+        the stored hands."""
+        numbers = sorted({hand.match for hand in self.hands})
+        settled = []
+        for number in numbers:
+            totals = dict.fromkeys(self.players, 0)
+            hands = dict.fromkeys(self.players, 0)
+            for hand in self.hands:
+                if hand.match == number:
+                    for name, points in hand.points.items():
+                        totals[name] += points
+                        hands[name] += 1
+            settled.append((number, settle_under_rules(
+                [MatchTotal(name, hands[name], totals[name]) for name in self.players],
+                self.rules, self.stake)))
+        return tuple(settled)
 
     @property
     def hand_number(self) -> int:
@@ -166,8 +218,13 @@ class LiveSession:
 
     @property
     def money(self) -> dict[str, Decimal]:
-        """Running money per player: points × stake."""
-        return {name: points * self.stake for name, points in self.totals.items()}
+        """Running money per player over the session: each match's settled money, summed (with
+        no match cap, points × stake)."""
+        money = dict.fromkeys(self.players, Decimal(0))
+        for _number, settlement in self.settlements():
+            for player in settlement.players:
+                money[player.player] += player.money
+        return money
 
     def action_order(self, button: str | None = None) -> tuple[str, ...]:
         """Players clockwise starting left of the button (the next hand's button by default)."""
@@ -235,11 +292,14 @@ def start_session(
     table: str | None = None,
     fantasyland: Mapping[str, int] | None = None,
     clock: Clock = utc_now,
+    match_cap: int | None = None,
 ) -> LiveSession:
     """Set up a live session; raises :class:`LiveError` saying what is wrong.
 
     ``players`` are in clockwise seat order. ``rules`` is a RuleSet, a preset name or a rules
-    file. ``stake`` (money per point) defaults to the rule set's. The button starts with the last
+    file; ``match_cap`` (points a player can lose over a match, > 0) puts a match cap on it
+    (:func:`pipeline.rules.ruleset.with_match_cap`). ``stake`` (money per point) defaults to
+    the rule set's. The button starts with the last
     player, so the first listed acts first. ``session_id`` defaults to ``live-YYYYMMDD-HHMMSS``
     from the clock and ``table`` to the session id (so each session is its own table).
     ``fantasyland`` pre-marks players for the first hand (player -> cards).
@@ -253,6 +313,12 @@ def start_session(
             rules = resolve_rules(rules)
         except RulesError as error:
             raise LiveError(str(error)) from None
+    if match_cap:
+        try:
+            rules = with_match_cap(rules, int(match_cap))
+        except (RulesError, ValueError, TypeError):
+            raise LiveError(f"match cap {match_cap!r} must be a whole number of points from 0 to "
+                            "1,000,000") from None
     names = _clean_players(players, variant)
     if button is None:
         button = names[-1]
@@ -311,6 +377,29 @@ def hand_id_for(session_id: str, number: int) -> str:
     return f"{session_id}-{number:04d}"
 
 
+def match_id_for(session_id: str, number: int) -> str:
+    """The id of match ``number`` of a session: the session's id for the first match,
+    ``{session_id}-m{number}`` for the next ones."""
+    return session_id if number == 1 else f"{session_id}-m{number}"
+
+
+def end_match(session: LiveSession) -> LiveSession:
+    """End the match being played (it is settled as it stands) and start the next one: the
+    next hand belongs to it. Raises :class:`LiveError` when the match has no hand yet."""
+    if not session.match_hands:
+        raise LiveError(f"match {session.match_number} has no hand yet: nothing to end")
+    return replace(session, match_number=session.match_number + 1)
+
+
+def reopen_match(session: LiveSession) -> LiveSession:
+    """Undo :func:`end_match`: the previous match goes on (only while the new one has no
+    hand)."""
+    if session.match_number == 1 or session.match_hands:
+        raise LiveError(f"match {session.match_number} has started: the previous match cannot "
+                        "go on")
+    return replace(session, match_number=session.match_number - 1)
+
+
 def _as_utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
@@ -326,13 +415,17 @@ def build_record(
     started_at: datetime | str,
     number: int | None = None,
     button: str | None = None,
+    match: int | None = None,
 ) -> dict[str, Any]:
-    """The canonical record (docs/hand-format.md) of a live hand: final boards, no streets."""
+    """The canonical record (docs/hand-format.md) of a live hand: final boards, no streets,
+    the ``match_id`` of its match (``match``, default the match being played)."""
     number = session.hand_number if number is None else number
+    match = session.match_number if match is None else match
     return {
         "hand_id": hand_id_for(session.session_id, number),
         "site": LIVE_SITE,
         "table": session.table,
+        "match_id": match_id_for(session.session_id, match),
         "started_at": started_at if isinstance(started_at, str) else _iso(started_at),
         "variant": session.variant.value,
         "rules": session.rules.name,
@@ -358,13 +451,14 @@ def _make_hand(
     button: str,
     started_at: datetime | str,
     previous_marks: Mapping[str, int],
+    match: int,
 ) -> LiveHand:
     check = check_entry(session, entries)
     if not check.ok:
         raise EntryRejected(check)
     marks = _marks(previous_marks if fantasyland is None else fantasyland,
                    session.players, session.variant, session.rules, previous_marks)
-    record = build_record(session, check.boards, marks, started_at, number, button)
+    record = build_record(session, check.boards, marks, started_at, number, button, match)
     scored = score_record(parse_hand(record), session.rules)
     foul_reasons = {}
     for player in scored.players:
@@ -374,7 +468,8 @@ def _make_hand(
                                      session.rules, player.name in marks)
             foul_reasons[player.name] = verdict.foul_reason or "foul"
     return LiveHand(number=number, record=record, scored=scored, button=button,
-                    fantasyland=marks, boards=dict(check.boards), foul_reasons=foul_reasons)
+                    fantasyland=marks, boards=dict(check.boards), foul_reasons=foul_reasons,
+                    match=match)
 
 
 def record_hand(
@@ -389,7 +484,7 @@ def record_hand(
     missing or wrong. Returns the advanced session and the new hand.
     """
     hand = _make_hand(session, entries, fantasyland, session.hand_number, session.button,
-                      session.clock(), session.fantasyland)
+                      session.clock(), session.fantasyland, session.match_number)
     return _advance(session, session.hands + (hand,)), hand
 
 
@@ -400,6 +495,7 @@ def _advance(session: LiveSession, hands: tuple[LiveHand, ...]) -> LiveSession:
         hands=hands,
         button=next_button(session.players, last.button, last.played_fantasyland),
         fantasyland=last.fantasyland_next,
+        match_number=max(session.match_number, last.match),
     )
 
 
@@ -417,7 +513,7 @@ def edit_last_hand(
     if last is None:
         raise LiveError("no hand to edit yet")
     hand = _make_hand(session, entries, fantasyland, last.number, last.button,
-                      last.started_at, last.fantasyland)
+                      last.started_at, last.fantasyland, last.match)
     return _advance(session, session.hands[:-1] + (hand,)), hand
 
 
@@ -427,7 +523,7 @@ def delete_last_hand(session: LiveSession) -> tuple[LiveSession, LiveHand]:
     if last is None:
         raise LiveError("no hand to delete yet")
     return replace(session, hands=session.hands[:-1], button=last.button,
-                   fantasyland=dict(last.fantasyland)), last
+                   fantasyland=dict(last.fantasyland), match_number=last.match), last
 
 
 def restore_last_hand(session: LiveSession, hand: LiveHand) -> LiveSession:
@@ -435,7 +531,7 @@ def restore_last_hand(session: LiveSession, hand: LiveHand) -> LiveSession:
     if hand.number != session.hand_number:
         raise LiveError(f"hand {hand.number} cannot come back: the session is at hand "
                         f"{session.hand_number}")
-    return _advance(session, session.hands + (hand,))
+    return _advance(replace(session, match_number=hand.match), session.hands + (hand,))
 
 
 def replace_last_hand(session: LiveSession, hand: LiveHand) -> LiveSession:
@@ -478,18 +574,27 @@ def session_mapping(session: LiveSession) -> dict[str, Any]:
         "players": list(session.players),
         "variant": session.variant.value,
         "rules": session.rules.name,
+        **({} if _is_preset(session.rules) else
+           {"rules_definition": ruleset_to_mapping(session.rules)}),
         "stake": str(session.stake),
         "table": session.table,
         "button": session.button,
         "fantasyland": dict(session.fantasyland),
+        "match": session.match_number,
         "hands": [hand_mapping(hand) for hand in session.hands],
     }
 
 
+def _is_preset(rules: RuleSet) -> bool:
+    """Whether a rule set is a preset as it stands (found again by its name alone)."""
+    return rules.name in PRESET_NAMES and rules == preset(rules.name)
+
+
 def hand_mapping(hand: LiveHand) -> dict[str, Any]:
-    """One saved hand as plain JSON values (number, button, start time, marks, boards)."""
+    """One saved hand as plain JSON values (number, match, button, start time, marks, boards)."""
     return {
         "number": hand.number,
+        "match": hand.match,
         "button": hand.button,
         "started_at": hand.started_at,
         "fantasyland": dict(hand.fantasyland),
@@ -502,7 +607,8 @@ def hand_from_mapping(session: LiveSession, mapping: Mapping[str, Any]) -> LiveH
     try:
         marks = {str(name): int(cards) for name, cards in dict(mapping["fantasyland"]).items()}
         return _make_hand(session, dict(mapping["boards"]), marks, int(mapping["number"]),
-                          str(mapping["button"]), str(mapping["started_at"]), marks)
+                          str(mapping["button"]), str(mapping["started_at"]), marks,
+                          int(mapping.get("match", 1)))
     except (KeyError, TypeError, ValueError) as error:
         raise LiveError(f"a stored hand of session {session.session_id} cannot be read: "
                         f"{error}") from None
@@ -513,12 +619,20 @@ def session_from_mapping(
 ) -> LiveSession:
     """Rebuild a session written by :func:`session_mapping`; raises :class:`LiveError`.
 
-    ``rules`` overrides the stored rules name (needed when the session used a rules file that is
-    not a preset).
+    ``rules`` overrides the stored rules. A session whose rules are not a preset keeps their
+    definition (``rules_definition``) and is rebuilt with it; one kept before that needs
+    ``rules`` when it used a rules file.
     """
     try:
         if int(mapping.get("format", 0)) != MAPPING_FORMAT:
             raise LiveError(f"unknown live session format {mapping.get('format')!r}")
+        if rules is None and mapping.get("rules_definition"):
+            try:
+                rules = ruleset_from_mapping(mapping["rules_definition"],
+                                             default_name=str(mapping["rules"]))
+            except RulesError as error:
+                raise LiveError(f"the stored live session's rules cannot be read: {error}"
+                                ) from None
         hands = list(mapping.get("hands") or ())
         first = hands[0] if hands else None
         session = start_session(
@@ -535,10 +649,21 @@ def session_from_mapping(
         if hand.number != session.hand_number:
             raise LiveError(f"session {session.session_id}: hand {hand.number} stored where "
                             f"hand {session.hand_number} belongs")
+        if hand.match < session.match_number or hand.match < 1:
+            raise LiveError(f"session {session.session_id}: hand {hand.number} is in match "
+                            f"{hand.match}, after a hand of match {session.match_number}")
         session = _advance(session, session.hands + (hand,))
     marks = _marks(dict(mapping.get("fantasyland") or {}), session.players, session.variant,
                    session.rules)
     button = str(mapping.get("button") or session.button)
     if button not in session.players:
         raise LiveError(f"session {session.session_id}: button {button!r} is not playing")
-    return replace(session, button=button, fantasyland=marks)
+    try:
+        match_number = int(mapping.get("match", session.match_number))
+    except (TypeError, ValueError):
+        raise LiveError(f"session {session.session_id}: match {mapping.get('match')!r} is not "
+                        "a number") from None
+    if match_number < session.match_number:
+        raise LiveError(f"session {session.session_id}: match {match_number} is before the "
+                        f"match of its last hand ({session.match_number})")
+    return replace(session, button=button, fantasyland=marks, match_number=match_number)

@@ -83,6 +83,7 @@ class ActionKind(StrEnum):
     SAVED = "saved"
     EDITED = "edited"
     DELETED = "deleted"
+    MATCH_ENDED = "match_ended"
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +91,8 @@ class LastAction:
     """The last change to the saved hands, kept so that it can be undone.
 
     ``hand`` is the hand as it was before: the deleted hand, or the version an edit replaced
-    (None for a save). ``draft`` is the entry as it was before the action.
+    (None for a save and for the end of a match). ``number`` is the hand's number, or the
+    number of the match that ended. ``draft`` is the entry as it was before the action.
     """
 
     kind: ActionKind
@@ -100,7 +102,9 @@ class LastAction:
 
     @property
     def text(self) -> str:
-        """``Hand 3 deleted`` / ``Hand 3 saved`` / ``Hand 3 changed``."""
+        """``Hand 3 deleted`` / ``Hand 3 saved`` / ``Hand 3 changed`` / ``Match 1 ended``."""
+        if self.kind is ActionKind.MATCH_ENDED:
+            return f"Match {self.number} ended"
         verb = {ActionKind.SAVED: "saved", ActionKind.EDITED: "changed",
                 ActionKind.DELETED: "deleted"}[self.kind]
         return f"Hand {self.number} {verb}"

@@ -5,8 +5,9 @@ A live hand is stored exactly like an ingested file's hand (the same tables and 
 source is named ``live:{table}``. The steps a front end takes on a :class:`~pipeline.live.state.LiveState`
 are here, each writing the hands and then the session's row:
 :func:`save_entry` (a new hand, or the edit of the last one), :func:`delete_last`,
-:func:`undo_last` (of a save, an edit or a delete), :func:`persist` (the draft hand after a change),
-:func:`resume` and :func:`end_session`.
+:func:`undo_last` (of a save, an edit, a delete or the end of a match), :func:`finish_match` (the
+match ends, the next begins), :func:`persist` (the draft hand after a change), :func:`resume` and
+:func:`end_session`.
 """
 
 from __future__ import annotations
@@ -28,7 +29,9 @@ from pipeline.live.session import (
     LiveHand,
     delete_last_hand,
     edit_last_hand,
+    end_match,
     record_hand,
+    reopen_match,
     replace_last_hand,
     restore_last_hand,
 )
@@ -54,6 +57,7 @@ __all__ = [
     "StaleSession",
     "delete_last",
     "end_session",
+    "finish_match",
     "load_session",
     "persist",
     "remove_hand",
@@ -233,17 +237,33 @@ def delete_last(
     return persist(database, new_state, writer), hand
 
 
+def finish_match(database: str | Path, state: LiveState, writer: str = "") -> LiveState:
+    """End the match being played and start the next (:func:`pipeline.live.session.end_match`):
+    its hands are stored already, so only the session's row changes. Can be undone while the
+    next match has no hand. Raises :class:`LiveError` when the match has no hand yet."""
+    session = state.session
+    new_session = end_match(session)
+    action = LastAction(ActionKind.MATCH_ENDED, session.match_number, None, state.draft)
+    return persist(database, replace(state, session=new_session, last_action=action), writer)
+
+
 def undo_last(database: str | Path, state: LiveState, writer: str = "") -> tuple[LiveState, str]:
     """Undo the last action; returns the new state and what was done (``Hand 3 is back``).
 
     A save is undone by deleting the hand (its boards go back into the fields), an edit by
     storing the earlier version again, a delete by storing the hand again (and the fields as
-    they were). Only the last action can be undone, once.
+    they were), the end of a match by going on with it. Only the last action can be undone,
+    once.
     """
     action = state.last_action
     session = state.session
     if action is None:
         raise LiveError("nothing to undo")
+    if action.kind is ActionKind.MATCH_ENDED:
+        new_session = reopen_match(session)
+        new_state = replace(state, session=new_session, last_action=None)
+        return (persist(database, new_state, writer),
+                f"Match {new_session.match_number} goes on: it is not ended.")
     if action.kind is ActionKind.SAVED:
         last = session.last_hand
         if last is None or last.number != action.number:

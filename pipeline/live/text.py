@@ -26,8 +26,11 @@ def format_points(points: int) -> str:
 
 
 def format_money(amount: Decimal) -> str:
-    """Money with a sign and two decimals: ``+0.70``, ``-0.90``, ``0.00``."""
-    return f"{amount:+.2f}" if amount else "0.00"
+    """Money with a sign and two decimals, or as many as the amount has (a stake of 0.005 is
+    settled in thousandths): ``+0.70``, ``-0.90``, ``0.00``, ``+0.029``."""
+    exponent = amount.as_tuple().exponent
+    places = max(2, -exponent) if isinstance(exponent, int) else 2
+    return f"{amount:+.{places}f}" if amount else f"{Decimal(0):.{places}f}"
 
 
 def verdict_text(verdict: BoardEvaluation, in_fantasyland: bool = False) -> str:

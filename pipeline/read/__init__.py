@@ -17,7 +17,7 @@ Modules:
   :mod:`~pipeline.read.sessions`, :mod:`~pipeline.read.flow`, :mod:`~pipeline.read.hands`,
   :mod:`~pipeline.read.data`, :mod:`~pipeline.read.audit`, :mod:`~pipeline.read.report`,
   :mod:`~pipeline.read.grading`, :mod:`~pipeline.read.live` (live sessions to resume, names
-  already stored); each function answers one question and returns a polars
+  already stored), :mod:`~pipeline.read.matches` (each match's settlement); each function answers one question and returns a polars
   DataFrame (or a small typed value);
 * :mod:`~pipeline.read.charts` — Plotly figures built from those frames (pure; imported on its
   own, so the read commands do not load Plotly).
@@ -38,6 +38,7 @@ from pipeline.read import (
     grading,
     hands,
     live,
+    matches,
     overview,
     players,
     report,
@@ -47,7 +48,8 @@ from pipeline.read import (
 )
 
 __all__ = [
-    "access", "audit", "data", "flow", "grading", "hands", "live", "overview", "players", "report",
+    "access", "audit", "data", "flow", "grading", "hands", "live", "matches", "overview", "players",
+    "report",
     "scope",
     "sessions", "source",
 ]

@@ -3,9 +3,13 @@ player *and variant*, splits by street and situation, the costliest decisions, F
 against the solver, and the trainer (quizzes from graded mistakes, answers over time).
 
 Every summary is split by variant: a Classic street and a Pineapple street are different
-decisions, and pooling them hides both. Only grades of the current grader count (rows whose
-``exact`` column is set: grades written before the unbiased estimator are left out, see
-:func:`outdated_grades`).
+decisions, and pooling them hides both. Only grades of the current grader count: written by
+this grader version (:data:`pipeline.store.GRADER_VERSION`) with the default rollout policy
+(:data:`pipeline.store.GRADER_POLICY`). Older grades are *outdated*: left out of every figure,
+counted by :func:`outdated_grades`, regraded by ``ofc analyze`` (``--outdated``).
+
+A mistake the second continuation does not confirm is *uncertain* (``uncertain``): never a
+mistake, never a quiz; the summaries count it apart.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 import polars as pl
 
+from pipeline import store
 from pipeline.read.scope import (
     Filters,
     Scope,
@@ -28,8 +33,15 @@ from pipeline.read.source import Database, reading
 
 GRADING_TABLES = ("decision_grades", "decision_alternatives", "fantasyland_grades")
 TRAINER_TABLE = "trainer_answers"
-CURRENT = "g.exact IS NOT NULL"
-"""Rows written by the current grader (older rows have no ``exact``)."""
+CURRENT = "g.__current__"
+"""Rows written by the current grader (:func:`current_condition`; put in place by
+:func:`_grading_frame`)."""
+
+
+def current_condition(columns: set[str], alias: str = "g") -> str:
+    """The SQL condition that keeps the current grader's rows of ``decision_grades``
+    (:func:`pipeline.store.current_grades`)."""
+    return store.current_grades(columns, alias)
 
 
 def _present(connection: Any) -> set[str]:
@@ -46,7 +58,7 @@ def grade_columns(connection: Any) -> set[str]:
 
 
 def grades_current(connection: Any) -> bool:
-    """Whether ``decision_grades`` holds the current grader's rows (its ``exact`` column:
+    """Whether ``decision_grades`` has the columns of graded rows (its ``exact`` column:
     grades written before the unbiased estimator have none and count nowhere)."""
     return "exact" in grade_columns(connection)
 
@@ -54,6 +66,10 @@ def grades_current(connection: Any) -> bool:
 _UNMEASURED = {"alternative": "CAST(NULL AS SMALLINT)", "gap": "CAST(NULL AS DOUBLE)",
                "gap_se": "CAST(NULL AS DOUBLE)"}
 """The policy-gap columns of ``decision_grades`` in a database graded before them."""
+
+_UNLOOKED = {"uncertain": "false", "second_policy": "CAST(NULL AS VARCHAR)",
+             "second_loss": "CAST(NULL AS DOUBLE)", "second_loss_se": "CAST(NULL AS DOUBLE)"}
+"""The second-look columns in a database graded before them."""
 
 
 def _grading_frame(db: Database, scope: Scope, body: str, params: Sequence[Any] = (),
@@ -69,14 +85,19 @@ def _grading_frame(db: Database, scope: Scope, body: str, params: Sequence[Any] 
         if "policy_gap" not in columns:  # graded (and not opened for writing) since: unmeasured
             body = re.sub(r"\bg\.policy_(alternative|gap_se|gap)\b",
                           lambda match: _UNMEASURED[match.group(1)], body)
+        if "uncertain" not in columns:
+            body = re.sub(r"\bg\.(uncertain|second_policy|second_loss_se|second_loss)\b",
+                          lambda match: _UNLOOKED[match.group(1)], body)
+        body = body.replace(CURRENT, current_condition(columns))
         return connection.sql(scope.sql(body), params=[*scope.params, *params]).pl()
 
 
 def grading_summary(db: Database, filters: Filters) -> pl.DataFrame:
     """Decision grades per player and variant (the heroes, or everyone graded).
 
-    Columns: player, variant, decisions, hands (with graded decisions), mistakes, exact
-    (decisions graded by enumeration), correct_share (decisions not graded a mistake),
+    Columns: player, variant, decisions, hands (with graded decisions), mistakes, uncertain
+    (mistakes by the rollout policy that the second continuation does not confirm: not
+    mistakes), exact (decisions graded by enumeration), correct_share (decisions not graded a mistake),
     ev_loss_per_decision, ev_loss_se, ev_loss_per_hand, ev_loss_per_hand_se (the spread of the
     hands' summed losses), total_loss, rollouts (mean samples behind the chosen play of the
     sampled decisions), first_hand, last_hand (started_at range of the graded hands), fl_hands
@@ -92,6 +113,7 @@ def grading_summary(db: Database, filters: Filters) -> pl.DataFrame:
         WITH per_hand AS (
             SELECT g.player, g.variant, g.hand_key, sum(g.ev_loss) AS loss, count(*) AS decisions,
                    count(*) FILTER (WHERE g.mistake) AS mistakes,
+                   count(*) FILTER (WHERE g.uncertain) AS uncertain,
                    count(*) FILTER (WHERE g.exact) AS exact,
                    sum(g.ev_loss * g.ev_loss) AS loss_squares,
                    sum(g.rollouts) FILTER (WHERE NOT g.exact) AS rollouts,
@@ -102,7 +124,8 @@ def grading_summary(db: Database, filters: Filters) -> pl.DataFrame:
             GROUP BY g.player, g.variant, g.hand_key
         ), decisions AS (
             SELECT p.player, p.variant, sum(p.decisions)::BIGINT AS decisions, count(*) AS hands,
-                   sum(p.mistakes)::BIGINT AS mistakes, sum(p.exact)::BIGINT AS exact,
+                   sum(p.mistakes)::BIGINT AS mistakes, sum(p.uncertain)::BIGINT AS uncertain,
+                   sum(p.exact)::BIGINT AS exact,
                    sum(p.loss) AS total_loss, sum(p.loss_squares) AS loss_squares,
                    {standard_error_sql('p.loss')} AS ev_loss_per_hand_se,
                    sum(p.rollouts) AS rollouts, sum(p.sampled) AS sampled,
@@ -120,7 +143,8 @@ def grading_summary(db: Database, filters: Filters) -> pl.DataFrame:
         )
         SELECT coalesce(d.player, f.player) AS player, coalesce(d.variant, f.variant) AS variant,
                coalesce(d.decisions, 0) AS decisions, coalesce(d.hands, 0) AS hands,
-               coalesce(d.mistakes, 0) AS mistakes, coalesce(d.exact, 0) AS exact,
+               coalesce(d.mistakes, 0) AS mistakes, coalesce(d.uncertain, 0) AS uncertain,
+               coalesce(d.exact, 0) AS exact,
                1 - coalesce(d.mistakes, 0) / nullif(d.decisions, 0) AS correct_share,
                d.total_loss / nullif(d.decisions, 0) AS ev_loss_per_decision,
                coalesce(sqrt(greatest(0, (d.loss_squares - d.total_loss * d.total_loss / d.decisions)
@@ -149,6 +173,8 @@ def _grading_split(db: Database, filters: Filters, column: str) -> pl.DataFrame:
     sql = f"""
         SELECT g.player, g.variant, g.{column}, count(*) AS decisions,
                count(*) FILTER (WHERE g.mistake) AS mistakes,
+               count(*) FILTER (WHERE g.uncertain) AS uncertain,
+               count(*) FILTER (WHERE g.uncertain) / count(*) AS uncertain_share,
                1 - count(*) FILTER (WHERE g.mistake) / count(*) AS correct_share,
                avg(g.ev_loss) AS ev_loss_per_decision, {standard_error_sql('g.ev_loss')} AS ev_loss_se,
                sum(g.ev_loss) AS total_loss, count(*) FILTER (WHERE g.exact) AS exact,
@@ -164,7 +190,7 @@ def _grading_split(db: Database, filters: Filters, column: str) -> pl.DataFrame:
 
 def grading_by_street(db: Database, filters: Filters) -> pl.DataFrame:
     """Decision grades per player, variant and street (1-based): decisions, mistakes,
-    correct_share, ev_loss_per_decision, ev_loss_se, total_loss, exact, policy_decisions,
+    uncertain, uncertain_share, correct_share, ev_loss_per_decision, ev_loss_se, total_loss, exact, policy_decisions,
     policy_gap_per_decision, policy_gap_se (the gap to the grader's bot: null when not
     measured)."""
     return _grading_split(db, filters, "street")
@@ -214,7 +240,8 @@ def worst_decisions(db: Database, filters: Filters, limit: int = 20,
     chosen, best, chosen_placement, best_placement, chosen_ev, best_ev, ev_loss, loss_se,
     mistake, exact, rollouts, evaluation_rollouts, alternatives, policy_alternative,
     policy_gap, policy_gap_se (the grader's bot's own play and its gap to the play made; null
-    when not measured).
+    when not measured), uncertain, second_policy, second_loss, second_loss_se (the second look
+    at a mistake: the loss with every seat finishing under another bot).
     """
     scope = hand_scope(filters, include_players=False)
     g_players, g_params = player_conditions(filters, "g")
@@ -225,7 +252,9 @@ def worst_decisions(db: Database, filters: Filters, limit: int = 20,
                g.chosen_ev, g.best_ev, g.ev_loss, g.loss_se, g.mistake, g.exact, g.rollouts,
                g.evaluation_rollouts, g.alternatives,
                g.policy_alternative AS policy_alternative, g.policy_gap AS policy_gap,
-               g.policy_gap_se AS policy_gap_se
+               g.policy_gap_se AS policy_gap_se, coalesce(g.uncertain, false) AS uncertain,
+               g.second_policy AS second_policy, g.second_loss AS second_loss,
+               g.second_loss_se AS second_loss_se
         FROM decision_grades g JOIN hands h ON h.hand_key = g.hand_key
         WHERE {scope.keeps('g')}{g_players}{only} AND {CURRENT}
         ORDER BY g.ev_loss DESC, g.hand_key, g.player, g.street
@@ -240,14 +269,17 @@ def hand_grades(db: Database, hand_key: int) -> pl.DataFrame:
 
     Columns: player, street, situation, chosen_placement, best_placement, ev_loss, loss_se,
     mistake, mistake_type, exact, rollouts, policy_placement (what the grader's bot would have
-    played; null when not measured), policy_gap, policy_gap_se. An empty frame (no columns)
-    while nothing has been graded.
+    played; null when not measured), policy_gap, policy_gap_se, uncertain, second_loss,
+    second_loss_se (the second look at a mistake), outdated (made by an older grader or another
+    rollout policy: regrade it). An empty frame (no columns) while nothing has been graded.
     """
-    sql = """
+    sql = f"""
         SELECT g.player, g.street, g.situation, g.chosen_placement, g.best_placement, g.ev_loss,
                g.loss_se, g.mistake, g.mistake_type, g.exact, g.rollouts,
                a.placement AS policy_placement, g.policy_gap AS policy_gap,
-               g.policy_gap_se AS policy_gap_se
+               g.policy_gap_se AS policy_gap_se, coalesce(g.uncertain, false) AS uncertain,
+               g.second_loss AS second_loss, g.second_loss_se AS second_loss_se,
+               NOT {CURRENT} AS outdated
         FROM decision_grades g
         LEFT JOIN decision_alternatives a ON a.hand_key = g.hand_key AND a.player = g.player
             AND a.street = g.street AND a.alternative = g.policy_alternative
@@ -302,13 +334,24 @@ def fantasyland_comparisons(db: Database, filters: Filters, limit: int = 200) ->
 
 
 def outdated_grades(db: Database) -> int:
-    """Decisions graded before the unbiased estimator (re-run ``ofc analyze`` to replace them)."""
+    """Stored decision grades that are outdated: made by an older grader (before the unbiased
+    estimator, before grader versions, or of an older version) or with another rollout policy
+    than the grader's default. They count in no figure; ``ofc analyze --outdated`` (or the
+    Decision grading page's **Regrade**) replaces them."""
+    return outdated_summary(db)[0]
+
+
+def outdated_summary(db: Database) -> tuple[int, int]:
+    """(outdated decision grades, hands holding them): see :func:`outdated_grades`."""
     with reading(db) as connection:
         columns = grade_columns(connection)
         if not columns:
-            return 0
-        where = "WHERE exact IS NULL" if "exact" in columns else ""
-        return int(connection.execute(f"SELECT count(*) FROM decision_grades {where}").fetchone()[0])
+            return (0, 0)
+        condition = current_condition(columns, "g")
+        decisions, hands = connection.execute(
+            f"SELECT count(*), count(DISTINCT g.hand_key) FROM decision_grades g "
+            f"WHERE NOT coalesce({condition}, false)").fetchone()
+        return (int(decisions), int(hands))
 
 
 # --- the trainer ----------------------------------------------------------------------------

@@ -3,7 +3,9 @@
 * :func:`open_live_sessions` — the sessions being recorded and not ended (offered for resume);
 * :func:`live_session_state` — one session's stored state, with its revision;
 * :func:`players_like` — stored players whose name matches a new one (ignoring case), with
-  their hand counts, so a new name can be asked about ("same person as ana (793 hands)?").
+  their hand counts, so a new name can be asked about ("same person as ana (793 hands)?");
+* :func:`live_match_stakes` — the money per point each recorded match was played for (the
+  session's own stake, which may differ from its rules').
 
 A database without the ``live_sessions`` table (older, or a lake) has no open session.
 """
@@ -15,6 +17,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 import duckdb
@@ -22,13 +25,47 @@ import duckdb
 from pipeline.read.source import Database, reading
 
 __all__ = [
+    "LIVE_SITE",
     "OpenSession",
     "StoredRevision",
     "live_session_revision",
+    "live_match_stakes",
     "live_session_state",
     "open_live_sessions",
     "players_like",
 ]
+
+
+LIVE_SITE = "live"
+"""The site of recorded hands (:data:`pipeline.live.session.LIVE_SITE`, written out here: the
+read model does not import the live recorder; a test checks they agree)."""
+
+
+def live_match_stakes(db: Database) -> dict[tuple[str, str], Decimal]:
+    """(site, match id) → the money per point of every match recorded live: its session's
+    stake (set up at the table; the rules' own stake is only its default). Each session's
+    matches are those its kept hands name (the first match has the session's id, the next
+    ``{session_id}-m{number}``), and the match being played."""
+    with reading(db) as connection:
+        try:
+            rows = connection.execute("SELECT session_id, state FROM live_sessions").fetchall()
+        except duckdb.CatalogException:
+            return {}
+    stakes: dict[tuple[str, str], Decimal] = {}
+    for session_id, state in rows:
+        try:
+            session = json.loads(state)["session"]
+            stake = Decimal(str(session["stake"]))
+            numbers = {int(hand.get("match", 1)) for hand in session.get("hands") or ()}
+            numbers.add(int(session.get("match", 1)))
+        except (ValueError, TypeError, KeyError, ArithmeticError):
+            continue  # an unreadable kept session: its matches settle at their rules' stake
+        if not stake.is_finite() or stake < 0:
+            continue
+        for number in numbers:
+            match_id = session_id if number == 1 else f"{session_id}-m{number}"
+            stakes[(LIVE_SITE, match_id)] = stake
+    return stakes
 
 
 @dataclass(frozen=True, slots=True)

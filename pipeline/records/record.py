@@ -85,6 +85,8 @@ class HandRecord:
     started_at: str | None = None
     button: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    match_id: str | None = None
+    """The match the hand belongs to (unique within ``site``); None: no match."""
 
     @property
     def key(self) -> tuple[str, str]:

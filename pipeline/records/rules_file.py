@@ -64,6 +64,9 @@ def _non_finite_key(value: Any, path: str = "") -> str | None:
     return None
 
 
+_CAP_KEYS = ("cap", "cap_scope", "hand_cap", "match_hands")
+
+
 def validate_rules_mapping(mapping: dict[str, Any], source: str = "rules") -> None:
     """Check a parsed rules file against ``schemas/rules.schema.json``; raise naming the key.
 
@@ -73,13 +76,11 @@ def validate_rules_mapping(mapping: dict[str, Any], source: str = "rules") -> No
     if non_finite is not None:
         raise RulesError(f"{source}: {non_finite}: expected a finite number, got nan or infinity")
     scoring = mapping.get("scoring")
-    if isinstance(scoring, dict) and (
-        scoring.get("cap_scope") == "match" or scoring.get("match_hands", 0) != 0
-    ):
-        # A match cap: the code's own reason says why it is refused (the schema would only say
-        # "greater than the maximum of 0").
+    if isinstance(scoring, dict) and ("hand_cap" in scoring or "match_hands" in scoring):
+        # The caps' own reasons say why a hand_cap without a match cap, or a match_hands, is
+        # refused (the schema would only say "greater than the maximum of 0").
         try:
-            ruleset_from_mapping({"scoring": {key: scoring[key] for key in ("cap_scope", "match_hands")
+            ruleset_from_mapping({"scoring": {key: scoring[key] for key in _CAP_KEYS
                                               if key in scoring}})
         except RulesError as error:
             raise RulesError(f"{source}: {error}") from None

@@ -12,12 +12,12 @@ tests keep the two in agreement. Conventions shared with the schema:
   unknown keys inside a street or a board are ignored;
 * ``site`` defaults to ``"local"``, ``rules`` to ``"standard"``, ``fantasyland`` to false,
   a street's ``discarded`` to ``[]``;
-* ``table``, ``started_at``, ``button``, ``streets``, ``board`` and ``reported_points`` may be
-  ``null``, which means the same as absent;
-* ``hand_id`` and ``table`` may be integers and are stringified;
+* ``table``, ``match_id``, ``started_at``, ``button``, ``streets``, ``board`` and
+  ``reported_points`` may be ``null``, which means the same as absent;
+* ``hand_id``, ``table`` and ``match_id`` may be integers and are stringified;
 * integral floats (``5.0``) count as integers, as in JSON Schema;
-* texts that identify something (``hand_id``, ``site``, ``table``, ``rules``, ``button``, player
-  names) are normalised the same way on every path (:func:`normalise_text`): Unicode NFC,
+* texts that identify something (``hand_id``, ``site``, ``table``, ``match_id``, ``rules``,
+  ``button``, player names) are normalised the same way on every path (:func:`normalise_text`): Unicode NFC,
   surrounding white space trimmed, inner runs kept; they may hold no control character and are
   at most :data:`MAX_NAME_LENGTH` (names) or :data:`MAX_ID_LENGTH` (the others) characters;
 * every number has a range: seats 0..:data:`MAX_SEAT`, ``reported_points`` within
@@ -70,7 +70,8 @@ class InvalidHand(ValueError):
 _VARIANT_NAMES = ", ".join(variant.value for variant in Variant)
 
 _HAND_FIELDS = frozenset(
-    ("hand_id", "site", "table", "started_at", "variant", "rules", "button", "players")
+    ("hand_id", "site", "table", "match_id", "started_at", "variant", "rules", "button",
+     "players")
 )
 _PLAYER_FIELDS = frozenset(
     ("name", "seat", "fantasyland", "streets", "board", "reported_points")
@@ -87,7 +88,8 @@ MAX_NAME_LENGTH = 64
 """Longest player name (and ``button``), in characters after normalising."""
 
 MAX_ID_LENGTH = 128
-"""Longest ``hand_id``, ``site``, ``table`` and ``rules``, in characters after normalising."""
+"""Longest ``hand_id``, ``site``, ``table``, ``match_id`` and ``rules``, in characters after
+normalising."""
 
 STARTED_AT_YEARS = (1900, 2199)
 """First and last year a ``started_at`` may fall in (also after conversion to UTC)."""
@@ -344,6 +346,7 @@ def _parse_checked(mapping: dict, hand_id: str) -> HandRecord:
     site = _optional_text(mapping, "site", "local", allow_integer=False)
     rules = _optional_text(mapping, "rules", "standard", allow_integer=False)
     table = _optional_text(mapping, "table", None, allow_integer=True)
+    match_id = _optional_text(mapping, "match_id", None, allow_integer=True)
     button = _optional_text(mapping, "button", None, allow_integer=False, limit=MAX_NAME_LENGTH)
     started_at = mapping.get("started_at")
     if started_at is not None:
@@ -390,18 +393,21 @@ def _parse_checked(mapping: dict, hand_id: str) -> HandRecord:
             f"button {button!r} is not one of the players ({', '.join(names)})"
         )
 
-    return _hand_record(mapping, hand_id, site, variant, rules, players, table, started_at, button)
+    return _hand_record(mapping, hand_id, site, variant, rules, players, table, started_at, button,
+                        match_id)
 
 
 def _hand_record(
     mapping: dict, hand_id: str, site: str, variant: Variant, rules: str,
     players: list[PlayerRecord], table: str | None, started_at: str | None, button: str | None,
+    match_id: str | None,
 ) -> HandRecord:
     """The validated record, with the mapping's unknown fields kept as extras (input order)."""
     return HandRecord(
         hand_id=hand_id, site=site, variant=variant, rules=rules, players=tuple(players),
         table=table, started_at=started_at, button=button,
         extra={key: value for key, value in mapping.items() if key not in _HAND_FIELDS},
+        match_id=match_id,
     )
 
 
@@ -721,6 +727,11 @@ def _parse_fast(mapping: Any) -> HandRecord | None:
     table = mapping.get("table")
     if table is not None and (type(table) is not str or not is_plain_text(table, MAX_ID_LENGTH)):
         return None
+    match_id = mapping.get("match_id")
+    if match_id is not None and (
+        type(match_id) is not str or not is_plain_text(match_id, MAX_ID_LENGTH)
+    ):
+        return None
     button = mapping.get("button")
     if button is not None and (
         type(button) is not str or not is_plain_text(button, MAX_NAME_LENGTH)
@@ -753,7 +764,8 @@ def _parse_fast(mapping: Any) -> HandRecord | None:
         return None
     if button is not None and button not in names:
         return None
-    return _hand_record(mapping, hand_id, site, variant, rules, players, table, started_at, button)
+    return _hand_record(mapping, hand_id, site, variant, rules, players, table, started_at, button,
+                        match_id)
 
 
 def _parse_player_fast(raw: Any, variant: Variant, all_cards: list[Card]) -> PlayerRecord | None:
@@ -909,6 +921,8 @@ def hand_to_mapping(hand: HandRecord, include_board: bool = False) -> dict[str, 
     mapping: dict[str, Any] = {"hand_id": hand.hand_id, "site": hand.site}
     if hand.table is not None:
         mapping["table"] = hand.table
+    if hand.match_id is not None:
+        mapping["match_id"] = hand.match_id
     if hand.started_at is not None:
         mapping["started_at"] = hand.started_at
     mapping["variant"] = hand.variant.value

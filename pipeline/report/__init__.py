@@ -24,6 +24,7 @@ from pipeline.report.model import (
     ReportSettings,
     report_dict,
 )
+from pipeline.report.money import match_money_section
 
 __all__ = [
     "DEFAULT_SETTINGS", "Finding", "NoHandsError", "Report", "ReportData", "ReportRequest", "ReportSettings",
@@ -35,4 +36,5 @@ def create_report(db: Database, request: ReportRequest,
                   settings: ReportSettings = DEFAULT_SETTINGS) -> Report:
     """Read what the report needs from ``db`` and build it; NoHandsError when there is nothing."""
     data = gather_report_data(db, request, settings)
-    return replace(build_report(data, request, settings), grading=grading_section(data.grading))
+    return replace(build_report(data, request, settings), grading=grading_section(data.grading),
+                   money=match_money_section(db, request.names, request.since, request.until))

@@ -37,6 +37,7 @@ class GradingLine:
     ev_loss_se: float
     gap_per_decision: float | None = None  # behind the grader's bot (None: not measured)
     gap_se: float | None = None
+    uncertain: int = 0  # mistakes by the grader's bot that the second look does not confirm
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +79,7 @@ class VariantGrading:
     by_street: tuple[GradingLine, ...]
     by_situation: tuple[GradingLine, ...]
     policy_decisions: int = 0
+    uncertain: int = 0  # not counted in mistakes: see GradingLine
     policy_gap_per_decision: float | None = None  # behind the rollout policy's own play
     policy_gap_se: float | None = None
 
@@ -147,6 +149,8 @@ def _pooled(frame: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     measured = pl.col("policy_decisions").fill_null(0)
     return frame.group_by(keys).agg(
         pl.col("decisions").sum(), pl.col("mistakes").sum(), pl.col("total_loss").sum(),
+        (pl.col("uncertain").sum() if "uncertain" in frame.columns else pl.lit(0)).alias(
+            "uncertain"),
         ((pl.col("ev_loss_se") * pl.col("decisions")) ** 2).sum().alias("_variance"),
         measured.sum().alias("_gap_decisions"),
         (pl.col("policy_gap_per_decision").fill_null(0) * measured).sum().alias("_gap_total"),
@@ -166,7 +170,7 @@ def _lines(frame: pl.DataFrame, variant: str, column: str) -> tuple[GradingLine,
                     math.sqrt(row["_variance"]) / row["decisions"],
                     row["_gap_total"] / row["_gap_decisions"] if row["_gap_decisions"] else None,
                     (math.sqrt(row["_gap_variance"]) / row["_gap_decisions"]
-                     if row["_gap_decisions"] else None))
+                     if row["_gap_decisions"] else None), int(row["uncertain"]))
         for row in _pooled(mine, [column]).iter_rows(named=True)
     )
 
@@ -210,6 +214,7 @@ def _variant_block(rows: pl.DataFrame, variant: str, frames: dict[str, Any]) -> 
         by_street=_lines(frames.get("by_street", pl.DataFrame()), variant, "street"),
         by_situation=_lines(frames.get("by_situation", pl.DataFrame()), variant, "situation"),
         policy_decisions=gap_decisions,
+        uncertain=int(rows["uncertain"].sum()) if "uncertain" in rows.columns else 0,
         policy_gap_per_decision=(sum(count * mean for count, mean, _ in gaps) / gap_decisions
                                  if gap_decisions else None),
         policy_gap_se=(math.sqrt(sum((count * se) ** 2 for count, _, se in gaps)) / gap_decisions

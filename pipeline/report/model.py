@@ -17,6 +17,7 @@ from pipeline.report.reference import FIELD, ReferenceSpec
 
 if TYPE_CHECKING:
     from pipeline.report.grading import DecisionGrading
+    from pipeline.report.money import MatchMoney
 
 REPORT_FORMAT_VERSION = 2
 DECIMALS = 6
@@ -428,6 +429,7 @@ class Report:
     definitions: tuple[tuple[str, str], ...]
     data_notes: tuple[str, ...] = field(default_factory=tuple)
     grading: DecisionGrading | None = None  # ofc analyze's grades (pipeline.report.grading)
+    money: MatchMoney | None = None  # money per match when a stake is set (pipeline.report.money)
 
 
 def _plain(value: Any) -> Any:

@@ -28,6 +28,13 @@ class ScoringMethod(StrEnum):
     TWO_FOUR = "2-4"
 
 
+class CapScope(StrEnum):
+    """What a rules file's ``cap`` limits: each hand's loss, or a player's loss over a match."""
+
+    HAND = "hand"
+    MATCH = "match"
+
+
 class RoyaltyMode(StrEnum):
     """Whether royalties are netted between the two players, or count only for a row's winner."""
 
@@ -37,13 +44,22 @@ class RoyaltyMode(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class ScoringRules:
-    """How two boards settle."""
+    """How two boards settle, and how a match is paid.
+
+    ``cap`` is the per-hand cap the scorers apply to every hand (0: none). ``match_cap`` is the
+    most a player can lose over one match (0: none), applied only when a match is settled
+    (:mod:`pipeline.rules.settlement`), never to a hand's points. A rules file's ``cap`` fills
+    one or the other by its ``cap_scope``; under ``cap_scope = "match"`` the file's ``hand_cap``
+    is the per-hand cap.
+    """
 
     method: ScoringMethod = ScoringMethod.ONE_SIX
     scoop_bonus: int = 3
     royalty_mode: RoyaltyMode = RoyaltyMode.NETTED
     cap: int = 0
     stake: float = 0.0
+    cap_scope: CapScope = CapScope.HAND
+    match_cap: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +111,7 @@ _STANDARD_MAPPING: dict[str, Any] = {
     "description": "docs/rules.md: standard royalties, 1-6 scoring with scoop 3, QQ+ Fantasyland",
     "scoring": {
         "method": "1-6", "scoop_bonus": 3, "royalties": "netted",
-        "cap": 0, "cap_scope": "hand", "match_hands": 0, "stake": 0.0,
+        "cap": 0, "cap_scope": "hand", "hand_cap": 0, "match_hands": 0, "stake": 0.0,
     },
     "royalties": {
         "top": {
@@ -224,19 +240,32 @@ def _expect_choice(value: Any, path: str, choices: tuple[str, ...]) -> str:
     return str(value)
 
 
-def _reject_match_cap(scoring_table: Mapping[str, Any]) -> None:
-    """A cap over a whole match is refused aloud rather than accepted and ignored.
+def _caps(scoring_table: Mapping[str, Any]) -> tuple[CapScope, int, int]:
+    """The scope, the per-hand cap and the match cap a rules mapping's ``[scoring]`` asks for.
 
-    Hand records carry no match boundaries (which hands form a 10- or 20-hand match), so such a
-    cap cannot be applied; ``cap_scope = "hand"`` (the per-hand cap) is the one supported scope.
+    ``cap_scope = "hand"``: ``cap`` caps each hand; ``hand_cap`` must stay 0 (``cap`` already is
+    the per-hand cap). ``cap_scope = "match"``: ``cap`` caps a player's loss over a match and
+    ``hand_cap`` (default 0) may cap each hand as well. ``match_hands`` is refused: matches are
+    marked in the hand records (``match_id``), a count of hands cannot draw their boundaries.
     """
-    _expect_choice(scoring_table["cap_scope"], "scoring.cap_scope", ("hand", "match"))
-    if scoring_table["cap_scope"] == "match" or scoring_table["match_hands"] != 0:
+    scope = CapScope(_expect_choice(scoring_table["cap_scope"], "scoring.cap_scope",
+                                    tuple(scope.value for scope in CapScope)))
+    cap = _expect_int(scoring_table["cap"], "scoring.cap", 0, 1_000_000)
+    hand_cap = _expect_int(scoring_table["hand_cap"], "scoring.hand_cap", 0, 1_000_000)
+    if scoring_table["match_hands"] != 0:
         raise RulesError(
-            'scoring.cap_scope = "match" (a cap on a player\'s total loss over a match) is not '
-            "supported: hand records carry no match boundaries to apply it to. Use "
-            'cap_scope = "hand" (each hand capped) and leave match_hands out'
+            "scoring.match_hands: a match is not a count of hands here: the hands of a match "
+            "carry its match_id (a boards CSV its match column; a live session is one match), "
+            "so leave match_hands out"
         )
+    if scope is CapScope.HAND:
+        if hand_cap != 0:
+            raise RulesError(
+                'scoring.hand_cap: only with cap_scope = "match" (under cap_scope = "hand", cap '
+                "itself is the per-hand cap)"
+            )
+        return scope, cap, 0
+    return scope, hand_cap, cap
 
 
 def _expect_rank(value: Any, path: str) -> int:
@@ -270,7 +299,8 @@ def _low_table(mapping: Any, path: str) -> tuple[int, ...]:
 
 
 _TOP_KEYS = ("name", "description", "extends", "scoring", "royalties", "fantasyland")
-_SCORING_KEYS = ("method", "scoop_bonus", "royalties", "cap", "cap_scope", "match_hands", "stake")
+_SCORING_KEYS = ("method", "scoop_bonus", "royalties", "cap", "cap_scope", "hand_cap",
+                 "match_hands", "stake")
 _ROYALTY_KEYS = ("top", "middle", "bottom", "lowball_middle")
 _FANTASYLAND_KEYS = tuple(_STANDARD_MAPPING["fantasyland"])
 
@@ -288,14 +318,14 @@ def ruleset_from_mapping(mapping: Mapping[str, Any], default_name: str = "custom
     >>> ruleset_from_mapping({"scoring": {"scoop": 6}})
     Traceback (most recent call last):
         ...
-    pipeline.rules.ruleset.RulesError: scoring.scoop: unknown key (allowed: method, scoop_bonus, royalties, cap, cap_scope, match_hands, stake)
+    pipeline.rules.ruleset.RulesError: scoring.scoop: unknown key (allowed: method, scoop_bonus, royalties, cap, cap_scope, hand_cap, match_hands, stake)
 
-    A cap over a whole match is refused (records carry no match boundaries):
+    A cap over a match leaves every hand uncapped and limits the settlement of each match
+    (:mod:`pipeline.rules.settlement`):
 
-    >>> ruleset_from_mapping({"scoring": {"cap": 30, "cap_scope": "match"}})  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-        ...
-    pipeline.rules.ruleset.RulesError: scoring.cap_scope = "match" (...) is not supported: ...
+    >>> match = ruleset_from_mapping({"scoring": {"cap": 30, "cap_scope": "match"}})
+    >>> match.scoring.cap, match.scoring.match_cap, match.scoring.cap_scope.value
+    (0, 30, 'match')
     """
     _expect_table(mapping, "rules", _TOP_KEYS)
     base_name = mapping.get("extends", "standard")
@@ -322,7 +352,7 @@ def _build(mapping: Mapping[str, Any]) -> RuleSet:
         raise RulesError(f"description: expected text, got {description!r}")
 
     scoring_table = _expect_table(mapping["scoring"], "scoring", _SCORING_KEYS)
-    _reject_match_cap(scoring_table)
+    cap_scope, hand_cap, match_cap = _caps(scoring_table)
     stake = scoring_table["stake"]
     if (
         isinstance(stake, bool) or not isinstance(stake, int | float)
@@ -335,8 +365,10 @@ def _build(mapping: Mapping[str, Any]) -> RuleSet:
         royalty_mode=RoyaltyMode(
             _expect_choice(scoring_table["royalties"], "scoring.royalties", ("netted", "winner-only"))
         ),
-        cap=_expect_int(scoring_table["cap"], "scoring.cap", 0, 1_000_000),
+        cap=hand_cap,
         stake=float(stake),
+        cap_scope=cap_scope,
+        match_cap=match_cap,
     )
 
     royalty_table = _expect_table(mapping["royalties"], "royalties", _ROYALTY_KEYS)
@@ -380,6 +412,80 @@ def _build(mapping: Mapping[str, Any]) -> RuleSet:
     )
     return RuleSet(name=name, scoring=scoring, royalties=royalties, fantasyland=fantasyland,
                    description=description)
+
+
+def ruleset_to_mapping(rules: RuleSet) -> dict[str, Any]:
+    """The full rules mapping of a rule set (every key, no ``extends``), the shape of a rules
+    file: :func:`ruleset_from_mapping` builds the same rule set back from it, so a rule set can
+    be kept as JSON (a database records the rule sets it scored with) and rebuilt.
+
+    >>> rules = ruleset_from_mapping({"scoring": {"cap": 50, "cap_scope": "match",
+    ...                                          "hand_cap": 20, "stake": 0.05}}, "club")
+    >>> ruleset_to_mapping(rules)["scoring"]
+    {'method': '1-6', 'scoop_bonus': 3, 'royalties': 'netted', 'cap': 50, 'cap_scope': 'match', 'hand_cap': 20, 'match_hands': 0, 'stake': 0.05}
+    >>> ruleset_from_mapping(ruleset_to_mapping(rules)) == rules
+    True
+    """
+    scoring = rules.scoring
+    by_match = scoring.cap_scope is CapScope.MATCH
+    royalties = rules.royalties
+    fantasyland = rules.fantasyland
+    progressive = fantasyland.progressive_cards
+    return {
+        "name": rules.name,
+        "description": rules.description,
+        "scoring": {
+            "method": scoring.method.value, "scoop_bonus": scoring.scoop_bonus,
+            "royalties": scoring.royalty_mode.value,
+            "cap": scoring.match_cap if by_match else scoring.cap,
+            "cap_scope": scoring.cap_scope.value,
+            "hand_cap": scoring.cap if by_match else 0,
+            "match_hands": 0, "stake": scoring.stake,
+        },
+        "royalties": {
+            "top": {"pairs": dict(zip(RANKS, royalties.top_pairs, strict=True)),
+                    "trips": dict(zip(RANKS, royalties.top_trips, strict=True))},
+            "middle": dict(zip(HIGH_CLASS_LABELS, royalties.middle, strict=True)),
+            "bottom": dict(zip(HIGH_CLASS_LABELS, royalties.bottom, strict=True)),
+            "lowball_middle": {key: royalties.lowball_middle[LowClass[key.upper()]]
+                               for key in _LOW_KEYS},
+        },
+        "fantasyland": {
+            "enabled": fantasyland.enabled,
+            "entry_top_pair": RANKS[fantasyland.entry_top_pair],
+            "progressive": fantasyland.progressive,
+            "cards_classic": fantasyland.cards_classic,
+            "cards_pineapple": fantasyland.cards_pineapple,
+            "progressive_cards": dict(zip(("Q", "K", "A", "trips"), progressive, strict=True)),
+            "stay_top_trips": fantasyland.stay_top_trips,
+            "stay_middle_full_house": fantasyland.stay_middle_full_house,
+            "stay_bottom_quads": fantasyland.stay_bottom_quads,
+            "stay_requalify": fantasyland.stay_requalify,
+            "stay_cards_classic": fantasyland.stay_cards_classic,
+            "stay_cards_pineapple": fantasyland.stay_cards_pineapple,
+            "lowball_entry_top_pair": RANKS[fantasyland.lowball_entry_top_pair],
+            "lowball_cards": fantasyland.lowball_cards,
+            "lowball_cards_both": fantasyland.lowball_cards_both,
+        },
+    }
+
+
+def with_match_cap(rules: RuleSet, cap: int) -> RuleSet:
+    """The rule set with a match cap of ``cap`` points (``cap_scope = "match"``; 0: none) and
+    its per-hand cap kept as ``hand_cap``, named ``<name>+match-cap-<cap>`` (the live recorder's
+    setup offers a match cap on top of a preset).
+
+    >>> club = with_match_cap(preset("standard"), 30)
+    >>> club.name, club.scoring.match_cap, club.scoring.cap, club.scoring.cap_scope.value
+    ('standard+match-cap-30', 30, 0, 'match')
+    """
+    mapping = ruleset_to_mapping(rules)
+    mapping["scoring"].update(cap=_expect_int(cap, "match cap", 0, 1_000_000),
+                              cap_scope=CapScope.MATCH.value,
+                              hand_cap=rules.scoring.cap if rules.scoring.cap_scope is
+                              CapScope.HAND else mapping["scoring"]["hand_cap"])
+    mapping["name"] = f"{rules.name}+match-cap-{cap}"
+    return ruleset_from_mapping(mapping)
 
 
 _PRESET_CACHE: dict[str, RuleSet] = {}

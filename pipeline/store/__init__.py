@@ -66,7 +66,8 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         content_hash VARCHAR NOT NULL,   -- hash of the canonical record (conflict detection)
         source_path VARCHAR,
         source_line INTEGER,
-        extra JSON                       -- unknown hand-level fields, kept verbatim
+        extra JSON,                      -- unknown hand-level fields, kept verbatim
+        match_id VARCHAR                 -- the match the hand belongs to (null: none)
     )""",
     """CREATE TABLE IF NOT EXISTS seats (
         hand_key BIGINT NOT NULL,
@@ -317,7 +318,12 @@ SCHEMA_STATEMENTS: tuple[str, ...] = (
         mistake_type VARCHAR,            -- what the best play changes (null when best = chosen)
         policy_alternative SMALLINT,     -- the alternative the rollout policy itself plays
         policy_gap DOUBLE,               -- its value minus the play made's (null: not measured)
-        policy_gap_se DOUBLE
+        policy_gap_se DOUBLE,
+        uncertain BOOLEAN,               -- a mistake the second continuation does not confirm
+        second_policy VARCHAR,           -- the second continuation's bot (null: no second look)
+        second_loss DOUBLE,              -- the loss under it (null: not looked: not a mistake)
+        second_loss_se DOUBLE,
+        grader_version INTEGER           -- the grader that wrote the row (null: before versions)
     )""",
     """CREATE TABLE IF NOT EXISTS decision_alternatives (
         hand_key BIGINT NOT NULL,
@@ -469,6 +475,11 @@ MIGRATIONS: tuple[tuple[str, str, str], ...] = (
     ("decision_grades", "policy_alternative", "SMALLINT"),
     ("decision_grades", "policy_gap", "DOUBLE"),
     ("decision_grades", "policy_gap_se", "DOUBLE"),
+    ("decision_grades", "uncertain", "BOOLEAN"),
+    ("decision_grades", "second_policy", "VARCHAR"),
+    ("decision_grades", "second_loss", "DOUBLE"),
+    ("decision_grades", "second_loss_se", "DOUBLE"),
+    ("decision_grades", "grader_version", "INTEGER"),
     ("decision_alternatives", "eval_samples", "INTEGER"),
     ("decision_alternatives", "eval_total", "DOUBLE"),
     ("decision_alternatives", "eval_total_sq", "DOUBLE"),
@@ -483,8 +494,25 @@ MIGRATIONS: tuple[tuple[str, str, str], ...] = (
     ("play_order", "player_count", "TINYINT"),
     ("play_order", "points", "INTEGER"),
     ("play_order", "foul", "BOOLEAN"),
+    ("hands", "match_id", "VARCHAR"),
 )
 """Columns added after schema version 1: (table, column, type), applied to older databases."""
+
+MIGRATION_FILLS: dict[tuple[str, str], str] = {
+    # A hand stored before matches were known kept a record's match_id among its extras: the
+    # column takes it from there (a text or a whole number, as validation reads it now) and the
+    # extras let go of it. Its content hash already counts it the same way.
+    ("hands", "match_id"): """
+        UPDATE hands SET
+            match_id = trim(json_extract_string(extra, '$.match_id')),
+            extra = CASE WHEN json_merge_patch(extra, '{"match_id": null}')::VARCHAR = '{}'
+                         THEN NULL ELSE json_merge_patch(extra, '{"match_id": null}') END
+        WHERE json_type(extra, '$.match_id') IN ('VARCHAR', 'BIGINT', 'UBIGINT')
+          AND trim(json_extract_string(extra, '$.match_id')) <> ''
+    """,
+}
+"""Statements that fill a column of :data:`MIGRATIONS` from what older rows hold, run once: when
+the column is added to an existing table."""
 
 HAND_DATA_TABLES: tuple[str, ...] = (
     "hands", "seats", "placements", "discards", "boards",
@@ -497,6 +525,28 @@ AGGREGATE_TABLES: tuple[str, ...] = ("board_totals", "pair_totals", "fantasyland
                                      *ROLLUP_TABLES)
 """Tables the writers keep from the hand tables (pipeline/ingest/aggregates.py): rebuilt by a
 re-score, built once in a database made before them (its next write)."""
+
+GRADER_VERSION = 2
+"""The version of the decision grader (``decision_grades.grader_version``): 2 adds the second
+look (uncertain verdicts). A stored grade of an older version, or made with another rollout
+policy than :data:`GRADER_POLICY`, is *outdated*: left out of the figures, shown as such and
+regraded by ``ofc analyze`` (docs/grading.md)."""
+
+GRADER_POLICY = "expert"
+"""The grader's default rollout policy (``pipeline.analysis.rollout.DEFAULT_POLICY``; a test
+checks that they agree)."""
+
+def current_grades(columns: set[str], alias: str = "g") -> str:
+    """The SQL condition on ``decision_grades`` (as ``alias``, whose columns are ``columns``)
+    that keeps the current grader's rows: graded by the unbiased estimator (``exact`` set), by
+    :data:`GRADER_VERSION` or later, with :data:`GRADER_POLICY`. FALSE in a database graded
+    before grader versions (every row there is outdated)."""
+    if "grader_version" not in columns or "exact" not in columns:
+        return "FALSE"
+    policy = GRADER_POLICY.replace("'", "''")
+    return (f"({alias}.exact IS NOT NULL AND coalesce({alias}.grader_version, 0) >= "
+            f"{int(GRADER_VERSION)} AND {alias}.policy = '{policy}')")
+
 
 GRADE_TABLES: tuple[str, ...] = ("decision_grades", "decision_alternatives", "fantasyland_grades",
                                   "trainer_answers")
@@ -538,16 +588,29 @@ def ensure_schema(connection: duckdb.DuckDBPyConnection) -> None:
     Cheap when the database already has this exact schema (one meta lookup)."""
     if _schema_is_current(connection):
         return
+    existing = set(connection.execute(
+        "SELECT table_name, column_name FROM information_schema.columns "
+        "WHERE table_schema = 'main'").fetchall())
+    tables = {table for table, _column in existing}
     for statement in SCHEMA_STATEMENTS:
         connection.execute(statement)
     for table, column, column_type in MIGRATIONS:
         connection.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {column_type}")
+        fill = MIGRATION_FILLS.get((table, column))
+        if fill is not None and table in tables and (table, column) not in existing:
+            connection.execute(fill)
     connection.execute(
         "INSERT OR REPLACE INTO meta VALUES ('schema_version', ?)", [str(SCHEMA_VERSION)]
     )
     connection.execute(
         "INSERT OR REPLACE INTO meta VALUES ('schema_fingerprint', ?)", [_schema_fingerprint()]
     )
+
+
+RULESET_META_PREFIX = "ruleset:"
+"""``meta`` keys ``ruleset:<name>`` hold the definition (a rules mapping as JSON) of a rule set
+the database was scored with by override (``--rules``, a live session's rules): written with the
+hands it scored and by ``ofc rescore``, read to settle matches (schemas/database.md)."""
 
 
 def get_meta(connection: duckdb.DuckDBPyConnection, key: str) -> str | None:

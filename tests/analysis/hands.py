@@ -110,3 +110,12 @@ def database_decisions(database: Path, streets: tuple[int, ...] | None = None) -
     return [decision_at(hand, seat, street) for hand in hands
             for seat, play in enumerate(hand.seats) if not play.fantasyland
             for street in (range(len(play.streets)) if streets is None else streets)]
+
+
+def query_rows(database: Path, sql: str) -> list[tuple]:
+    """The rows of one query on a database (opened read-only, then closed)."""
+    connection = store.connect(database, read_only=True)
+    try:
+        return connection.execute(sql).fetchall()
+    finally:
+        connection.close()

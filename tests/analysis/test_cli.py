@@ -6,7 +6,6 @@ import json
 import shutil
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from pipeline import read
@@ -15,20 +14,13 @@ from pipeline.cli import main
 from pipeline.rules.cards import parse_cards
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import STANDARD
+from tests.analysis.hands import query_rows
 
 DEAL = ["Ah", "Ad", "Ac", "Kh", "Kd", "7s", "7c", "5d", "4d", "3d", "2d", "9s", "Ts", "Js"]
 
 
-def _rows(database: Path, sql: str) -> list[tuple]:
-    connection = duckdb.connect(str(database), read_only=True)
-    try:
-        return connection.execute(sql).fetchall()
-    finally:
-        connection.close()
-
-
 def test_analyze_grades_and_refines(simulated_db: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    player = _rows(simulated_db, "SELECT player FROM seats ORDER BY player LIMIT 1")[0][0]
+    player = query_rows(simulated_db, "SELECT player FROM seats ORDER BY player LIMIT 1")[0][0]
     status = main(["analyze", "--db", str(simulated_db), "--player", player, "--hands", "3",
                    "--rollouts", "8", "--jobs", "2", "--quiet"])
     output = capsys.readouterr().out
@@ -38,9 +30,9 @@ def test_analyze_grades_and_refines(simulated_db: Path, capsys: pytest.CaptureFi
     assert f"scope: the 3 most recent hands with streets of {player}: 3 hands" in output
     assert "hands by variant: pineapple 3" in output
     assert output.count("EV loss of this run") == 1 and "stored grades" not in output
-    grades = _rows(simulated_db, "SELECT hand_key, street, rollouts, chosen_placement, mistake, "
+    grades = query_rows(simulated_db, "SELECT hand_key, street, rollouts, chosen_placement, mistake, "
                                  "exact FROM decision_grades ORDER BY hand_key, street")
-    normal_hands = _rows(simulated_db, f"""
+    normal_hands = query_rows(simulated_db, f"""
         SELECT count(*) FROM (SELECT s.hand_key FROM seats s JOIN hands h USING (hand_key)
         WHERE s.player = '{player}' AND NOT s.fantasyland
         ORDER BY h.started_at DESC LIMIT 3)""")[0][0]
@@ -50,20 +42,20 @@ def test_analyze_grades_and_refines(simulated_db: Path, capsys: pytest.CaptureFi
     # the last street is enumerated (every deal of the unseen cards), the others sampled
     assert {row[1] for row in grades if row[5]} == {5}
     assert len(grades) <= 5 * 3 and len({row[0] for row in grades}) <= normal_hands
-    assert _rows(simulated_db, "SELECT DISTINCT player FROM decision_grades") == [(player,)]
+    assert query_rows(simulated_db, "SELECT DISTINCT player FROM decision_grades") == [(player,)]
     # every chosen placement is what the player did on that street
     for key, street, _, placement, *_ in grades:
-        placed = _rows(simulated_db, f"SELECT card, row_name FROM placements WHERE hand_key = {key} "
+        placed = query_rows(simulated_db, f"SELECT card, row_name FROM placements WHERE hand_key = {key} "
                                      f"AND player = '{player}' AND street = {street}")
         for card, row in placed:
             assert f"{row} " in placement and card in placement
     # each decision's alternatives: one chosen, one best, counts add up to the legal placements
     for key, street, *_ in grades:
-        alternatives = _rows(simulated_db, f"""
+        alternatives = query_rows(simulated_db, f"""
             SELECT count(*) FILTER (WHERE is_chosen), count(*) FILTER (WHERE is_best),
                    sum(equivalents), max(samples) FROM decision_alternatives
             WHERE hand_key = {key} AND player = '{player}' AND street = {street}""")[0]
-        legal = _rows(simulated_db, f"SELECT legal_placements FROM decision_grades WHERE "
+        legal = query_rows(simulated_db, f"SELECT legal_placements FROM decision_grades WHERE "
                                     f"hand_key = {key} AND street = {street}")[0][0]
         assert alternatives[:3] == (1, 1, legal)
         assert alternatives[3] in (8, 16, 32) or (street == 5 and alternatives[3] > 32)
@@ -71,7 +63,7 @@ def test_analyze_grades_and_refines(simulated_db: Path, capsys: pytest.CaptureFi
     assert main(["analyze", "--db", str(simulated_db), "--player", player, "--hands", "3",
                  "--rollouts", "20", "--jobs", "1", "--quiet"]) == 0
     capsys.readouterr()
-    refined = _rows(simulated_db, "SELECT hand_key, street, rollouts, exact FROM decision_grades "
+    refined = query_rows(simulated_db, "SELECT hand_key, street, rollouts, exact FROM decision_grades "
                                   "ORDER BY hand_key, street")
     assert [row[:2] for row in refined] == [row[:2] for row in grades]
     assert all(row[2] >= 20 for row in refined if not row[3])
@@ -89,7 +81,7 @@ def test_analyze_gives_the_same_numbers_with_any_number_of_jobs(
     capsys.readouterr()
     sql = ("SELECT hand_key, player, street, alternative, samples, total, diff_total "
            "FROM decision_alternatives ORDER BY ALL")
-    first, second = _rows(simulated_db, sql), _rows(copy, sql)
+    first, second = query_rows(simulated_db, sql), query_rows(copy, sql)
     assert first and first == second
 
 
@@ -102,13 +94,13 @@ def test_certain_positions_and_fantasyland_through_the_cli(
                  "--quiet"]) == 0
     output = capsys.readouterr().out
     assert "ann" in output
-    last = dict(_rows(database, """SELECT h.hand_id, g.mistake FROM decision_grades g
+    last = dict(query_rows(database, """SELECT h.hand_id, g.mistake FROM decision_grades g
                                    JOIN hands h USING (hand_key) WHERE g.street = 5"""))
     assert last == {"A": True, "B": False}
     worst = read.grading.worst_decisions(database, read.scope.Filters(players=("ann",)), 1)
     assert worst.row(0, named=True)["hand_id"] == "A"
     assert worst.row(0, named=True)["street"] == 5
-    fantasyland = _rows(database, "SELECT player, played_value, solver_value, points_given_up "
+    fantasyland = query_rows(database, "SELECT player, played_value, solver_value, points_given_up "
                                   "FROM fantasyland_grades")
     assert len(fantasyland) == 1
     name, played, solved, given_up = fantasyland[0]
@@ -123,12 +115,12 @@ def test_analyze_takes_the_race_and_evaluation_options(
     """Without the race and with a fixed evaluation count every sampled grade has exactly
     --rollouts selection samples behind the play made and --evaluation behind the loss; bad
     values are refused with a usage error."""
-    player = _rows(simulated_db, "SELECT player FROM seats ORDER BY player LIMIT 1")[0][0]
+    player = query_rows(simulated_db, "SELECT player FROM seats ORDER BY player LIMIT 1")[0][0]
     assert main(["analyze", "--db", str(simulated_db), "--player", player, "--hands", "2",
                  "--rollouts", "8", "--evaluation", "10", "--contenders", "0",
                  "--evaluation-se", "0", "--jobs", "1", "--quiet"]) == 0
     capsys.readouterr()
-    grades = _rows(simulated_db, "SELECT rollouts, evaluation_rollouts, best_placement = "
+    grades = query_rows(simulated_db, "SELECT rollouts, evaluation_rollouts, best_placement = "
                                  "chosen_placement FROM decision_grades WHERE NOT exact")
     assert grades and all(row[0] == 8 for row in grades)
     assert all(row[1] == (0 if row[2] else 10) for row in grades)
@@ -178,8 +170,8 @@ def test_fantasyland_only_compares_every_fantasyland_hand(
     shutil.copy(certain_db, database)
     assert main(["analyze", "--db", str(database), "--fantasyland-only", "--quiet"]) == 0
     assert "graded 0 decisions" in capsys.readouterr().out
-    assert _rows(database, "SELECT count(*) FROM decision_grades") == [(0,)]
-    assert _rows(database, "SELECT player, cards_dealt FROM fantasyland_grades") == [("ann", 14)]
+    assert query_rows(database, "SELECT count(*) FROM decision_grades") == [(0,)]
+    assert query_rows(database, "SELECT player, cards_dealt FROM fantasyland_grades") == [("ann", 14)]
 
 
 def test_deleting_a_hand_removes_its_grades(
@@ -187,11 +179,11 @@ def test_deleting_a_hand_removes_its_grades(
 ) -> None:
     from pipeline.ingest.delete import delete_hand
 
-    player = _rows(simulated_db, "SELECT player FROM seats ORDER BY player LIMIT 1")[0][0]
+    player = query_rows(simulated_db, "SELECT player FROM seats ORDER BY player LIMIT 1")[0][0]
     assert main(["analyze", "--db", str(simulated_db), "--player", player, "--hands", "2",
                  "--rollouts", "4", "--jobs", "1", "--quiet"]) == 0
     capsys.readouterr()
-    graded = _rows(simulated_db, "SELECT DISTINCT g.hand_key, h.site, h.hand_id "
+    graded = query_rows(simulated_db, "SELECT DISTINCT g.hand_key, h.site, h.hand_id "
                                  "FROM decision_grades g JOIN hands h USING (hand_key) ORDER BY 1")
     assert len(graded) == 2
     key, site, hand_id = graded[0]
@@ -199,8 +191,8 @@ def test_deleting_a_hand_removes_its_grades(
     assert delete_hand(simulated_db, site, hand_id)
 
     for table in ("decision_grades", "decision_alternatives", "fantasyland_grades"):
-        assert _rows(simulated_db, f"SELECT count(*) FROM {table} WHERE hand_key = {key}") == [(0,)]
-    assert _rows(simulated_db, "SELECT DISTINCT hand_key FROM decision_grades") == [(graded[1][0],)]
+        assert query_rows(simulated_db, f"SELECT count(*) FROM {table} WHERE hand_key = {key}") == [(0,)]
+    assert query_rows(simulated_db, "SELECT DISTINCT hand_key FROM decision_grades") == [(graded[1][0],)]
 
 
 
@@ -220,7 +212,7 @@ def test_refining_stored_grades_gives_the_gap_a_fresh_grade_gives(
     capsys.readouterr()
     sql = ("SELECT hand_key, player, street, exact, policy_alternative, policy_gap, policy_gap_se "
            "FROM decision_grades ORDER BY hand_key, player, street")
-    refined, direct, first = _rows(simulated_db, sql), _rows(fresh, sql), _rows(small, sql)
+    refined, direct, first = query_rows(simulated_db, sql), query_rows(fresh, sql), query_rows(small, sql)
     assert [row[:5] for row in refined] == [row[:5] for row in direct] == [row[:5] for row in first]
     sampled = [index for index, row in enumerate(direct)
                if not row[3] and row[5] not in (None, 0.0)]

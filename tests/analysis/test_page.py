@@ -164,3 +164,25 @@ def test_a_replayed_decision_opens_its_hand_in_the_hand_browser(
     app.run()
     assert len(app.selectbox(key="hb_hand").options) == len(listed)
     assert app.selectbox(key="hb_hand").value == listed[0]
+
+
+def test_outdated_grades_are_counted_and_regraded_from_the_page(
+    certain_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = tmp_path / "outdated.duckdb"
+    shutil.copy(certain_db, database)
+    # graded with another rollout policy than the grader's: outdated, in no figure
+    analyze_database(database, player="ann", settings=GradeSettings(rollouts=20, policy="solid"))
+    decisions, hands = read.grading.outdated_summary(database)
+    assert decisions > 0
+    app = _page(database, monkeypatch)
+    warnings = " ".join(block.value for block in app.warning)
+    assert f"{decisions:,} graded decisions in {hands:,} hands are outdated" in warnings
+    shown = {metric.label: metric.value for metric in app.metric}
+    assert shown["EV loss / decision"] == "–"  # no figure counts them
+    regrade = next(button for button in app.button if button.key == "grading_regrade")
+    regrade.click().run(timeout=300)
+    assert not app.exception, [error.message for error in app.exception]
+    assert read.grading.outdated_summary(database) == (0, 0)
+    summary = read.grading.grading_summary(database, read.scope.Filters(players=("ann",)))
+    assert summary["decisions"].sum() == decisions

@@ -28,6 +28,7 @@ COMMANDS: dict[str, list[str]] = {
     "watch": ["watch", "{hands}", "--once"],
     "rescore": ["rescore"],
     "players": ["players"],
+    "settle": ["settle"],
     "audit": ["audit"],
     "export": ["export", "--parquet", "{out}"],
     "analyze": ["analyze"],

@@ -225,3 +225,25 @@ def test_sniff() -> None:
     assert sniff_boards_csv(HEADER.replace(",", ";").upper())
     assert not sniff_boards_csv('{"hand_id": "x", "players": []}')
     assert not sniff_boards_csv("hand_id,player,seat")
+
+
+def test_match_column_gives_each_hand_its_match_id(tmp_path: Path) -> None:
+    # a plain-number match is made unique by table and playing day (as a plain hand number);
+    # any other match id is kept; a blank cell leaves the hand in no match
+    lines = [HEADER + ",match"]
+    for hand_id, match in (("h1", "2"), ("h2", "2"), ("h3", "club-final"), ("h4", "")):
+        lines += [row.replace("h1,", f"{hand_id},", 1) + f",{match}" for row in _hand("h1")]
+    records = [record.record for record in read_boards_csv(_write(tmp_path / "m.csv", lines))]
+    assert [hand.get("match_id") for hand in records] == [
+        "t1/2026-11-01/2", "t1/2026-11-01/2", "club-final", None]
+    assert records[0]["sheet_match"] == "2" and "sheet_match" not in records[2]
+    assert all("match" not in player for hand in records for player in hand["players"])
+
+
+def test_rows_of_one_hand_that_disagree_on_the_match_spoil_that_hand(tmp_path: Path) -> None:
+    lines = [HEADER + ",match", MARA + ",m1", JUN + ",m2", *(
+        row + ",m1" for row in _hand("h2"))]
+    records = list(read_boards_csv(_write(tmp_path / "m.csv", lines)))
+    assert records[0].record is None
+    assert records[0].error == "hand 'h1': rows disagree on match ('m1' on line 2, 'm2' on line 3)"
+    assert records[1].record is not None and records[1].record["match_id"] == "m1"

@@ -79,6 +79,10 @@ def special_records() -> list[dict[str, Any]]:
         player["seat"] = seat
     seats["button"] = seats["players"][2]["name"]
     records.append(seats)
+    for seed, match in ((11, "friday-m1"), (12, "friday-m1"), (13, None)):
+        record = deal_hand(seed, hand_id=f"match{seed}")
+        record["match_id"] = match
+        records.append(record)
     return records
 
 
@@ -88,7 +92,7 @@ def mutate(record: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     player = rng.choice(record["players"])
     streets = player.get("streets") or []
     street = rng.choice(streets) if streets else None
-    choice = rng.randrange(30)
+    choice = rng.randrange(31)
     if choice == 0:
         record["extra_field"] = rng.choice([1, "x", None])
     elif choice == 1:
@@ -165,6 +169,9 @@ def mutate(record: dict[str, Any], rng: random.Random) -> dict[str, Any]:
         player["streets"] = [streets[0]]  # a lone street: Fantasyland-shaped or not
     elif choice == 28:
         player["seat"], record["players"][0]["seat"] = record["players"][0]["seat"], player["seat"]
+    elif choice == 29:
+        record["match_id"] = rng.choice(["", None, 7, " m1", "m\u00e9", "x" * 129, "m1",
+                                         "m\x1b1", ["m1"], 2.0])
     else:
         player["name"] = player["name"] + "\u2603"
     return record

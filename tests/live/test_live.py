@@ -217,6 +217,7 @@ def test_record_hand_builds_the_canonical_record() -> None:
         "hand_id": "live-20261101-201503-0001",
         "site": "live",
         "table": "live-20261101-201503",
+        "match_id": "live-20261101-201503",  # a session is one match, of the session's id
         "started_at": "2026-11-01T20:17:03Z",  # the clock's second tick (the first named the session)
         "variant": "pineapple",
         "rules": "standard",

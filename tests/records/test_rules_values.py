@@ -85,7 +85,12 @@ def test_schema_and_code_agree_on_the_bounds(path: tuple[str, ...], node: dict) 
     low, high = node["minimum"], node["maximum"]
     for value in (low, high, low - 1, high + 1, (low + high) // 2):
         mapping = nested(path, value)
-        # the code refuses a match cap and Fantasyland sizes its variants never deal with its own
+        if path == ("scoring", "hand_cap"):  # a per-hand cap beside a match cap only
+            mapping["scoring"]["cap_scope"] = "match"
+        # the code refuses a stray match_hands and Fantasyland sizes its variants never deal with its own
         # reason; both sides must still agree on whether the value is in range
         assert schema_accepts(mapping) == code_accepts(mapping), (path, value)
-    assert schema_accepts(nested(path, high)) and not schema_accepts(nested(path, high + 1))
+    highest, beyond = nested(path, high), nested(path, high + 1)
+    if path == ("scoring", "hand_cap"):
+        highest["scoring"]["cap_scope"] = beyond["scoring"]["cap_scope"] = "match"
+    assert schema_accepts(highest) and not schema_accepts(beyond)

@@ -315,6 +315,34 @@ def test_integer_ids_are_stringified() -> None:
     assert hand.table == "7"
 
 
+def test_match_id_is_read_normalised_and_kept_out_of_the_extras() -> None:
+    record = deal_record("pineapple", 2, seed=4)
+    assert parse_hand(record).match_id is None
+    record["match_id"] = " friday-m1 "
+    hand = parse_hand(record)
+    assert hand.match_id == "friday-m1"
+    assert "match_id" not in hand.extra
+    assert hand_to_mapping(hand)["match_id"] == "friday-m1"
+    assert parse_hand(hand_to_mapping(hand)) == hand
+    record["match_id"] = 17
+    assert parse_hand(record).match_id == "17"
+    record["match_id"] = None
+    assert parse_hand(record).match_id is None
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    (["m1"], "match_id must be a non-empty string, an integer or null, got ['m1']"),
+    ("", "match_id must be a non-empty string, an integer or null, got ''"),
+    (1.5, "match_id must be a non-empty string, an integer or null, got 1.5"),
+    ("m" * 129, "match_id is 129 characters long, the limit is 128"),
+    ("m\x1b1", "match_id 'm\\x1b1' contains the control character U+001B"),
+])
+def test_a_bad_match_id_is_refused_with_its_reason(value: object, expected: str) -> None:
+    record = deal_record("pineapple", 2, seed=4)
+    record["match_id"] = value
+    assert reason(record) == expected
+
+
 def test_variant_member_is_accepted() -> None:
     record = deal_record("pineapple", 2, seed=4)
     record["variant"] = Variant.PINEAPPLE

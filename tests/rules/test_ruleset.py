@@ -157,6 +157,7 @@ scoop_bonus = 6
 royalties = "winner-only"
 cap = 40
 cap_scope = "hand"
+hand_cap = 0
 match_hands = 0
 stake = 0.1
 
@@ -298,17 +299,25 @@ def test_resolve_rules_by_preset_name_or_path(tmp_path):
         resolve_rules("neither-a-preset-nor-a-file")
 
 
-@pytest.mark.parametrize("scoring", [
-    'cap = 30\ncap_scope = "match"',
-    'cap = 30\ncap_scope = "match"\nmatch_hands = 20',
-    'cap = 30\nmatch_hands = 10',
+def test_a_match_cap_is_read_from_a_rules_file(tmp_path):
+    # the cap limits a player's loss over a match; the hands themselves stay uncapped
+    path = tmp_path / "match.toml"
+    path.write_text('[scoring]\ncap = 30\ncap_scope = "match"\nstake = 0.1\n', encoding="utf-8")
+    scoring = load_rules_file(path).scoring
+    assert (scoring.cap_scope.value, scoring.match_cap, scoring.cap, scoring.stake) == (
+        "match", 30, 0, 0.1)
+
+
+@pytest.mark.parametrize(("scoring", "message"), [
+    ('cap = 30\ncap_scope = "match"\nmatch_hands = 20', r"scoring\.match_hands: a match is not"),
+    ("cap = 30\nmatch_hands = 10", r"scoring\.match_hands"),
+    ("cap = 30\nhand_cap = 10", r'scoring\.hand_cap: only with cap_scope = "match"'),
 ])
-def test_a_match_cap_is_refused_not_ignored(tmp_path, scoring):
-    # a cap over a whole match cannot be applied (records carry no match boundaries): accepting
-    # it would leave every match uncapped while the rules file says otherwise
+def test_match_hands_and_a_stray_hand_cap_are_refused_not_ignored(tmp_path, scoring, message):
+    # matches are marked in the records; a count of hands would silently draw other boundaries
     path = tmp_path / "match.toml"
     path.write_text(f'extends = "standard"\n[scoring]\n{scoring}\n', encoding="utf-8")
-    with pytest.raises(RulesError, match=r'cap_scope = "match".*not supported'):
+    with pytest.raises(RulesError, match=message):
         load_rules_file(path)
 
 
