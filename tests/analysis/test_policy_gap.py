@@ -21,7 +21,7 @@ from pipeline.analysis.decisions import Decision
 from pipeline.analysis.exact import enumerate_deals
 from pipeline.analysis.grade import GradeSettings, grade_decision, policy_choice
 from pipeline.analysis.policy import BoardBatch
-from pipeline.analysis.rollout import column_policy
+from pipeline.analysis.rollout import DEFAULT_POLICY, column_policy
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import STANDARD
 from pipeline.simulate.simulation import SimulationConfig, simulate
@@ -73,7 +73,7 @@ def test_the_policy_choice_is_the_bots_own_placement(tmp_path: Path) -> None:
 
 def test_the_policys_own_plays_have_no_gap(tmp_path: Path) -> None:
     """Every seat played by the rollout policy: the gap is exactly 0 in every decision."""
-    decisions = _decisions(tmp_path, 6, ("expert",), seed=43)
+    decisions = _decisions(tmp_path, 6, (DEFAULT_POLICY,), seed=43)
     gaps = []
     for decision in decisions:
         grade = grade_decision(decision, STANDARD, CHEAP)
