@@ -62,7 +62,6 @@ FEATURES: dict[str, tuple[str, ...]] = {
 """The features of each variant family (``low``: 2-7 Pineapple, whose middle is a low hand)."""
 
 _STRENGTH_SCALE = 13.0  # one hand category on the outlooks' strength scale
-_PAIR_SCALE = 13.0  # strength of the weakest pair (the opening's shapes)
 
 
 def family(variant: Variant) -> str:
@@ -244,12 +243,9 @@ def sensible(options: Options) -> np.ndarray:
     """The options considered: valid ones; in the opening (five cards) only the shapes players
     use, as the heuristic bots do (at most one unpaired card on top and at most three unpaired
     cards in the middle; a pair may go anywhere)."""
-    valid = options.valid
-    if options.patterns.shape[1] != 5:
-        return valid
-    shaped = valid & ((options.open_top >= 2) | (options.top_floor >= _PAIR_SCALE))
-    shaped &= (options.open_middle >= 2) | (options.middle_floor >= _PAIR_SCALE)
-    return np.where(shaped.any(axis=1, keepdims=True), shaped, valid)
+    from pipeline.simulate.bots import sensible_options
+
+    return sensible_options(options)
 
 
 class LearnedBot:
