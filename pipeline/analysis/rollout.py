@@ -5,8 +5,9 @@
 * The unseen cards (:mod:`pipeline.analysis.decisions`) are shuffled and dealt in the real deal's
   structure: the Fantasyland opponents' hands, then this street's cards of the opponents who act
   after the player, then every later street seat by seat in action order.
-* Every seat not in Fantasyland finishes its board with one simulator bot (default ``expert``,
-  solid's heuristic with weights tuned by simulation: :mod:`pipeline.simulate.bots`), played through :class:`~pipeline.analysis.policy.ColumnPolicy`
+* Every seat not in Fantasyland finishes its board with one simulator bot (default ``learned``,
+  a linear scorer trained by expert iteration on this grader's own lookahead:
+  :mod:`pipeline.simulate.learned`; before it, ``expert``), played through :class:`~pipeline.analysis.policy.ColumnPolicy`
   exactly as the simulator plays it. An opponent in Fantasyland sets its cards with the exact
   setter (:func:`~pipeline.solver.fantasyland.solve_fantasyland`), as the simulator does; as
   that costs milliseconds, each group of :data:`FANTASYLAND_GROUP` consecutive samples shares
@@ -42,7 +43,7 @@ from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet
 from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
 
-DEFAULT_POLICY = "expert"
+DEFAULT_POLICY = "learned"
 DEFAULT_FANTASYLAND_VALUE = float(DEFAULT_STAY_VALUE)
 FANTASYLAND_GROUP = 4
 """Samples that share one deal of an opponent in Fantasyland (see :class:`Rollouts`)."""

@@ -21,7 +21,7 @@ from pipeline.rules.game import Variant
 # tests/cli/test_startup.py checks that they agree with their source.
 DEFAULT_EXACT_LIMIT = 40_000
 """pipeline.analysis.exact.DEFAULT_EXACT_LIMIT"""
-DEFAULT_POLICY = "expert"
+DEFAULT_POLICY = "learned"
 """pipeline.analysis.rollout.DEFAULT_POLICY"""
 DEFAULT_FANTASYLAND_VALUE = 10.0
 """pipeline.analysis.rollout.DEFAULT_FANTASYLAND_VALUE"""

@@ -223,6 +223,18 @@ def _ordered_chance(
     return above
 
 
+def sensible_options(options: Options) -> np.ndarray:
+    """The options a bot considers: valid ones; in the opening (five cards) only the shapes
+    players use: at most one unpaired card on top and at most three unpaired cards in the
+    middle (a pair may go anywhere)."""
+    valid = options.valid
+    if options.patterns.shape[1] != 5:
+        return valid
+    sensible = valid & ((options.open_top >= 2) | (options.top_floor >= _PAIR_SCALE))
+    sensible &= (options.open_middle >= 2) | (options.middle_floor >= _PAIR_SCALE)
+    return np.where(sensible.any(axis=1, keepdims=True), sensible, valid)
+
+
 class HeuristicBot:
     """Scores every option with the row outlooks and takes the best (see the module docstring)."""
 
@@ -281,15 +293,8 @@ class HeuristicBot:
         return worth
 
     def allowed(self, options: Options) -> np.ndarray:
-        """The options this bot considers: valid ones; in the opening (five cards) only the
-        shapes players use: at most one unpaired card on top and at most three unpaired cards
-        in the middle (a pair may go anywhere)."""
-        valid = options.valid
-        if options.patterns.shape[1] != 5:
-            return valid
-        sensible = valid & ((options.open_top >= 2) | (options.top_floor >= _PAIR_SCALE))
-        sensible &= (options.open_middle >= 2) | (options.middle_floor >= _PAIR_SCALE)
-        return np.where(sensible.any(axis=1, keepdims=True), sensible, valid)
+        """The options this bot considers: :func:`sensible_options`."""
+        return sensible_options(options)
 
     def choose(self, options: Options, uniforms: np.ndarray) -> np.ndarray:
         """The best-scoring valid option per board (the first one on ties)."""
@@ -414,12 +419,15 @@ EXPERT = HeuristicBot(
 tests/benchmarks/bench_policy.py). Not one of :data:`DEFAULT_BOTS`: simulated data keeps its
 figures; ``--bots expert`` plays it."""
 
+from pipeline.simulate.learned import learned_bot  # noqa: E402  (learned.py needs nothing above)
+
 BOTS: dict[str, Bot] = {
     "solid": SOLID,
     "chaser": CHASER,
     "random": RandomBot(),
     "drifter": DRIFTER,
     "expert": EXPERT,
+    "learned": learned_bot(),
 }
 """Every bot by name. Adding a bot means adding it here."""
 

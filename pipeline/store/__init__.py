@@ -535,7 +535,7 @@ look (uncertain verdicts). A stored grade of an older version, or made with anot
 policy than :data:`GRADER_POLICY`, is *outdated*: left out of the figures, shown as such and
 regraded by ``ofc analyze`` (docs/grading.md)."""
 
-GRADER_POLICY = "expert"
+GRADER_POLICY = "learned"
 """The grader's default rollout policy (``pipeline.analysis.rollout.DEFAULT_POLICY``; a test
 checks that they agree)."""
 

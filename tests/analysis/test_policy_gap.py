@@ -21,7 +21,7 @@ from pipeline.analysis.decisions import Decision
 from pipeline.analysis.exact import enumerate_deals
 from pipeline.analysis.grade import GradeSettings, grade_decision, policy_choice
 from pipeline.analysis.policy import BoardBatch
-from pipeline.analysis.rollout import column_policy
+from pipeline.analysis.rollout import DEFAULT_POLICY, column_policy
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import STANDARD
 from pipeline.simulate.simulation import SimulationConfig, simulate
@@ -73,7 +73,7 @@ def test_the_policy_choice_is_the_bots_own_placement(tmp_path: Path) -> None:
 
 def test_the_policys_own_plays_have_no_gap(tmp_path: Path) -> None:
     """Every seat played by the rollout policy: the gap is exactly 0 in every decision."""
-    decisions = _decisions(tmp_path, 6, ("expert",), seed=43)
+    decisions = _decisions(tmp_path, 6, (DEFAULT_POLICY,), seed=43)
     gaps = []
     for decision in decisions:
         grade = grade_decision(decision, STANDARD, CHEAP)
@@ -106,9 +106,10 @@ def test_an_exact_gap_is_the_difference_of_exact_values(tmp_path: Path) -> None:
 
 
 GAP_ONLY = GradeSettings(rollouts=4, screen=0, evaluation=400, contenders=0, evaluation_se=0,
-                         exact_limit=0)
+                         exact_limit=0, policy="expert")
 """Next to no selection (the best play does not matter here): the gap's 400 evaluation samples
-are most of the work."""
+are most of the work. The expert policy, as these figures were measured: against the learned
+policy (the default) the heuristic bots' gap is larger (solid 1.45 a decision at seed 53)."""
 
 
 def test_the_gap_tells_random_play_from_sound_play(tmp_path: Path) -> None:

@@ -63,6 +63,8 @@ class Losses:
     gaps_by_street: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
     mistakes: int = 0
     by_street: dict[int, list[float]] = field(default_factory=lambda: defaultdict(list))
+    mistakes_by_street: dict[int, int] = field(default_factory=lambda: defaultdict(int))
+    mistake_types: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
     def mean_se(self) -> tuple[float, float]:
         """Mean loss per decision and its standard error."""
@@ -83,18 +85,18 @@ def ratio(numerator: tuple[float, float], denominator: tuple[float, float]) -> t
     return value, abs(value) * math.hypot(a_se / a if a else 0.0, b_se / b)
 
 
-def tables() -> list[tuple[str, ...]]:
+def tables(bots: tuple[str, ...] = BOTS) -> list[tuple[str, ...]]:
     """The three-handed line-ups: every bot sits out once, so each faces the same mix."""
-    return [tuple(bot for bot in BOTS if bot != out) for out in reversed(BOTS)]
+    return [tuple(bot for bot in bots if bot != out) for out in reversed(bots)]
 
 
-def grade_variant(variant: Variant, hands: int, seed: int,
-                  settings: GradeSettings) -> tuple[dict[str, Losses], float]:
-    """Simulate and grade one variant (``hands`` per line-up): losses per bot and the CPU
-    seconds spent grading."""
+def grade_variant(variant: Variant, hands: int, seed: int, settings: GradeSettings,
+                  bots: tuple[str, ...] = BOTS) -> tuple[dict[str, Losses], float]:
+    """Simulate and grade one variant (``hands`` per line-up of three of ``bots``): losses per
+    bot and the CPU seconds spent grading."""
     losses: dict[str, Losses] = defaultdict(Losses)
     seconds = 0.0
-    for number, line_up in enumerate(tables()):
+    for number, line_up in enumerate(tables(bots)):
         config = SimulationConfig(hands=hands, seed=seed + number, variants=(variant,),
                                   players=3, pool_size=3, bots=line_up)
         bot_of = {player.name: player.bot for player in player_pool(3, line_up)}
@@ -113,6 +115,9 @@ def grade_variant(variant: Variant, hands: int, seed: int,
                     entry.gaps.append(grade.policy_gap)
                     entry.gaps_by_street[decision.street_number].append(grade.policy_gap)
                 entry.mistakes += grade.mistake
+                if grade.mistake:
+                    entry.mistakes_by_street[decision.street_number] += 1
+                    entry.mistake_types[grade.mistake_type or "?"] += 1
                 entry.by_street[decision.street_number].append(grade.ev_loss)
             if count % 100 == 0 or count == len(decisions):
                 print(f"  {variant.value} {'/'.join(line_up)}: {count}/{len(decisions)} decisions "

@@ -1,0 +1,142 @@
+"""The learned rollout policy: its weights load and match their hash, it is deterministic, plays
+only valid options, beats random, and its training round is reproducible."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from pipeline.rules.game import Variant
+from pipeline.rules.ruleset import STANDARD
+from pipeline.simulate.bots import BOTS, EXPERT, pattern_subsets, street_patterns
+from pipeline.simulate.dealer import StreetRows
+from pipeline.simulate.learned import (
+    FEATURES,
+    STAGES,
+    LearnedBot,
+    PolicyWeights,
+    family,
+    load_weights,
+    parse_weights,
+)
+from pipeline.simulate.outlook import row_outlooks
+from pipeline.simulate.simulation import SimulationConfig, simulate
+
+from .helpers import lines_of
+
+
+def test_the_shipped_weights_load_and_match_their_hash() -> None:
+    weights = load_weights()
+    assert set(weights.tables) == set(Variant)
+    for variant, table in weights.tables.items():
+        assert table.shape == (STAGES, len(FEATURES[family(variant)]))
+        assert np.isfinite(table).all() and np.abs(table).sum() > 0
+    # the file records the hash of what it holds, and the bot registered plays these weights
+    recorded = json.loads(weights.to_json())["digest"]
+    assert recorded == weights.digest()
+    assert BOTS["learned"].weights.digest() == weights.digest()
+    assert BOTS["learned"].uses_chance is False
+
+
+def test_a_damaged_weights_file_is_refused_with_its_name(tmp_path) -> None:  # noqa: ANN001
+    text = load_weights().to_json()
+    body = json.loads(text)
+    first = next(iter(body["variants"].values()))
+    stage = next(iter(first["weights"]))
+    first["weights"][stage][0] += 1.0  # a changed weight no longer matches the recorded hash
+    damaged = tmp_path / "weights.json"
+    damaged.write_text(json.dumps(body))
+    with pytest.raises(ValueError, match="weights.json.*hash"):
+        load_weights(damaged)
+    with pytest.raises(ValueError, match="not a learned policy"):
+        parse_weights("{not json", "broken.json")
+
+
+def _random_options(variant: Variant, boards: int, seed: int, street: int):  # noqa: ANN202
+    """Options of ``boards`` random boards on a street (cards dealt at random; the rows hold
+    what a random earlier play left)."""
+    from pipeline.analysis.policy import BoardBatch
+
+    rng = np.random.default_rng(seed)
+    shapes = variant.streets
+    rows_list, dealt = [], []
+    for _ in range(boards):
+        deck = rng.permutation(52).tolist()
+        rows: list[list[int]] = [[], [], []]
+        for shape in shapes[:street]:
+            cards = [deck.pop() for _ in range(shape.dealt)]
+            for card in cards[:shape.dealt - shape.discarded]:
+                room = [row for row, size in enumerate((3, 5, 5)) if len(rows[row]) < size]
+                rows[int(rng.choice(room))].append(card)
+        rows_list.append(rows)
+        dealt.append([deck.pop() for _ in range(shapes[street].dealt)])
+    board = BoardBatch.from_rows(rows_list)
+    shape = shapes[street]
+    street_rows = StreetRows(np.asarray(dealt), board.keys, board.counts, board.suits)
+    return street_rows.options(variant, street_patterns(shape.dealt, shape.discarded),
+                               pattern_subsets(shape.dealt, shape.discarded),
+                               row_outlooks(variant, STANDARD))
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_choices_are_valid_and_the_same_alone_or_in_a_column(variant: Variant) -> None:
+    bot = BOTS["learned"]
+    for street in range(len(variant.streets)):
+        options = _random_options(variant, 60, seed=street, street=street)
+        together = bot.choose(options, np.zeros(60))
+        assert options.valid[np.arange(60), together].all()
+        alone = [int(bot.choose(options.take(slice(board, board + 1)), np.zeros(1))[0])
+                 for board in range(60)]
+        assert together.tolist() == alone
+        assert bot.choose(options, np.ones(60) * 0.7).tolist() == together.tolist()
+
+
+def test_heuristic_weights_play_as_the_expert() -> None:
+    """The scorer is the expert's formula when given the expert's weights: a check that the
+    features are what their names say (the same hands, but for float rounding on near-ties)."""
+    from pipeline.analysis.training import heuristic_weights
+
+    BOTS["expert-as-learned"] = LearnedBot("expert-as-learned", "the expert's formula",
+                                           heuristic_weights(EXPERT))
+    try:
+        for variant in Variant:
+            hands = {}
+            for name in ("expert", "expert-as-learned"):
+                config = SimulationConfig(hands=60, seed=4, variants=(variant,), players=3,
+                                          pool_size=3, bots=(name,) * 3)
+                hands[name] = [line.replace(name, "bot") for line in lines_of(config)]
+            same = sum(a == b for a, b in zip(hands["expert"], hands["expert-as-learned"],
+                                              strict=True))
+            assert same >= 0.97 * len(hands["expert"]), variant
+    finally:
+        del BOTS["expert-as-learned"]
+
+
+def test_the_learned_policy_beats_random_clearly() -> None:
+    from pipeline.analysis.training import head_to_head
+
+    mean, error = head_to_head("learned", "random", Variant.PINEAPPLE, 300, seed=5)
+    assert mean - 3 * error > 5.0
+
+
+def test_a_small_training_round_is_reproducible() -> None:
+    from pipeline.analysis.training import FitSettings, LabelSettings, Recipe, train_round
+
+    recipe = Recipe(rounds=1, hands=(("pineapple", 1),),
+                    labels=LabelSettings(samples=8, top_k=6, extra=2),
+                    fit=FitSettings(steps=8), match_hands=50)
+    first, report = train_round(1, "expert", {}, recipe)
+    second, _ = train_round(1, "expert", {}, recipe)
+    assert report.positions > 20
+    assert first.digest() == second.digest()
+    assert np.abs(first.tables[Variant.PINEAPPLE]).sum() > 0
+    assert isinstance(first, PolicyWeights)
+
+
+def test_every_simulated_board_of_the_learned_bot_is_legal_to_place() -> None:
+    config = SimulationConfig(hands=60, seed=9, variants=(Variant.PINEAPPLE,), players=3,
+                              pool_size=3, bots=("learned", "solid", "random"))
+    played = sum(output.hands for output in simulate(config))
+    assert played == 60
