@@ -61,29 +61,11 @@ from pipeline.store.aggregates import (
     SUMMARY_VERSION,
     aggregates_current,
     fantasyland_top_value,
+    play_order_current,
     summaries_sql,
 )
 
-__all__ = [
-    "AGGREGATES_META_KEY",
-    "AGGREGATES_VERSION",
-    "BOARD_GRAIN",
-    "BOARD_SUMS",
-    "FANTASYLAND_CARD_RANKS",
-    "PAIR_GRAIN",
-    "PAIR_SUMS",
-    "ROLLUP_META_KEY",
-    "ROLLUP_VERSION",
-    "SUMMARY_META_KEY",
-    "SUMMARY_VERSION",
-    "add_hands",
-    "aggregates_current",
-    "ensure_aggregates",
-    "fantasyland_top_value",
-    "rebuild",
-    "remove_hands",
-    "summaries_sql",
-]
+__all__ = ["add_hands", "ensure_aggregates", "rebuild", "remove_hands"]
 
 def _draws_sql(placements: str, where: str) -> str:
     """The boards of ``placements`` with a Q, K or A placed on top with the first five cards."""
@@ -326,7 +308,7 @@ def _build_missing(connection: duckdb.DuckDBPyConnection) -> tuple[bool, bool, b
     rollups = store.get_meta(connection, ROLLUP_META_KEY) != ROLLUP_VERSION
     if rollups:
         _rebuild_rollups(connection)
-    numbering = not play_order.play_order_current(connection)
+    numbering = not play_order_current(connection)
     if numbering:
         play_order.rebuild(connection)
     summaries = store.get_meta(connection, SUMMARY_META_KEY) != SUMMARY_VERSION

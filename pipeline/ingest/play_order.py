@@ -19,7 +19,7 @@ Kept in the writer's transaction by :mod:`pipeline.ingest.aggregates`:
 * a re-score or a database made before the table (:func:`rebuild`): everything.
 
 The meta key :data:`PLAY_ORDER_META_KEY` marks a database whose ``play_order`` is kept; a reader
-trusts it only then and only when it holds one row per result (:func:`play_order_ready`). Both
+trusts it only then and only when it holds one row per result (:func:`pipeline.store.aggregates.play_order_ready`). Both
 live in :mod:`pipeline.store.aggregates`, below the writer and the read model.
 """
 
@@ -28,15 +28,9 @@ from __future__ import annotations
 import duckdb
 
 from pipeline import store
-from pipeline.store.aggregates import (
-    PLAY_ORDER_META_KEY,
-    PLAY_ORDER_VERSION,
-    play_order_current,
-    play_order_ready,
-)
+from pipeline.store.aggregates import PLAY_ORDER_META_KEY, PLAY_ORDER_VERSION
 
-__all__ = ["PLAY_ORDER_META_KEY", "PLAY_ORDER_VERSION", "add_rows", "play_order_current",
-           "play_order_ready", "rebuild", "remove_rows"]
+__all__ = ["add_rows", "rebuild", "remove_rows"]
 
 _BOUNDS = "_play_order_bounds"
 _BASE = "_play_order_base"

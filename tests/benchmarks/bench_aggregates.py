@@ -53,6 +53,7 @@ from bench_ingest import hands_file  # noqa: E402
 from pipeline import read, store  # noqa: E402
 from pipeline.ingest import aggregates  # noqa: E402
 from pipeline.read.totals import aggregates_ready  # noqa: E402
+from pipeline.store.aggregates import AGGREGATES_META_KEY  # noqa: E402
 
 HERO = "p0"
 
@@ -67,7 +68,7 @@ def without_aggregates(source: Path, target: Path) -> None:
     database as made before them: every question takes the full pass)."""
     shutil.copyfile(source, target)
     with store.open_database(target) as connection:
-        connection.execute("DELETE FROM meta WHERE key = ?", [aggregates.AGGREGATES_META_KEY])
+        connection.execute("DELETE FROM meta WHERE key = ?", [AGGREGATES_META_KEY])
         for table in store.AGGREGATE_TABLES:
             connection.execute(f"DELETE FROM {table}")
         connection.execute("CHECKPOINT")
