@@ -51,6 +51,13 @@ def build(path: str, state: tuple[int, int, int, int], request: ReportRequest,
         return str(error)
 
 
+def text_table(rows: list[dict[str, str]], columns: tuple[str, ...], key: str) -> None:
+    """A table of text cells shown in ``columns``' order; each row also carries its finding's
+    ``key`` (kept for tests and links, not shown)."""
+    st.dataframe(pl.DataFrame(rows, schema={name: pl.String for name in (*columns, "key")}),
+                 hide_index=True, key=key, column_order=columns)
+
+
 def rendered(report: Report, output_format: str) -> Callable[[], bytes]:
     """One form of the report as bytes, made when its download button is clicked (the HTML
     carries plotly.js: 4.5 MB that no page view should build or send before it is asked for)."""
@@ -253,17 +260,12 @@ st.subheader("Trends and \"did I improve?\"", anchor=False)
 st.caption("Within each variant and table size, so a change in the mix of games never reads as "
            "a change in play.")
 progress = [f for f in data["findings"] if f["topic"] in ("Trend", "Did I improve?")]
-st.dataframe(
-    pl.DataFrame(
-        [{"question": f["title"],
-          "estimate (95 %)": format_interval(f["player"], f["unit"]) if f["shown"] else "–",
-          "q": format_p(f["q_value"]), "verdict": f["verdict"], "confidence": f["confidence"],
-          "key": f["key"]} for f in progress],
-        schema={name: pl.String for name in ("question", "estimate (95 %)", "q", "verdict",
-                                             "confidence", "key")}),
-    hide_index=True, key="report_progress",
-    column_order=("question", "estimate (95 %)", "q", "verdict", "confidence"),
-)
+text_table(
+    [{"question": f["title"],
+      "estimate (95 %)": format_interval(f["player"], f["unit"]) if f["shown"] else "–",
+      "q": format_p(f["q_value"]), "verdict": f["verdict"], "confidence": f["confidence"],
+      "key": f["key"]} for f in progress],
+    ("question", "estimate (95 %)", "q", "verdict", "confidence"), "report_progress")
 columns = st.columns(2)
 for column, chart_id in zip(columns, ("chart-rolling-fouls", "chart-rolling-points"),
                             strict=True):
@@ -279,47 +281,34 @@ st.caption(f"The rates under each cause: the player's, {md(group['label'])}'s in
            "of games, and the difference with its 95 % interval (pp: percentage points). They "
            "explain a cause and are never findings of their own.")
 titles = {cause["key"]: cause["title"] for cause in data["causes"]}
-st.dataframe(
-    pl.DataFrame(
-        [{"cause": titles.get(f["cause"], f["cause"]), "component": f["title"],
-          "player (95 %)": format_interval(f["player"], f["unit"]),
-          "group": format_value(f["reference"]["value"], f["unit"]) if f["reference"] else "–",
-          "difference (95 %)": format_difference(f) if f["verdict"] == "component"
-          else f["confidence"],
-          "sample": f"{f['player']['sample']:,} {f['sample_unit']}", "key": f["key"]}
-         for f in data["findings"] if f["cause"] and f["shown"]],
-        schema={name: pl.String for name in ("cause", "component", "player (95 %)", "group",
-                                             "difference (95 %)", "sample", "key")}),
-    hide_index=True, key="report_components",
-    column_order=("cause", "component", "player (95 %)", "group", "difference (95 %)",
-                  "sample"),
-)
+text_table(
+    [{"cause": titles.get(f["cause"], f["cause"]), "component": f["title"],
+      "player (95 %)": format_interval(f["player"], f["unit"]),
+      "group": format_value(f["reference"]["value"], f["unit"]) if f["reference"] else "–",
+      "difference (95 %)": format_difference(f) if f["verdict"] == "component"
+      else f["confidence"],
+      "sample": f"{f['player']['sample']:,} {f['sample_unit']}", "key": f["key"]}
+     for f in data["findings"] if f["cause"] and f["shown"]],
+    ("cause", "component", "player (95 %)", "group", "difference (95 %)", "sample"),
+    "report_components")
 tested = [f for f in data["findings"] if f["topic"] in ("Seats", "Head-to-head") and f["shown"]]
 st.subheader("Seats and regular opponents", anchor=False)
 if not tested:
     st.caption("Too few hands to compare the seats or any opponent.")
 else:
-    st.dataframe(
-        pl.DataFrame(
-            [{"test": f["title"], "difference (95 %)": format_difference(f),
-              "q": format_p(f["q_value"]), "verdict": f["verdict"], "note": f["note"],
-              "key": f["key"]} for f in tested],
-            schema={name: pl.String for name in ("test", "difference (95 %)", "q", "verdict",
-                                                 "note", "key")}),
-        hide_index=True, key="report_tested",
-        column_order=("test", "difference (95 %)", "q", "verdict", "note"),
-    )
+    text_table(
+        [{"test": f["title"], "difference (95 %)": format_difference(f),
+          "q": format_p(f["q_value"]), "verdict": f["verdict"], "note": f["note"],
+          "key": f["key"]} for f in tested],
+        ("test", "difference (95 %)", "q", "verdict", "note"), "report_tested")
 with st.expander(f"Appendix: every test ({data['tests']})"):
     st.caption("p: each test's own p-value; q: after the false-discovery correction. What is "
                "not clear is a hint at best: each could be luck.")
-    st.dataframe(
-        pl.DataFrame(
-            [{"test": t["title"], "p": format_p(t["p_value"]), "q": format_p(t["q_value"]),
-              "clear": "clear" if t["clear"] else "not clear", "key": t["key"]}
-             for t in data["family"]],
-            schema={name: pl.String for name in ("test", "p", "q", "clear", "key")}),
-        hide_index=True, key="report_family", column_order=("test", "p", "q", "clear"),
-    )
+    text_table(
+        [{"test": t["title"], "p": format_p(t["p_value"]), "q": format_p(t["q_value"]),
+          "clear": "clear" if t["clear"] else "not clear", "key": t["key"]}
+         for t in data["family"]],
+        ("test", "p", "q", "clear"), "report_family")
 missing = [finding for finding in data["findings"] if not finding["shown"]]
 if missing:
     with st.expander(f"Too few to judge ({len(missing)})"):

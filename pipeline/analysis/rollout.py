@@ -42,8 +42,10 @@ from pipeline.rules.batch import BoardColumns, evaluate_boards, score_pairs, set
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet
 from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
+from pipeline.store import GRADER_POLICY
 
-DEFAULT_POLICY = "learned"
+DEFAULT_POLICY = GRADER_POLICY
+"""The rollout policy the grader plays by default: the store's (grades of another are outdated)."""
 DEFAULT_FANTASYLAND_VALUE = float(DEFAULT_STAY_VALUE)
 FANTASYLAND_GROUP = 4
 """Samples that share one deal of an opponent in Fantasyland (see :class:`Rollouts`)."""

@@ -38,6 +38,7 @@ import numpy as np
 
 from pipeline.analysis.decisions import Decision, HandView, SeatPlay, StreetPlay, decision_at
 from pipeline.analysis.policy import BoardBatch
+from pipeline.analysis.progress import counted_progress
 from pipeline.analysis.rollout import SELECTION, Rollouts
 from pipeline.rules.cards import parse_card
 from pipeline.rules.game import Variant
@@ -662,7 +663,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             start_weights = load_weights(Path(arguments.start))
         except (OSError, ValueError) as error:
             parser.error(f"--start: {error}")
-    progress, update = _progress(not arguments.quiet)
+    progress, update = counted_progress("labelling", "positions", not arguments.quiet)
 
     def on_round(report: RoundReport) -> None:
         if progress is not None:
@@ -699,37 +700,6 @@ def _round_text(report: RoundReport) -> str:
               for variant, (mean, error) in report.matches.items()]
     lines.append("  kept" if report.kept else "  not kept: it does not beat its start everywhere")
     return "\n".join(lines)
-
-
-def _progress(enabled: bool):  # noqa: ANN202
-    if not enabled:
-        return None, None
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TaskProgressColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    progress = Progress(
-        TextColumn("labelling"), BarColumn(), MofNCompleteColumn(), TextColumn("positions"),
-        TaskProgressColumn(), TextColumn("{task.fields[rate]}"), TimeElapsedColumn(),
-        TimeRemainingColumn(), console=Console(stderr=True))
-    progress.start()
-    task = progress.add_task("labelling", total=None, rate="")
-    clock = {"start": time.perf_counter(), "total": -1}
-
-    def update(done: int, total: int) -> None:
-        if total != clock["total"]:
-            clock.update(start=time.perf_counter(), total=total)
-        seconds = max(time.perf_counter() - clock["start"], 1e-9)
-        progress.update(task, completed=done, total=total, rate=f"{done / seconds:.1f}/s")
-
-    return progress, update
 
 
 if __name__ == "__main__":

@@ -172,6 +172,7 @@ def _describe(parser: argparse.ArgumentParser) -> None:
 def run(arguments: argparse.Namespace) -> int:
     """Grade, then print what was graded and each player's totals."""
     from pipeline.analysis.grade import GradeSettings
+    from pipeline.analysis.progress import counted_progress
     from pipeline.analysis.runner import analyze_database
 
     if not Path(arguments.db).is_file():
@@ -196,7 +197,7 @@ def run(arguments: argparse.Namespace) -> int:
         raise CommandError(str(error), code=2) from error
     rules = rules_from_option(arguments.rules)
     _check_writable(arguments.db)
-    progress, update = _progress(not arguments.quiet)
+    progress, update = counted_progress("analyze", "decisions", not arguments.quiet)
     try:
         summary = analyze_database(
             arguments.db, player=arguments.player, hands=arguments.hands, settings=settings,
@@ -220,38 +221,6 @@ def _check_writable(database: str) -> None:
         check_writable(database)
     except NotWritable as error:
         raise CommandError(str(error)) from error
-
-
-def _progress(enabled: bool):  # noqa: ANN202
-    if not enabled:
-        return None, None
-    import time
-
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    progress = Progress(
-        TextColumn("analyze"), BarColumn(), MofNCompleteColumn(), TextColumn("decisions"),
-        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-        console=Console(stderr=True),
-    )
-    progress.start()
-    task = progress.add_task("analyze", total=None, rate="")
-    started = time.perf_counter()
-
-    def update(done: int, total: int) -> None:
-        elapsed = time.perf_counter() - started
-        rate = f"{done / elapsed:.1f}/s" if done and elapsed > 0 else ""
-        progress.update(task, completed=done, total=total, rate=rate)
-
-    return progress, update
 
 
 def _scope_line(arguments: argparse.Namespace, summary) -> str:  # noqa: ANN001

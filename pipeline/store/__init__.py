@@ -536,8 +536,9 @@ policy than :data:`GRADER_POLICY`, is *outdated*: left out of the figures, shown
 regraded by ``ofc analyze`` (docs/grading.md)."""
 
 GRADER_POLICY = "learned"
-"""The grader's default rollout policy (``pipeline.analysis.rollout.DEFAULT_POLICY``; a test
-checks that they agree)."""
+"""The grader's default rollout policy (``pipeline.analysis.rollout.DEFAULT_POLICY`` is this one;
+``ofc analyze`` keeps a copy so that its options load without the grader, and a test checks that
+they agree)."""
 
 def current_grades(columns: set[str], alias: str = "g") -> str:
     """The SQL condition on ``decision_grades`` (as ``alias``, whose columns are ``columns``)
