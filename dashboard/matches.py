@@ -13,7 +13,7 @@ import html
 
 import streamlit as st
 
-from dashboard import components
+from dashboard import components, tables
 from pipeline import read
 from pipeline.live.session import LiveSession, match_id_for
 from pipeline.live.text import format_money, format_points
@@ -49,8 +49,7 @@ def show_session_matches(session_id: str) -> None:
                "winners give up the shortfall in proportion to their winnings. "
                + " · ".join(notes))
     frame = read.matches.settlement_frame(matches)
-    st.dataframe(frame.drop("site"), hide_index=True, key="session_matches",
-                 column_config=SETTLEMENT_COLUMNS)
+    tables.show(frame.drop("site"), "session_matches", overrides=SETTLEMENT_COLUMNS)
 
 
 def _settlement_rows(settlement: Settlement) -> str:
