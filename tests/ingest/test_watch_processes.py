@@ -98,15 +98,21 @@ def test_a_writer_at_random_moments_ends_as_one_ingest_of_the_final_files(
 ) -> None:
     folder, database = tmp_path / "hands", tmp_path / "watched.duckdb"
     folder.mkdir()
+    hold = tmp_path / "go"
     watch = start_watch(folder, database)
     try:
-        writer = start_writer(folder, "--seed", "11", "--pause", "0.12")
-        seen_while_writing = []
-        while writer.poll() is None:
-            seen_while_writing.append(ask(database, "SELECT count(*) FROM hands")[0][0]
-                                      if database.exists() else 0)
-            time.sleep(0.4)
-        assert writer.returncode == 0
+        writer = start_writer(folder, "--seed", "11", "--pause", "0.12", "--hold", str(hold))
+        # halfway the writer waits: the watcher must have stored hands by then (however slow
+        # the machine), and not all of them
+        wait_for(lambda: hold.with_name("go.holding").exists() or writer.poll() is not None,
+                 120, "the writer to reach its halfway point")
+        assert writer.poll() is None, "the writer ended without holding"
+        wait_for(lambda: bool(ask(database, "SELECT count(*) FROM hands")
+                              and ask(database, "SELECT count(*) FROM hands")[0][0] > 0),
+                 90, "hands stored while the files are half written", watch)
+        seen_while_writing = ask(database, "SELECT count(*) FROM hands")[0][0]
+        hold.touch()
+        assert writer.wait(timeout=120) == 0
         wait_for(lambda: recorded(database, folder), 90, "every file recorded", watch)
     finally:
         if watch.poll() is None:
@@ -116,7 +122,7 @@ def test_a_writer_at_random_moments_ends_as_one_ingest_of_the_final_files(
     expected = database_contents(reference)
     assert database_contents(database) == expected
     # hands came in while the files were being written, not only at the end
-    assert 0 < max(seen_while_writing) < len(expected["hands"])
+    assert 0 < seen_while_writing < len(expected["hands"])
     assert len(expected["hands"]) > 30 and len(expected["rejects"]) >= 3
 
 

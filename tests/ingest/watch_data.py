@@ -80,13 +80,18 @@ def sources(seed: int) -> dict[str, bytes]:
 
 
 def grow(folder: Path, contents: dict[str, bytes], seed: int, pause: float,
-         piece: int = 400) -> None:
+         piece: int = 400, hold: Path | None = None) -> None:
     """Append every file's content in random pieces (cut anywhere, in the middle of lines too),
     a random pause of up to ``pause`` seconds after each round (every file grows each round, so
     no file rests long in the middle of a hand). Pieces are up to ``piece`` bytes, or a 25th of
-    the file (about 50 rounds)."""
+    the file (about 50 rounds).
+
+    ``hold``: once half of the bytes are written, create ``hold`` + ``.holding`` and wait
+    (at most 120 s) until ``hold`` exists: a test can look at the watcher's work in the middle
+    of the writing however slow the machine is."""
     rng = random.Random(seed)
     written = dict.fromkeys(contents, 0)
+    total = sum(len(data) for data in contents.values())
     pieces = {name: max(piece, len(data) // 25) for name, data in contents.items()}
     for name in contents:
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
@@ -98,6 +103,12 @@ def grow(folder: Path, contents: dict[str, bytes], seed: int, pause: float,
             with open(folder / name, "ab") as stream:
                 stream.write(data[written[name]: written[name] + size])
             written[name] += size
+        if hold is not None and sum(written.values()) * 2 >= total:
+            hold.with_name(hold.name + ".holding").touch()
+            deadline = time.monotonic() + 120
+            while not hold.exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            hold = None
         time.sleep(rng.uniform(0, pause))
 
 
@@ -125,12 +136,14 @@ def main() -> None:
     parser.add_argument("--pause", type=float, default=0.15)
     parser.add_argument("--burst", type=int, metavar="HANDS",
                         help="write a canonical file of this many hands (and the others) fast")
+    parser.add_argument("--hold", type=Path, metavar="FILE",
+                        help="halfway, create FILE.holding and wait until FILE exists")
     arguments = parser.parse_args()
     contents = sources(arguments.seed)
     if arguments.burst:
         contents["burst.jsonl"] = canonical_lines(arguments.seed + 1, arguments.burst, None)
     grow(arguments.folder, contents, arguments.seed, arguments.pause,
-         piece=20_000 if arguments.burst else 400)
+         piece=20_000 if arguments.burst else 400, hold=arguments.hold)
 
 
 if __name__ == "__main__":
