@@ -46,7 +46,7 @@ WEIGHTS_FILE = "learned_policy.json"
 STAGES = 9
 """Open slots after a street: 0 (the board is complete) to 8 (after the opening)."""
 
-FEATURES: dict[str, tuple[str, ...]] = {
+BASE_FEATURES: dict[str, tuple[str, ...]] = {
     "high": (
         "legal", "legal_top_royalty", "legal_middle_royalty", "legal_bottom_royalty",
         "fantasyland", "fantasyland_raw", "legal_top", "legal_middle", "legal_bottom",
@@ -62,7 +62,29 @@ FEATURES: dict[str, tuple[str, ...]] = {
         "upper", "lower",
     ),
 }
-"""The features of each variant family (``low``: 2-7 Pineapple, whose middle is a low hand)."""
+"""The features computed from an option's outlooks, per variant family (``low``: 2-7
+Pineapple, whose middle is a low hand)."""
+
+PRODUCT_BASES: dict[str, tuple[str, ...]] = {
+    "high": ("legal", "fantasyland", "legal_top", "legal_middle", "legal_bottom", "top_royalty",
+             "middle_royalty", "bottom_royalty", "open_top", "open_middle", "upper", "lower"),
+    "low": ("legal", "fantasyland", "legal_top", "legal_bottom", "top_royalty", "middle_royalty",
+            "bottom_royalty", "open_top", "open_middle", "upper", "lower", "top_floor"),
+}
+"""The base features whose pairwise products (and squares) are features too: the scorer is
+quadratic in them (a linear scorer could not weigh, say, a royalty by how likely the board is
+to stay legal differently at each open slot; the lookahead does)."""
+
+
+def _products(bases: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(f"{first}*{second}" for index, first in enumerate(bases)
+                 for second in bases[index:])
+
+
+FEATURES: dict[str, tuple[str, ...]] = {
+    name: bases + _products(PRODUCT_BASES[name]) for name, bases in BASE_FEATURES.items()}
+"""Every feature of each variant family, in the weights' order: :data:`BASE_FEATURES`, then
+the products of :data:`PRODUCT_BASES` (named ``first*second``)."""
 
 _EARLIER_NAMES = {"qualify": "upper"}
 """Features of earlier weights files under their name now (2-7's ``qualify``, the middle's
@@ -316,6 +338,9 @@ def option_features(options: Options, steer: float) -> dict[str, np.ndarray]:
         middle_spread = np.sqrt(options.middle_variance)
         middle_spread *= scale
         features["middle_spread"] = middle_spread
+    for name in FEATURES[family(options.variant)][len(BASE_FEATURES[family(options.variant)]):]:
+        first, second = name.split("*")
+        features[name] = features[first] * features[second]
     return features
 
 
