@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -85,6 +85,14 @@ FEATURES: dict[str, tuple[str, ...]] = {
     name: bases + _products(PRODUCT_BASES[name]) for name, bases in BASE_FEATURES.items()}
 """Every feature of each variant family, in the weights' order: :data:`BASE_FEATURES`, then
 the products of :data:`PRODUCT_BASES` (named ``first*second``)."""
+
+_PRODUCT_PLAN: dict[str, tuple[tuple[str, tuple[tuple[str, int], ...]], ...]] = {
+    name: tuple(
+        (first, tuple((second, FEATURES[name].index(f"{first}*{second}"))
+                      for second in bases[index:]))
+        for index, first in enumerate(bases))
+    for name, bases in PRODUCT_BASES.items()}
+"""Per family: each product base with the features it multiplies and those products' columns."""
 
 _EARLIER_NAMES = {"qualify": "upper"}
 """Features of earlier weights files under their name now (2-7's ``qualify``, the middle's
@@ -301,8 +309,9 @@ def legal_chances(options: Options, steer: float) -> Chances:
     return Chances(upper * lower, qualifying_upper, upper, lower)
 
 
-def option_features(options: Options, steer: float) -> dict[str, np.ndarray]:
-    """Every feature of every option (name -> (boards, options) array), see :data:`FEATURES`."""
+def base_features(options: Options, steer: float) -> dict[str, np.ndarray]:
+    """The base features of every option (name -> array shaped as the options' fields), see
+    :data:`BASE_FEATURES`."""
     chances = legal_chances(options, steer)
     legal = chances.legal
     scale = np.float32(1.0 / _STRENGTH_SCALE)
@@ -338,6 +347,13 @@ def option_features(options: Options, steer: float) -> dict[str, np.ndarray]:
         middle_spread = np.sqrt(options.middle_variance)
         middle_spread *= scale
         features["middle_spread"] = middle_spread
+    return features
+
+
+def option_features(options: Options, steer: float) -> dict[str, np.ndarray]:
+    """Every feature of every option (name -> array shaped as the options' fields), see
+    :data:`FEATURES`: the base features and their products (for training)."""
+    features = base_features(options, steer)
     for name in FEATURES[family(options.variant)][len(BASE_FEATURES[family(options.variant)]):]:
         first, second = name.split("*")
         features[name] = features[first] * features[second]
@@ -390,27 +406,40 @@ class LearnedBot:
     def worth(self, options: Options, stages: np.ndarray) -> np.ndarray:
         """The weighted sum of every option's features, with the weights of its stage
         (``stages``: one per board of (boards, options) arrays, or one per option of flat
-        ones); element by element in :data:`FEATURES` order, so an option's worth does not
-        depend on which others are scored beside it."""
+        ones). The base features' terms in :data:`BASE_FEATURES` order, then the products
+        factored by their first feature (``first × Σ weight × second``, :data:`PRODUCT_BASES`
+        order): element by element, so an option's worth does not depend on which others are
+        scored beside it."""
         variant = options.variant
+        name = family(variant)
         table = self.weights.tables[variant]
-        features = option_features(options, self.weights.steer[variant])
-        names: Sequence[str] = FEATURES[family(variant)]
+        features = base_features(options, self.weights.steer[variant])
         shape = options.top_mean.shape
         if len(stages) and (stages == stages[0]).all():
-            row = table[int(stages[0])]
-            weight_of = [np.float32(row[index]) for index in range(len(names))]
+            row = table[int(stages[0])].astype(np.float32)
+            weight_of = [value if value else None for value in row]
         else:
             per_item = table[stages].astype(np.float32)
             weight_of = [per_item[:, index, None] if len(shape) == 2 else per_item[:, index]
-                         for index in range(len(names))]
+                         for index in range(table.shape[1])]
         total = np.zeros(shape, dtype=np.float32)
         term = np.empty_like(total)
-        for index, name in enumerate(names):
-            if isinstance(weight_of[index], np.float32) and not weight_of[index]:
+        for index, feature in enumerate(BASE_FEATURES[name]):
+            if weight_of[index] is not None:
+                np.multiply(features[feature], weight_of[index], out=term)
+                total += term
+        inner = np.empty_like(total)
+        for first, pairs in _PRODUCT_PLAN[name]:
+            used = [(second, weight_of[column]) for second, column in pairs
+                    if weight_of[column] is not None]
+            if not used:
                 continue
-            np.multiply(features[name], weight_of[index], out=term)
-            total += term
+            np.multiply(features[used[0][0]], used[0][1], out=inner)
+            for second, weight in used[1:]:
+                np.multiply(features[second], weight, out=term)
+                inner += term
+            inner *= features[first]
+            total += inner
         return total
 
     def scores(self, options: Options) -> np.ndarray:
