@@ -152,3 +152,30 @@ def test_the_fast_normal_cdf_is_within_its_stated_error() -> None:
     grid = np.linspace(-8.0, 8.0, 4001, dtype=np.float32)
     exact = np.asarray([0.5 * (1.0 + math.erf(float(value) / math.sqrt(2.0))) for value in grid])
     assert np.abs(fast_normal_cdf(grid.copy()) - exact).max() < 1.5e-4
+
+
+def test_earlier_rounds_weights_load_with_their_features_in_place() -> None:
+    """Round 1's file (linear, 2-7's ``qualify`` feature) and round 2's (linear) load: each
+    weight lands on its feature's column under today's name, the quadratic columns stay 0,
+    and a changed weight in such a file is still refused (its hash is checked as written)."""
+    from pathlib import Path
+
+    from pipeline.simulate.learned import BASE_FEATURES
+
+    rounds = Path(__file__).resolve().parents[2] / "pipeline" / "analysis" / "policy_rounds"
+    for name in ("round-1.json", "round-2.json"):
+        body = json.loads((rounds / name).read_text())
+        weights = load_weights(rounds / name)
+        for variant in Variant:
+            entry = body["variants"][variant.value]
+            names = FEATURES[family(variant)]
+            for stage, row in entry["weights"].items():
+                for feature, value in zip(entry["features"], row, strict=True):
+                    column = names.index("upper" if feature == "qualify" else feature)
+                    assert weights.tables[variant][int(stage), column] == value
+            base = len(BASE_FEATURES[family(variant)])
+            assert not weights.tables[variant][:, base:].any()
+        first = next(iter(body["variants"].values()))
+        first["weights"][next(iter(first["weights"]))][0] += 1.0
+        with pytest.raises(ValueError, match="hash"):
+            parse_weights(json.dumps(body), name)
