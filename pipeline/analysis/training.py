@@ -247,7 +247,7 @@ class FitSettings:
     """How the weights are fitted (see the module docstring)."""
 
     temperature: float = 1.0
-    ridge: float = 1.0
+    ridge: float = 0.001
     steps: int = 40
 
 
@@ -518,6 +518,10 @@ def regret_table(items: Sequence[Labelled], weights: PolicyWeights
             for key, pairs in sorted(groups.items(), key=lambda entry: (entry[0][0], -entry[0][1]))}
 
 
+LABEL_KEYS = ("hands_per_line_up", "line_ups", "labels", "seed")
+"""The parts of a :class:`Recipe` the labels depend on (the cache's key: a new fit reuses them)."""
+
+
 def round_labels(number: int, policy: str, learned: dict[str, PolicyWeights], recipe: Recipe,
                  jobs: int = 1, on_progress: Callable[[int, int], None] | None = None,
                  rules: RuleSet = STANDARD, cache: Path | None = None) -> list[Labelled]:
@@ -526,8 +530,10 @@ def round_labels(number: int, policy: str, learned: dict[str, PolicyWeights], re
     the same recipe and labelling policy."""
     key = None
     if cache is not None:
+        described = recipe.describe()
         identity = json.dumps([number, policy, learned[policy].digest() if policy in learned
-                               else "", recipe.describe()], sort_keys=True)
+                               else "", {key: described[key] for key in LABEL_KEYS}],
+                              sort_keys=True)
         key = cache / f"round-{number}-{hashlib.sha256(identity.encode()).hexdigest()[:12]}.pkl"
         if key.exists():
             with open(key, "rb") as stream:
@@ -703,4 +709,8 @@ def _round_text(report: RoundReport) -> str:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # run the imported module's main, so that the labels cached by pickle name its classes
+    # (pipeline.analysis.training.Labelled), not this script's copies in __main__
+    from pipeline.analysis.training import main as _main
+
+    raise SystemExit(_main())

@@ -235,6 +235,21 @@ def sensible_options(options: Options) -> np.ndarray:
     return np.where(sensible.any(axis=1, keepdims=True), sensible, valid)
 
 
+def considered_options(street: StreetRows, patterns: np.ndarray, subsets: np.ndarray,
+                       outlooks: RowOutlooks) -> np.ndarray:
+    """:func:`sensible_options` (boards × patterns) from the rows' states alone, without
+    building the options' outlooks: the options the heuristic and learned bots consider."""
+    valid = street.valid(subsets)
+    if patterns.shape[1] != 5:
+        return valid
+    sensible = valid
+    for row, floors in ((TOP, outlooks.top_floor), (MIDDLE, outlooks.five_floor)):
+        state = street.row_state(row)
+        shaped = (state.open >= 2) | (floors[state.state] >= _PAIR_SCALE)  # boards × subsets
+        sensible = sensible & shaped[:, subsets[:, row]]
+    return np.where(sensible.any(axis=1, keepdims=True), sensible, valid)
+
+
 class HeuristicBot:
     """Scores every option with the row outlooks and takes the best (see the module docstring)."""
 
@@ -303,16 +318,8 @@ class HeuristicBot:
     def considered(self, street: StreetRows, patterns: np.ndarray, subsets: np.ndarray,
                    outlooks: RowOutlooks) -> np.ndarray:
         """:meth:`allowed` (boards × patterns) from the rows' states alone, without building
-        the options' outlooks."""
-        valid = street.valid(subsets)
-        if patterns.shape[1] != 5:
-            return valid
-        sensible = valid
-        for row, floors in ((TOP, outlooks.top_floor), (MIDDLE, outlooks.five_floor)):
-            state = street.row_state(row)
-            shaped = (state.open >= 2) | (floors[state.state] >= _PAIR_SCALE)  # boards × subsets
-            sensible = sensible & shaped[:, subsets[:, row]]
-        return np.where(sensible.any(axis=1, keepdims=True), sensible, valid)
+        the options' outlooks (:func:`considered_options`)."""
+        return considered_options(street, patterns, subsets, outlooks)
 
     def choose_street(self, street: StreetRows, variant: Variant, patterns: np.ndarray,
                       subsets: np.ndarray, outlooks: RowOutlooks) -> np.ndarray:

@@ -20,6 +20,7 @@ the seeds and the settings, never on the load::
 
     .venv/bin/python tests/benchmarks/bench_policy_grading.py [--hands 20] [--seed 41]
         [--variants pineapple,2-7-pineapple,classic] [--policies expert,learned] [--jobs 2]
+        (a policy NAME=FILE: the learned bot with the weights in FILE)
         [--json out.json]
 """
 
@@ -38,6 +39,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_grading_bots import Losses, grade_variant, ratio  # noqa: E402
+from bench_policy_rounds import policy_name  # noqa: E402
 
 from pipeline.analysis.grade import GradeSettings  # noqa: E402
 from pipeline.rules.game import Variant  # noqa: E402
@@ -79,11 +81,12 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=20, help="hands per line-up")
     parser.add_argument("--seed", type=int, default=41)
     parser.add_argument("--variants", default="pineapple,2-7-pineapple,classic")
-    parser.add_argument("--policies", default="expert,learned")
+    parser.add_argument("--policies", default="expert,learned",
+                        help="bot names, or NAME=FILE: the learned bot with FILE's weights")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", type=Path, help="also write the figures here")
     arguments = parser.parse_args()
-    policies = arguments.policies.split(",")
+    policies = [policy_name(text) for text in arguments.policies.split(",")]
     variants = [Variant.parse(name).value for name in arguments.variants.split(",")]
     jobs = [(variant, policy, arguments.hands, arguments.seed)
             for variant in variants for policy in policies]

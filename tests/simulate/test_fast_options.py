@@ -16,8 +16,15 @@ import pytest
 from pipeline.analysis.policy import BoardBatch, ColumnPolicy
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import preset
-from pipeline.simulate.bots import BOTS, HeuristicBot, pattern_subsets, street_patterns
+from pipeline.simulate.bots import (
+    BOTS,
+    HeuristicBot,
+    considered_options,
+    pattern_subsets,
+    street_patterns,
+)
 from pipeline.simulate.dealer import StreetRows
+from pipeline.simulate.learned import FEATURES, STAGES, LearnedBot, PolicyWeights, family
 from pipeline.simulate.outlook import row_outlooks
 
 HEURISTIC = sorted(name for name, bot in BOTS.items() if isinstance(bot, HeuristicBot))
@@ -78,11 +85,47 @@ def test_the_fast_path_gives_the_plain_fields_and_picks(variant: Variant, rules_
     assert checked == len(variant.streets)
 
 
+@pytest.mark.parametrize(("variant", "rules_name"), [
+    (Variant.PINEAPPLE, "standard"), (Variant.CLASSIC, "standard"),
+    (Variant.LOWBALL_PINEAPPLE, "standard"), (Variant.PINEAPPLE, "progressive"),
+])
+def test_the_learned_fast_path_gives_the_plain_worth_and_picks(variant: Variant,
+                                                               rules_name: str) -> None:
+    """The learned bot's :meth:`choose_street` scores only the options it considers: each
+    one's worth is the plain path's, bit for bit, and every board gets the plain pick (weights
+    drawn at random: every feature counts, each stage its own)."""
+    generator = np.random.default_rng(3)
+    bot = LearnedBot("drawn", "random weights", PolicyWeights(
+        {item: generator.normal(size=(STAGES, len(FEATURES[family(item)]))) for item in Variant},
+        {item: 0.4 for item in Variant}))
+    checked = 0
+    for batch, dealt, discards, rules in streets_of_boards(variant, rules_name, 400, seed=12):
+        size = dealt.shape[1]
+        patterns, subsets = street_patterns(size, discards), pattern_subsets(size, discards)
+        outlooks = row_outlooks(variant, rules)
+        street = StreetRows(dealt, batch.keys, batch.counts, batch.suits)
+        plain = street.options(variant, patterns, subsets, outlooks)
+        plain_scores = bot.scores(plain)
+        considered = np.isfinite(plain_scores)
+        assert (considered_options(street, patterns, subsets, outlooks) == considered).all()
+        flat = np.flatnonzero(considered)
+        gathered = street.options_at(variant, patterns, subsets, outlooks, flat)
+        opened = gathered.open_top + gathered.open_middle + gathered.open_bottom
+        stages = np.clip(opened.astype(np.int64), 0, STAGES - 1)
+        assert (bot.worth(gathered, stages).tobytes()
+                == plain_scores.ravel()[flat].tobytes())  # the same bits
+        fast = StreetRows(dealt, batch.keys, batch.counts, batch.suits)
+        assert (bot.choose_street(fast, variant, patterns, subsets, outlooks)
+                == bot.choose(plain, np.zeros(len(dealt)))).all()
+        checked += 1
+    assert checked == len(variant.streets)
+
+
 def test_the_fast_path_is_what_the_policy_plays() -> None:
     """ColumnPolicy takes the fast path for a heuristic bot: a whole hand of streets gives the
     boards the plain choice gives."""
     rules = preset("standard")
-    for name in ("expert", "solid"):
+    for name in ("expert", "solid", "learned"):
         policy = ColumnPolicy(name, Variant.PINEAPPLE, rules)
         generator = np.random.default_rng(5)
         decks = np.argsort(generator.random((300, 52)), axis=1)

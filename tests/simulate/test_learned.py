@@ -95,7 +95,8 @@ def test_choices_are_valid_and_the_same_alone_or_in_a_column(variant: Variant) -
 
 def test_heuristic_weights_play_as_the_expert() -> None:
     """The scorer is the expert's formula when given the expert's weights: a check that the
-    features are what their names say (the same hands, but for float rounding on near-ties)."""
+    features are what their names say (the same hands, but for near-ties, where the features'
+    faster normal CDF, within 1.5e-4 of the exact one, may pick the other play)."""
     from pipeline.analysis.training import heuristic_weights
 
     BOTS["expert-as-learned"] = LearnedBot("expert-as-learned", "the expert's formula",
@@ -109,7 +110,7 @@ def test_heuristic_weights_play_as_the_expert() -> None:
                 hands[name] = [line.replace(name, "bot") for line in lines_of(config)]
             same = sum(a == b for a, b in zip(hands["expert"], hands["expert-as-learned"],
                                               strict=True))
-            assert same >= 0.97 * len(hands["expert"]), variant
+            assert same >= 0.93 * len(hands["expert"]), variant
     finally:
         del BOTS["expert-as-learned"]
 
@@ -140,3 +141,41 @@ def test_every_simulated_board_of_the_learned_bot_is_legal_to_place() -> None:
                               pool_size=3, bots=("learned", "solid", "random"))
     played = sum(output.hands for output in simulate(config))
     assert played == 60
+
+
+def test_the_fast_normal_cdf_is_within_its_stated_error() -> None:
+    """:func:`fast_normal_cdf` against the exact normal CDF (math.erf) on a fine grid."""
+    import math
+
+    from pipeline.simulate.learned import fast_normal_cdf
+
+    grid = np.linspace(-8.0, 8.0, 4001, dtype=np.float32)
+    exact = np.asarray([0.5 * (1.0 + math.erf(float(value) / math.sqrt(2.0))) for value in grid])
+    assert np.abs(fast_normal_cdf(grid.copy()) - exact).max() < 1.5e-4
+
+
+def test_earlier_rounds_weights_load_with_their_features_in_place() -> None:
+    """Round 1's file (linear, 2-7's ``qualify`` feature) and round 2's (linear) load: each
+    weight lands on its feature's column under today's name, the quadratic columns stay 0,
+    and a changed weight in such a file is still refused (its hash is checked as written)."""
+    from pathlib import Path
+
+    from pipeline.simulate.learned import BASE_FEATURES
+
+    rounds = Path(__file__).resolve().parents[2] / "pipeline" / "analysis" / "policy_rounds"
+    for name in ("round-1.json", "round-2.json"):
+        body = json.loads((rounds / name).read_text())
+        weights = load_weights(rounds / name)
+        for variant in Variant:
+            entry = body["variants"][variant.value]
+            names = FEATURES[family(variant)]
+            for stage, row in entry["weights"].items():
+                for feature, value in zip(entry["features"], row, strict=True):
+                    column = names.index("upper" if feature == "qualify" else feature)
+                    assert weights.tables[variant][int(stage), column] == value
+            base = len(BASE_FEATURES[family(variant)])
+            assert not weights.tables[variant][:, base:].any()
+        first = next(iter(body["variants"].values()))
+        first["weights"][next(iter(first["weights"]))][0] += 1.0
+        with pytest.raises(ValueError, match="hash"):
+            parse_weights(json.dumps(body), name)
