@@ -29,6 +29,7 @@ the last street is judged exactly.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Protocol
@@ -175,7 +176,7 @@ _INVERSE_ROOT_TWO_PI = 0.3989422804014327
 _PAIR_SCALE = 13.0  # strength scale of the weakest pair
 
 
-def _ordered_chance(
+def ordered_parts(
     top_mean: np.ndarray,
     top_variance: np.ndarray,
     middle_mean: np.ndarray,
@@ -183,12 +184,13 @@ def _ordered_chance(
     middle_variance: np.ndarray,
     bottom_mean: np.ndarray,
     bottom_variance: np.ndarray,
-) -> np.ndarray:
-    """Chance that top < middle < bottom for independent normal rows, keeping the correlation:
-    P(middle > top) × P(bottom > middle | middle > top), with the middle's conditional mean and
-    variance from the truncated normal. The middle is compared with the top at ``middle_mean``
-    (what the player can make of it) and with the bottom at ``middle_low`` (what the player can
-    keep it down to)."""
+    cdf: Callable[[np.ndarray], np.ndarray] = normal_cdf,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The two factors of :func:`_ordered_chance`: P(middle > top) and P(bottom > middle |
+    middle > top) for independent normal rows, with the middle's conditional mean and variance
+    from the truncated normal; ``cdf``: the normal CDF to use (the learned policy's features use
+    a faster one). The middle is compared with the top at ``middle_mean`` (what the player can
+    make of it) and with the bottom at ``middle_low`` (what the player can keep it down to)."""
     # in place where a step makes a new array of the result's type: the same operations in the
     # same order as the formula above (so the same bits), with fewer temporaries
     spread = top_variance + middle_variance
@@ -196,7 +198,7 @@ def _ordered_chance(
     np.sqrt(spread, out=spread)
     alpha = top_mean - middle_mean
     alpha /= spread
-    above = normal_cdf(alpha)
+    above = cdf(alpha)
     np.subtract(1.0, above, out=above)
     mills = alpha * -0.5
     mills *= alpha
@@ -219,7 +221,23 @@ def _ordered_chance(
     np.sqrt(below_spread, out=below_spread)
     gap = bottom_mean - conditional_mean
     gap /= below_spread
-    above *= normal_cdf(gap)
+    return above, cdf(gap)
+
+
+def _ordered_chance(
+    top_mean: np.ndarray,
+    top_variance: np.ndarray,
+    middle_mean: np.ndarray,
+    middle_low: np.ndarray,
+    middle_variance: np.ndarray,
+    bottom_mean: np.ndarray,
+    bottom_variance: np.ndarray,
+) -> np.ndarray:
+    """Chance that top < middle < bottom for independent normal rows, keeping the correlation:
+    P(middle > top) × P(bottom > middle | middle > top) (:func:`ordered_parts`)."""
+    above, below = ordered_parts(top_mean, top_variance, middle_mean, middle_low,
+                                 middle_variance, bottom_mean, bottom_variance)
+    above *= below
     return above
 
 

@@ -243,39 +243,12 @@ class Chances:
 def _ordered(top_mean: np.ndarray, top_variance: np.ndarray, middle_mean: np.ndarray,
              middle_low: np.ndarray, middle_variance: np.ndarray, bottom_mean: np.ndarray,
              bottom_variance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """P(middle > top) and P(bottom > middle | middle > top) for independent normal rows (the
-    middle's conditional mean and variance from the truncated normal), as in
-    :mod:`pipeline.simulate.bots`; the middle is compared with the top at ``middle_mean`` and
-    with the bottom at ``middle_low``."""
-    spread = top_variance + middle_variance
-    spread += np.float32(1e-6)
-    np.sqrt(spread, out=spread)
-    alpha = top_mean - middle_mean
-    alpha /= spread
-    above = fast_normal_cdf(alpha)
-    np.subtract(_ONE, above, out=above)
-    mills = alpha * np.float32(-0.5)
-    mills *= alpha
-    np.exp(mills, out=mills)
-    mills *= _INVERSE_ROOT_TWO_PI
-    mills /= np.maximum(above, np.float32(1e-12))
-    share = spread * spread
-    np.divide(middle_variance, share, out=share)
-    conditional_mean = share * spread
-    conditional_mean *= mills
-    conditional_mean += middle_low
-    conditional_variance = share * mills
-    mills -= alpha
-    conditional_variance *= mills
-    np.subtract(_ONE, conditional_variance, out=conditional_variance)
-    np.maximum(conditional_variance, np.float32(0.0), out=conditional_variance)
-    conditional_variance *= middle_variance
-    conditional_variance += bottom_variance
-    conditional_variance += np.float32(1e-6)
-    np.sqrt(conditional_variance, out=conditional_variance)
-    gap = bottom_mean - conditional_mean
-    gap /= conditional_variance
-    return above, fast_normal_cdf(gap)
+    """P(middle > top) and P(bottom > middle | middle > top): the heuristic bots' model
+    (:func:`pipeline.simulate.bots.ordered_parts`) with :func:`fast_normal_cdf`."""
+    from pipeline.simulate.bots import ordered_parts
+
+    return ordered_parts(top_mean, top_variance, middle_mean, middle_low, middle_variance,
+                         bottom_mean, bottom_variance, cdf=fast_normal_cdf)
 
 
 @np.errstate(all="ignore")
