@@ -448,13 +448,20 @@ _STATE_SUMS = """
 """Integer sums of boards per state and number of opponents counted (``pairings``)."""
 
 
+def _pass_conditions(filters: Filters, leave_out: tuple[str, ...]
+                     ) -> tuple[tuple[str, list[Any]], ...]:
+    """The conditions of a pass over the pairings in scope, each with its parameters: on the
+    hands (:func:`_report_conditions`), leaving out the opponents ``leave_out`` (``m``), and the
+    players of ``filters`` on the pairings (``m``) and on the seats (``s``)."""
+    return (_report_conditions(filters), in_list("m.opponent", leave_out, negate=True),
+            in_list("m.player", filters.players), in_list("s.player", filters.players))
+
+
 def _state_sums_full(connection: duckdb.DuckDBPyConnection, filters: Filters,
                      leave_out: tuple[str, ...]) -> pl.DataFrame:
     """State sums (:data:`_STATE_SUMS`) by a pass over every pairing in scope."""
-    where, params = _report_conditions(filters)
-    left_out, left_params = in_list("m.opponent", leave_out, negate=True)
-    players, player_params = in_list("m.player", filters.players)
-    seat_players, seat_params = in_list("s.player", filters.players)
+    (where, params), (left_out, left_params), (players, player_params), \
+        (seat_players, seat_params) = _pass_conditions(filters, leave_out)
     sql = f"""
         WITH report_hands AS MATERIALIZED (
             SELECT h.hand_key, h.variant, h.player_count, h.rules FROM hands h WHERE {where}
@@ -964,10 +971,8 @@ def report_session_sums(db: Database, filters: Filters,
     One pass over the hands in scope (the aggregates keep no sessions); summing the sessions
     with ``pairings`` > 0 gives :func:`report_state_totals` exactly.
     """
-    where, params = _report_conditions(filters)
-    left_out, left_params = in_list("m.opponent", leave_out, negate=True)
-    players, player_params = in_list("m.player", filters.players)
-    seat_players, seat_params = in_list("s.player", filters.players)
+    (where, params), (left_out, left_params), (players, player_params), \
+        (seat_players, seat_params) = _pass_conditions(filters, leave_out)
     draw_players = ""
     draw_params: list[Any] = []
     if filters.players:
@@ -1120,10 +1125,8 @@ def report_seat_blocks(db: Database, filters: Filters, leave_out: tuple[str, ...
     stays put after a Fantasyland hand, so a run of Fantasyland hands (the player's or an
     opponent's) falls on one seat; blocks as units keep that in the errors. With
     ``filters.players``, only theirs."""
-    where, params = _report_conditions(filters)
-    left_out, left_params = in_list("m.opponent", leave_out, negate=True)
-    players, player_params = in_list("m.player", filters.players)
-    seat_players, seat_params = in_list("s.player", filters.players)
+    (where, params), (left_out, left_params), (players, player_params), \
+        (seat_players, seat_params) = _pass_conditions(filters, leave_out)
     sql = f"""
         WITH report_hands AS MATERIALIZED (
             SELECT h.hand_key, h.variant, h.player_count, h.rules, h.started_at
