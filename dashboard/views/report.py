@@ -33,6 +33,7 @@ from pipeline.report.render import (
     report_figures,
     report_file_name,
 )
+from pipeline.report.summary import chasing_apart
 
 FORMAT_LABELS = {"html": "HTML (works offline)", "md": "Markdown", "json": "JSON"}
 MIME_TYPES = {"html": "text/html", "md": "text/markdown", "json": "application/json"}
@@ -207,7 +208,7 @@ if data["summary"]:
 else:
     st.markdown(f"Nothing is clear against {md(group['label'])}: every difference below is "
                 "within what luck gives over these hands and sessions.")
-if data["chasing"]:
+if chasing_apart(data):
     st.markdown(f"**Does chasing Fantasyland pay?** {md(data['chasing']['answer'])}")
 
 # --- the ranked list ---------------------------------------------------------------------------

@@ -448,13 +448,20 @@ _STATE_SUMS = """
 """Integer sums of boards per state and number of opponents counted (``pairings``)."""
 
 
+def _pass_conditions(filters: Filters, leave_out: tuple[str, ...]
+                     ) -> tuple[tuple[str, list[Any]], ...]:
+    """The conditions of a pass over the pairings in scope, each with its parameters: on the
+    hands (:func:`_report_conditions`), leaving out the opponents ``leave_out`` (``m``), and the
+    players of ``filters`` on the pairings (``m``) and on the seats (``s``)."""
+    return (_report_conditions(filters), in_list("m.opponent", leave_out, negate=True),
+            in_list("m.player", filters.players), in_list("s.player", filters.players))
+
+
 def _state_sums_full(connection: duckdb.DuckDBPyConnection, filters: Filters,
                      leave_out: tuple[str, ...]) -> pl.DataFrame:
     """State sums (:data:`_STATE_SUMS`) by a pass over every pairing in scope."""
-    where, params = _report_conditions(filters)
-    left_out, left_params = in_list("m.opponent", leave_out, negate=True)
-    players, player_params = in_list("m.player", filters.players)
-    seat_players, seat_params = in_list("s.player", filters.players)
+    (where, params), (left_out, left_params), (players, player_params), \
+        (seat_players, seat_params) = _pass_conditions(filters, leave_out)
     sql = f"""
         WITH report_hands AS MATERIALIZED (
             SELECT h.hand_key, h.variant, h.player_count, h.rules FROM hands h WHERE {where}
@@ -964,10 +971,8 @@ def report_session_sums(db: Database, filters: Filters,
     One pass over the hands in scope (the aggregates keep no sessions); summing the sessions
     with ``pairings`` > 0 gives :func:`report_state_totals` exactly.
     """
-    where, params = _report_conditions(filters)
-    left_out, left_params = in_list("m.opponent", leave_out, negate=True)
-    players, player_params = in_list("m.player", filters.players)
-    seat_players, seat_params = in_list("s.player", filters.players)
+    (where, params), (left_out, left_params), (players, player_params), \
+        (seat_players, seat_params) = _pass_conditions(filters, leave_out)
     draw_players = ""
     draw_params: list[Any] = []
     if filters.players:
@@ -1097,3 +1102,56 @@ def report_pair_sessions(db: Database, filters: Filters,
     """
     return frame(db, sql, [*params, *opponents]).cast(
         PAIR_SESSION_COLUMNS)  # type: ignore[arg-type]
+
+
+SEAT_BLOCK_HANDS = 12
+"""Hands per block of :func:`report_seat_blocks`: four turns of the button at a 3-handed table."""
+
+SEAT_BLOCK_COLUMNS: dict[str, type[pl.DataType]] = {
+    "player": pl.String, "block": pl.String, "variant": pl.String, "player_count": pl.Int8,
+    "rules": pl.String, "position": pl.Int8, "boards": pl.Int64, "value": pl.Float64, "value_sq": pl.Float64,
+}
+"""The columns of :func:`report_seat_blocks`."""
+
+
+def report_seat_blocks(db: Database, filters: Filters, leave_out: tuple[str, ...] = (),
+                       block_hands: int = SEAT_BLOCK_HANDS) -> pl.DataFrame:
+    """Per player, block of consecutive hands, variant, table size, rules and position: the boards and
+    their results (settled against the opponents not in ``leave_out``, scaled to the whole table
+    as in :func:`report_state_totals`) with the sum of squares, for the seat test's errors.
+
+    A block is ``block_hands`` consecutive hands of one session (counted boards only, in play
+    order; ``block``: ``session#n``). Neighbouring hands hang together at the seats: the button
+    stays put after a Fantasyland hand, so a run of Fantasyland hands (the player's or an
+    opponent's) falls on one seat; blocks as units keep that in the errors. With
+    ``filters.players``, only theirs."""
+    (where, params), (left_out, left_params), (players, player_params), \
+        (seat_players, seat_params) = _pass_conditions(filters, leave_out)
+    sql = f"""
+        WITH report_hands AS MATERIALIZED (
+            SELECT h.hand_key, h.variant, h.player_count, h.rules, h.started_at
+            FROM hands h WHERE {where}
+        ), counted AS (
+            SELECT m.hand_key, m.player, count(*) AS pairings, sum(m.settled) AS settled
+            FROM matchups m SEMI JOIN report_hands k ON k.hand_key = m.hand_key
+            WHERE TRUE{left_out}{players}
+            GROUP BY m.hand_key, m.player
+        ), boards AS (
+            SELECT s.player, coalesce(s.session_id, 'hand:' || s.hand_key::VARCHAR) AS session,
+                   k.variant, k.player_count, k.rules, s.position,
+                   c.settled::DOUBLE * (k.player_count - 1) / c.pairings AS value,
+                   row_number() OVER (
+                       PARTITION BY s.player, coalesce(s.session_id, 'hand:' || s.hand_key::VARCHAR)
+                       ORDER BY k.started_at NULLS FIRST, s.hand_key) - 1 AS place
+            FROM seats s
+            JOIN report_hands k ON k.hand_key = s.hand_key
+            JOIN counted c ON c.hand_key = s.hand_key AND c.player = s.player
+            WHERE TRUE{seat_players}
+        )
+        SELECT player, session || '#' || (place // ?)::VARCHAR AS block, variant, player_count,
+               rules, position, count(*) AS boards, sum(value) AS value, sum(value * value) AS value_sq
+        FROM boards GROUP BY ALL
+        ORDER BY player, block, variant, player_count, rules, position
+    """
+    return frame(db, sql, [*params, *left_params, *player_params, *seat_params,
+                           int(block_hands)]).cast(SEAT_BLOCK_COLUMNS)  # type: ignore[arg-type]

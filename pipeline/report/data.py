@@ -36,7 +36,10 @@ class ReportData:
     ``player_states`` / ``reference_states``: the same summed over sessions (the board states
     of :func:`pipeline.read.report.report_state_totals`). ``pair_sessions``: everyone's
     pairings with the player's regular opponents, per session
-    (:func:`pipeline.read.report.report_pair_sessions`).
+    (:func:`pipeline.read.report.report_pair_sessions`). ``player_seat_blocks`` /
+    ``reference_seat_blocks``: the results per block of consecutive hands and seat, the
+    player's and everyone's (:func:`pipeline.read.report.report_seat_blocks`, the same leave-out
+    as the session sums), for the seat test.
 
     ``hands``: the player's hands (:func:`pipeline.read.report.report_own_hands`: what the
     report reads of every hand). ``details`` maps a notable hand's key to its players
@@ -55,6 +58,8 @@ class ReportData:
     player_states: pl.DataFrame
     reference_states: pl.DataFrame
     pair_sessions: pl.DataFrame
+    player_seat_blocks: pl.DataFrame = field(default_factory=pl.DataFrame)
+    reference_seat_blocks: pl.DataFrame = field(default_factory=pl.DataFrame)
     hand_grades: pl.DataFrame = field(default_factory=pl.DataFrame)
     headers: pl.DataFrame = field(default_factory=pl.DataFrame)
     grading: dict[str, pl.DataFrame] = field(default_factory=dict)  # pipeline.report.grading
@@ -113,6 +118,10 @@ def gather_report_data(db: Database, request: ReportRequest,
         reference_sessions = read.report.report_session_sums(
             connection, scope, (*names, *left_out)) \
             if reference.members else player_sessions.clear()
+        player_seat_blocks = read.report.report_seat_blocks(connection, mine, player_leave_out)
+        reference_seat_blocks = read.report.report_seat_blocks(
+            connection, scope, (*names, *left_out)) \
+            if reference.members else player_seat_blocks.clear()
         player_states = read.report.state_totals_of_sessions(player_sessions)
         reference_states = read.report.state_totals_of_sessions(reference_sessions)
         regulars = (pair_totals.filter(pl.col("player").is_in(list(names))
@@ -140,6 +149,7 @@ def gather_report_data(db: Database, request: ReportRequest,
         reference=reference, player_sessions=player_sessions,
         reference_sessions=reference_sessions, player_states=player_states,
         reference_states=reference_states, pair_sessions=pair_sessions,
+        player_seat_blocks=player_seat_blocks, reference_seat_blocks=reference_seat_blocks,
         hand_grades=hand_grades, headers=headers, grading=grading,
     )
 

@@ -21,6 +21,7 @@ import polars as pl
 
 from pipeline.report.model import Report, report_dict
 from pipeline.report.stats import ordinal
+from pipeline.report.summary import chasing_apart
 from pipeline.rules.cards import card_symbol
 
 if TYPE_CHECKING:  # Plotly and Jinja load only for the formats that use them (not JSON)
@@ -353,6 +354,7 @@ def _context(report: Report) -> dict[str, Any]:
     findings = {finding["key"]: finding for finding in data["findings"]}
     return {
         "r": data,
+        "chasing_apart": chasing_apart(data),
         "findings_by_key": findings,
         "components": [f for f in data["findings"] if f["cause"] and f["shown"]],
         "tested": [f for f in data["findings"] if f["topic"] in ("Seats", "Head-to-head")

@@ -17,6 +17,7 @@ Pure.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pipeline.report.inference import Test
 from pipeline.report.model import Cause, ChasingAnswer, Finding, SummaryItem
@@ -146,6 +147,15 @@ def with_chasing(items: list[SummaryItem], chasing: ChasingAnswer | None) -> lis
         points_per_100=chasing.points_per_100, low=chasing.low, high=chasing.high,
         leaks=() if pays else ("fouls", "fantasyland"),
         gains=("fouls", "fantasyland") if pays else (), tests=("chasing",))]
+
+
+def chasing_apart(data: dict[str, Any]) -> bool:
+    """Whether a report (as :func:`~pipeline.report.model.report_dict` gives it) shows the
+    chasing answer on its own below the summary: there is an answer and no summary item holds it
+    already (a clear answer joins the fouls or Fantasyland item, or is an item of its own), so
+    the question is asked once."""
+    return bool(data.get("chasing")) and not any(
+        "chasing" in item["tests"] for item in data.get("summary") or ())
 
 
 FINDING_ITEMS: dict[str, tuple[str, str]] = {
