@@ -15,6 +15,8 @@ Modules (the first ones in the order a file goes through them):
 * :mod:`~pipeline.ingest.batches` — a batch validated, scored together and turned into columns
   (no database, no processes: runs the same in a worker);
 * :mod:`~pipeline.ingest.fast_canonical` — the columnar path for plainly valid canonical lines;
+* :mod:`~pipeline.ingest.fast_streets` — the same with each street read as one raw text, a
+  block's streets checked by their distinct shapes (``ofc score``'s parser);
 * :mod:`~pipeline.ingest.columns` — validated hands as columns, scored by the batch core
   (numpy only);
 * :mod:`~pipeline.ingest.tables` — the Arrow tables of a batch, built from its columns;

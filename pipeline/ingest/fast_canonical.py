@@ -25,7 +25,7 @@ tests/ingest/test_fast_canonical.py checks that on generated and mutated records
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from itertools import chain, repeat
 from operator import attrgetter, itemgetter
@@ -327,10 +327,19 @@ def parse_canonical_batch(
     once per distinct name, site and rules; numpy for seats, names within a hand, street
     counts) and a hand that fails any of them goes to the per-record path.
     """
-    decode = _DECODER.decode
+    columns = _Gathered()
+    rest, decoded = _decode_chunks(lines, _DECODER.decode, columns)
+    return _finish(path, rest, decoded, columns, identity, streets)
+
+
+def _decode_chunks(
+    lines: Sequence[tuple[int, bytes] | tuple[int, bytes, bool]],
+    decode: Callable[[bytes], object], columns: _Gathered,
+) -> tuple[list[int], list[int]]:
+    """Decode the lines a chunk at a time into ``columns``: returns the positions of the lines
+    that do not decode (the per-record path says why) and of those that do."""
     rest: list[int] = []
     decoded: list[int] = []
-    columns = _Gathered()
     numbers = columns.numbers
     texts = list(map(_SECOND, lines))
     line_numbers = list(map(_FIRST, lines))
@@ -352,7 +361,7 @@ def parse_canonical_batch(
             decoded.extend(range(start, stop))
             numbers.extend(line_numbers[start:stop])
         columns.gather(chunk)
-    return _finish(path, rest, decoded, columns, identity, streets)
+    return rest, decoded
 
 
 class _Gathered:
@@ -402,15 +411,7 @@ class _Gathered:
         self.seats.extend(map(_SEAT, players))
         self.fantasyland.extend(map(_FANTASYLAND, players))
         self.reported.extend(map(_REPORTED, players))
-        player_streets = list(map(_STREETS, players))
-        if None in player_streets:
-            self.street_counts.extend([-1 if streets is None else len(streets)
-                                       for streets in player_streets])
-            player_streets = [streets for streets in player_streets if streets is not None]
-        else:  # the usual chunk: every player's streets given
-            self.street_counts.extend(map(len, player_streets))
-        segments = list(chain.from_iterable(map(_STREET_LISTS, chain.from_iterable(
-            player_streets))))
+        self._gather_streets(players)
         first = self.player_total
         given_segments: list[msgspec.Raw] = []
         boards = list(map(_BOARD, players))
@@ -420,9 +421,25 @@ class _Gathered:
                     self.given_players.append(first + index)
                     given_segments += (board.top, board.middle, board.bottom)
         self.player_total += len(players)
-        self.segment_parts.append(_joined_segments(segments))
         self.given_parts.append(_joined_segments(given_segments))
         chunk.clear()
+
+    def _gather_streets(self, players: list[_Player]) -> None:
+        """The players' street counts and the raw texts of their streets' card lists, joined
+        while their structs are still in the CPU caches."""
+        self.segment_parts.append(_joined_segments(list(chain.from_iterable(
+            map(_STREET_LISTS, chain.from_iterable(self._counted_streets(players)))))))
+
+    def _counted_streets(self, players: list) -> list[list]:
+        """The players' street counts (-1: no streets given) added; their street lists
+        returned (those given)."""
+        player_streets = list(map(_STREETS, players))
+        if None in player_streets:
+            self.street_counts.extend([-1 if streets is None else len(streets)
+                                       for streets in player_streets])
+            return [streets for streets in player_streets if streets is not None]
+        self.street_counts.extend(map(len, player_streets))  # the usual chunk: all given
+        return player_streets
 
 
 def _plain_hands(
@@ -587,8 +604,11 @@ def _joined(parts: list[bytes]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _finish(
     path: str, rest: list[int], decoded: list[int], gathered: _Gathered, identity: bool = True,
     streets: bool = True,
+    segments: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
 ) -> tuple[HandColumns, np.ndarray, list[int]]:
-    """The batch-wide checks, the hashes and the columns of the hands that pass."""
+    """The batch-wide checks, the hashes and the columns of the hands that pass.
+    ``segments``: the streets' card lists already read (cards per list, codes, plain per list;
+    :func:`pipeline.ingest.fast_streets.street_lists`), else read from ``gathered``."""
     hand_count = len(decoded)
     player_count_list = gathered.player_counts
     player_counts = np.asarray(player_count_list, np.int64)
@@ -606,7 +626,8 @@ def _finish(
                                  for variant in variants), np.int64, hand_count)
     street_counts = np.maximum(np.asarray(gathered.street_counts, np.int64), 0)
     street_total = int(street_counts.sum())
-    segments = _joined(gathered.segment_parts)
+    if segments is None:
+        segments = _joined(gathered.segment_parts)
     given_segments = _joined(gathered.given_parts)
     given_player_list = gathered.given_players
     first_player = _exclusive_cumsum(player_counts)

@@ -1,7 +1,7 @@
 """``ofc score``'s engine: canonical JSON Lines scored block by block through the batch core.
 
 A block of lines is parsed and validated by the columnar canonical path
-(:func:`~pipeline.ingest.fast_canonical.parse_canonical_batch`), scored as columns by the batch
+(:func:`~pipeline.ingest.fast_streets.parse_canonical_block`), scored as columns by the batch
 rules core (:func:`~pipeline.ingest.columns.score_columns`) and written as one output line per
 input line, in input order. A line the columnar path does not accept outright (an unusual
 spelling, an extra field, a bad record, unknown rules...) goes through the per-record path,
@@ -47,7 +47,7 @@ from pipeline.formats.source import (
     load_json,
 )
 from pipeline.ingest.columns import CLASS_LABELS, score_columns
-from pipeline.ingest.fast_canonical import parse_canonical_batch
+from pipeline.ingest.fast_streets import parse_canonical_block
 from pipeline.ingest.lifetime import exit_with
 from pipeline.records.rules_file import RulesResolver
 from pipeline.records.validate import InvalidHand, parse_hand
@@ -158,7 +158,7 @@ def _score_block(lines: Sequence[RawLine | SourceLine], resolver: RulesResolver)
     outputs: list[str | None] = [None] * len(lines)
     raw_positions = [position for position, item in enumerate(lines) if type(item) is tuple]
     if raw_positions:
-        columns, accepted, rest = parse_canonical_batch(
+        columns, accepted, rest = parse_canonical_block(
             lines if len(raw_positions) == len(lines)
             else [lines[position] for position in raw_positions],  # type: ignore[misc]
             "", identity=False, streets=False,

@@ -20,6 +20,9 @@ the baseline's fouls and points agree with ``ofc score``'s (so it is doing the s
 
     .venv/bin/python tests/benchmarks/bench_score.py [--hands 20000] [--repeats 3]
 
+``--parsers ROUNDS`` times instead, in this process, ``score_block`` over the same file with the
+columnar parser and with the streets-as-raw-text parser, alternating (CPU seconds, medians).
+
 Goal (issue 14): ``ofc score`` at least 3x the baseline (aim 10x).
 """
 
@@ -152,6 +155,50 @@ def scalar_score(path: str, output: str) -> None:
             sink.write(scalar_output(line, resolver)[0] + "\n")
 
 
+def parsers_in_process(path: Path, rounds: int) -> None:
+    """``score_block`` over every block of ``path`` in this process, CPU seconds, rounds
+    alternating between the two parsers of the block path: the columnar parser
+    (``parse_canonical_batch``, the one ingest uses) and the streets-as-raw-text parser
+    (``parse_canonical_block``, ``ofc score``'s). Prints each one's median and ratio, and
+    checks that both print the same bytes."""
+    import gc
+    import time
+
+    from pipeline.formats.source import read_raw_lines
+    from pipeline.ingest import fast_canonical, fast_streets, score_lines
+    from pipeline.records.rules_file import RulesResolver
+
+    resolver = RulesResolver(search_directories=[path.parent])
+    lines = list(read_raw_lines(path))
+    blocks = [lines[start:start + score_lines.BLOCK_LINES]
+              for start in range(0, len(lines), score_lines.BLOCK_LINES)]
+    arms = {"columnar parser (before)": fast_canonical.parse_canonical_batch,
+            "streets as raw text (now)": fast_streets.parse_canonical_block}
+    seconds: dict[str, list[float]] = {name: [] for name in arms}
+    texts: dict[str, str] = {}
+    gc.freeze()
+    gc.disable()
+    chosen = score_lines.parse_canonical_block
+    try:
+        for _ in range(rounds):
+            for name, parse in arms.items():
+                score_lines.parse_canonical_block = parse
+                start = time.process_time()
+                texts[name] = "".join(score_lines.score_block(block, resolver).text
+                                      for block in blocks)
+                seconds[name].append(time.process_time() - start)
+    finally:
+        score_lines.parse_canonical_block = chosen
+    baseline = statistics.median(seconds["columnar parser (before)"])
+    print(f"score_block in one process over {len(lines):,} lines, CPU, median of {rounds} "
+          f"alternating rounds, load average {os.getloadavg()[0]:.1f}:")
+    for name, values in seconds.items():
+        median = statistics.median(values)
+        print(f"  {name:26} {median * 1000:7.0f} ms ({median / len(lines) * 1e6:5.1f} us a "
+              f"line) {baseline / median:5.2f}x the columnar parser")
+    print(f"  same output: {len(set(texts.values())) == 1}")
+
+
 def hands_file(count: int, cache: Path) -> Path:
     """The cached JSON Lines file of ``count`` random pineapple hands."""
     from bench_ingest import deal_record
@@ -191,6 +238,9 @@ def main() -> None:
                         help="also time `ofc score --jobs 1` and `--jobs 2` from another source "
                              "tree (say the code before a change: git archive COMMIT | tar -x -C "
                              "DIR)")
+    parser.add_argument("--parsers", type=int, metavar="ROUNDS",
+                        help="instead: time score_block in this process with each of the two "
+                             "parsers, alternating, ROUNDS rounds")
     parser.add_argument("--baseline", nargs=2, metavar=("FILE", "OUT"), help=argparse.SUPPRESS)
     parser.add_argument("--scalar", nargs=2, metavar=("FILE", "OUT"), help=argparse.SUPPRESS)
     arguments = parser.parse_args()
@@ -203,6 +253,9 @@ def main() -> None:
     from child_runs import Run, installed_environment, timed_run
 
     path = hands_file(arguments.hands, arguments.cache)
+    if arguments.parsers:
+        parsers_in_process(path, arguments.parsers)
+        return
     environment = installed_environment(arguments.cache)
     python = sys.executable
     with tempfile.TemporaryDirectory() as folder:
