@@ -39,6 +39,7 @@ from pipeline.ingest.tables import TABLE_SCHEMAS
 from pipeline.rules.ruleset import RuleSet, ruleset_to_mapping
 
 __all__ = [
+    "BUILD_MEMORY_LIMIT",
     "CHECKPOINT_THRESHOLD",
     "HOLD_SECONDS",
     "WRITER_MEMORY_LIMIT",
@@ -65,6 +66,10 @@ HOLD_SECONDS = 1.5
 WRITER_MEMORY_LIMIT = "600MB"
 """DuckDB's memory limit for the writer (its default, 80 % of the machine, lets its buffer cache
 grow past what an ingest needs)."""
+
+BUILD_MEMORY_LIMIT = "1400MB"
+"""DuckDB's memory limit while a bulk load builds the aggregates at its end (the facts of every
+stored board at once: at 1 M hands they did not fit in :data:`WRITER_MEMORY_LIMIT`)."""
 
 CHECKPOINT_THRESHOLD = "2GB"
 """Write-ahead log size that forces a checkpoint while the writer holds the database (so in
@@ -415,8 +420,12 @@ def finish_source(
     with writer.transaction(release=True) as connection:
         insert_rejects(connection, file_rejects)
         refresh_sessions(connection, touched, session_gap)
-        if deferral is not None:
-            catch_up(connection, deferral)
+        if deferral is not None and deferral.pending:
+            connection.execute(f"SET memory_limit = '{BUILD_MEMORY_LIMIT}'")
+            try:
+                catch_up(connection, deferral)
+            finally:
+                connection.execute(f"SET memory_limit = '{WRITER_MEMORY_LIMIT}'")
         resolve_rejects(connection)
         _record_file(connection, summary, size)
         if then is not None:
