@@ -152,10 +152,17 @@ def _ingest_file(
             pool = worker_pool(workers)
         return pool
 
+    def stop_pool() -> None:
+        """End the workers (their memory is given back before the source is closed)."""
+        nonlocal pool
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+            pool = None
+
     try:
         return _ingest_source_file(
             writer, path, summary, resolver, game, batch_size, session_gap, on_batch, display,
-            workers, start_pool, bulk,
+            workers, start_pool, bulk, stop_pool,
         )
     finally:
         if pool is not None:
@@ -175,6 +182,7 @@ def _ingest_source_file(
     workers: int | None,
     start_pool: Callable[[int], ProcessPoolExecutor],
     bulk: bool | None = None,
+    stop_pool: Callable[[], None] = lambda: None,
 ) -> FileSummary:
     format = summary.format
     try:
@@ -226,6 +234,7 @@ def _ingest_source_file(
             file_rejects.append(Reject(str(path), None, None, EMPTY_FILE_REASON, "", "file"))
             summary.note_reject(None, EMPTY_FILE_REASON, "file")
         summary.settle_status()
+    stop_pool()  # a bulk load's build of the aggregates needs the workers' memory
     finish_source(writer, summary, size, ingestor.tables_touched, session_gap, file_rejects,
                   deferral=deferral)
     return summary
