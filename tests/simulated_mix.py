@@ -25,7 +25,8 @@ from pipeline.read.scope import Filters, HandFlags, has_hand_filters
 from pipeline.read.totals import AggregatesUnavailable, Route
 
 BATCH = 61
-"""Records per ingest batch: small, so each file's hands reach the aggregates in many merges."""
+"""Records per ingest batch: small, so each file's hands reach the aggregates in many merges
+(batch by batch: ``bulk=False``)."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def build_mixed(folder: Path) -> Mixed:
         write_simulation(config, path)
         files.append(path)
     database = folder / "mixed.duckdb"
-    summary = ingest_paths(files, database, batch_size=BATCH)
+    summary = ingest_paths(files, database, batch_size=BATCH, bulk=False)
     assert summary.stored == sum(config.hands for config in configs), summary
     assert summary.rejected == 0, summary
     return Mixed(database, tuple(files))

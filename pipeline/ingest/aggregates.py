@@ -40,6 +40,7 @@ are imported here for the writer's own use.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
+from dataclasses import dataclass
 
 import duckdb
 import pyarrow as pa
@@ -65,7 +66,8 @@ from pipeline.store.aggregates import (
     summaries_sql,
 )
 
-__all__ = ["add_hands", "ensure_aggregates", "rebuild", "remove_hands"]
+__all__ = ["Deferral", "add_hands", "catch_up", "defer_hands", "ensure_aggregates", "rebuild",
+           "remove_hands"]
 
 def _draws_sql(placements: str, where: str) -> str:
     """The boards of ``placements`` with a Q, K or A placed on top with the first five cards."""
@@ -331,6 +333,14 @@ def ensure_aggregates(connection: duckdb.DuckDBPyConnection) -> bool:
 _FRAME_PREFIX = "_aggregate_frame_"
 
 
+def _new_hands(frames: Mapping[str, pa.Table], skip: Collection[int]) -> bool:
+    """Whether the batch's ``frames`` hold a hand whose key is not in ``skip``."""
+    hands = frames.get("hands")
+    if hands is None or hands.num_rows == 0:
+        return False
+    return not skip or any(key not in skip for key in hands.column("hand_key").to_pylist())
+
+
 def add_hands(connection: duckdb.DuckDBPyConnection, frames: Mapping[str, pa.Table],
               skip: Collection[int] = ()) -> None:
     """Count a batch's new hands in the aggregates (in the writer's transaction, after the
@@ -347,10 +357,7 @@ def add_hands(connection: duckdb.DuckDBPyConnection, frames: Mapping[str, pa.Tab
     # and new summaries from the stored hands, which hold it already (then the batch is not
     # numbered or summarised again)
     _, renumbered, summarised = _build_missing(connection)
-    hands = frames.get("hands")
-    if hands is None or hands.num_rows == 0:
-        return
-    if skip and all(key in skip for key in hands.column("hand_key").to_pylist()):
+    if not _new_hands(frames, skip):
         return
     names = ("hands", "seats", "evaluations", "results", "matchups", "placements")
     relations = {name: _FRAME_PREFIX + name for name in names}
@@ -396,3 +403,46 @@ def remove_hands(connection: duckdb.DuckDBPyConnection, keys: Collection[int]) -
         play_order.remove_rows(connection, f"{_FRAME_PREFIX}keys")
     finally:
         connection.unregister(f"{_FRAME_PREFIX}keys")
+
+
+@dataclass(slots=True)
+class Deferral:
+    """A bulk load that counts its hands in the aggregates once, when its source is closed
+    (:func:`defer_hands` for each batch, :func:`catch_up` at the end), instead of batch by batch.
+
+    Adding a batch to the aggregates costs about twice, per hand, what building them from every
+    stored hand costs (the facts of the batch joined, then merged into the totals, their
+    rollups, the play order and the summaries, each rewritten at the next checkpoint), so a
+    file with at least as many hands as the database holds is cheaper counted once at the end.
+    ``pending``: a batch of this load left its hands out of the aggregates."""
+
+    pending: bool = False
+
+
+def defer_hands(connection: duckdb.DuckDBPyConnection, frames: Mapping[str, pa.Table],
+                skip: Collection[int], deferral: Deferral) -> None:
+    """:func:`add_hands` for a batch of a bulk load (in the writer's transaction, after the
+    hands were inserted): while the aggregates are current, mark them out of date and count
+    nothing; :func:`catch_up` builds them when the load's source is closed.
+
+    Marking them out of date (their meta key deleted, in the batch's transaction) keeps every
+    reader off them until then (readers fall back to the hand tables, as on a database without
+    aggregates) and, should the load die before its end, makes the next writer build them
+    from everything stored. When they are not current and not because of this load (a new
+    or an older database) the batch is added as :func:`add_hands` does, which builds them."""
+    if aggregates_current(connection):
+        if _new_hands(frames, skip):
+            connection.execute("DELETE FROM meta WHERE key = ?", [AGGREGATES_META_KEY])
+            deferral.pending = True
+    elif not deferral.pending:
+        add_hands(connection, frames, skip)
+
+
+def catch_up(connection: duckdb.DuckDBPyConnection, deferral: Deferral) -> bool:
+    """Build the aggregates a bulk load left out (:func:`defer_hands`), in the caller's
+    transaction, unless another writer built them since. True when it built them."""
+    built = deferral.pending and not aggregates_current(connection)
+    if built:
+        rebuild(connection)
+    deferral.pending = False
+    return built

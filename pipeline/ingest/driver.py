@@ -46,6 +46,7 @@ from typing import Any
 
 from pipeline.formats import FormatError, SourceRecord, read_source
 from pipeline.formats.base import clip_raw
+from pipeline.ingest.aggregates import Deferral
 from pipeline.ingest.batches import DEFAULT_BATCH_SIZE, Reject
 from pipeline.ingest.ingestor import Ingestor
 from pipeline.ingest.paths import expand_paths, file_hash
@@ -53,13 +54,27 @@ from pipeline.ingest.progress import Progress
 from pipeline.ingest.sessions import DEFAULT_SESSION_GAP_MINUTES
 from pipeline.ingest.summary import BatchReport, FileSummary, IngestSummary
 from pipeline.ingest.workers import parallel_workers, worker_pool
-from pipeline.ingest.writer import Writer, already_ingested, finish_source, open_check
+from pipeline.ingest.writer import (
+    Writer,
+    already_ingested,
+    finish_source,
+    open_check,
+    stored_hands,
+)
 from pipeline.records.rules_file import RulesResolver
 from pipeline.rules.ruleset import RuleSet
 
-__all__ = ["EMPTY_FILE_REASON", "ingest_mappings", "ingest_paths"]
+__all__ = ["BULK_BYTES_PER_HAND", "EMPTY_FILE_REASON", "bulk_load", "ingest_mappings",
+           "ingest_paths"]
 
 EMPTY_FILE_REASON = "empty file: no hand history in it"
+
+BULK_BYTES_PER_HAND = 2_000
+"""A file of at least this many bytes for every hand stored is a bulk load: it counts its hands
+in the aggregates once, at its end (:class:`~pipeline.ingest.aggregates.Deferral`), which costs
+less than batch by batch once it brings about as many hands as the database holds. (A
+3-player Pineapple hand is about 1,600 bytes of canonical JSON, a 2-player Classic one about
+800: the estimate errs towards counting batch by batch.)"""
 
 
 def ingest_paths(
@@ -73,6 +88,7 @@ def ingest_paths(
     session_gap: float = DEFAULT_SESSION_GAP_MINUTES,
     on_batch: Callable[[BatchReport], None] | None = None,
     workers: int | None = None,
+    bulk: bool | None = None,
 ) -> IngestSummary:
     """Ingest files, folders (recursive) and globs, plain or gzip, into ``database``.
 
@@ -85,6 +101,9 @@ def ingest_paths(
     reads and writes; None uses every core for files of
     :data:`~pipeline.ingest.workers.PARALLEL_MIN_BYTES` or more, 1 never forks, 2+ forks for
     every canonical file. The result is the same either way.
+    ``bulk``: count a file's hands in the aggregates once, at its end, instead of batch by
+    batch (:class:`~pipeline.ingest.aggregates.Deferral`); None decides per file (a file of at
+    least :data:`BULK_BYTES_PER_HAND` bytes per stored hand). The result is the same either way.
 
     Raises :class:`~pipeline.ingest.errors.IngestError` for a missing path and
     :class:`~pipeline.ingest.errors.DatabaseError` for a database that cannot be used; problems inside files become rejects and per-file summaries.
@@ -100,7 +119,7 @@ def ingest_paths(
         for path in files:
             file_summary = _ingest_file(
                 writer, path, resolver, format, game, batch_size, session_gap, on_batch, display,
-                workers,
+                workers, bulk,
             )
             summary.files.append(file_summary)
     finally:
@@ -121,6 +140,7 @@ def _ingest_file(
     on_batch: Callable[[BatchReport], None] | None,
     display: Progress,
     workers: int | None = None,
+    bulk: bool | None = None,
 ) -> FileSummary:
     summary = FileSummary(str(path), format=format)
     display.describe(path.name)
@@ -132,10 +152,17 @@ def _ingest_file(
             pool = worker_pool(workers)
         return pool
 
+    def stop_pool() -> None:
+        """End the workers (their memory is given back before the source is closed)."""
+        nonlocal pool
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+            pool = None
+
     try:
         return _ingest_source_file(
             writer, path, summary, resolver, game, batch_size, session_gap, on_batch, display,
-            workers, start_pool,
+            workers, start_pool, bulk, stop_pool,
         )
     finally:
         if pool is not None:
@@ -154,6 +181,8 @@ def _ingest_source_file(
     display: Progress,
     workers: int | None,
     start_pool: Callable[[int], ProcessPoolExecutor],
+    bulk: bool | None = None,
+    stop_pool: Callable[[], None] = lambda: None,
 ) -> FileSummary:
     format = summary.format
     try:
@@ -179,7 +208,10 @@ def _ingest_source_file(
         )
         finish_source(writer, summary, size, set(), session_gap)
         return summary
-    ingestor = Ingestor(writer, resolver, batch_size, on_batch, display.advance)
+    if bulk is None:
+        bulk = bulk_load(size, stored_hands(writer))
+    deferral = Deferral() if bulk else None
+    ingestor = Ingestor(writer, resolver, batch_size, on_batch, display.advance, deferral)
     file_rejects: list[Reject] = []
     try:
         records = read_source(path, format=format, game=game)
@@ -202,8 +234,16 @@ def _ingest_source_file(
             file_rejects.append(Reject(str(path), None, None, EMPTY_FILE_REASON, "", "file"))
             summary.note_reject(None, EMPTY_FILE_REASON, "file")
         summary.settle_status()
-    finish_source(writer, summary, size, ingestor.tables_touched, session_gap, file_rejects)
+    stop_pool()  # a bulk load's build of the aggregates needs the workers' memory
+    finish_source(writer, summary, size, ingestor.tables_touched, session_gap, file_rejects,
+                  deferral=deferral)
     return summary
+
+
+def bulk_load(file_bytes: int, stored: int) -> bool:
+    """Whether a file of ``file_bytes`` bytes, ingested into a database of ``stored`` hands, is a
+    bulk load (:data:`BULK_BYTES_PER_HAND`)."""
+    return file_bytes >= BULK_BYTES_PER_HAND * stored
 
 
 def _detected_format(path: Path) -> str | None:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pipeline.formats import FormatError, SourceRecord
 from pipeline.formats.source import RawLine, SourceLine, collector_paused, read_raw_lines
+from pipeline.ingest.aggregates import Deferral
 from pipeline.ingest.batches import BatchBuilder, PreparedBatch, prepare_canonical
 from pipeline.ingest.summary import MAX_STORED_REJECTS, BatchReport, FileSummary
 from pipeline.ingest.workers import prepare_spilled
@@ -41,8 +42,12 @@ class Ingestor:
         batch_size: int,
         on_batch: Callable[[BatchReport], None] | None,
         on_records: Callable[[int], None] | None,
+        deferral: Deferral | None = None,
     ) -> None:
+        """``deferral``: a bulk load's (:class:`~pipeline.ingest.aggregates.Deferral`): its
+        batches leave the aggregates to the end of the source."""
         self.writer = writer
+        self.deferral = deferral
         self.resolver = resolver
         self.batch_size = max(1, batch_size)
         self.on_batch = on_batch
@@ -166,7 +171,7 @@ class Ingestor:
         before = (summary.stored, summary.duplicates, summary.rejected)
         new_hands, duplicates = write_batch(
             self.writer, prepared, self.tables_touched,
-            reject_room=MAX_STORED_REJECTS - summary.rejected)
+            reject_room=MAX_STORED_REJECTS - summary.rejected, deferral=self.deferral)
         summary.records += prepared.records
         summary.stored += new_hands
         summary.duplicates += duplicates

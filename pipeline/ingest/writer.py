@@ -30,7 +30,7 @@ import pyarrow.compute as pc
 
 from pipeline import store
 from pipeline.formats.base import clip_raw
-from pipeline.ingest.aggregates import add_hands
+from pipeline.ingest.aggregates import Deferral, add_hands, catch_up, defer_hands
 from pipeline.ingest.batches import Candidate, PreparedBatch, Reject
 from pipeline.ingest.errors import DatabaseError
 from pipeline.ingest.sessions import refresh_sessions
@@ -39,6 +39,7 @@ from pipeline.ingest.tables import TABLE_SCHEMAS
 from pipeline.rules.ruleset import RuleSet, ruleset_to_mapping
 
 __all__ = [
+    "BUILD_MEMORY_LIMIT",
     "CHECKPOINT_THRESHOLD",
     "HOLD_SECONDS",
     "WRITER_MEMORY_LIMIT",
@@ -51,6 +52,7 @@ __all__ = [
     "open_check",
     "record_rule_set",
     "rule_set_meta",
+    "stored_hands",
     "stored_raw_and_key",
     "write_batch",
 ]
@@ -64,6 +66,10 @@ HOLD_SECONDS = 1.5
 WRITER_MEMORY_LIMIT = "600MB"
 """DuckDB's memory limit for the writer (its default, 80 % of the machine, lets its buffer cache
 grow past what an ingest needs)."""
+
+BUILD_MEMORY_LIMIT = "1400MB"
+"""DuckDB's memory limit while a bulk load builds the aggregates at its end (the facts of every
+stored board at once: at 1 M hands they did not fit in :data:`WRITER_MEMORY_LIMIT`)."""
 
 CHECKPOINT_THRESHOLD = "2GB"
 """Write-ahead log size that forces a checkpoint while the writer holds the database (so in
@@ -157,7 +163,7 @@ def open_check(writer: Writer, probe: bool = True) -> None:
 def write_batch(
     writer: Writer, prepared: PreparedBatch, tables_touched: set[tuple[str, str | None]],
     then: Callable[[duckdb.DuckDBPyConnection, int, int], None] | None = None,
-    reject_room: int | None = None,
+    reject_room: int | None = None, deferral: Deferral | None = None,
 ) -> tuple[int, int]:
     """One transaction: classify against stored hands, insert new ones and the rejects.
 
@@ -167,6 +173,8 @@ def write_batch(
     same transaction (``ofc watch`` stores how far it has read a file there). ``reject_room``:
     how many more rejects of this file may be stored (the first ones in line order; conflicts
     are always stored; see :data:`~pipeline.ingest.summary.MAX_STORED_REJECTS`); None: all.
+    ``deferral``: a bulk load's, whose new hands are counted in the aggregates when its
+    source is closed (:func:`~pipeline.ingest.aggregates.defer_hands`), not now.
     Returns the number of new hands stored and of duplicates."""
     rejects = prepared.rejects
     frames = prepared.tables()
@@ -211,7 +219,10 @@ def write_batch(
             for name, frame in frames.items():
                 store.insert_frame(connection, name, frame, only_keys="_new_keys")
             connection.unregister("_new_keys")
-        add_hands(connection, frames, stored)
+        if deferral is None:
+            add_hands(connection, frames, stored)
+        else:
+            defer_hands(connection, frames, stored, deferral)
         insert_rejects(connection, rejects if reject_room is None
                        else _within_room(rejects, reject_room))
         if writer.rules is not None and new_hands:
@@ -400,17 +411,31 @@ def finish_source(
     session_gap: float,
     file_rejects: Sequence[Reject] = (),
     then: Callable[[duckdb.DuckDBPyConnection], None] | None = None,
+    deferral: Deferral | None = None,
 ) -> None:
-    """Close a source: its file-level rejects, affected sessions and its ingested_files row
-    (``then(connection)`` runs last, in the same transaction). The writer lets go of the
-    database after it (checkpointing the source's batches)."""
+    """Close a source: its file-level rejects, affected sessions, the aggregates its batches
+    left out (``deferral``, a bulk load's: :func:`~pipeline.ingest.aggregates.catch_up`) and
+    its ingested_files row (``then(connection)`` runs last, in the same transaction). The
+    writer lets go of the database after it (checkpointing the source's batches)."""
     with writer.transaction(release=True) as connection:
         insert_rejects(connection, file_rejects)
         refresh_sessions(connection, touched, session_gap)
+        if deferral is not None and deferral.pending:
+            connection.execute(f"SET memory_limit = '{BUILD_MEMORY_LIMIT}'")
+            try:
+                catch_up(connection, deferral)
+            finally:
+                connection.execute(f"SET memory_limit = '{WRITER_MEMORY_LIMIT}'")
         resolve_rejects(connection)
         _record_file(connection, summary, size)
         if then is not None:
             then(connection)
+
+
+def stored_hands(writer: Writer) -> int:
+    """How many hands the database holds."""
+    with writer.transaction() as connection:
+        return int(connection.execute("SELECT count(*) FROM hands").fetchone()[0])
 
 
 def already_ingested(writer: Writer, digest: str) -> tuple[str, datetime] | None:

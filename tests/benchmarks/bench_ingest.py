@@ -141,9 +141,11 @@ class TreeSampler:
     processes) every 0.2 s; ``peak_mb`` is the largest sum of resident sizes seen (pages the
     workers share with their fork server count once per process), ``peak_pss_mb`` the largest
     sum of proportional set sizes (shared pages split between the processes: the memory the
-    job really holds), ``cpu_seconds`` the CPU time of the tree (descendants as last sampled)."""
+    job really holds), ``cpu_seconds`` the CPU time of the tree (descendants as last sampled).
+    ``root``: sample that process and its descendants instead of this one's (a child run)."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: int | None = None) -> None:
+        self.root = os.getpid() if root is None else root
         self.peak_mb = 0.0
         self.peak_pss_mb = 0.0
         self.child_cpu: dict[int, float] = {}
@@ -168,7 +170,7 @@ class TreeSampler:
                     parents[int(entry)] = int(fields[1])
                 except (OSError, IndexError):
                     continue
-        found, frontier = [], [os.getpid()]
+        found, frontier = [], [self.root]
         while frontier:
             pid = frontier.pop()
             children = [child for child, parent in parents.items() if parent == pid]
@@ -181,7 +183,7 @@ class TreeSampler:
         while not self._stop.wait(0.2):
             total_kb = 0
             pss_kb = 0
-            for pid in [os.getpid(), *self._descendants()]:
+            for pid in [self.root, *self._descendants()]:
                 try:
                     with open(f"/proc/{pid}/smaps_rollup") as stream:
                         for line in stream:
@@ -189,7 +191,7 @@ class TreeSampler:
                                 total_kb += int(line.split()[1])
                             elif line.startswith("Pss:"):
                                 pss_kb += int(line.split()[1])
-                    if pid != os.getpid():
+                    if pid != os.getpid():  # this process's own CPU comes from getrusage
                         with open(f"/proc/{pid}/stat") as stream:
                             fields = stream.read().rsplit(")", 1)[1].split()
                         self.child_cpu[pid] = (int(fields[11]) + int(fields[12])) / ticks

@@ -119,7 +119,7 @@ def test_they_change_in_the_same_transaction_as_the_hands(
 
     monkeypatch.setattr(writer, "add_hands", failing)
     with pytest.raises((DatabaseError, duckdb.Error)):
-        ingest_paths([mixed.files[0]], database, batch_size=40)
+        ingest_paths([mixed.files[0]], database, batch_size=40, bulk=False)
     connection = duckdb.connect(str(database), read_only=True)
     try:
         hands = connection.sql("SELECT count(*) FROM hands").fetchall()[0][0]
