@@ -77,7 +77,10 @@ def big_lake(lake_hands: int, cache: Path) -> Path:
     """The lake of the first ``lake_hands`` hands, built once with the local engine (cached)."""
     folder = cache / f"lake-{lake_hands}"
     if (folder / "_lake.json").exists():
-        return folder
+        if _current_layout(folder):
+            return folder
+        print(f"the cached lake {folder} has other columns than this checkout's tables: "
+              "built again", file=sys.stderr, flush=True)
     source = hands_file(lake_hands, cache)
     shutil.rmtree(folder, ignore_errors=True)
     started = time.perf_counter()
@@ -89,6 +92,20 @@ def big_lake(lake_hands: int, cache: Path) -> Path:
           f"{time.perf_counter() - started:,.0f} s (peak {sampler.peak_mb / 1024:.2f} GB); "
           f"cached at {folder}", file=sys.stderr, flush=True)
     return folder
+
+
+def _current_layout(folder: Path) -> bool:
+    """Whether every table of the lake at ``folder`` has the columns this checkout writes (a
+    lake cached by an older checkout may not: the local engine then refuses to read it)."""
+    import pyarrow.parquet as pq
+
+    from pipeline.lake.tables import file_schema
+
+    manifest = json.loads((folder / "_lake.json").read_text(encoding="utf-8"))
+    for table, files in manifest["tables"].items():
+        if files and pq.read_schema(folder / files[0]).names != file_schema(table).names:
+            return False
+    return True
 
 
 def linked_copy(source: Path, target: Path) -> Path:
