@@ -119,7 +119,7 @@ def _engine(arguments: argparse.Namespace, progress: Any) -> Any:
         raise CommandError(str(error), code=1) from error
 
 
-def print_build_summary(summary: Any, steps: list[tuple[str, int, int, float]]) -> None:
+def print_build_summary(summary: Any, steps: list[tuple[str, int, int, int, float]]) -> None:
     """The per-file table, the totals and (Spark) what each step ran, on stdout."""
     from rich.console import Console
     from rich.table import Table
@@ -131,11 +131,12 @@ def print_build_summary(summary: Any, steps: list[tuple[str, int, int, float]]) 
                              summary.files))
     if steps:
         spark = Table(title="Spark steps")
-        for name in ("step", "stages", "partitions", "seconds"):
+        for name in ("step", "jobs", "stages", "partitions", "seconds"):
             spark.add_column(name, justify="left" if name == "step" else "right")
-        for label, stages, partitions, seconds in steps:
-            spark.add_row(label, str(stages), str(partitions), f"{seconds:.1f}")
+        for label, jobs, stages, partitions, seconds in steps:
+            spark.add_row(label, str(jobs), str(stages), str(partitions), f"{seconds:.1f}")
         console.print(spark)
+        console.print(f"Spark jobs: {sum(step[1] for step in steps)}", highlight=False)
     console.print(
         f"total: {len(summary.files)} file(s), {summary.records:,} records, "
         f"{summary.stored:,} stored, {summary.duplicates:,} duplicates, "

@@ -324,18 +324,24 @@ class _Commit:
                 file_rejects.append(Reject(scan.path, None, None, item.message or "", "", "file"))
                 item.note_reject(None, item.message or "")
 
+        # Every valid record stored (no repeat, no conflict: a day's append): the staged frames
+        # are the new rows as they are, and no step joins them to the outcomes.
+        every_record_stored = not any(count for (_, outcome), count in counts.items()
+                                      if outcome != "stored")
         engine.view("new_keys", "SELECT hand_key, ord FROM outcomes WHERE outcome = 'stored'")
         for table in HAND_TABLES:
             # hands, seats, results, evaluations and matchups feed sessions and totals too
-            engine.view(f"new_{table}", queries.new_rows(table),
+            engine.view(f"new_{table}",
+                        f"SELECT * FROM frames_{table}" if every_record_stored
+                        else queries.new_rows(table),
                         reused=table not in ("placements", "discards", "boards"))
         replaced = self._sessions()
-        self._write_hands()
-        self._write_rejects(file_rejects, [reject for _, reject in conflicts])
-        engine.write(
-            queries.player_totals("new_seats", "new_results", "new_evaluations", "new_matchups",
-                                  "lake_player_totals"),
-            "player_totals", self.staging / "player_totals", self.prefix)
+        sums = self._write_hands(every_record_stored)
+        if reject_counts or conflicts or file_rejects:
+            self._write_rejects(file_rejects, [reject for _, reject in conflicts])
+        engine.register_arrow("fresh_totals", sums)
+        engine.write(queries.summed_player_totals("fresh_totals", "lake_player_totals"),
+                     "player_totals", self.staging / "player_totals", self.prefix)
         replaced["player_totals"] = list(self.manifest.files("player_totals"))
         return replaced
 
@@ -382,17 +388,24 @@ class _Commit:
         hands, found in their months' partitions."""
         engine = self.engine
         dialect = engine.dialect
-        engine.materialise("new_timed", queries.new_timed_seats())
-        engine.materialise("near", queries.near_sessions(dialect, self.session_gap))
+        # new_timed and near are small and used twice each: kept once computed (no job of
+        # their own); merged is written (the hand tables' writers read the assignments).
+        engine.view("new_timed", queries.new_timed_seats(), reused=True)
+        engine.view("near", queries.near_sessions(dialect, self.session_gap), reused=True)
         engine.materialise("merged", queries.merged_sessions(dialect, self.session_gap))
         engine.view("assignments", "SELECT hand_key, player, session_id FROM merged "
                                    "WHERE kind = 'new'")
-        renamed = engine.query(
-            "SELECT m.old_id, m.session_id, m.site, n.started_at, n.ended_at "
+        # One query: the stored sessions whose id changes, and the files of the near ones.
+        found = engine.query(
+            "SELECT m.old_id, m.session_id, m.site, n.started_at, n.ended_at, "
+            "CAST(NULL AS STRING) AS _file "
             "FROM merged m JOIN near n ON n.session_id = m.old_id "
-            "WHERE m.kind = 'stored' AND m.session_id <> m.old_id").to_pylist()
-        touched_sessions = sorted({engine.file_path(row["_file"]) for row in engine.query(
-            "SELECT DISTINCT _file FROM near").to_pylist()})
+            "WHERE m.kind = 'stored' AND m.session_id <> m.old_id "
+            "UNION ALL SELECT DISTINCT NULL, NULL, NULL, NULL, NULL, _file FROM near"
+        ).to_pylist()
+        renamed = [row for row in found if row["_file"] is None]
+        touched_sessions = sorted({engine.file_path(row["_file"]) for row in found
+                                   if row["_file"] is not None})
         changed: list[Path] = []
         if renamed:
             engine.register_arrow("renamed", pa.table({
@@ -475,16 +488,24 @@ class _Commit:
     def _relative(self, path: Path) -> str:
         return path.resolve().relative_to(self.store.root.resolve()).as_posix()
 
-    def _write_hands(self) -> None:
-        """The stored records' rows of every hand table (seats with their sessions)."""
+    def _write_hands(self, every_record_stored: bool) -> pa.Table:
+        """The stored records' rows of every hand table (seats with their sessions); returns
+        their per-player sums (:func:`~pipeline.lake.queries.player_totals`, in parts)."""
+        writes = {}
         for table in HAND_TABLES:
             if table == "seats":
-                sql = (f"SELECT {queries.columns('seats', 'f', {'session_id': 'a.session_id'})} "
-                       "FROM new_seats f LEFT JOIN assignments a "
-                       "ON a.hand_key = f.hand_key AND a.player = f.player")
+                writes[table] = (
+                    f"SELECT {queries.columns('seats', 'f', {'session_id': 'a.session_id'})} "
+                    "FROM new_seats f LEFT JOIN assignments a "
+                    "ON a.hand_key = f.hand_key AND a.player = f.player")
             else:
-                sql = f"SELECT {queries.columns(table, 'f')} FROM new_{table} f"
-            self.engine.write(sql, table, self.staging / table, self.prefix)
+                writes[table] = f"SELECT {queries.columns(table, 'f')} FROM new_{table} f"
+        relations = [*(() if every_record_stored else ("new_keys",)),
+                     *(f"new_{table}" for table in HAND_TABLES), "assignments"]
+        return self.engine.write_new_rows(
+            writes, queries.player_totals("new_seats", "new_results", "new_evaluations",
+                                          "new_matchups", None),
+            relations, self.staging, self.prefix)
 
     def _write_rejects(self, file_rejects: Sequence[Reject],
                        conflicts: Sequence[Reject] = ()) -> None:

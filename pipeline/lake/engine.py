@@ -17,7 +17,7 @@ written once against this interface, so the engines differ only in where the wor
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -33,7 +33,7 @@ from pipeline.lake.units import prepare_unit
 from pipeline.lake.writing import PartitionedWriter
 from pipeline.records.rules_file import RulesResolver
 
-__all__ = ["EVENTS_FOLDER", "Engine", "LocalEngine", "relation_schema"]
+__all__ = ["EVENTS_FOLDER", "Engine", "LocalEngine", "relation_schema", "sql_text"]
 
 EVENTS_FOLDER = "events"
 """Staging subfolder of the units' events."""
@@ -103,6 +103,14 @@ class Engine(Protocol):
         partitioned) as ``table``'s Parquet files under ``folder``."""
         ...
 
+    def write_new_rows(self, writes: Mapping[str, str], totals: str, relations: Sequence[str],
+                       staging: Path, prefix: str) -> pa.Table:
+        """Write the commit's new rows of the hand tables (``writes``: table → SQL over the
+        ``frames_<table>`` and the ``relations`` named, in the order they depend on each other;
+        every statement keeps a hand's rows together) under ``staging/<table>``, and return the
+        per-player sums of ``totals`` (one or more rows per player: parts that add up)."""
+        ...
+
     def file_path(self, value: str) -> Path:
         """A ``_file`` value as a path."""
         ...
@@ -118,7 +126,8 @@ class Engine(Protocol):
         ...
 
 
-def _literal(text: str) -> str:
+def sql_text(text: str) -> str:
+    """``text`` as an SQL string literal (quotes doubled)."""
     return "'" + text.replace("'", "''") + "'"
 
 
@@ -132,7 +141,7 @@ class LocalEngine:
         self.connection = duckdb.connect()
         self.connection.execute("SET enable_progress_bar = false")
         if memory_limit:
-            self.connection.execute(f"SET memory_limit = {_literal(memory_limit)}")
+            self.connection.execute(f"SET memory_limit = {sql_text(memory_limit)}")
         self._arrow: dict[str, pa.Table] = {}
 
     def begin(self, staging: Path) -> None:
@@ -165,7 +174,7 @@ class LocalEngine:
         if not files:
             self._empty(name, relation_schema(table, partitioned, with_file))
             return
-        listed = ", ".join(_literal(str(path)) for path in files)
+        listed = ", ".join(sql_text(str(path)) for path in files)
         options = ", hive_partitioning = true, hive_types = {'site': VARCHAR, 'month': VARCHAR}" \
             if partitioned else ", hive_partitioning = false"
         names = [*file_schema(table).names, *(PARTITION_COLUMNS if partitioned else ())]
@@ -185,7 +194,7 @@ class LocalEngine:
             return
         self.connection.execute(
             f"CREATE OR REPLACE TEMP VIEW {name} AS "
-            f"SELECT * FROM read_parquet({_literal(str(folder / '*.parquet'))})"
+            f"SELECT * FROM read_parquet({sql_text(str(folder / '*.parquet'))})"
         )
 
     def register_arrow(self, name: str, data: pa.Table) -> None:
@@ -215,6 +224,14 @@ class LocalEngine:
                 writer.write(batch)
         finally:
             writer.close()
+
+    def write_new_rows(self, writes: Mapping[str, str], totals: str, relations: Sequence[str],
+                       staging: Path, prefix: str) -> pa.Table:
+        """Each table written in turn (the relations are this connection's); the sums in one
+        query."""
+        for table, sql in writes.items():
+            self.write(sql, table, staging / table, prefix)
+        return self.query(totals)
 
     def file_path(self, value: str) -> Path:
         """DuckDB gives the path as it was listed."""

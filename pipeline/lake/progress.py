@@ -24,6 +24,7 @@ class StepRecord:
     stages: set[int] = field(default_factory=set)
     partitions: int = 0
     seconds: float = 0.0
+    jobs: set[int] = field(default_factory=set)
 
 
 class StageLog:
@@ -42,6 +43,11 @@ class StageLog:
                 record.stages.add(stage)
                 record.partitions += tasks
                 self._tasks[stage] = tasks
+
+    def ran_job(self, label: str, job: int) -> None:
+        """Note a Spark job run for the step ``label``."""
+        with self._lock:
+            self.steps.setdefault(label, StepRecord(label)).jobs.add(job)
 
     def timed(self, label: str, seconds: float) -> None:
         """Add wall time to the step ``label``."""

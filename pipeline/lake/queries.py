@@ -48,6 +48,7 @@ __all__ = [
     "rescored_sessions",
     "session_assignments",
     "session_rows",
+    "summed_player_totals",
 ]
 
 
@@ -368,6 +369,19 @@ def player_totals(seats: str, results: str, evaluations: str, matchups: str,
                coalesce(m.scooped, 0) AS scooped
         FROM p LEFT JOIN b ON b.player = p.player LEFT JOIN m ON m.player = p.player
     """
+    return _added_to(fresh, earlier)
+
+
+def summed_player_totals(partials: str, earlier: str | None) -> str:
+    """The per-player sums of ``partials`` (several rows per player: :func:`player_totals` of
+    parts of the hands, each hand in one part; every column is a sum or a count, so the parts
+    add up to the whole), added to the ``earlier`` totals when given."""
+    sums = ", ".join(f"sum({name}) AS {name}" for name in PLAYER_TOTAL_COLUMNS)
+    return _added_to(f"SELECT player, {sums} FROM {partials} GROUP BY player", earlier)
+
+
+def _added_to(fresh: str, earlier: str | None) -> str:
+    """Per-player sums ``fresh`` (one row per player) as BIGINT, added to ``earlier``'s."""
     if earlier is None:
         sums = ", ".join(f"CAST(f.{name} AS BIGINT) AS {name}" for name in PLAYER_TOTAL_COLUMNS)
         return f"SELECT f.player, {sums} FROM ({fresh}) f"

@@ -25,6 +25,7 @@ a log file (:data:`LOG_FILE`), its console progress bar is off, and the stages a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -33,7 +34,7 @@ import threading
 import time
 import uuid
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -41,14 +42,21 @@ from urllib.parse import unquote, urlparse
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.lake.engine import EVENTS_FOLDER, relation_schema
+from pipeline.lake.engine import EVENTS_FOLDER, relation_schema, sql_text
 from pipeline.lake.plan import FileScan, WorkUnit, scan_file
 from pipeline.lake.progress import LakeProgress, StageLog
 from pipeline.lake.queries import SPARK
 from pipeline.lake.rescoring import BOARD_COLUMNS, VERDICT_TABLES, RescoreCounts, scored_chunks
 from pipeline.lake.storage import LakeError
-from pipeline.lake.tables import PARTITION_COLUMNS, PARTITIONED_TABLES, file_schema
-from pipeline.lake.units import EVENT_SCHEMA, prepare_unit
+from pipeline.lake.tables import (
+    HAND_TABLES,
+    PARTITION_COLUMNS,
+    PARTITIONED_TABLES,
+    PLAYER_TOTAL_COLUMNS,
+    file_schema,
+    staged_schema,
+)
+from pipeline.lake.units import EVENT_SCHEMA, FRAMES_FOLDER, prepare_unit
 from pipeline.lake.writing import PartitionedWriter
 from pipeline.records.rules_file import RulesResolver
 
@@ -71,6 +79,9 @@ LOG_FILE = Path(tempfile.gettempdir()) / "ofc-lake-spark.log"
 """Where the Spark JVM's own output (its log) goes instead of the terminal."""
 
 _PANDAS_WARNING = "PySpark does not yet fully support pandas"
+
+SMALL_COMMIT_BYTES = 64 << 20
+"""Commits reading at most this many bytes run without adaptive query execution."""
 
 
 class SparkUnavailable(RuntimeError):
@@ -225,6 +236,7 @@ class _Action:
         # Every stage of the step's jobs, also those too short for the polling to see.
         tracker = self.engine.context.statusTracker()
         for job in tracker.getJobIdsForGroup(self.group):
+            self.engine.stages.ran_job(self.label, job)
             info = tracker.getJobInfo(job)
             for stage in info.stageIds if info is not None else ():
                 stage_info = tracker.getStageInfo(stage)
@@ -257,6 +269,61 @@ class _Action:
                 self.reported = value
 
 
+def unit_rows(unit: int, staging: Path, plan: Sequence[tuple[str, str, str]],
+              writes: Mapping[str, str], totals: str, prefix: str) -> pa.Table:
+    """One work unit's new rows of every hand table, written under ``staging/<table>`` (files
+    named after the unit: a retried task writes the same files again), and its per-player
+    sums (``totals``). The statements run in an in-memory DuckDB over the unit's staged frames
+    (``frames_<table>``) and ``plan``'s relations: (name, ``files``, a folder of Parquet files)
+    or (name, ``view``, its SQL)."""
+    import duckdb
+
+    frames = staging / FRAMES_FOLDER
+    connection = duckdb.connect(config={"threads": 1})
+    try:
+        connection.execute("SET enable_progress_bar = false")
+        for table in HAND_TABLES:
+            path = frames / table / f"unit-{unit:06d}.parquet"
+            if path.exists():
+                connection.execute(f"CREATE VIEW frames_{table} AS SELECT * FROM "
+                                   f"read_parquet({sql_text(str(path))})")
+            else:
+                connection.register(f"frames_{table}", staged_schema(table).empty_table())
+        for name, kind, payload in plan:
+            if kind == "view":
+                connection.execute(f"CREATE VIEW {name} AS {payload}")
+            else:
+                connection.execute(f"CREATE VIEW {name} AS SELECT * FROM "
+                                   f"read_parquet({sql_text(str(Path(payload) / '*.parquet'))})")
+        for table, sql in writes.items():
+            writer = PartitionedWriter(staging / table, table, f"{prefix}-u{unit:06d}")
+            try:
+                for batch in connection.sql(sql).to_arrow_reader(200_000):
+                    writer.write(batch)
+            finally:
+                writer.close()
+        return connection.sql(totals).to_arrow_table()
+    finally:
+        connection.close()
+
+
+def _unit_bytes(unit: WorkUnit) -> int:
+    """The bytes a work unit reads (a whole file's size; nothing for one that cannot be read)."""
+    if unit.start is not None and unit.end is not None:
+        return unit.end - unit.start
+    return _total_bytes([unit.path])
+
+
+def _total_bytes(paths: Sequence[str]) -> int:
+    """The files' sizes added up (a file that cannot be read counts as nothing: its scan says
+    why)."""
+    total = 0
+    for path in paths:
+        with contextlib.suppress(OSError):
+            total += os.stat(path).st_size
+    return total
+
+
 def _is_spark_failure(error: BaseException) -> bool:
     """A failure of Spark or its JVM (not a bug of this code in a Python function)."""
     module = type(error).__module__ or ""
@@ -279,6 +346,10 @@ class SparkEngine:
         self.progress = progress or LakeProgress(False)
         self.stages = StageLog()
         self.scratch: Path | None = None
+        self.views = {}
+        self.materialised = {}
+        tracker = self.context.statusTracker()
+        self._loose_jobs_before = set(tracker.getJobIdsForGroup(None))
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -292,6 +363,9 @@ class SparkEngine:
         previous commit persisted is let go."""
         self.scratch = staging / "_scratch"
         self.spark.catalog.clearCache()
+        self.spark.conf.unset("spark.sql.adaptive.enabled")  # the session's own setting
+        self.views: dict[str, str] = {}
+        self.materialised: dict[str, Path] = {}
 
     def _empty(self, schema: pa.Schema) -> Any:
         return self.spark.createDataFrame([], _arrow_to_spark(schema))
@@ -300,9 +374,14 @@ class SparkEngine:
 
     def scan(self, paths: Sequence[str], forced_format: str | None,
              split_bytes: int) -> list[FileScan]:
-        """One task per file (at most a few per core)."""
+        """One task per file (at most a few per core); a few small files (together at most
+        ``split_bytes``, one work unit's worth) are scanned here, in the driver: a Spark job
+        would cost more to schedule than hashing them does."""
         if not paths:
             return []
+        if _total_bytes(paths) <= split_bytes:
+            return [scan_file(order, path, forced_format, split_bytes)
+                    for order, path in enumerate(paths)]
         items = list(enumerate(paths))
         slices = min(len(items), self.context.defaultParallelism * 4)
 
@@ -318,6 +397,7 @@ class SparkEngine:
         """One partition per unit, ``mapInArrow`` running :func:`prepare_unit`; the events
         written by Spark under ``staging/events``."""
         self.begin(staging)
+        self._plan_for(sum(_unit_bytes(unit) for unit in units))
         by_number = {unit.unit: unit for unit in units}
         folder = str(staging)
         accumulator = self.context.accumulator(0)
@@ -339,6 +419,14 @@ class SparkEngine:
             events = frame.mapInArrow(run_units, _arrow_to_spark(EVENT_SCHEMA))
         with _Action(self, "read, validate, score (mapInArrow)", accumulator, on_records):
             events.write.mode("overwrite").parquet(str(staging / EVENTS_FOLDER))
+
+    def _plan_for(self, input_bytes: int) -> None:
+        """Adaptive query execution (Spark's re-planning of every shuffle from what the stages
+        before it produced) for commits of more than :data:`SMALL_COMMIT_BYTES`; below, it is
+        off: on a few MB it only splits each statement into more jobs, each with Spark's fixed
+        cost, and the fixed number of shuffle partitions is already small."""
+        if input_bytes <= SMALL_COMMIT_BYTES:
+            self.spark.conf.set("spark.sql.adaptive.enabled", "false")
 
     def register_lake(self, name: str, table: str, files: Sequence[Path], base: Path,
                       with_file: bool = False) -> None:
@@ -377,6 +465,7 @@ class SparkEngine:
     def view(self, name: str, sql: str, reused: bool = False) -> None:
         """A temporary view; ``reused`` ones are persisted (memory, then disk) until the next
         commit begins."""
+        self.views[name] = sql
         frame = self.spark.sql(sql)
         if reused:
             from pyspark import StorageLevel
@@ -387,9 +476,12 @@ class SparkEngine:
     def materialise(self, name: str, sql: str) -> None:
         """Written as Parquet under the commit's scratch folder, read back as ``name``."""
         target = self._scratch() / f"{name}-{uuid.uuid4().hex[:8]}"
+        frame = self.spark.sql(sql)
         with _Action(self, name):
-            self.spark.sql(sql).write.parquet(str(target))
-        self.spark.read.parquet(str(target)).createOrReplaceTempView(name)
+            frame.write.parquet(str(target))
+        # Read back with the schema it was written with: inferring it is a Spark job of its own.
+        self.spark.read.schema(frame.schema).parquet(str(target)).createOrReplaceTempView(name)
+        self.materialised[name] = target
 
     def query(self, sql: str) -> pa.Table:
         """Collected as Arrow."""
@@ -408,6 +500,45 @@ class SparkEngine:
         for path in folder.rglob("*.parquet") if folder.is_dir() else ():
             if pq.ParquetFile(path).metadata.num_rows == 0:
                 path.unlink()
+
+    def write_new_rows(self, writes: Mapping[str, str], totals: str, relations: Sequence[str],
+                       staging: Path, prefix: str) -> pa.Table:
+        """One Spark job for every table, not one (or several) per table: a partition per work
+        unit, in ``mapInArrow``, runs the same statements with DuckDB over the unit's staged
+        frames (each hand's rows are in one unit, and every statement keeps a hand's rows
+        together) and the relations they read, which this commit materialised as Parquet or
+        defined as views over those; each task writes its unit's files of every table and
+        returns its per-player sums."""
+        frames = staging / FRAMES_FOLDER
+        units = sorted({int(path.stem.split("-", 1)[1]) for path in frames.glob("*/unit-*.parquet")})
+        empty = pa.schema([pa.field("player", pa.string())]
+                          + [pa.field(name, pa.int64()) for name in PLAYER_TOTAL_COLUMNS])
+        if not units:
+            return empty.empty_table()
+        # Every relation this commit materialised (views over its files are cheap), then the
+        # views asked for, in order.
+        plan = [(name, "files", str(folder)) for name, folder in self.materialised.items()
+                if any(folder.glob("*.parquet"))]
+        for name in relations:
+            if name in self.views and name not in self.materialised:
+                plan.append((name, "view", self.views[name]))
+            elif name not in self.materialised:
+                raise RuntimeError(f"{name} is neither materialised nor a view of this commit")
+        statements = dict(writes)
+
+        def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            for batch in batches:
+                for unit in batch.column(0).to_pylist():
+                    sums = unit_rows(unit, staging, plan, statements, totals, prefix)
+                    yield from sums.cast(empty).to_batches()
+
+        numbers = self.context.parallelize([(unit,) for unit in units], len(units))
+        frame = self.spark.createDataFrame(numbers, "unit int")
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=_PANDAS_WARNING, category=FutureWarning)
+            sums = frame.mapInArrow(run, _arrow_to_spark(empty))
+        with _Action(self, "write the hand tables (mapInArrow)"):
+            return sums.toArrow().cast(empty)
 
     def file_path(self, value: str) -> Path:
         """Spark gives a URI (``file:/...``, escaped)."""
@@ -468,7 +599,18 @@ class SparkEngine:
     def close(self) -> None:
         """The session stays up for the process (starting Spark is the slow part)."""
 
-    def stage_summary(self) -> list[tuple[str, int, int, float]]:
-        """(step, Spark stages, partitions, seconds) of every step this engine ran."""
-        return [(record.label, len(record.stages), record.partitions, record.seconds)
-                for record in self.stages.records()]
+    def stage_summary(self) -> list[tuple[str, int, int, int, float]]:
+        """(step, Spark jobs, stages, partitions, seconds) of every step this engine ran, then
+        a row ``other`` for the jobs Spark ran outside a step (listing files, inferring a
+        schema), when there were any."""
+        rows = [(record.label, len(record.jobs), len(record.stages), record.partitions,
+                 record.seconds) for record in self.stages.records()]
+        loose = set(self.context.statusTracker().getJobIdsForGroup(None))
+        loose -= self._loose_jobs_before
+        if loose:
+            rows.append(("other (outside a step)", len(loose), 0, 0, 0.0))
+        return rows
+
+    def jobs(self) -> int:
+        """How many Spark jobs this engine ran (every step's and those outside a step)."""
+        return sum(row[1] for row in self.stage_summary())

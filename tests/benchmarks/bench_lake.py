@@ -87,7 +87,7 @@ def _child(kind: str, path: Path, target: Path, master: str, split_mb: int) -> d
         small_seconds = time.perf_counter() - started
         small_cpu = sampler.cpu_seconds - before
     steps = {label: (stages, partitions, round(step_seconds, 1))
-             for label, stages, partitions, step_seconds in engine.stage_summary()}
+             for label, _jobs, stages, partitions, step_seconds in engine.stage_summary()}
     return {"hands": summary.stored, "seconds": seconds, "cpu": cpu,
             "start_seconds": start_seconds, "start_cpu": start_cpu,
             "warm_up_seconds": warm_up_seconds, "small_hands": small.stored, "small_seconds": small_seconds, "small_cpu": small_cpu,

@@ -16,6 +16,10 @@ times, in fresh processes, R rounds alternating:
 * the same with ``--engine local``: the local engine's baseline is its own append into an empty
   lake.
 
+With each Spark append it prints the Spark jobs it ran (``ofc lake build`` counts them from
+Spark's status tracker: Spark's fixed cost is per job, so that count is what an append's
+overhead is made of).
+
 Each ``ofc lake build`` runs as the command a user runs (a fresh process, start-up included).
 It prints wall seconds, the ratio to the baseline of the same round, the peak resident memory of
 the process tree (JVM and Python workers included) and the load average, then checks that the
@@ -33,6 +37,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -72,7 +77,10 @@ def big_lake(lake_hands: int, cache: Path) -> Path:
     """The lake of the first ``lake_hands`` hands, built once with the local engine (cached)."""
     folder = cache / f"lake-{lake_hands}"
     if (folder / "_lake.json").exists():
-        return folder
+        if _current_layout(folder):
+            return folder
+        print(f"the cached lake {folder} has other columns than this checkout's tables: "
+              "built again", file=sys.stderr, flush=True)
     source = hands_file(lake_hands, cache)
     shutil.rmtree(folder, ignore_errors=True)
     started = time.perf_counter()
@@ -84,6 +92,20 @@ def big_lake(lake_hands: int, cache: Path) -> Path:
           f"{time.perf_counter() - started:,.0f} s (peak {sampler.peak_mb / 1024:.2f} GB); "
           f"cached at {folder}", file=sys.stderr, flush=True)
     return folder
+
+
+def _current_layout(folder: Path) -> bool:
+    """Whether every table of the lake at ``folder`` has the columns this checkout writes (a
+    lake cached by an older checkout may not: the local engine then refuses to read it)."""
+    import pyarrow.parquet as pq
+
+    from pipeline.lake.tables import file_schema
+
+    manifest = json.loads((folder / "_lake.json").read_text(encoding="utf-8"))
+    for table, files in manifest["tables"].items():
+        if files and pq.read_schema(folder / files[0]).names != file_schema(table).names:
+            return False
+    return True
 
 
 def linked_copy(source: Path, target: Path) -> Path:
@@ -102,8 +124,10 @@ def timed(command: list[str]) -> dict:
     seconds = time.perf_counter() - started
     if completed.returncode != 0:
         raise SystemExit(f"failed: {' '.join(command)}\n{completed.stdout}\n{completed.stderr}")
+    jobs = re.search(r"Spark jobs: (\d+)", completed.stdout)
     return {"seconds": seconds, "peak_gb": sampler.peak_mb / 1024,
-            "load": (load + os.getloadavg()[0]) / 2}
+            "load": (load + os.getloadavg()[0]) / 2,
+            "jobs": int(jobs.group(1)) if jobs else None}
 
 
 def build(engine: str, master: str, new: Path, lake: Path) -> dict:
@@ -125,6 +149,12 @@ def stored_hands(lake: Path) -> int:
         f"SELECT count(*), count(DISTINCT hand_key) FROM read_parquet({files!r})").fetchall()[0]
     assert count == distinct, "a hand is stored twice"
     return count
+
+
+def _jobs(values: list[dict]) -> str:
+    """The Spark jobs of each round's run (``ofc lake build`` prints them), or ``-``."""
+    jobs = [value["jobs"] for value in values]
+    return " / ".join(str(count) for count in jobs) if any(jobs) else "-"
 
 
 def main() -> None:
@@ -183,7 +213,7 @@ def main() -> None:
           "fresh process (start-up included); ratios per round against the baseline of the "
           "same round")
     print(f"{'path':58} {'wall s (each round)':>22} {'vs baseline':>14} {'peak GB':>8} "
-          f"{'load':>5}")
+          f"{'load':>5} {'Spark jobs':>10}")
     for name, values in rows.items():
         label, baseline = labels[name]
         walls = [value["seconds"] for value in values]
@@ -192,7 +222,10 @@ def main() -> None:
         print(f"{label:58} {' / '.join(f'{wall:.1f}' for wall in walls):>22} "
               f"{' / '.join(f'{ratio:.2f}x' for ratio in ratios):>14} "
               f"{max(value['peak_gb'] for value in values):8.2f} "
-              f"{statistics.mean(value['load'] for value in values):5.1f}")
+              f"{statistics.mean(value['load'] for value in values):5.1f} "
+              f"{_jobs(values):>10}")
+    print("(Spark jobs: the jobs one append ran, as `ofc lake build` counts them from Spark's "
+          "status tracker)")
     print("(vs baseline: this path's wall time over its baseline's, lower is better; targets: "
           "Spark into an empty lake within 2x the bare session, into the big lake within 2.5x; "
           "the local engine into the big lake within 2.5x its empty-lake append)")

@@ -28,6 +28,7 @@ from pipeline.lake.engine import LocalEngine
 from pipeline.lake.plan import scan_file, work_units
 from pipeline.lake.rescore import rescore_lake
 from pipeline.lake.storage import Lake
+from pipeline.lake.tables import HAND_TABLES
 from pipeline.records.rules_file import resolve_rules
 from tests.lake.conftest import (
     ODD_SITE,
@@ -208,17 +209,23 @@ def test_spark_ran_the_units_as_partitions_of_map_in_arrow(
     scans = [scan_file(order, path, split_bytes=SPLIT_BYTES) for order, path in enumerate(files)]
     units = work_units(scans, None, None)
     assert len(units) > len(scans)  # the plain canonical files were split into parts
-    steps = {label: (stages, partitions) for label, stages, partitions, _ in
+    steps = {label: (stages, partitions) for label, _, stages, partitions, _ in
              spark_lakes[2].stage_summary()}
     # one partition per unit
     assert steps["read, validate, score (mapInArrow)"] == (1, len(units))
+    # the hand tables written by one job a commit, not a write (or several jobs) per table
+    assert not any(label == f"write {table}" for label in steps for table in HAND_TABLES)
+    jobs = {label: count for label, count, *_ in spark_lakes[2].stage_summary()}
+    assert 1 <= jobs["write the hand tables (mapInArrow)"] <= 2  # two commits at most
 
 
 def test_spark_build_command_summarises_its_stages(spark_lakes: tuple[Path, Path, object, str]
                                                    ) -> None:
     printed = spark_lakes[3]
     assert "(spark engine)" in printed and "Spark steps" in printed
-    assert re.search(r"read, validate, score \(mapInArrow\)\s+│\s+1\s+│\s+1\s+│", printed), printed
+    assert re.search(r"read, validate, score \(mapInArrow\)\s+│\s+1\s+│\s+1\s+│\s+1\s+│",
+                     printed), printed
+    assert re.search(r"Spark jobs: \d+", printed), printed
     assert re.search(r"2 file\(s\), 14 records, 12 stored, 1 duplicates, 1 rejected in [\d.]+ s "
                      r"\([\d,]+ hands/s\)", printed), printed
     assert "hands/s" in printed and not re.search(r"\b(WARN|INFO)\b", printed)
