@@ -181,21 +181,11 @@ def access_environment(options: ServeOptions) -> tuple[dict[str, str], str | Non
 
 
 def upgrade_schema(database: Path) -> bool:
-    """Bring an existing database's schema up to date (the columns added since it was written,
-    e.g. ``hands.match_id``) before the dashboard, which reads it read-only, opens it. Returns
-    False, with a note, when the file cannot be written (read-only place, another writer holding
-    it, not a database): the pages then read what is there."""
-    import duckdb
+    """Bring an existing database's schema up to date before the dashboard, which reads it
+    read-only, opens it (:func:`pipeline.cli.database.upgrade_schema`)."""
+    from pipeline.cli.database import upgrade_schema as bring_up_to_date
 
-    from pipeline.store import connect
-
-    try:
-        connect(database, wait_seconds=2.0).close()
-    except (OSError, duckdb.Error) as error:
-        print(f"ofc dashboard: could not bring {database}'s tables up to date ({error}); "
-              "pages that need newer columns may say so", flush=True)
-        return False
-    return True
+    return bring_up_to_date(database, "ofc dashboard")
 
 
 def serve(database: str | Path, options: ServeOptions, lake: bool = False) -> int:

@@ -52,9 +52,28 @@ def open_lake_for_reading(path: str) -> duckdb.DuckDBPyConnection:
         raise CommandError(f"cannot read the lake {path}: {error}") from error
 
 
+def upgrade_schema(database: str | Path, program: str = "ofc", wait_seconds: float = 2.0) -> bool:
+    """Bring an existing database's schema up to date (the columns added since it was written,
+    e.g. ``hands.match_id``) before a reader opens it read-only. Returns False, with a note on
+    stderr, when the file cannot be written (read-only place, another writer holding it past
+    ``wait_seconds``, not a database): the reader then reads what is there."""
+    import duckdb
+
+    from pipeline.store import connect
+
+    try:
+        connect(database, wait_seconds=wait_seconds).close()
+    except (OSError, duckdb.Error) as error:
+        print(f"{program}: could not bring {database}'s tables up to date ({error}); "
+              "questions that need newer columns may say so", file=sys.stderr, flush=True)
+        return False
+    return True
+
+
 def open_for_reading(path: str, lake: str | None = None) -> duckdb.DuckDBPyConnection:
     """A read-only connection (on the lake ``lake`` when given), or a CommandError when there is
-    no usable database."""
+    no usable database. A database written by an older version gets its newer columns first
+    (:func:`upgrade_schema`)."""
     if lake is not None:
         return open_lake_for_reading(lake)
     import duckdb
@@ -63,6 +82,7 @@ def open_for_reading(path: str, lake: str | None = None) -> duckdb.DuckDBPyConne
 
     if not Path(path).is_file():
         raise CommandError(f"no database at {path} (create one with: ofc ingest PATH --db {path})")
+    upgrade_schema(path, wait_seconds=0.5)
     try:
         return connect(path, read_only=True)
     except (duckdb.Error, OSError) as error:

@@ -125,3 +125,26 @@ def test_an_older_database_is_brought_up_to_date_before_serving(tmp_path) -> Non
     not_a_database = tmp_path / "notes.duckdb"
     not_a_database.write_text("not a database\n")
     assert not upgrade_schema(not_a_database)
+
+
+def test_ofc_report_reads_an_older_database(tmp_path) -> None:  # noqa: ANN001
+    """``ofc report`` on a database written before matches (no hands.match_id) failed with a
+    binder error in its money section; the command-line readers now add the missing columns
+    first, as the dashboard does."""
+    import duckdb
+
+    sample = Path(__file__).resolve().parents[2] / "sample_data" / "match-night.csv"
+    database = tmp_path / "old.duckdb"
+    ingested = subprocess.run([*OFC, "ingest", str(sample), "--db", str(database)],
+                              capture_output=True, text=True, timeout=120)
+    assert ingested.returncode == 0, ingested.stderr
+    with duckdb.connect(str(database)) as connection:  # as written before issue 31
+        player = connection.execute("SELECT player FROM seats ORDER BY player LIMIT 1").fetchone()[0]
+        connection.execute("ALTER TABLE hands DROP COLUMN match_id")
+        connection.execute("DELETE FROM meta WHERE key = 'schema_fingerprint'")
+    written = tmp_path / "report.md"
+    report = subprocess.run([*OFC, "report", player, "--db", str(database), "--out",
+                             str(written)], capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    assert "Binder Error" not in report.stdout + report.stderr
+    assert player in written.read_text()
