@@ -41,7 +41,6 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from itertools import chain
-from typing import Annotated
 
 import msgspec
 import numpy as np
@@ -49,36 +48,28 @@ import numpy as np
 from pipeline.ingest.columns import HandColumns
 from pipeline.ingest.fast_canonical import (
     _CODE_OF_PAIR,
-    _Board,
     _decode_chunks,
     _finish,
     _Gathered,
+    _Hand,
+    _Player,
     parse_canonical_batch,
 )
-from pipeline.records.validate import MAX_SEAT
 
 __all__ = ["parse_canonical_block", "parse_canonical_streets", "street_lists"]
 
 
-class _RawPlayer(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    name: str
-    seat: Annotated[int, msgspec.Meta(ge=0, le=MAX_SEAT)]  # another seat: the checking path
-    fantasyland: bool = False
+class _RawPlayer(_Player, forbid_unknown_fields=True, gc=False):
+    """A player of :class:`~pipeline.ingest.fast_canonical._Player`'s shape whose streets stay
+    raw texts."""
+
     streets: list[msgspec.Raw] | None = None
-    board: _Board | None = None
-    reported_points: int | float | None = None
 
 
-class _RawHand(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    hand_id: str | int
-    variant: str
+class _RawHand(_Hand, forbid_unknown_fields=True, gc=False):
+    """A hand of :class:`~pipeline.ingest.fast_canonical._Hand`'s shape with raw streets."""
+
     players: list[_RawPlayer]
-    site: str = "local"
-    rules: str = "standard"
-    table: str | None = None
-    started_at: str | None = None
-    button: str | None = None
-    match_id: str | None = None  # an integer match id: the checking path
 
 
 _DECODER = msgspec.json.Decoder(_RawHand)
