@@ -78,12 +78,16 @@ def open_for_reading(path: str, lake: str | None = None) -> duckdb.DuckDBPyConne
         return open_lake_for_reading(lake)
     import duckdb
 
-    from pipeline.store import connect
+    from pipeline.store import connect, schema_is_current
 
     if not Path(path).is_file():
         raise CommandError(f"no database at {path} (create one with: ofc ingest PATH --db {path})")
-    upgrade_schema(path, wait_seconds=0.5)
     try:
+        connection = connect(path, read_only=True)
+        if schema_is_current(connection):
+            return connection
+        connection.close()  # written by an older version: its newer columns first
+        upgrade_schema(path, wait_seconds=0.5)
         return connect(path, read_only=True)
     except (duckdb.Error, OSError) as error:
         raise CommandError(f"cannot open database {path}: {error}") from error

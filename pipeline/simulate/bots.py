@@ -224,19 +224,12 @@ def ordered_parts(
     return above, cdf(gap)
 
 
-def _ordered_chance(
-    top_mean: np.ndarray,
-    top_variance: np.ndarray,
-    middle_mean: np.ndarray,
-    middle_low: np.ndarray,
-    middle_variance: np.ndarray,
-    bottom_mean: np.ndarray,
-    bottom_variance: np.ndarray,
-) -> np.ndarray:
+def _ordered_chance(*rows: np.ndarray) -> np.ndarray:
     """Chance that top < middle < bottom for independent normal rows, keeping the correlation:
-    P(middle > top) × P(bottom > middle | middle > top) (:func:`ordered_parts`)."""
-    above, below = ordered_parts(top_mean, top_variance, middle_mean, middle_low,
-                                 middle_variance, bottom_mean, bottom_variance)
+    P(middle > top) × P(bottom > middle | middle > top); ``rows`` as :func:`ordered_parts`
+    takes them (top mean and variance, middle mean, low and variance, bottom mean and
+    variance)."""
+    above, below = ordered_parts(*rows)
     above *= below
     return above
 

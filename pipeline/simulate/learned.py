@@ -341,10 +341,19 @@ def feature_matrix(options: Options, steer: float) -> np.ndarray:
                      for name in FEATURES[family(options.variant)]], axis=-1)
 
 
+def _stages(top: np.ndarray, middle: np.ndarray, bottom: np.ndarray) -> np.ndarray:
+    """The slots open in the three rows, as a stage."""
+    return np.clip((top + middle + bottom).astype(np.int64), 0, STAGES - 1)
+
+
+def option_stages(options: Options) -> np.ndarray:
+    """Per option (any shape of option arrays): the slots still open once it is placed."""
+    return _stages(options.open_top, options.open_middle, options.open_bottom)
+
+
 def stage_of(options: Options) -> np.ndarray:
     """Per board: the slots still open once the street is placed (the same for every option)."""
-    opened = options.open_top[:, 0] + options.open_middle[:, 0] + options.open_bottom[:, 0]
-    return np.clip(opened.astype(np.int64), 0, STAGES - 1)
+    return _stages(options.open_top[:, 0], options.open_middle[:, 0], options.open_bottom[:, 0])
 
 
 def sensible(options: Options) -> np.ndarray:
@@ -436,9 +445,7 @@ class LearnedBot:
         considered = considered_options(street, patterns, subsets, outlooks)
         flat = np.flatnonzero(considered)
         options = street.options_at(variant, patterns, subsets, outlooks, flat)
-        opened = options.open_top + options.open_middle + options.open_bottom
-        stages = np.clip(opened.astype(np.int64), 0, STAGES - 1)
-        worth = self.worth(options, stages)
+        worth = self.worth(options, option_stages(options))
         scores = np.full(considered.size, -np.inf, dtype=worth.dtype)
         scores[flat] = worth
         return np.argmax(scores.reshape(considered.shape), axis=1)

@@ -573,7 +573,9 @@ def _schema_fingerprint() -> str:
     return hashlib.blake2b(text.encode(), digest_size=8).hexdigest()
 
 
-def _schema_is_current(connection: duckdb.DuckDBPyConnection) -> bool:
+def schema_is_current(connection: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the database holds this version's schema (version and fingerprint recorded by
+    :func:`ensure_schema`); works on a read-only connection."""
     try:
         rows = connection.execute(
             "SELECT key, value FROM meta WHERE key IN ('schema_version', 'schema_fingerprint')"
@@ -591,7 +593,7 @@ def ensure_schema(connection: duckdb.DuckDBPyConnection) -> None:
     """Create every missing table, add columns newer than the database, record the version.
 
     Cheap when the database already has this exact schema (one meta lookup)."""
-    if _schema_is_current(connection):
+    if schema_is_current(connection):
         return
     existing = set(connection.execute(
         "SELECT table_name, column_name FROM information_schema.columns "

@@ -99,6 +99,22 @@ def test_terminating_ofc_dashboard_stops_its_streamlit_server(tmp_path) -> None:
                     os.kill(child, signal.SIGKILL)
 
 
+def database_before_matches(folder: Path) -> Path:
+    """The match-night sample ingested, then made as a database written before issue 31 (no
+    hands.match_id, no schema fingerprint)."""
+    import duckdb
+
+    sample = Path(__file__).resolve().parents[2] / "sample_data" / "match-night.csv"
+    database = folder / "old.duckdb"
+    ingested = subprocess.run([*OFC, "ingest", str(sample), "--db", str(database)],
+                              capture_output=True, text=True, timeout=120)
+    assert ingested.returncode == 0, ingested.stderr
+    with duckdb.connect(str(database)) as connection:
+        connection.execute("ALTER TABLE hands DROP COLUMN match_id")
+        connection.execute("DELETE FROM meta WHERE key = 'schema_fingerprint'")
+    return database
+
+
 def test_an_older_database_is_brought_up_to_date_before_serving(tmp_path) -> None:  # noqa: ANN001
     """A database written before matches (no hands.match_id) crashed the read-only pages that
     settle matches; ofc dashboard now adds the missing columns first."""
@@ -106,14 +122,7 @@ def test_an_older_database_is_brought_up_to_date_before_serving(tmp_path) -> Non
 
     from pipeline.cli.dashboard import upgrade_schema
 
-    sample = Path(__file__).resolve().parents[2] / "sample_data" / "match-night.csv"
-    database = tmp_path / "old.duckdb"
-    ingested = subprocess.run([*OFC, "ingest", str(sample), "--db", str(database)],
-                              capture_output=True, text=True, timeout=120)
-    assert ingested.returncode == 0, ingested.stderr
-    with duckdb.connect(str(database)) as connection:  # as written before issue 31
-        connection.execute("ALTER TABLE hands DROP COLUMN match_id")
-        connection.execute("DELETE FROM meta WHERE key = 'schema_fingerprint'")
+    database = database_before_matches(tmp_path)
     try:
         read.matches.match_settlements(database)
         raise AssertionError("an older database should lack hands.match_id")
@@ -133,15 +142,9 @@ def test_ofc_report_reads_an_older_database(tmp_path) -> None:  # noqa: ANN001
     first, as the dashboard does."""
     import duckdb
 
-    sample = Path(__file__).resolve().parents[2] / "sample_data" / "match-night.csv"
-    database = tmp_path / "old.duckdb"
-    ingested = subprocess.run([*OFC, "ingest", str(sample), "--db", str(database)],
-                              capture_output=True, text=True, timeout=120)
-    assert ingested.returncode == 0, ingested.stderr
-    with duckdb.connect(str(database)) as connection:  # as written before issue 31
+    database = database_before_matches(tmp_path)
+    with duckdb.connect(str(database), read_only=True) as connection:
         player = connection.execute("SELECT player FROM seats ORDER BY player LIMIT 1").fetchone()[0]
-        connection.execute("ALTER TABLE hands DROP COLUMN match_id")
-        connection.execute("DELETE FROM meta WHERE key = 'schema_fingerprint'")
     written = tmp_path / "report.md"
     report = subprocess.run([*OFC, "report", player, "--db", str(database), "--out",
                              str(written)], capture_output=True, text=True, timeout=300)

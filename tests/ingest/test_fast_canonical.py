@@ -278,13 +278,14 @@ def test_mutations_the_record_path_accepts_are_not_all_sent_back() -> None:
     assert len(accepted) > valid // 2
 
 
-def test_byte_level_damage_gets_the_same_verdict_on_both_paths() -> None:
-    """Lines damaged as bytes (a changed byte, a cut, a stray quote, bracket or escape, a bad
-    card spelling): no crash, and both paths agree line by line."""
-    rng = random.Random(7)
-    bases = [json.dumps(record, separators=(",", ":")).encode() for record in demo_records(100)]
-    texts = []
-    for _ in range(800):
+def damaged_lines(rng: random.Random, bases: list[bytes], count: int,
+                  inserted: tuple[bytes, ...], overwritten: tuple[bytes, ...]) -> list[bytearray]:
+    """``count`` lines, each a base line with 1-3 byte-level damages: a changed byte, a cut, an
+    inserted stray (a space, quote, bracket, comma, brace, escape or one of ``inserted``) or
+    two bytes overwritten with one of ``overwritten``."""
+    strays = [b" ", b'"', b"[", b"]", b",", b"{", b"}", b"\\u00e9", *inserted]
+    lines = []
+    for _ in range(count):
         damaged = bytearray(rng.choice(bases))
         for _ in range(rng.randint(1, 3)):
             position = rng.randrange(len(damaged))
@@ -294,10 +295,18 @@ def test_byte_level_damage_gets_the_same_verdict_on_both_paths() -> None:
             elif kind == 1:
                 del damaged[position:position + rng.randint(1, 20)]
             elif kind == 2:
-                damaged[position:position] = rng.choice(
-                    [b" ", b'"', b"[", b"]", b",", b"{", b"}", b"\\u00e9", b" \t"])
+                damaged[position:position] = rng.choice(strays)
             else:
-                damaged[position:position + 2] = rng.choice([b"10", b"Ah", b"xx", b"[]"])
-        texts.append(damaged.decode("utf-8", "replace"))
+                damaged[position:position + 2] = rng.choice(overwritten)
+        lines.append(damaged)
+    return lines
+
+
+def test_byte_level_damage_gets_the_same_verdict_on_both_paths() -> None:
+    """Lines damaged as bytes (a changed byte, a cut, a stray quote, bracket or escape, a bad
+    card spelling): no crash, and both paths agree line by line."""
+    bases = [json.dumps(record, separators=(",", ":")).encode() for record in demo_records(100)]
+    texts = [damaged.decode("utf-8", "replace") for damaged in damaged_lines(
+        random.Random(7), bases, 800, (b" \t",), (b"10", b"Ah", b"xx", b"[]"))]
     candidates, rejects = assert_paths_agree(texts)
     assert candidates > 10 and rejects > 400

@@ -26,7 +26,12 @@ from pipeline.ingest.fast_streets import (
     street_lists,
 )
 from tests.ingest.conftest import deal_hand
-from tests.ingest.test_fast_canonical import demo_records, mutate, special_records
+from tests.ingest.test_fast_canonical import (
+    damaged_lines,
+    demo_records,
+    mutate,
+    special_records,
+)
 
 COMPACT = (",", ":")
 
@@ -178,24 +183,9 @@ def test_mutated_records_get_the_same_verdict(seed: int) -> None:
 
 
 def test_byte_level_damage_gets_the_same_verdict() -> None:
-    rng = random.Random(11)
     bases = [json.dumps(record, separators=COMPACT).encode() for record in demo_records(80)]
-    texts: list[str | bytes] = []
-    for _ in range(600):
-        damaged = bytearray(rng.choice(bases))
-        for _ in range(rng.randint(1, 3)):
-            position = rng.randrange(len(damaged))
-            kind = rng.randrange(4)
-            if kind == 0:
-                damaged[position] = rng.randrange(128)
-            elif kind == 1:
-                del damaged[position:position + rng.randint(1, 20)]
-            elif kind == 2:
-                damaged[position:position] = rng.choice(
-                    [b" ", b'"', b"[", b"]", b",", b"{", b"}", b"\\u00e9", b"*", b'"**"'])
-            else:
-                damaged[position:position + 2] = rng.choice([b"10", b"Ah", b"xx", b"**", b"[]"])
-        texts.append(bytes(damaged))
+    texts: list[str | bytes] = [bytes(damaged) for damaged in damaged_lines(
+        random.Random(11), bases, 600, (b"*", b'"**"'), (b"10", b"Ah", b"xx", b"**", b"[]"))]
     accepted, rest = assert_same_parse(texts, exact=False)
     assert accepted > 5 and rest > 400
 

@@ -24,7 +24,14 @@ from pipeline.simulate.bots import (
     street_patterns,
 )
 from pipeline.simulate.dealer import StreetRows
-from pipeline.simulate.learned import FEATURES, STAGES, LearnedBot, PolicyWeights, family
+from pipeline.simulate.learned import (
+    FEATURES,
+    STAGES,
+    LearnedBot,
+    PolicyWeights,
+    family,
+    option_stages,
+)
 from pipeline.simulate.outlook import row_outlooks
 
 HEURISTIC = sorted(name for name, bot in BOTS.items() if isinstance(bot, HeuristicBot))
@@ -51,18 +58,26 @@ def streets_of_boards(variant: Variant, rules_name: str, boards: int, seed: int)
         filler.play_street(batch, dealt, shape.discarded, generator.random(boards))
 
 
+def plain_streets(variant: Variant, rules_name: str, seed: int, boards: int = 400):  # noqa: ANN201
+    """For every street of :func:`streets_of_boards`: the boards, the dealt cards, the street's
+    patterns, subsets and outlooks, its :class:`StreetRows` and its plain options."""
+    for batch, dealt, discards, rules in streets_of_boards(variant, rules_name, boards, seed):
+        size = dealt.shape[1]
+        patterns, subsets = street_patterns(size, discards), pattern_subsets(size, discards)
+        outlooks = row_outlooks(variant, rules)
+        street = StreetRows(dealt, batch.keys, batch.counts, batch.suits)
+        yield (batch, dealt, patterns, subsets, outlooks, street,
+               street.options(variant, patterns, subsets, outlooks))
+
+
 @pytest.mark.parametrize(("variant", "rules_name"), [
     (Variant.PINEAPPLE, "standard"), (Variant.CLASSIC, "standard"),
     (Variant.LOWBALL_PINEAPPLE, "standard"), (Variant.PINEAPPLE, "progressive"),
 ])
 def test_the_fast_path_gives_the_plain_fields_and_picks(variant: Variant, rules_name: str) -> None:
     checked = 0
-    for batch, dealt, discards, rules in streets_of_boards(variant, rules_name, 400, seed=11):
-        size = dealt.shape[1]
-        patterns, subsets = street_patterns(size, discards), pattern_subsets(size, discards)
-        outlooks = row_outlooks(variant, rules)
-        street = StreetRows(dealt, batch.keys, batch.counts, batch.suits)
-        plain = street.options(variant, patterns, subsets, outlooks)
+    for batch, dealt, patterns, subsets, outlooks, street, plain in plain_streets(
+            variant, rules_name, seed=11):
         assert (street.valid(subsets) == plain.valid).all()
         flat = np.flatnonzero(plain.valid)
         assert len(flat) > 0
@@ -99,20 +114,14 @@ def test_the_learned_fast_path_gives_the_plain_worth_and_picks(variant: Variant,
         {item: generator.normal(size=(STAGES, len(FEATURES[family(item)]))) for item in Variant},
         {item: 0.4 for item in Variant}))
     checked = 0
-    for batch, dealt, discards, rules in streets_of_boards(variant, rules_name, 400, seed=12):
-        size = dealt.shape[1]
-        patterns, subsets = street_patterns(size, discards), pattern_subsets(size, discards)
-        outlooks = row_outlooks(variant, rules)
-        street = StreetRows(dealt, batch.keys, batch.counts, batch.suits)
-        plain = street.options(variant, patterns, subsets, outlooks)
+    for batch, dealt, patterns, subsets, outlooks, street, plain in plain_streets(
+            variant, rules_name, seed=12):
         plain_scores = bot.scores(plain)
         considered = np.isfinite(plain_scores)
         assert (considered_options(street, patterns, subsets, outlooks) == considered).all()
         flat = np.flatnonzero(considered)
         gathered = street.options_at(variant, patterns, subsets, outlooks, flat)
-        opened = gathered.open_top + gathered.open_middle + gathered.open_bottom
-        stages = np.clip(opened.astype(np.int64), 0, STAGES - 1)
-        assert (bot.worth(gathered, stages).tobytes()
+        assert (bot.worth(gathered, option_stages(gathered)).tobytes()
                 == plain_scores.ravel()[flat].tobytes())  # the same bits
         fast = StreetRows(dealt, batch.keys, batch.counts, batch.suits)
         assert (bot.choose_street(fast, variant, patterns, subsets, outlooks)
