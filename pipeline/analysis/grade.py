@@ -568,7 +568,7 @@ def policy_choice(decision: Decision, alternatives: AlternativeSet, policy: str,
     if BOTS[policy].uses_chance:
         return None
     column = column_policy(policy, decision.hand.variant, rules)
-    index = column.play_street(BoardBatch.from_rows([decision.rows]),
+    index = column.play_street(BoardBatch.from_rows([decision.rows], [decision.known]),
                                np.asarray([decision.dealt], dtype=np.int64), decision.discards)
     pattern = street_patterns(len(decision.dealt), decision.discards)[int(index[0])]
     items = alternatives.alternatives
@@ -682,7 +682,7 @@ def policy_scores(decision: Decision, alternatives: list[Alternative], policy: s
     """The rollout policy's own score of each alternative (its representative placement; -inf
     for a placement the bot never plays), or None for a policy that does not score."""
     column = column_policy(policy, decision.hand.variant, rules)
-    scores = column.scores(BoardBatch.from_rows([decision.rows]),
+    scores = column.scores(BoardBatch.from_rows([decision.rows], [decision.known]),
                            np.asarray([decision.dealt], dtype=np.int64), decision.discards)
     if scores is None:
         return None

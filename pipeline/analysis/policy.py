@@ -10,13 +10,13 @@ replays simulated hands through :class:`ColumnPolicy` and gets the recorded plac
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 from pipeline.rules.game import ROW_LENGTHS, Variant
 from pipeline.rules.ruleset import RuleSet
-from pipeline.simulate.bots import BOTS, pattern_subsets, street_patterns
+from pipeline.simulate.bots import BOTS, pattern_subsets, street_patterns, uses_live_cards
 from pipeline.simulate.dealer import StreetRows, order_within_rows
 from pipeline.simulate.outlook import row_outlooks
 
@@ -29,22 +29,28 @@ placements for 270 boards, a later Pineapple street's 27 for 2,427."""
 class BoardBatch:
     """N partial boards as arrays: cards by slot (top 0-2, middle 3-7, bottom 8-12, -1 empty),
     per-row card counts, rank-key sums and suit state (-1 empty, 0-3 one suit, 4 mixed) — the
-    state the dealer keeps for its boards."""
+    state the dealer keeps for its boards — and ``seen`` (N × 52, bool): the other cards the
+    player has seen (the opponents' boards visible, their own discards; a street's discard
+    is added when it is played), which the policy's live-card features count as dead."""
 
-    __slots__ = ("cards", "counts", "keys", "suits")
+    __slots__ = ("cards", "counts", "keys", "suits", "seen")
 
-    def __init__(self, cards: np.ndarray, counts: np.ndarray, keys: np.ndarray, suits: np.ndarray):
+    def __init__(self, cards: np.ndarray, counts: np.ndarray, keys: np.ndarray, suits: np.ndarray,
+                 seen: np.ndarray | None = None):
         self.cards = cards
         self.counts = counts
         self.keys = keys
         self.suits = suits
+        self.seen = np.zeros((len(cards), 52), dtype=bool) if seen is None else seen
 
     def __len__(self) -> int:
         return len(self.cards)
 
     @classmethod
-    def from_rows(cls, rows_list: Sequence[Sequence[Sequence[int]]]) -> BoardBatch:
-        """Boards from (top, middle, bottom) card lists."""
+    def from_rows(cls, rows_list: Sequence[Sequence[Sequence[int]]],
+                  seen: Sequence[Iterable[int]] = ()) -> BoardBatch:
+        """Boards from (top, middle, bottom) card lists, with the cards each player has seen
+        besides (one collection per board; none seen when not given)."""
         from pipeline.solver.tables import RANK_KEY_OF_CARD
 
         count = len(rows_list)
@@ -62,18 +68,18 @@ class BoardBatch:
                     keys[index, row] += RANK_KEY_OF_CARD[card]
                 counts[index, row] = len(row_cards)
                 suits[index, row] = -1 if not suit_set else (suit_set.pop() if len(suit_set) == 1 else 4)
-        return cls(cards, counts, keys, suits)
+        return cls(cards, counts, keys, suits, seen_cards(seen) if seen else None)
 
     def repeat(self, times: int) -> BoardBatch:
         """Each board ``times`` times in a row (board-major)."""
-        return BoardBatch(*(np.repeat(array, times, axis=0)
-                            for array in (self.cards, self.counts, self.keys, self.suits)))
+        return BoardBatch(*(np.repeat(array, times, axis=0) for array in
+                            (self.cards, self.counts, self.keys, self.suits, self.seen)))
 
     def concat(self, other: BoardBatch) -> BoardBatch:
         """These boards followed by ``other``'s."""
         return BoardBatch(*(np.concatenate([mine, theirs]) for mine, theirs in zip(
-            (self.cards, self.counts, self.keys, self.suits),
-            (other.cards, other.counts, other.keys, other.suits), strict=True)))
+            (self.cards, self.counts, self.keys, self.suits, self.seen),
+            (other.cards, other.counts, other.keys, other.suits, other.seen), strict=True)))
 
     def rows(self, index: int) -> tuple[list[int], list[int], list[int]]:
         """One board's rows as card lists."""
@@ -93,6 +99,7 @@ class ColumnPolicy:
             raise ValueError(f"unknown rollout policy {bot_name!r} (bots: {', '.join(BOTS)})")
         self.name = bot_name
         self.bot = BOTS[bot_name]
+        self.live = uses_live_cards(self.bot)
         self.variant = variant
         self.outlooks = row_outlooks(variant, rules)
 
@@ -106,7 +113,8 @@ class ColumnPolicy:
         dealt = np.ascontiguousarray(dealt, dtype=np.int64)
         size = dealt.shape[1]
         patterns = street_patterns(size, discards)
-        street = StreetRows(dealt, boards.keys, boards.counts, boards.suits)
+        street = StreetRows(dealt, boards.keys, boards.counts, boards.suits,
+                            boards.cards if self.live else None, boards.seen)
         return score(street.options(self.variant, patterns, pattern_subsets(size, discards),
                                     self.outlooks))
 
@@ -135,7 +143,8 @@ class ColumnPolicy:
         for start in range(0, count, chunk):
             part = slice(start, min(count, start + chunk))
             street = StreetRows(dealt[part], boards.keys[part], boards.counts[part],
-                                boards.suits[part])
+                                boards.suits[part], boards.cards[part] if self.live else None,
+                                boards.seen[part])
             if choose_street is not None:  # the bot scores only the options it considers
                 chosen[part] = choose_street(street, self.variant, patterns, subsets,
                                              self.outlooks)
@@ -155,4 +164,20 @@ class ColumnPolicy:
             safe_row = np.where(placed, row, 0)
             slot = ROW_START[safe_row] + before[everyone, safe_row] + within[:, column]
             boards.cards[everyone[placed], slot[placed]] = dealt[placed, column]
+            boards.seen[everyone[~placed], dealt[~placed, column]] = True  # the discard
         return chosen
+
+
+def seen_cards(collections: Sequence[Iterable[int] | Sequence[Sequence[int]] | None]) -> np.ndarray:
+    """A (len(collections), 52) bool array: per board, the cards of one collection (card
+    numbers, or rows of card lists such as a seat's visible board; None: nothing)."""
+    seen = np.zeros((len(collections), 52), dtype=bool)
+    for index, collection in enumerate(collections):
+        if collection is None:
+            continue
+        for item in collection:
+            if isinstance(item, (int, np.integer)):
+                seen[index, int(item)] = True
+            else:
+                seen[index, list(item)] = True
+    return seen

@@ -8,7 +8,11 @@
 * Every seat not in Fantasyland finishes its board with one simulator bot (default ``learned``,
   a linear scorer trained by expert iteration on this grader's own lookahead:
   :mod:`pipeline.simulate.learned`; before it, ``expert``), played through :class:`~pipeline.analysis.policy.ColumnPolicy`
-  exactly as the simulator plays it. An opponent in Fantasyland sets its cards with the exact
+  exactly as the simulator plays it. What a seat has seen (the learned policy's live-card
+  features count it) is what was known at the decision: the player knows their cards, discards
+  and the boards visible, an opponent the boards visible, and each adds its own discards as it
+  plays (not the boards' later cards: a seat's play stays a function of its own board and
+  cards, which the exact enumeration below relies on). An opponent in Fantasyland sets its cards with the exact
   setter (:func:`~pipeline.solver.fantasyland.solve_fantasyland`), as the simulator does; as
   that costs milliseconds, each group of :data:`FANTASYLAND_GROUP` consecutive samples shares
   one Fantasyland deal (the other unseen cards are shuffled per sample).
@@ -278,6 +282,8 @@ class Rollouts:
         plan = decision.plan
         count = len(deck)
         entries: list[_Seat] = []
+        table = [card for rows in decision.visible if rows is not None
+                 for row in rows for card in row]  # what every seat sees at the decision
         for seat, start, size in plan.fantasyland:
             boards = np.empty((count, 13), dtype=np.int64)
             for sample in range(count):
@@ -307,7 +313,7 @@ class Rollouts:
             else:
                 columns = None
                 own, index, own_uniforms = deck, np.arange(count), uniforms
-            batch = BoardBatch.from_rows([rows]).repeat(len(own))
+            batch = BoardBatch.from_rows([rows], [table]).repeat(len(own))
             offset = 0
             for step, (_, start, size, discards) in steps:
                 dealt = (own[:, offset:offset + size] if columns is not None
@@ -382,7 +388,8 @@ class Rollouts:
             columns = None
             own, own_index, own_uniforms = deck, None, self.uniforms[first:last]
         distinct = len(own)
-        boards = BoardBatch.from_rows([alternative.rows_after for alternative in alternatives])
+        boards = BoardBatch.from_rows([alternative.rows_after for alternative in alternatives],
+                                      [decision.known] * len(alternatives))
         boards = boards.repeat(distinct)
         offset = 0
         for step, (seat, start, size, discards) in steps:

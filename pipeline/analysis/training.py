@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.analysis.decisions import Decision, HandView, SeatPlay, StreetPlay, decision_at
-from pipeline.analysis.policy import BoardBatch
+from pipeline.analysis.policy import BoardBatch, seen_cards
 from pipeline.analysis.progress import counted_progress
 from pipeline.analysis.rollout import SELECTION, Rollouts
 from pipeline.rules.cards import parse_card
@@ -169,7 +169,8 @@ def position_options(decision: Decision, rules: RuleSet):  # noqa: ANN201
     board = BoardBatch.from_rows([decision.rows])
     dealt = np.asarray([decision.dealt], dtype=np.int64)
     size, discards = dealt.shape[1], decision.discards
-    street = StreetRows(dealt, board.keys, board.counts, board.suits)
+    street = StreetRows(dealt, board.keys, board.counts, board.suits, board.cards,
+                        seen_cards([decision.known]))
     return street.options(decision.hand.variant, street_patterns(size, discards),
                           pattern_subsets(size, discards),
                           row_outlooks(decision.hand.variant, rules))
@@ -532,7 +533,8 @@ def round_labels(number: int, policy: str, learned: dict[str, PolicyWeights], re
     if cache is not None:
         described = recipe.describe()
         identity = json.dumps([number, policy, learned[policy].digest() if policy in learned
-                               else "", {key: described[key] for key in LABEL_KEYS}],
+                               else "", {key: described[key] for key in LABEL_KEYS},
+                               list(OPTION_FIELDS)],
                               sort_keys=True)
         key = cache / f"round-{number}-{hashlib.sha256(identity.encode()).hexdigest()[:12]}.pkl"
         if key.exists():

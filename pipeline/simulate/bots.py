@@ -74,7 +74,10 @@ class Options:
     For each option: whether it fits the rows' room (``valid``), the open slots it leaves per
     row, and the outlook of each row afterwards: mean and variance of the finished row's
     strength, expected royalty, the top's chance of Fantasyland, and in 2-7 Pineapple the
-    middle's chance of qualifying (``middle_mean``/``middle_variance`` are unused there).
+    middle's chance of qualifying (``middle_mean``/``middle_variance`` are unused there); and
+    how live each row's draws are by the cards the player has seen (``*_live``: the share of
+    the row's ranks' other cards still unseen; ``*_flush``: of a one-suited row's suit; see
+    :meth:`pipeline.simulate.dealer.StreetRows.live_state`).
     All arrays are (B, P); slicing the boards gives views.
     """
 
@@ -99,6 +102,11 @@ class Options:
     bottom_mean: np.ndarray
     bottom_variance: np.ndarray
     bottom_royalty: np.ndarray
+    top_live: np.ndarray
+    middle_live: np.ndarray
+    middle_flush: np.ndarray
+    bottom_live: np.ndarray
+    bottom_flush: np.ndarray
 
     def take(self, boards: slice) -> Options:
         """The options of a contiguous range of boards (views, no copies)."""
@@ -114,7 +122,14 @@ _BOARD_FIELDS = (
     "top_floor",
     "middle_mean", "middle_floor", "middle_variance", "middle_royalty",
     "middle_qualify", "bottom_mean", "bottom_variance", "bottom_royalty",
+    "top_live", "middle_live", "middle_flush", "bottom_live", "bottom_flush",
 )
+
+
+def uses_live_cards(bot: object) -> bool:
+    """Whether a bot reads the options' live-card fields (``uses_live_cards``, default no):
+    only then are they worked out from the cards seen (else every rank counts as live)."""
+    return bool(getattr(bot, "uses_live_cards", False))
 
 
 class Bot(Protocol):

@@ -3,7 +3,8 @@
 Per hand: one shuffled 52-card deck; Fantasyland players get all their cards at once (their
 count comes from the rules core's verdict on their previous board) and set them with the exact
 setter; everybody else gets the variant's streets in action order, starting left of the button,
-and their bot places each street (Pineapple: place two, discard one). After the hand the rules
+and their bot places each street (Pineapple: place two, discard one), seeing every board of the
+table as it was before the street and its own discards. After the hand the rules
 core judges every board (who fouled, royalties, who plays Fantasyland next and with how many
 cards) and settles the points. The button moves one seat left after every hand, except after a
 hand in which anyone played Fantasyland.
@@ -40,6 +41,7 @@ from pipeline.simulate.bots import (
     Options,
     pattern_subsets,
     street_patterns,
+    uses_live_cards,
 )
 from pipeline.simulate.outlook import RowOutlooks, row_outlooks, state_space
 from pipeline.simulate.sessions import SessionPlan
@@ -261,12 +263,14 @@ def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
             ranges.append((playing[owners[start][0]], slice(start, position)))
             start = position
     chance = [bot.uses_chance for bot, _ in ranges]
+    live = any(uses_live_cards(bot) for bot, _ in ranges)
     outlooks = row_outlooks(variant, rules)
 
     keys = np.zeros((count, 3), dtype=np.int64)
     counts = np.zeros((count, 3), dtype=np.int64)
     suits = np.full((count, 3), -1, dtype=np.int64)
     cards = np.full((count, 13), -1, dtype=np.int64)
+    discarded = np.zeros((count, 52), dtype=bool)
     everyone = np.arange(count)
     street_json: list[list[str]] = [[] for _ in range(count)]
     street_start = 0
@@ -276,7 +280,9 @@ def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
         street_start += shape.dealt
         patterns = street_patterns(shape.dealt, shape.discarded)
         subsets = pattern_subsets(shape.dealt, shape.discarded)
-        street = StreetRows(dealt, keys, counts, suits)
+        street = (StreetRows(dealt, keys, counts, suits, cards,
+                             _seen_at_table(cards, hand_of, len(hands)) | discarded)
+                  if live else StreetRows(dealt, keys, counts, suits))
         options = street.options(variant, patterns, subsets, outlooks)
         chosen = np.zeros(count, dtype=np.int64)
         for (bot, boards), needs_chance in zip(ranges, chance, strict=True):
@@ -297,6 +303,7 @@ def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
             safe_row = np.where(placed, row, 0)
             slot = _ROW_START[safe_row] + before[everyone, safe_row] + within[:, column]
             cards[everyone[placed], slot[placed]] = dealt[placed, column]
+            discarded[everyone[~placed], dealt[~placed, column]] = True
         templates = _street_templates(shape.dealt, shape.discarded)
         quoted = QUOTED_CARD
         for board, (pattern, dealt_cards) in enumerate(zip(chosen.tolist(), dealt.tolist(), strict=True)):
@@ -308,6 +315,15 @@ def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
         row_cards = final[board]
         hand.rows[seat] = (row_cards[0:3], row_cards[3:8], row_cards[8:13])
         hand.streets[seat] = ",".join(street_json[board])
+
+
+def _seen_at_table(cards: np.ndarray, hand_of: np.ndarray, hands: int) -> np.ndarray:
+    """Per board (N × 52, bool): every card on the boards of its hand's players (not in
+    Fantasyland) before the street, the board's own included."""
+    table = np.zeros((hands, 52), dtype=bool)
+    placed = cards >= 0
+    table[np.repeat(hand_of, 13).reshape(cards.shape)[placed], cards[placed]] = True
+    return table[hand_of]
 
 
 class RowState(NamedTuple):
@@ -330,8 +346,12 @@ class StreetRows:
     row after each subset is computed once, and options are then gathered from those.
     """
 
-    def __init__(self, dealt: np.ndarray, keys: np.ndarray, counts: np.ndarray, suits: np.ndarray):
+    def __init__(self, dealt: np.ndarray, keys: np.ndarray, counts: np.ndarray, suits: np.ndarray,
+                 cards: np.ndarray | None = None, seen: np.ndarray | None = None):
         size = dealt.shape[1]
+        self.dealt = dealt
+        self.cards = cards
+        self.seen = seen
         membership = ((np.arange(1 << size)[None, :] >> np.arange(size)[:, None]) & 1).astype(
             np.float64
         )  # (dealt, subsets)
@@ -342,6 +362,8 @@ class StreetRows:
         self.counts = counts
         self.suits = suits
         self._states: dict[int, RowState] = {}
+        self._live: dict[int, tuple[np.ndarray, np.ndarray | None]] = {}
+        self._unseen: tuple[np.ndarray, np.ndarray] | None = None
 
     def _row(self, row: int, columns: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         """(key, count, suit) of one row after each subset (or after the given subset per board)."""
@@ -383,6 +405,72 @@ class StreetRows:
             self._states[row] = known
         return known
 
+    def _unseen_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per board, the cards the player has not seen (not on their board, not dealt, not in
+        ``seen``): how many of each rank (boards × 13) and of each suit (boards × 4)."""
+        if self._unseen is None:
+            count = len(self.keys)
+            known = (np.zeros((count, 52), dtype=bool) if self.seen is None
+                     else np.array(self.seen, dtype=bool, copy=True))
+            boards = np.arange(count)
+            for column in range(self.dealt.shape[1]):
+                known[boards, self.dealt[:, column]] = True
+            if self.cards is not None:
+                placed = self.cards >= 0
+                known[np.nonzero(placed)[0], self.cards[placed]] = True
+            unseen = (~known).reshape(count, 13, 4)
+            self._unseen = (unseen.sum(axis=2).astype(np.float32),
+                            unseen.sum(axis=1).astype(np.float32))
+        return self._unseen
+
+    @np.errstate(all="ignore")
+    def live_state(self, row: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """How live a row's draws are after each subset of the street's cards (boards ×
+        subsets, float32), from what the player has seen (``cards`` and ``seen``):
+
+        * *live*: of the cards of the ranks already in the row, the share still unseen
+          (the row's own cards left out: 4 × distinct ranks - cards); 1 for an empty row;
+        * *flush* (five-card rows; None for the top): when the row holds two or more cards
+          all of one suit, the share of that suit's other cards still unseen; else 0.
+
+        Without the board's ``cards`` every rank counts as live and no flush as drawing."""
+        known = self._live.get(row)
+        if known is not None:
+            return known
+        count = len(self.keys)
+        subsets = self.subset_counts.shape[0]
+        if self.cards is None:
+            live = np.ones((count, subsets), dtype=np.float32)
+            flush = None if row == 0 else np.zeros((count, subsets), dtype=np.float32)
+            self._live[row] = (live, flush)
+            return live, flush
+        rank_unseen, suit_unseen = self._unseen_counts()
+        start = int(_ROW_START[row])
+        row_cards = self.cards[:, start:start + ROW_LENGTHS[row]]
+        present = np.zeros((count, 13), dtype=bool)
+        placed = row_cards >= 0
+        present[np.nonzero(placed)[0], row_cards[placed] >> 2] = True
+        size = self.dealt.shape[1]
+        membership = (np.arange(subsets)[None, :] >> np.arange(size)[:, None]) & 1  # (dealt, S)
+        ranks = np.zeros((count, size, 13), dtype=np.float32)
+        ranks[np.repeat(np.arange(count), size), np.tile(np.arange(size), count),
+              (self.dealt >> 2).ravel()] = 1.0
+        added = np.einsum("bdr,ds->bsr", ranks, membership.astype(np.float32)) > 0
+        combined = (added | present[:, None, :]).astype(np.float32)  # (boards, S, 13)
+        live_cards = np.einsum("bsr,br->bs", combined, rank_unseen)
+        distinct = combined.sum(axis=2)
+        _, total, suit = self._row(row)
+        room = 4.0 * distinct - total
+        live = np.where(room > 0, live_cards / np.maximum(room, 1.0), 1.0).astype(np.float32)
+        flush = None
+        if row > 0:
+            one_suit = (suit >= 0) & (suit <= 3) & (total >= 2)
+            drawn = np.take_along_axis(suit_unseen, np.clip(suit, 0, 3), axis=1)
+            flush = np.where(one_suit, drawn / np.maximum(13.0 - total, 1.0), 0.0).astype(
+                np.float32)
+        self._live[row] = (live, flush)
+        return live, flush
+
     @np.errstate(all="ignore")
     def options(
         self, variant: Variant, patterns: np.ndarray, subsets: np.ndarray, outlooks: RowOutlooks
@@ -398,6 +486,10 @@ class StreetRows:
             for field_name, values in _row_outlooks(row, variant, outlooks, state,
                                                     suited).items():
                 fields[f"{name}_{field_name}"] = values[:, columns]
+            live, flush = self.live_state(row)
+            fields[f"{name}_live"] = live[:, columns]
+            if flush is not None:
+                fields[f"{name}_flush"] = flush[:, columns]
         if "middle_qualify" not in fields:
             fields["middle_qualify"] = fields["middle_mean"]
         return Options(variant=variant, patterns=patterns, valid=valid, **fields)
@@ -427,6 +519,10 @@ class StreetRows:
             values = np.take(table, entries, axis=1)
             fields.update({f"open_{name}" if field == "open" else f"{name}_{field}":
                            values[column] for column, field in enumerate(names)})
+            live, flush = self.live_state(row)
+            fields[f"{name}_live"] = np.take(live[:, subsets[:, row]], flat)
+            if flush is not None:
+                fields[f"{name}_flush"] = np.take(flush[:, subsets[:, row]], flat)
         if "middle_qualify" not in fields:
             fields["middle_qualify"] = fields["middle_mean"]
         return Options(variant=variant, patterns=patterns,

@@ -7,7 +7,8 @@ street (each option's rows' outlooks: strength mean and variance, expected royal
 Fantasyland chance, open slots) and takes the best-scoring valid option per board. Its score is
 a weighted sum of a few *features* of each option (:data:`FEATURES`: the chance that the board
 ends legal, estimated as the heuristic bots estimate it, the royalties and rows' strengths
-counted when legal, the Fantasyland chance, the open slots), with one weight vector per variant
+counted when legal, the Fantasyland chance, the open slots, how live each row's draws are by
+the cards the player has seen; and products of these), with one weight vector per variant
 and per *stage* (the slots still open once the street is placed: 8, 6, 4, 2, 0 in Pineapple,
 8 to 0 in Classic). Everything is numpy over the whole column at once, element by element in a
 fixed order, so a board gets the same score (and the same choice: the first of equal scores)
@@ -46,20 +47,25 @@ WEIGHTS_FILE = "learned_policy.json"
 STAGES = 9
 """Open slots after a street: 0 (the board is complete) to 8 (after the opening)."""
 
+LIVE_FEATURES = ("top_live", "middle_live", "middle_flush", "bottom_live", "bottom_flush")
+"""How live each row's draws are by the cards the player has seen (the options' ``*_live`` and
+``*_flush`` fields, :meth:`pipeline.simulate.dealer.StreetRows.live_state`): the outlooks
+assume a full deck; these say how much of it is dead."""
+
 BASE_FEATURES: dict[str, tuple[str, ...]] = {
     "high": (
         "legal", "legal_top_royalty", "legal_middle_royalty", "legal_bottom_royalty",
         "fantasyland", "fantasyland_raw", "legal_top", "legal_middle", "legal_bottom",
         "open_middle", "open_top", "top_floor", "middle_floor", "legal_squared",
         "top_royalty", "middle_royalty", "bottom_royalty", "top_spread", "middle_spread",
-        "bottom_spread", "upper", "lower",
+        "bottom_spread", "upper", "lower", *LIVE_FEATURES,
     ),
     "low": (
         "legal", "legal_top_royalty", "legal_middle_royalty", "legal_bottom_royalty",
         "fantasyland", "fantasyland_raw", "legal_top", "legal_bottom",
         "open_middle", "open_top", "top_floor", "legal_squared",
         "top_royalty", "middle_royalty", "bottom_royalty", "top_spread", "bottom_spread",
-        "upper", "lower",
+        "upper", "lower", *LIVE_FEATURES,
     ),
 }
 """The features computed from an option's outlooks, per variant family (``low``: 2-7
@@ -67,13 +73,16 @@ Pineapple, whose middle is a low hand)."""
 
 PRODUCT_BASES: dict[str, tuple[str, ...]] = {
     "high": ("legal", "fantasyland", "legal_top", "legal_middle", "legal_bottom", "top_royalty",
-             "middle_royalty", "bottom_royalty", "open_top", "open_middle", "upper", "lower"),
+             "middle_royalty", "bottom_royalty", "open_top", "open_middle", "upper", "lower",
+             *LIVE_FEATURES),
     "low": ("legal", "fantasyland", "legal_top", "legal_bottom", "top_royalty", "middle_royalty",
-            "bottom_royalty", "open_top", "open_middle", "upper", "lower", "top_floor"),
+            "bottom_royalty", "open_top", "open_middle", "upper", "lower", "top_floor",
+            *LIVE_FEATURES),
 }
 """The base features whose pairwise products (and squares) are features too: the scorer is
 quadratic in them (a linear scorer could not weigh, say, a royalty by how likely the board is
-to stay legal differently at each open slot; the lookahead does)."""
+to stay legal differently at each open slot; the lookahead does), the live-card features
+among them (a draw's worth depends on how live it is)."""
 
 
 def _products(bases: tuple[str, ...]) -> tuple[str, ...]:
@@ -307,6 +316,7 @@ def base_features(options: Options, steer: float) -> dict[str, np.ndarray]:
         "bottom_royalty": options.bottom_royalty,
         "upper": chances.upper,
         "lower": chances.lower,
+        **{name: getattr(options, name) for name in LIVE_FEATURES},
     }
     top_spread = np.sqrt(options.top_variance)
     top_spread *= scale
@@ -370,6 +380,7 @@ class LearnedBot:
     one considered (:func:`sensible`); the first on equal scores."""
 
     uses_chance = False
+    uses_live_cards = True
 
     def __init__(self, name: str, description: str,
                  weights: PolicyWeights | Callable[[], PolicyWeights]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -38,6 +40,62 @@ def test_replaying_simulated_hands_gives_the_recorded_placements(variant: Varian
                     assert [sorted(row) for row in boards.rows(index)] == [sorted(r) for r in rows]
                 streets += 1
     assert streets >= 15 * 2 * 5  # most seats are not in Fantasyland
+
+
+def _replay_live(records: list[dict], policy: ColumnPolicy, with_table: bool) -> tuple[int, int]:
+    """Replay every street of every seat not in Fantasyland through ``policy`` with what the
+    seat had seen (its own discards; with ``with_table``, every board at the table before the
+    street): (streets replayed, streets placed as recorded)."""
+    replayed = matched = 0
+    for record in records:
+        seats = [player for player in record["players"] if not player["fantasyland"]]
+        rows = [([], [], []) for _ in seats]
+        discarded: list[list[int]] = [[] for _ in seats]
+        for street in range(len(seats[0]["streets"])):
+            table = [card for board in rows for row in board for card in row]
+            for index, player in enumerate(seats):
+                entry = player["streets"][street]
+                seen = discarded[index] + (table if with_table else [])
+                boards = BoardBatch.from_rows([rows[index]], [seen])
+                dealt = np.asarray([[parse_card(card) for card in entry["dealt"]]])
+                policy.play_street(boards, dealt, len(entry["discarded"]))
+                expected = [list(row) for row in rows[index]]
+                for name, cards in entry["placed"].items():
+                    expected[ROW[name]].extend(parse_card(card) for card in cards)
+                replayed += 1
+                matched += [sorted(row) for row in boards.rows(0)] == [sorted(row) for row in
+                                                                       expected]
+            for index, player in enumerate(seats):  # the street is placed after everyone chose
+                entry = player["streets"][street]
+                for name, cards in entry["placed"].items():
+                    rows[index][ROW[name]].extend(parse_card(card) for card in cards)
+                discarded[index].extend(parse_card(card) for card in entry["discarded"])
+    return replayed, matched
+
+
+def test_a_live_card_policy_sees_what_the_dealer_shows_it() -> None:
+    """A learned bot whose live-card features count (weights drawn at random) places every
+    street as the simulator recorded it when it sees what the dealer showed it: every board of
+    the table before the street and its own discards; without the table's cards its plays
+    differ (so the replay checks what was seen, not only the boards)."""
+    from pipeline.analysis.training import register
+    from pipeline.simulate.learned import FEATURES, STAGES, PolicyWeights, family
+
+    generator = np.random.default_rng(21)
+    name = register("live-test", PolicyWeights(
+        {item: generator.normal(size=(STAGES, len(FEATURES[family(item)]))) for item in Variant},
+        {item: 0.4 for item in Variant}))
+    config = SimulationConfig(hands=12, seed=5, variants=(Variant.PINEAPPLE,), players=3,
+                              bots=(name,))
+    from pipeline.simulate.simulation import simulate
+
+    records = [json.loads(line) for output in simulate(config)
+               for line in output.lines.decode("utf-8").splitlines()]
+    policy = ColumnPolicy(name, Variant.PINEAPPLE, STANDARD)
+    replayed, matched = _replay_live(records, policy, with_table=True)
+    assert replayed >= 12 * 2 * 5 and matched == replayed
+    replayed, matched = _replay_live(records, policy, with_table=False)
+    assert matched < replayed
 
 
 def test_board_batch_keeps_cards_by_slot() -> None:

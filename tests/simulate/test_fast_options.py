@@ -40,15 +40,21 @@ OPTION_FIELDS = (
     "top_fantasyland", "top_fantasyland_mean", "top_fantasyland_variance", "top_floor",
     "middle_mean", "middle_floor", "middle_variance", "middle_royalty", "middle_qualify",
     "bottom_mean", "bottom_variance", "bottom_royalty",
+    "top_live", "middle_live", "middle_flush", "bottom_live", "bottom_flush",
 )
 
 
 def streets_of_boards(variant: Variant, rules_name: str, boards: int, seed: int):
-    """For every street: the boards before it (filled by the random bot) and its dealt cards."""
+    """For every street: the boards before it (filled by the random bot, each with some other
+    cards seen: the last 8 to 24 of its deck, as opponents' boards) and its dealt cards."""
     rules = preset(rules_name)
     generator = np.random.default_rng(seed)
     decks = np.argsort(generator.random((boards, 52)), axis=1)
     batch = BoardBatch.from_rows([((), (), ())]).repeat(boards)
+    others = generator.integers(8, 25, size=boards)
+    batch.seen = np.zeros((boards, 52), dtype=bool)
+    for board, deck in enumerate(decks):
+        batch.seen[board, deck[52 - others[board]:]] = True
     filler = ColumnPolicy("random", variant, rules)
     position = 0
     for shape in variant.streets:
@@ -65,7 +71,8 @@ def plain_streets(variant: Variant, rules_name: str, seed: int, boards: int = 40
         size = dealt.shape[1]
         patterns, subsets = street_patterns(size, discards), pattern_subsets(size, discards)
         outlooks = row_outlooks(variant, rules)
-        street = StreetRows(dealt, batch.keys, batch.counts, batch.suits)
+        street = StreetRows(dealt, batch.keys, batch.counts, batch.suits, batch.cards,
+                            batch.seen)
         yield (batch, dealt, patterns, subsets, outlooks, street,
                street.options(variant, patterns, subsets, outlooks))
 
@@ -91,7 +98,8 @@ def test_the_fast_path_gives_the_plain_fields_and_picks(variant: Variant, rules_
             assert (bot.considered(street, patterns, subsets, outlooks)
                     == bot.allowed(plain)).all(), name
             expected = bot.choose(plain, np.zeros(len(dealt)))
-            fast = StreetRows(dealt, batch.keys, batch.counts, batch.suits)  # nothing kept
+            fast = StreetRows(dealt, batch.keys, batch.counts, batch.suits, batch.cards,
+                              batch.seen)  # nothing kept
             assert (bot.choose_street(fast, variant, patterns, subsets, outlooks)
                     == expected).all(), name
             worth = bot.worth(gathered)
@@ -123,7 +131,7 @@ def test_the_learned_fast_path_gives_the_plain_worth_and_picks(variant: Variant,
         gathered = street.options_at(variant, patterns, subsets, outlooks, flat)
         assert (bot.worth(gathered, option_stages(gathered)).tobytes()
                 == plain_scores.ravel()[flat].tobytes())  # the same bits
-        fast = StreetRows(dealt, batch.keys, batch.counts, batch.suits)
+        fast = StreetRows(dealt, batch.keys, batch.counts, batch.suits, batch.cards, batch.seen)
         assert (bot.choose_street(fast, variant, patterns, subsets, outlooks)
                 == bot.choose(plain, np.zeros(len(dealt)))).all()
         checked += 1
@@ -146,7 +154,8 @@ def test_the_fast_path_is_what_the_policy_plays() -> None:
             position += shape.dealt
             chosen = policy.play_street(fast, dealt, shape.discarded)
             size = shape.dealt
-            street = StreetRows(dealt, plain.keys, plain.counts, plain.suits)
+            street = StreetRows(dealt, plain.keys, plain.counts, plain.suits, plain.cards,
+                                plain.seen)
             options = street.options(Variant.PINEAPPLE, street_patterns(size, shape.discarded),
                                      pattern_subsets(size, shape.discarded), policy.outlooks)
             expected = policy.bot.choose(options, np.zeros(len(dealt)))
