@@ -23,7 +23,11 @@ hands, so a different mix of games never passes for a difference in play. Standa
 from the delta method, with boards as independent units (numerical derivatives of the exact
 formulas, exact second moments from the database), and again with sessions as units when the
 sessions' sums are given (:mod:`pipeline.report.inference`: each side counts the larger of the
-two; tests use Student's t on the sessions' degrees of freedom).
+two; tests use Student's t on the sessions' degrees of freedom). The player's side is never
+counted as less variable than the group's hands would be: its variance is at least the one his
+figure would have if his hands had the group's covariance per hand (:func:`like_group_covariance`),
+so a player with few sessions, or whose hands happened to spread little, is not judged on an
+error smaller than the group's own play gives.
 
 Pure: works on the frames of :func:`pipeline.read.report.report_state_totals`.
 """
@@ -129,6 +133,19 @@ def with_sessions(side: Side, sessions: pl.DataFrame) -> Side:
                 clustered_covariance(per_session), len(names))
 
 
+def like_group_covariance(player: Side, reference: Side) -> np.ndarray:
+    """The covariance the player's totals would have if his hands had the group's covariance
+    per hand: the group's covariance of its totals (boards as units) per board, times the
+    player's boards. The floor of the player's side in :meth:`Combined.test` (the causes' slopes
+    taken at the group's mix over the player's boards: the variance of his figure if he played
+    like the group, which is what luck gives when nothing differs): a player whose own hands
+    (or sessions) happen to spread less than the group's is still judged on the spread the
+    group's play gives over as many hands; zeros when either side has no board."""
+    if player.boards <= 0 or reference.boards <= 0:
+        return np.zeros((9, 9))
+    return reference.covariance * (player.boards / reference.boards)
+
+
 def _parts(totals: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     counts, values, royalties = totals[0::3], totals[1::3], totals[2::3]
     boards = counts.sum()
@@ -204,6 +221,11 @@ class StratumBalance:
     parts: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
     """The causes' covariance by side and kind: (player independent, player clustered,
     group independent, group clustered); None without the sessions' sums."""
+    player_part: np.ndarray | None = None
+    """The player's side of ``covariance`` (boards as units)."""
+    like_group: np.ndarray | None = None
+    """The causes' covariance from the player's side if his hands had the group's covariance
+    per hand (:func:`like_group_covariance`): the floor of the player's side in the tests."""
 
 
 def stratum_balance(variant: str, player_count: int, player: Side,
@@ -212,6 +234,7 @@ def stratum_balance(variant: str, player_count: int, player: Side,
     terms = cause_terms(player.totals, reference.totals)
     covariance = np.zeros((4, 4))
     parts: list[np.ndarray] = []
+    player_part = np.zeros((4, 4))
     for side, function in ((player, lambda y: cause_terms(y, reference.totals)),
                            (reference, lambda y: cause_terms(player.totals, y))):
         own = side.covariance
@@ -219,12 +242,21 @@ def stratum_balance(variant: str, player_count: int, player: Side,
         jacobian = _jacobian(function, side.totals, reach)
         covariance += jacobian @ own @ jacobian.T
         parts.append(jacobian @ own @ jacobian.T)
+        if side is player:
+            player_part = parts[-1]
         if side.clustered is not None:
             parts.append(jacobian @ side.clustered @ jacobian.T)
+    # the floor: the player's figure as if his hands were the group's (its mix of states and
+    # its covariance per hand, over the player's boards): what luck gives if he plays like them
+    like = like_group_covariance(player, reference)
+    jacobian = _jacobian(lambda y: cause_terms(y, reference.totals),
+                         reference.totals * (player.boards / max(reference.boards, 1)), like)
+    floor = jacobian @ like @ jacobian.T
     both = len(parts) == 4
     return StratumBalance(variant, player_count, player.boards, reference.boards, terms,
                           covariance, player, reference,
-                          tuple(parts) if both else None)  # type: ignore[arg-type]
+                          tuple(parts) if both else None,  # type: ignore[arg-type]
+                          player_part, floor)
 
 
 def _in_stratum(rows: pl.DataFrame | None, variant: str, player_count: int) -> pl.DataFrame | None:
@@ -275,26 +307,41 @@ class Combined:
 
         With the sessions' sums, each side's variance is the larger of the clustered and the
         independent-boards one and the degrees of freedom are the sessions' (Welch); without
-        them, boards are the units (a normal test).
+        them, boards are the units (a normal test). The player's side is never taken below
+        "like the group": the variance his figure would have if his hands had the group's
+        covariance per hand (:func:`like_group_covariance`).
         """
         vector = np.asarray(combination, dtype=float)
         value = float(vector @ self.terms)
+        like_group = self._spread(vector, lambda s: s.like_group)
         if all(s.parts is not None for s in self.strata):
             variances = []
             for offset in (0, 2):
-                independent = sum(w * w * float(vector @ s.parts[offset] @ vector)  # type: ignore[index]
-                                  for w, s in zip(self.weights, self.strata, strict=True))
-                clustered = sum(w * w * float(vector @ s.parts[offset + 1] @ vector)  # type: ignore[index]
-                                for w, s in zip(self.weights, self.strata, strict=True))
-                variances.append(max(independent, clustered, 0.0))
+                independent = self._spread(vector, lambda s, k=offset: s.parts[k])  # type: ignore[index,misc]
+                clustered = self._spread(vector, lambda s, k=offset + 1: s.parts[k])  # type: ignore[index,misc]
+                variances.append(max(independent, clustered,
+                                     like_group if offset == 0 else 0.0, 0.0))
             clusters = [sum(s.player.clusters for s in self.strata),
                         sum(s.reference.clusters for s in self.strata)]
             return test_of(value, variances, clusters)
-        variance = max(float(vector @ self.covariance @ vector), 0.0)
+        player = self._spread(vector, lambda s: s.player_part)
+        variance = max(float(vector @ self.covariance @ vector) + max(like_group - player, 0.0),
+                       0.0)
         se = math.sqrt(variance)
         z, p = z_and_p(value, se)
         low, high = interval(value, se)
         return Test(value, se, None, z, p if se > 0 else (None if value else 1.0), low, high)
+
+    def _spread(self, vector: np.ndarray,
+                part: Callable[[StratumBalance], np.ndarray | None]) -> float:
+        """The variance of ``vector`` · causes from one part of the strata's covariance (0 where
+        a stratum has none), weighted by the player's hands."""
+        total = 0.0
+        for weight, stratum in zip(self.weights, self.strata, strict=True):
+            matrix = part(stratum)
+            if matrix is not None:
+                total += weight * weight * float(vector @ matrix @ vector)
+        return total
 
     def estimate(self, combination: Sequence[float]) -> tuple[float, float]:
         """(value, standard error) of a combination of the causes (e.g. fouls + Fantasyland),
