@@ -118,13 +118,14 @@ def show_comparison(filters: Filters, players: Sequence[str], spec: ReferenceSpe
             "strength": st.column_config.NumberColumn(
                 "strength (points/hand)", format="%+.2f",
                 help="Points per hand pulled toward the group's mean by how much of it could be "
-                     "luck; empty when the group's players cannot be told apart (see "
-                     "'standing')."),
+                     "luck; empty when the group's players differ no more than luck makes them "
+                     "(everyone would be the group's mean; see 'standing')."),
             "strength_low": st.column_config.NumberColumn("95 % low", format="%+.2f"),
             "strength_high": st.column_config.NumberColumn("95 % high", format="%+.2f"),
             "rank": st.column_config.NumberColumn(
-                "rank", help="Only when the group's players can be told apart and there are at "
-                             "least 5 of them (see 'standing')."),
+                "rank", help="Only when the players can be told apart by their results "
+                             "(heterogeneity test p < 0.05) and at least 5 have enough hands, "
+                             "the player included (see 'standing')."),
             "foul_rate": st.column_config.NumberColumn("foul rate", format="percent"),
             "group_foul_rate": st.column_config.NumberColumn(
                 "group's", format="percent", help="In the player's own mix of variants and "
@@ -150,8 +151,8 @@ def show_comparison(filters: Filters, players: Sequence[str], spec: ReferenceSpe
     )
     ranked = table.filter(pl.col("strength").is_not_null()).sort("strength", descending=True)
     if ranked.is_empty():
-        st.caption("No strength to chart: the players' groups cannot be told apart by their "
-                   "results, or too few of their players have enough hands.")
+        st.caption("No strength to chart: the players of each group differ no more than luck "
+                   "makes them, or too few of them have enough hands.")
         return comparison
     figure = charts.shrunk_strength_chart(
         ranked.select("player", pl.col("basis_per_hand").alias("raw"),

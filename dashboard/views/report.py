@@ -122,7 +122,7 @@ with st.expander("Thresholds"):
         "Sessions for a trend", min_value=3, value=defaults.min_sessions, step=1,
         key="report_min_sessions")
     rank_hands = columns[2].number_input(
-        "Hands to be ranked in a variant", min_value=1, value=defaults.percentile_min_hands,
+        "Hands in a variant for a percentile", min_value=1, value=defaults.percentile_min_hands,
         step=10, key="report_rank_hands")
     fdr = columns[3].number_input(
         "False-discovery rate (%)", min_value=0.1, max_value=50.0, value=defaults.fdr * 100,

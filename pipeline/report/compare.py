@@ -3,7 +3,8 @@
 * :func:`compare_players` — several players side by side, each against a chosen reference
   group without himself, with the coaching report's own figures (the same functions:
   :mod:`pipeline.report.standing`): results against the players not left out, strength shrunk
-  toward the group (none, and no rank, when the group's players cannot be told apart), foul
+  toward the group (none when the group's players differ no more than luck makes them; a rank
+  only when they can be told apart and there are enough of them), foul
   rate, royalties and Fantasyland entries against the group's (weighted by each player's own mix
   of variants and table sizes), and the fair trend across sessions (its tests through one
   Benjamini-Hochberg correction over the table).
@@ -240,8 +241,8 @@ def compare_players(db: Database, filters: Filters, players: tuple[str, ...],
     when he is beyond the rule himself); his foul rate, royalties and Fantasyland entries
     against the group's, weighted by his own mix of variants and table sizes
     (:func:`~pipeline.report.standing.mix_rate`); his strength shrunk toward the group's
-    players (:func:`~pipeline.report.standing.strength`: none when they cannot be told apart,
-    a rank only by its rule); the fair trend per session within variant and table size. The
+    players (:func:`~pipeline.report.standing.strength`: none when they differ no more than luck
+    makes them, a rank only by its rule); the fair trend per session within variant and table size. The
     trend tests of every player go through one Benjamini-Hochberg correction at
     ``settings.fdr`` (the coaching report corrects over its own tests).
     """

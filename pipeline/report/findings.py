@@ -128,8 +128,11 @@ DEFINITIONS: tuple[tuple[str, str], ...] = (
      "percentage points (pp), not 5 %."),
     ("Too few to judge", "Below the minimum sample the report gives the count and no verdict."),
     ("Strength", "Points per hand pulled toward the group's mean by how much of the player's "
-     "difference could be luck. Shown only when the group's players can be told apart by their "
-     "results; ranks and percentiles need that and enough players (see docs)."),
+     "difference could be luck. None when the group's players differ no more than luck makes "
+     "them (every player would be the group's mean). A rank or a percentile only when the "
+     "players can be told apart (heterogeneity test p < 0.05) and there are enough of them: 5 "
+     "with enough hands, the player included, for a rank; 10 others with enough hands in the "
+     "variant for a percentile."),
 )
 
 

@@ -63,7 +63,7 @@ class ReportSettings:
     Fantasyland hands, pairings, hands against an opponent) from the player, and the reference
     group as many to be compared; also the hands a player needs to be judged by the outlier
     rule. ``min_sessions``: sessions needed for a trend. ``percentile_min_hands``: hands a
-    player needs in a variant to be ranked there. ``notable_hands``: hands shown per kind.
+    player needs in a variant for a percentile there. ``notable_hands``: hands shown per kind.
     ``max_opponents``: regular opponents shown (the most frequent first). ``fdr``: the
     false-discovery rate of the Benjamini-Hochberg correction over every test of the report.
     ``rolling_window``: hands per rolling window.

@@ -114,8 +114,10 @@ def strength(own: Mean, members: Mapping[str, Mean], is_outlier: bool, min_sampl
 
     Empirical Bayes: the spread of true strength among the group's players is their spread of
     results less their noise (DerSimonian-Laird); the player keeps spread² / (spread² + SE²) of
-    his own figure. When the group's players cannot be told apart, there is no strength to
-    show (every player would be the group's mean) and no rank. A player beyond the outlier
+    his own figure. When that spread is estimated at zero (the group's players differ no more
+    than luck makes them), there is no strength to show (every player would be the group's
+    mean) and no rank; with a spread, a rank only by :func:`rank_rule` (told apart, enough
+    players). A player beyond the outlier
     rule is not drawn from the group: None. None also without an error estimate.
     """
     if is_outlier or own.value is None or not own.se:
@@ -135,9 +137,9 @@ def strength(own: Mean, members: Mapping[str, Mean], is_outlier: bool, min_sampl
         return StrengthView(raw=own.value, raw_se=own.se, value=None, low=None, high=None,
                             weight=None, group_mean=prior.mean, group_spread=0.0,
                             group_players=prior.players, rank=None, ranked=ranked,
-                            note=("none to estimate: the group's players cannot be told "
-                                  "apart by their results (their differences are within the "
-                                  "noise), so nobody is ranked. The player's own results: "
+                            note=("none to estimate: the group's players differ no more "
+                                  "than luck makes them (they cannot be told apart by their "
+                                  "results), so nobody is ranked. The player's own results: "
                                   f"{base}"),
                             separation_p=apart.p_value)
     own_shrunk = shrink(own.value, own.se, prior)
