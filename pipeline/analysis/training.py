@@ -15,8 +15,10 @@ One *round* turns a rollout policy π into a better one:
    their lookahead values (listwise cross-entropy, a temperature of ``temperature`` points,
    ridge ``ridge``; Newton's method from zero, a fixed number of steps: deterministic).
    The new policy π' plays the argmax: the lookahead's choice, learned.
-4. **Keep it only if it wins.** π' against π head to head in the simulator
-   (:func:`head_to_head`); the next round labels with π'.
+4. **Keep it where it wins.** π' against π head to head in the simulator
+   (:func:`head_to_head`), per variant; π' is kept in the variants where it wins by more than
+   two standard errors, π's weights stay in the others (:func:`kept_by_variant`); the next
+   round labels with the result.
 
 Everything draws from fixed seeds, so a round with the same inputs gives the same weights.
 ``python -m pipeline.analysis.training --help`` runs rounds and writes the weights file.
@@ -30,7 +32,7 @@ import math
 import multiprocessing
 import pickle
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -493,6 +495,7 @@ class RoundReport:
     regret: dict[tuple[str, int], tuple[int, float, float]] = field(default_factory=dict)
     matches: dict[str, tuple[float, float]] = field(default_factory=dict)
     kept: bool = False
+    kept_variants: tuple[str, ...] = ()
 
 
 def held_out(count: int, share: float) -> np.ndarray:
@@ -569,16 +572,42 @@ def train_round(number: int, policy: str, learned: dict[str, PolicyWeights], rec
     return weights, report
 
 
+def kept_by_variant(new: PolicyWeights, previous: PolicyWeights | None,
+                    matches: Mapping[str, tuple[float, float]]
+                    ) -> tuple[PolicyWeights | None, tuple[str, ...]]:
+    """What a round keeps: per variant, ``new``'s weights where they beat the policy they
+    started from heads-up by more than two standard errors (``matches``: variant name → mean
+    points per hand and its standard error), ``previous``'s elsewhere. Each variant's weights
+    play only that variant, so the merged policy plays the winner in each. From a policy
+    without weights (``previous`` None: a heuristic bot) ``new`` must win in every variant.
+    Returns the kept weights (``new`` itself when it won everywhere; None when it won
+    nowhere, or not everywhere from a heuristic start) and the variants that took ``new``."""
+    won = tuple(name for name, (mean, error) in matches.items() if mean > 2 * error)
+    if not won or (previous is None and len(won) < len(matches)):
+        return None, won
+    if len(won) == len(matches):
+        return new, won
+    assert previous is not None
+    tables = {variant: np.array(new.tables[variant] if variant.value in won
+                                else previous.tables[variant]) for variant in new.tables}
+    steer = {variant: (new.steer if variant.value in won else previous.steer)[variant]
+             for variant in new.tables}
+    return PolicyWeights(tables, steer, dict(new.recipe)), won
+
+
 def train(recipe: Recipe, start: str = "expert", start_weights: PolicyWeights | None = None,
           first_round: int = 1, jobs: int = 1, rules: RuleSet = STANDARD,
           on_round: Callable[[RoundReport], None] | None = None,
           on_progress: Callable[[int, int], None] | None = None,
           cache: Path | None = None) -> tuple[PolicyWeights | None, list[RoundReport]]:
     """Expert iteration from the bot ``start`` (or the learned ``start_weights``): rounds
-    ``first_round`` .. ``first_round + recipe.rounds − 1``, each kept only when its policy beats
-    the previous one heads-up in every variant (``recipe.match_hands`` hands each, by more than
-    two standard errors); stops at the first round that does not. Returns the last kept
-    weights (``start_weights``, or None, when no round was kept) and every round's report."""
+    ``first_round`` .. ``first_round + recipe.rounds − 1``. A round's fit plays the previous
+    policy heads-up in every variant (``recipe.match_hands`` hands each); from learned weights
+    it is kept in the variants where it wins by more than two standard errors and the previous
+    weights stay in the others (:func:`kept_by_variant`: a variant's weights play only that
+    variant); from a heuristic bot it must win in every variant. Stops at the first round that
+    improves no variant. Returns the last kept weights (``start_weights``, or None, when no
+    round was kept) and every round's report."""
     learned: dict[str, PolicyWeights] = {}
     policy = start
     if start_weights is not None:
@@ -594,11 +623,13 @@ def train(recipe: Recipe, start: str = "expert", start_weights: PolicyWeights | 
             report.matches[variant.value] = head_to_head(
                 candidate, policy, variant, recipe.match_hands,
                 seed=recipe.seed * 1000 + number * 10 + index, rules=rules, jobs=jobs)
-        report.kept = all(mean > 2 * error for mean, error in report.matches.values())
+        previous = learned.get(policy)
+        merged, report.kept_variants = kept_by_variant(weights, previous, report.matches)
+        report.kept = merged is not None
         reports.append(report)
         if on_round:
             on_round(report)
-        if not report.kept:
+        if merged is None:
             break
         history = dict(kept.recipe.get("rounds", {})) if kept is not None else {}
         history[str(number)] = {
@@ -607,9 +638,11 @@ def train(recipe: Recipe, start: str = "expert", start_weights: PolicyWeights | 
             "recipe": recipe.describe(), "positions": report.positions,
             "heads_up_against_labelling_policy": {
                 name: [round(mean, 3), round(error, 3)]
-                for name, (mean, error) in report.matches.items()}}
-        kept = PolicyWeights(weights.tables, weights.steer, {"rounds": history})
-        policy = candidate
+                for name, (mean, error) in report.matches.items()},
+            "kept_variants": list(report.kept_variants)}
+        kept = PolicyWeights(merged.tables, merged.steer, {"rounds": history})
+        policy = register(f"learned-round-{number}-kept", kept) if merged is not weights \
+            else candidate
         learned[policy] = kept
     return kept, reports
 
@@ -625,7 +658,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Train the learned rollout policy by expert iteration and write its weights "
                     "(docs/grading.md, 'The rollout policy'). Each round labels positions with "
                     "the grader's lookahead under the current policy, fits new weights, and is "
-                    "kept when it beats the current policy heads-up in every variant.")
+                    "kept in each variant where it beats the current policy heads-up.")
     default = Recipe()
     parser.add_argument("--round", type=int, default=1,
                         help="the number of the first round to run (its seeds; default 1)")
@@ -706,7 +739,14 @@ def _round_text(report: RoundReport) -> str:
               for (variant, stage), (count, old, new) in report.regret.items()]
     lines += [f"  heads-up against {report.policy}, {variant}: {mean:+.2f} ± {error:.2f} points/hand"
               for variant, (mean, error) in report.matches.items()]
-    lines.append("  kept" if report.kept else "  not kept: it does not beat its start everywhere")
+    if not report.kept:
+        lines.append("  not kept: it beats its start in no variant (or, from a heuristic bot, "
+                     "not in every variant)")
+    elif len(report.kept_variants) == len(report.matches):
+        lines.append("  kept")
+    else:
+        lines.append(f"  kept in {', '.join(report.kept_variants)} (the start's weights stay in "
+                     "the other variants)")
     return "\n".join(lines)
 
 

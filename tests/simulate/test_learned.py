@@ -179,3 +179,34 @@ def test_earlier_rounds_weights_load_with_their_features_in_place() -> None:
         first["weights"][next(iter(first["weights"]))][0] += 1.0
         with pytest.raises(ValueError, match="hash"):
             parse_weights(json.dumps(body), name)
+
+
+def _constant_weights(value: float) -> PolicyWeights:
+    tables = {variant: np.full((STAGES, len(FEATURES[family(variant)])), value)
+              for variant in Variant}
+    return PolicyWeights(tables, {variant: value for variant in Variant})
+
+
+def test_a_round_is_kept_in_the_variants_where_it_wins_and_nowhere_else() -> None:
+    from pipeline.analysis.training import kept_by_variant
+
+    new, previous = _constant_weights(2.0), _constant_weights(1.0)
+    # pineapple wins by 3 SEs; classic by 1.5 SEs (not clear); 2-7 loses
+    matches = {"pineapple": (0.24, 0.08), "classic": (0.075, 0.05), "2-7-pineapple": (-0.1, 0.08)}
+    kept, won = kept_by_variant(new, previous, matches)
+    assert won == ("pineapple",)
+    assert kept is not None
+    assert np.all(kept.tables[Variant.PINEAPPLE] == 2.0)
+    assert kept.steer[Variant.PINEAPPLE] == 2.0
+    for variant in (Variant.CLASSIC, Variant.LOWBALL_PINEAPPLE):
+        assert np.all(kept.tables[variant] == 1.0)
+        assert kept.steer[variant] == 1.0
+    assert kept.digest() not in (new.digest(), previous.digest())
+    # winning everywhere keeps the new weights whole; winning nowhere keeps nothing
+    everywhere = {name: (0.3, 0.05) for name in matches}
+    assert kept_by_variant(new, previous, everywhere) == (new, tuple(everywhere))
+    nowhere = {name: (0.05, 0.05) for name in matches}
+    assert kept_by_variant(new, previous, nowhere) == (None, ())
+    # from a heuristic bot (no weights to keep) the round must win in every variant
+    assert kept_by_variant(new, None, matches)[0] is None
+    assert kept_by_variant(new, None, everywhere)[0] is new
