@@ -396,6 +396,11 @@ def run(arguments: argparse.Namespace) -> dict[str, Any]:
         by["variant mix"][row["mix"]].append(hit)
     everything = [1 if row["items"] else 0 for row in null]
     print(f"  {'all reports':<40} {rate_text(sum(everything), len(everything))}")
+    players: dict[tuple[str, str], bool] = defaultdict(bool)
+    for row in null:  # a player of a field calls something clear in any of his reports
+        players[(row["field"], row["player"])] |= bool(row["items"])
+    print(f"  {'players (any of their reports)':<40} "
+          f"{rate_text(sum(players.values()), len(players))}")
     for heading, groups in by.items():
         for name, hits in sorted(groups.items()):
             print(f"  {heading + ': ' + name:<40} {rate_text(sum(hits), len(hits))}")
