@@ -220,17 +220,17 @@ if data["causes"]:
     st.caption(caption)
     st.dataframe(
         pl.DataFrame(
-            [{"rank": number, "cause": cause["title"],
+            [{"#": number, "cause": cause["title"],
               "points/100 hands": cause["points_per_100"],
               "95 %": f"{format_per_100(cause['low'])} – {format_per_100(cause['high'])}",
               "q": format_p(cause["q_value"]), "verdict": cause["verdict"],
               "covers": cause["scope"], "key": cause["key"]}
              for number, cause in enumerate(data["causes"], start=1)],
-            schema={"rank": pl.Int64, "cause": pl.String, "points/100 hands": pl.Float64,
+            schema={"#": pl.Int64, "cause": pl.String, "points/100 hands": pl.Float64,
                     "95 %": pl.String, "q": pl.String, "verdict": pl.String,
                     "covers": pl.String, "key": pl.String}),
         hide_index=True, key="report_causes",
-        column_order=("rank", "cause", "points/100 hands", "95 %", "q", "verdict", "covers"),
+        column_order=("#", "cause", "points/100 hands", "95 %", "q", "verdict", "covers"),
         column_config={"points/100 hands": st.column_config.NumberColumn(format="%+.1f")},
     )
     st.caption(md(group["basis"]))
