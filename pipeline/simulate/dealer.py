@@ -364,9 +364,18 @@ class StreetRows:
         self._states: dict[int, RowState] = {}
         self._live: dict[int, tuple[np.ndarray, np.ndarray | None]] = {}
         self._unseen: tuple[np.ndarray, np.ndarray] | None = None
+        self._rows: dict[int, tuple[np.ndarray, ...]] = {}
 
     def _row(self, row: int, columns: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         """(key, count, suit) of one row after each subset (or after the given subset per board)."""
+        if columns is None:
+            known = self._rows.get(row)
+            if known is None:
+                known = self._rows[row] = self._row_after(row, None)
+            return known
+        return self._row_after(row, columns)
+
+    def _row_after(self, row: int, columns: np.ndarray | None) -> tuple[np.ndarray, ...]:
         if columns is None:
             added_keys, added_suits = self.subset_keys, self.subset_suits
             added = self.subset_counts[None, :]
@@ -412,15 +421,13 @@ class StreetRows:
             count = len(self.keys)
             known = (np.zeros((count, 52), dtype=bool) if self.seen is None
                      else np.array(self.seen, dtype=bool, copy=True))
-            boards = np.arange(count)
-            for column in range(self.dealt.shape[1]):
-                known[boards, self.dealt[:, column]] = True
+            boards = np.arange(count)[:, None]
+            known[boards, self.dealt] = True
             if self.cards is not None:
-                placed = self.cards >= 0
-                known[np.nonzero(placed)[0], self.cards[placed]] = True
-            unseen = (~known).reshape(count, 13, 4)
-            self._unseen = (unseen.sum(axis=2).astype(np.float32),
-                            unseen.sum(axis=1).astype(np.float32))
+                known[boards, np.where(self.cards >= 0, self.cards, self.dealt[:, :1])] = True
+            unseen = (~known).view(np.uint8).reshape(count, 13, 4)
+            self._unseen = (unseen.sum(axis=2, dtype=np.float32),
+                            unseen.sum(axis=1, dtype=np.float32))
         return self._unseen
 
     @np.errstate(all="ignore")
@@ -440,36 +447,49 @@ class StreetRows:
         count = len(self.keys)
         subsets = self.subset_counts.shape[0]
         if self.cards is None:
-            live = np.ones((count, subsets), dtype=np.float32)
-            flush = None if row == 0 else np.zeros((count, subsets), dtype=np.float32)
-            self._live[row] = (live, flush)
-            return live, flush
+            for each in range(3):
+                self._live[each] = (np.ones((count, subsets), dtype=np.float32),
+                                    None if each == 0 else
+                                    np.zeros((count, subsets), dtype=np.float32))
+            return self._live[row]
         rank_unseen, suit_unseen = self._unseen_counts()
-        start = int(_ROW_START[row])
-        row_cards = self.cards[:, start:start + ROW_LENGTHS[row]]
-        present = np.zeros((count, 13), dtype=bool)
-        placed = row_cards >= 0
-        present[np.nonzero(placed)[0], row_cards[placed] >> 2] = True
-        size = self.dealt.shape[1]
-        membership = (np.arange(subsets)[None, :] >> np.arange(size)[:, None]) & 1  # (dealt, S)
-        ranks = np.zeros((count, size, 13), dtype=np.float32)
-        ranks[np.repeat(np.arange(count), size), np.tile(np.arange(size), count),
-              (self.dealt >> 2).ravel()] = 1.0
-        added = np.einsum("bdr,ds->bsr", ranks, membership.astype(np.float32)) > 0
-        combined = (added | present[:, None, :]).astype(np.float32)  # (boards, S, 13)
-        live_cards = np.einsum("bsr,br->bs", combined, rank_unseen)
-        distinct = combined.sum(axis=2)
-        _, total, suit = self._row(row)
-        room = 4.0 * distinct - total
-        live = np.where(room > 0, live_cards / np.maximum(room, 1.0), 1.0).astype(np.float32)
-        flush = None
-        if row > 0:
-            one_suit = (suit >= 0) & (suit <= 3) & (total >= 2)
-            drawn = np.take_along_axis(suit_unseen, np.clip(suit, 0, 3), axis=1)
-            flush = np.where(one_suit, drawn / np.maximum(13.0 - total, 1.0), 0.0).astype(
-                np.float32)
-        self._live[row] = (live, flush)
-        return live, flush
+        # every row at once (rows × boards): its ranks as a 13-bit mask and their unseen cards,
+        # then subset by subset: the subsets with column d's card are those without it plus
+        # that card (index + 2^d)
+        slot_bits = np.where(self.cards >= 0, np.left_shift(1, np.maximum(self.cards, 0) >> 2), 0)
+        mask = np.stack([np.bitwise_or.reduce(slot_bits[:, first:first + ROW_LENGTHS[each]],
+                                              axis=1)
+                         for each, first in enumerate(_ROW_START)]).astype(np.int32)
+        live_cards = np.empty((3, count, subsets), dtype=np.float32)
+        live_cards[:, :, 0] = 0.0
+        for rank in range(13):
+            live_cards[:, :, 0] += ((mask >> rank) & 1).astype(np.float32) * rank_unseen[:, rank]
+        distinct = np.empty((3, count, subsets), dtype=np.float32)
+        distinct[:, :, 0] = np.bitwise_count(mask)
+        masks = np.empty((3, count, subsets), dtype=np.int32)
+        masks[:, :, 0] = mask
+        boards = np.arange(count)
+        for column in range(self.dealt.shape[1]):
+            rank = self.dealt[:, column] >> 2
+            bit = np.left_shift(1, rank).astype(np.int32)[:, None]
+            low, high = slice(0, 1 << column), slice(1 << column, 2 << column)
+            new = (masks[:, :, low] & bit) == 0
+            masks[:, :, high] = masks[:, :, low] | bit
+            live_cards[:, :, high] = live_cards[:, :, low] + np.where(
+                new, rank_unseen[boards, rank][:, None], np.float32(0.0))
+            distinct[:, :, high] = distinct[:, :, low] + new
+        rows = [self._row(each) for each in range(3)]
+        total = np.stack([np.broadcast_to(each[1], (count, subsets)) for each in rows]).astype(
+            np.float32)  # small integers: the float32 divisions below round exactly
+        room = np.float32(4.0) * distinct - total
+        live = np.where(room > 0, live_cards / np.maximum(room, np.float32(1.0)), np.float32(1.0))
+        suit = np.stack([np.broadcast_to(each[2], (count, subsets)) for each in rows[1:]])
+        one_suit = (suit >= 0) & (suit <= 3) & (total[1:] >= 2)
+        drawn = suit_unseen[boards[:, None], np.clip(suit, 0, 3)]
+        flush = np.where(one_suit, drawn / np.maximum(np.float32(13.0) - total[1:],
+                                                      np.float32(1.0)), np.float32(0.0))
+        self._live.update({0: (live[0], None), 1: (live[1], flush[0]), 2: (live[2], flush[1])})
+        return self._live[row]
 
     @np.errstate(all="ignore")
     def options(
