@@ -99,7 +99,7 @@ class ColumnPolicy:
             raise ValueError(f"unknown rollout policy {bot_name!r} (bots: {', '.join(BOTS)})")
         self.name = bot_name
         self.bot = BOTS[bot_name]
-        self.live = uses_live_cards(self.bot)
+        self.live = uses_live_cards(self.bot, variant)
         self.variant = variant
         self.outlooks = row_outlooks(variant, rules)
 

@@ -263,7 +263,7 @@ def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
             ranges.append((playing[owners[start][0]], slice(start, position)))
             start = position
     chance = [bot.uses_chance for bot, _ in ranges]
-    live = any(uses_live_cards(bot) for bot, _ in ranges)
+    live = any(uses_live_cards(bot, variant) for bot, _ in ranges)
     outlooks = row_outlooks(variant, rules)
 
     keys = np.zeros((count, 3), dtype=np.int64)

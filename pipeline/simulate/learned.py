@@ -387,6 +387,7 @@ class LearnedBot:
         self.name = name
         self.description = description
         self._weights = weights
+        self._live: dict[Variant, bool] = {}
 
     @property
     def weights(self) -> PolicyWeights:
@@ -395,6 +396,19 @@ class LearnedBot:
         if not isinstance(self._weights, PolicyWeights):
             self._weights = self._weights()
         return self._weights
+
+    def live_cards_in(self, variant: Variant) -> bool:
+        """Whether any weight of ``variant`` falls on a live-card feature (or a product with
+        one): where none does, the live-card fields cannot change a score, so the dealer and
+        the rollouts need not work them out."""
+        known = self._live.get(variant)
+        if known is None:
+            names = FEATURES[family(variant)]
+            columns = [index for index, feature in enumerate(names)
+                       if any(part in LIVE_FEATURES for part in feature.split("*"))]
+            known = self._live[variant] = bool(
+                np.any(self.weights.tables[variant][:, columns] != 0))
+        return known
 
     def worth(self, options: Options, stages: np.ndarray) -> np.ndarray:
         """The weighted sum of every option's features, with the weights of its stage

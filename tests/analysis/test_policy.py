@@ -11,6 +11,7 @@ from pipeline.analysis.policy import BoardBatch, ColumnPolicy
 from pipeline.rules.cards import parse_card
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import STANDARD
+from pipeline.simulate.bots import BOTS
 from pipeline.simulate.simulation import SimulationConfig
 from tests.analysis.hands import simulated_records
 
@@ -96,6 +97,37 @@ def test_a_live_card_policy_sees_what_the_dealer_shows_it() -> None:
     assert replayed >= 12 * 2 * 5 and matched == replayed
     replayed, matched = _replay_live(records, policy, with_table=False)
     assert matched < replayed
+
+
+def test_live_fields_are_worked_out_only_in_variants_whose_weights_read_them() -> None:
+    """Weights with nothing on the live-card features (here: the random weights above with
+    those columns zeroed in Pineapple) say so, the dealer and the policy skip the live fields
+    there, and the plays are the same whether the policy sees the table or not."""
+    from pipeline.analysis.training import register
+    from pipeline.simulate.learned import FEATURES, LIVE_FEATURES, STAGES, PolicyWeights, family
+
+    generator = np.random.default_rng(21)
+    tables = {item: generator.normal(size=(STAGES, len(FEATURES[family(item)])))
+              for item in Variant}
+    names = FEATURES[family(Variant.PINEAPPLE)]
+    reading = [index for index, feature in enumerate(names)
+               if set(feature.split("*")) & set(LIVE_FEATURES)]
+    tables[Variant.PINEAPPLE][:, reading] = 0.0
+    name = register("live-blind-pineapple", PolicyWeights(tables, {item: 0.4 for item in Variant}))
+    bot = BOTS[name]
+    assert not bot.live_cards_in(Variant.PINEAPPLE)
+    assert bot.live_cards_in(Variant.CLASSIC) and bot.live_cards_in(Variant.LOWBALL_PINEAPPLE)
+    policy = ColumnPolicy(name, Variant.PINEAPPLE, STANDARD)
+    assert not policy.live and ColumnPolicy(name, Variant.CLASSIC, STANDARD).live
+    config = SimulationConfig(hands=8, seed=5, variants=(Variant.PINEAPPLE,), players=3,
+                              bots=(name,))
+    from pipeline.simulate.simulation import simulate
+
+    records = [json.loads(line) for output in simulate(config)
+               for line in output.lines.decode("utf-8").splitlines()]
+    for with_table in (True, False):
+        replayed, matched = _replay_live(records, policy, with_table=with_table)
+        assert replayed >= 8 * 2 * 5 and matched == replayed
 
 
 def test_board_batch_keeps_cards_by_slot() -> None:
