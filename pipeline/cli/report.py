@@ -93,7 +93,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--min-sessions", type=positive_whole_number,
                         metavar="N", help="sessions a trend needs (default: %(default)s)")
     parser.add_argument("--rank-min-hands", type=positive_whole_number, metavar="N",
-                        help="hands a player needs in a variant to be ranked (default: "
+                        help="hands a player needs in a variant for a percentile (default: "
                              "%(default)s)")
     parser.add_argument("--reference", default="field", metavar="GROUP",
                         help="whom to compare with: field (everyone else; default), "
