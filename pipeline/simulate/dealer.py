@@ -3,8 +3,11 @@
 Per hand: one shuffled 52-card deck; Fantasyland players get all their cards at once (their
 count comes from the rules core's verdict on their previous board) and set them with the exact
 setter; everybody else gets the variant's streets in action order, starting left of the button,
-and their bot places each street (Pineapple: place two, discard one), seeing every board of the
-table as it was before the street and its own discards. After the hand the rules
+and their bot places each street (Pineapple: place two, discard one). A bot that reads the
+live cards sees its own discards and every board of the table as it stands at its turn: the
+seats choose in action order and each sees what the seats before it placed on the street (the
+other bots see only their own board, so for them the order does not matter and the street is
+decided for every seat at once). After the hand the rules
 core judges every board (who fouled, royalties, who plays Fantasyland next and with how many
 cards) and settles the points. The button moves one seat left after every hand, except after a
 hand in which anyone played Fantasyland.
@@ -280,19 +283,21 @@ def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
         street_start += shape.dealt
         patterns = street_patterns(shape.dealt, shape.discarded)
         subsets = pattern_subsets(shape.dealt, shape.discarded)
-        street = (StreetRows(dealt, keys, counts, suits, cards,
-                             _seen_at_table(cards, hand_of, len(hands)) | discarded)
-                  if live else StreetRows(dealt, keys, counts, suits))
-        options = street.options(variant, patterns, subsets, outlooks)
-        chosen = np.zeros(count, dtype=np.int64)
-        for (bot, boards), needs_chance in zip(ranges, chance, strict=True):
+        street = StreetRows(dealt, keys, counts, suits)
+        uniforms = np.zeros(count)
+        for (_, boards), needs_chance in zip(ranges, chance, strict=True):
             if needs_chance:
-                uniforms = np.asarray([
-                    hands[owner[1]].session.rng.random() for owner in owners[boards]
-                ])
-            else:
-                uniforms = np.zeros(boards.stop - boards.start)
-            chosen[boards] = bot.choose(options.take(boards), uniforms)
+                uniforms[boards] = [hands[owner[1]].session.rng.random()
+                                    for owner in owners[boards]]
+        chosen = np.zeros(count, dtype=np.int64)
+        if not live:
+            options = street.options(variant, patterns, subsets, outlooks)
+            for bot, boards in ranges:
+                chosen[boards] = bot.choose(options.take(boards), uniforms[boards])
+        else:
+            _choose_in_turn(chosen, ranges, rank_of, hand_of, len(hands), dealt, keys, counts,
+                            suits, cards, discarded, variant, patterns, subsets, outlooks,
+                            uniforms)
         before = counts
         keys, counts, suits = street.after(subsets[chosen])
         within = order_within_rows(shape.dealt, shape.discarded)[chosen]
@@ -315,6 +320,33 @@ def _play_streets(hands: list[_Hand], variant: Variant, rules: RuleSet) -> None:
         row_cards = final[board]
         hand.rows[seat] = (row_cards[0:3], row_cards[3:8], row_cards[8:13])
         hand.streets[seat] = ",".join(street_json[board])
+
+
+def _choose_in_turn(chosen: np.ndarray, ranges: list[tuple[Bot, slice]], rank_of: np.ndarray,
+                    hand_of: np.ndarray, hands: int, dealt: np.ndarray, keys: np.ndarray,
+                    counts: np.ndarray, suits: np.ndarray, cards: np.ndarray,
+                    discarded: np.ndarray, variant: Variant, patterns: np.ndarray,
+                    subsets: np.ndarray, outlooks: RowOutlooks, uniforms: np.ndarray) -> None:
+    """One street when a bot reads the live cards: the seats choose in action order, each
+    seeing every board at the table before the street, the cards placed on this street by the
+    seats before it (a real table shows them; the grader's decisions count them as seen,
+    :func:`pipeline.analysis.decisions.decision_at`) and its own discards. Fills ``chosen``."""
+    table = _seen_at_table(cards, hand_of, hands)
+    for rank in range(int(rank_of.max()) + 1):
+        turn = np.flatnonzero(rank_of == rank)  # ascending: the bots' ranges stay in order
+        street = StreetRows(dealt[turn], keys[turn], counts[turn], suits[turn], cards[turn],
+                            table[hand_of[turn]] | discarded[turn])
+        options = street.options(variant, patterns, subsets, outlooks)
+        for bot, boards in ranges:
+            first, last = np.searchsorted(turn, [boards.start, boards.stop])
+            if last > first:
+                picked = bot.choose(options.take(slice(first, last)),
+                                    uniforms[turn[first:last]])
+                chosen[turn[first:last]] = picked
+        placed_rows = patterns[chosen[turn]]
+        for column in range(dealt.shape[1]):  # what this turn placed, the next turns see
+            shown = placed_rows[:, column] >= 0
+            table[hand_of[turn[shown]], dealt[turn[shown], column]] = True
 
 
 def _seen_at_table(cards: np.ndarray, hand_of: np.ndarray, hands: int) -> np.ndarray:

@@ -529,12 +529,14 @@ AGGREGATE_TABLES: tuple[str, ...] = ("board_totals", "pair_totals", "fantasyland
 """Tables the writers keep from the hand tables (pipeline/ingest/aggregates.py): rebuilt by a
 re-score, built once in a database made before them (its next write)."""
 
-GRADER_VERSION = 3
+GRADER_VERSION = 4
 """The version of the decision grader (``decision_grades.grader_version``): 2 adds the second
 look (uncertain verdicts); 3 rolls out with the learned policy's later weights (expert
-iteration's rounds 2 and on: a grade of version 2 was made with round 1's). A stored grade of an older version, or made with another rollout
-policy than :data:`GRADER_POLICY`, is *outdated*: left out of the figures, shown as such and
-regraded by ``ofc analyze`` (docs/grading.md)."""
+iteration's rounds 2 and on: a grade of version 2 was made with round 1's); 4 with the
+live-card rounds (round 4's weights in Pineapple, round 5's in 2-7 Pineapple). A stored grade
+of an older version, or made with another rollout policy than :data:`GRADER_POLICY`, is
+*outdated*: left out of the figures, shown as such and regraded by ``ofc analyze``
+(docs/grading.md)."""
 
 GRADER_POLICY = "learned"
 """The grader's default rollout policy (``pipeline.analysis.rollout.DEFAULT_POLICY`` is this one;

@@ -177,7 +177,9 @@ def test_racing_keeps_the_chosen_placement_at_full_count(simulated_db: Path) -> 
     assert raced.tallies[raced.chosen].samples >= 64
     assert raced.tallies[raced.best].samples >= 64
     assert max(tally.samples for tally in raced.tallies) > 64  # the race ran on the opening
-    assert sum(tally.samples < 64 for tally in raced.tallies) > len(raced.tallies) // 2
+    screened = {index for index, tally in enumerate(grade.tallies) if tally.samples < 64}
+    assert screened  # some plays were clearly worse
+    assert {index for index, tally in enumerate(raced.tallies) if tally.samples < 64} <= screened
 
 
 def test_an_opponent_in_fantasyland_is_dealt_from_the_unseen_cards(certain_db: Path) -> None:

@@ -44,17 +44,23 @@ def test_replaying_simulated_hands_gives_the_recorded_placements(variant: Varian
 
 
 def _replay_live(records: list[dict], policy: ColumnPolicy, with_table: bool) -> tuple[int, int]:
-    """Replay every street of every seat not in Fantasyland through ``policy`` with what the
-    seat had seen (its own discards; with ``with_table``, every board at the table before the
-    street): (streets replayed, streets placed as recorded)."""
+    """Replay every street of every seat not in Fantasyland, in action order (left of the
+    button first), through ``policy`` with what the seat had seen (its own discards; with
+    ``with_table``, every board at the table as it stood at its turn: the cards placed before
+    the street and those placed on it by the seats before it): (streets replayed, streets
+    placed as recorded)."""
     replayed = matched = 0
     for record in records:
-        seats = [player for player in record["players"] if not player["fantasyland"]]
+        players = record["players"]
+        button = next(index for index, player in enumerate(players)
+                      if player["name"] == record["button"])
+        in_order = players[button + 1:] + players[:button + 1]
+        seats = [player for player in in_order if not player["fantasyland"]]
         rows = [([], [], []) for _ in seats]
         discarded: list[list[int]] = [[] for _ in seats]
         for street in range(len(seats[0]["streets"])):
-            table = [card for board in rows for row in board for card in row]
             for index, player in enumerate(seats):
+                table = [card for board in rows for row in board for card in row]
                 entry = player["streets"][street]
                 seen = discarded[index] + (table if with_table else [])
                 boards = BoardBatch.from_rows([rows[index]], [seen])
@@ -66,9 +72,7 @@ def _replay_live(records: list[dict], policy: ColumnPolicy, with_table: bool) ->
                 replayed += 1
                 matched += [sorted(row) for row in boards.rows(0)] == [sorted(row) for row in
                                                                        expected]
-            for index, player in enumerate(seats):  # the street is placed after everyone chose
-                entry = player["streets"][street]
-                for name, cards in entry["placed"].items():
+                for name, cards in entry["placed"].items():  # the next seats see it
                     rows[index][ROW[name]].extend(parse_card(card) for card in cards)
                 discarded[index].extend(parse_card(card) for card in entry["discarded"])
     return replayed, matched
@@ -76,9 +80,11 @@ def _replay_live(records: list[dict], policy: ColumnPolicy, with_table: bool) ->
 
 def test_a_live_card_policy_sees_what_the_dealer_shows_it() -> None:
     """A learned bot whose live-card features count (weights drawn at random) places every
-    street as the simulator recorded it when it sees what the dealer showed it: every board of
-    the table before the street and its own discards; without the table's cards its plays
-    differ (so the replay checks what was seen, not only the boards)."""
+    street as the simulator recorded it when it sees what the dealer showed it: the table as
+    it stood at its turn (the seats choose in action order and see what the seats before them
+    placed on the street, as at a real table and in the grader's decisions) and its own
+    discards; without the table's cards its plays differ (so the replay checks what was seen,
+    not only the boards)."""
     from pipeline.analysis.training import register
     from pipeline.simulate.learned import FEATURES, STAGES, PolicyWeights, family
 

@@ -210,3 +210,30 @@ def test_a_round_is_kept_in_the_variants_where_it_wins_and_nowhere_else() -> Non
     # from a heuristic bot (no weights to keep) the round must win in every variant
     assert kept_by_variant(new, None, matches)[0] is None
     assert kept_by_variant(new, None, everywhere)[0] is new
+
+
+def test_the_shipped_policy_is_each_variant_s_last_kept_round() -> None:
+    """The shipped weights hold, per variant, the weights of the last round kept there (round 4
+    in Pineapple, round 5 in 2-7 Pineapple, round 3 in Classic: the rounds table of
+    docs/grading.md), and read the live-card features only where those rounds learned them;
+    round 3's file (quadratic, before the live-card features) loads with them at 0."""
+    from pathlib import Path
+
+    from pipeline.simulate.learned import WEIGHTS_FILE
+
+    folder = Path(__file__).resolve().parents[2] / "pipeline"
+    shipped = load_weights(folder / "simulate" / WEIGHTS_FILE)
+    rounds = {number: load_weights(folder / "analysis" / "policy_rounds" / f"round-{number}.json")
+              for number in (3, 4, 5)}
+    for variant, number in ((Variant.PINEAPPLE, 4), (Variant.LOWBALL_PINEAPPLE, 5),
+                            (Variant.CLASSIC, 3)):
+        assert np.array_equal(shipped.tables[variant], rounds[number].tables[variant])
+        assert shipped.steer[variant] == rounds[number].steer[variant]
+    bot = LearnedBot("shipped-check", "", shipped)
+    assert bot.live_cards_in(Variant.PINEAPPLE) and bot.live_cards_in(Variant.LOWBALL_PINEAPPLE)
+    assert not bot.live_cards_in(Variant.CLASSIC)
+    third = LearnedBot("round-3-check", "", rounds[3])
+    assert not any(third.live_cards_in(variant) for variant in Variant)
+    history = json.loads((folder / "simulate" / WEIGHTS_FILE).read_text())["recipe"]["rounds"]
+    assert history["4"]["kept_variants"] == ["pineapple"]
+    assert history["5"]["kept_variants"] == ["2-7-pineapple"]
