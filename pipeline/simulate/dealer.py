@@ -331,7 +331,7 @@ def _choose_in_turn(chosen: np.ndarray, ranges: list[tuple[Bot, slice]], rank_of
     seeing every board at the table before the street, the cards placed on this street by the
     seats before it (a real table shows them; the grader's decisions count them as seen,
     :func:`pipeline.analysis.decisions.decision_at`) and its own discards. Fills ``chosen``."""
-    table = _seen_at_table(cards, hand_of, hands)
+    table = _table_cards(cards, hand_of, hands)  # per hand: the cards on its boards
     for rank in range(int(rank_of.max()) + 1):
         turn = np.flatnonzero(rank_of == rank)  # ascending: the bots' ranges stay in order
         street = StreetRows(dealt[turn], keys[turn], counts[turn], suits[turn], cards[turn],
@@ -349,13 +349,13 @@ def _choose_in_turn(chosen: np.ndarray, ranges: list[tuple[Bot, slice]], rank_of
             table[hand_of[turn[shown]], dealt[turn[shown], column]] = True
 
 
-def _seen_at_table(cards: np.ndarray, hand_of: np.ndarray, hands: int) -> np.ndarray:
-    """Per board (N × 52, bool): every card on the boards of its hand's players (not in
-    Fantasyland) before the street, the board's own included."""
+def _table_cards(cards: np.ndarray, hand_of: np.ndarray, hands: int) -> np.ndarray:
+    """Per hand (hands × 52, bool): every card on the boards of its players not in
+    Fantasyland (``cards``: one row per board, ``hand_of``: each board's hand)."""
     table = np.zeros((hands, 52), dtype=bool)
     placed = cards >= 0
-    table[np.repeat(hand_of, 13).reshape(cards.shape)[placed], cards[placed]] = True
-    return table[hand_of]
+    table[np.repeat(hand_of, cards.shape[1]).reshape(cards.shape)[placed], cards[placed]] = True
+    return table
 
 
 class RowState(NamedTuple):

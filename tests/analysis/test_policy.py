@@ -92,15 +92,17 @@ def test_a_live_card_policy_sees_what_the_dealer_shows_it() -> None:
     name = register("live-test", PolicyWeights(
         {item: generator.normal(size=(STAGES, len(FEATURES[family(item)]))) for item in Variant},
         {item: 0.4 for item in Variant}))
-    config = SimulationConfig(hands=12, seed=5, variants=(Variant.PINEAPPLE,), players=3,
-                              bots=(name,))
+    # several tables: the dealer plays their hands side by side (each hand's table its own)
+    config = SimulationConfig(hands=16, tables=4, seed=5, variants=(Variant.PINEAPPLE,),
+                              players=3, bots=(name,))
     from pipeline.simulate.simulation import simulate
 
     records = [json.loads(line) for output in simulate(config)
                for line in output.lines.decode("utf-8").splitlines()]
+    assert len({record["table"] for record in records}) == 4
     policy = ColumnPolicy(name, Variant.PINEAPPLE, STANDARD)
     replayed, matched = _replay_live(records, policy, with_table=True)
-    assert replayed >= 12 * 2 * 5 and matched == replayed
+    assert replayed >= 16 * 2 * 5 and matched == replayed
     replayed, matched = _replay_live(records, policy, with_table=False)
     assert matched < replayed
 
