@@ -126,14 +126,12 @@ _BOARD_FIELDS = (
 )
 
 
-def uses_live_cards(bot: object, variant: Variant | None = None) -> bool:
-    """Whether a bot reads the options' live-card fields (``uses_live_cards``, default no; a
-    bot with ``live_cards_in(variant)`` says it per variant): only then are they worked out
-    from the cards seen (else every rank counts as live)."""
+def uses_live_cards(bot: object, variant: Variant) -> bool:
+    """Whether a bot reads the options' live-card fields in ``variant`` (a bot with
+    ``live_cards_in(variant)`` says so; others never do): only then are they worked out from
+    the cards seen (else every rank counts as live)."""
     per_variant = getattr(bot, "live_cards_in", None)
-    if per_variant is not None and variant is not None:
-        return bool(per_variant(variant))
-    return bool(getattr(bot, "uses_live_cards", False))
+    return per_variant is not None and bool(per_variant(variant))
 
 
 class Bot(Protocol):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
@@ -523,6 +523,23 @@ class StreetRows:
         self._live.update({0: (live[0], None), 1: (live[1], flush[0]), 2: (live[2], flush[1])})
         return self._live[row]
 
+    def _live_fields(self, row: int, pick: Callable[[np.ndarray], np.ndarray],
+                     shape: tuple[int, ...]) -> dict[str, np.ndarray]:
+        """A row's live-card fields for the options that ``pick`` takes out of (boards ×
+        subsets) arrays. Without the boards' ``cards`` (no bot reads them) they are the
+        constants of :meth:`live_state`, made at the options' ``shape`` without a gather."""
+        name = ROW_NAMES[row]
+        if self.cards is None:
+            fields = {f"{name}_live": np.ones(shape, dtype=np.float32)}
+            if row > 0:
+                fields[f"{name}_flush"] = np.zeros(shape, dtype=np.float32)
+            return fields
+        live, flush = self.live_state(row)
+        fields = {f"{name}_live": pick(live)}
+        if flush is not None:
+            fields[f"{name}_flush"] = pick(flush)
+        return fields
+
     @np.errstate(all="ignore")
     def options(
         self, variant: Variant, patterns: np.ndarray, subsets: np.ndarray, outlooks: RowOutlooks
@@ -538,10 +555,8 @@ class StreetRows:
             for field_name, values in _row_outlooks(row, variant, outlooks, state,
                                                     suited).items():
                 fields[f"{name}_{field_name}"] = values[:, columns]
-            live, flush = self.live_state(row)
-            fields[f"{name}_live"] = live[:, columns]
-            if flush is not None:
-                fields[f"{name}_flush"] = flush[:, columns]
+            fields.update(self._live_fields(row, lambda values, at=columns: values[:, at],
+                                            fields[f"open_{name}"].shape))
         if "middle_qualify" not in fields:
             fields["middle_qualify"] = fields["middle_mean"]
         return Options(variant=variant, patterns=patterns, valid=valid, **fields)
@@ -571,10 +586,9 @@ class StreetRows:
             values = np.take(table, entries, axis=1)
             fields.update({f"open_{name}" if field == "open" else f"{name}_{field}":
                            values[column] for column, field in enumerate(names)})
-            live, flush = self.live_state(row)
-            fields[f"{name}_live"] = np.take(live[:, subsets[:, row]], flat)
-            if flush is not None:
-                fields[f"{name}_flush"] = np.take(flush[:, subsets[:, row]], flat)
+            fields.update(self._live_fields(
+                row, lambda values, at=subsets[:, row]: np.take(values[:, at], flat),
+                flat.shape))
         if "middle_qualify" not in fields:
             fields["middle_qualify"] = fields["middle_mean"]
         return Options(variant=variant, patterns=patterns,

@@ -380,7 +380,6 @@ class LearnedBot:
     one considered (:func:`sensible`); the first on equal scores."""
 
     uses_chance = False
-    uses_live_cards = True
 
     def __init__(self, name: str, description: str,
                  weights: PolicyWeights | Callable[[], PolicyWeights]) -> None:
