@@ -66,7 +66,13 @@ from pipeline.report.model import (
     VariantLine,
 )
 from pipeline.report.reference import ReferenceGroup, member_rows
-from pipeline.report.standing import standing_in, strength
+from pipeline.report.standing import (
+    PERCENTILE_MIN_PLAYERS,
+    RANK_MIN_PLAYERS,
+    SEPARATION_P,
+    standing_in,
+    strength,
+)
 from pipeline.report.stats import Mean, benjamini_hochberg, ordinal
 from pipeline.report.summary import (
     cause_items,
@@ -130,9 +136,9 @@ DEFINITIONS: tuple[tuple[str, str], ...] = (
     ("Strength", "Points per hand pulled toward the group's mean by how much of the player's "
      "difference could be luck. None when the group's players differ no more than luck makes "
      "them (every player would be the group's mean). A rank or a percentile only when the "
-     "players can be told apart (heterogeneity test p < 0.05) and there are enough of them: 5 "
-     "with enough hands, the player included, for a rank; 10 others with enough hands in the "
-     "variant for a percentile."),
+     f"players can be told apart (heterogeneity test p < {SEPARATION_P:g}) and there are enough "
+     f"of them: {RANK_MIN_PLAYERS} with enough hands, the player included, for a rank; "
+     f"{PERCENTILE_MIN_PLAYERS} others with enough hands in the variant for a percentile."),
 )
 
 
