@@ -15,10 +15,13 @@ One *round* turns a rollout policy π into a better one:
    their lookahead values (listwise cross-entropy, a temperature of ``temperature`` points,
    ridge ``ridge``; Newton's method from zero, a fixed number of steps: deterministic).
    The new policy π' plays the argmax: the lookahead's choice, learned.
-4. **Keep it where it wins.** π' against π head to head in the simulator
-   (:func:`head_to_head`), per variant; π' is kept in the variants where it wins by more than
-   two standard errors, π's weights stay in the others (:func:`kept_by_variant`); the next
-   round labels with the result.
+4. **Keep it where it wins, twice.** π' against π head to head in the simulator
+   (:func:`head_to_head`), per variant (the *screening* match); where π' wins by more than two
+   standard errors, a *confirmation* match on other deals (:func:`confirmation_seed`) decides:
+   the screening figure is a maximum picked among variants and rounds, so it is biased upward,
+   and only the fresh one is an honest estimate. π' is kept in the variants where both win by
+   more than two standard errors, π's weights stay in the others (:func:`kept_by_variant`); the
+   next round labels with the result.
 
 Everything draws from fixed seeds, so a round with the same inputs gives the same weights.
 ``python -m pipeline.analysis.training --help`` runs rounds and writes the weights file.
@@ -494,6 +497,7 @@ class RoundReport:
     seconds: float = 0.0
     regret: dict[tuple[str, int], tuple[int, float, float]] = field(default_factory=dict)
     matches: dict[str, tuple[float, float]] = field(default_factory=dict)
+    confirmations: dict[str, tuple[float, float]] = field(default_factory=dict)
     kept: bool = False
     kept_variants: tuple[str, ...] = ()
 
@@ -572,17 +576,34 @@ def train_round(number: int, policy: str, learned: dict[str, PolicyWeights], rec
     return weights, report
 
 
+def clear_wins(matches: Mapping[str, tuple[float, float]]) -> tuple[str, ...]:
+    """The variants whose match (variant name → mean points per hand, standard error) was won
+    by more than two standard errors."""
+    return tuple(name for name, (mean, error) in matches.items() if mean > 2 * error)
+
+
+def confirmation_seed(recipe: Recipe, number: int, index: int) -> int:
+    """The simulator's seed of round ``number``'s confirmation match in the ``index``-th
+    variant: never a screening match's seed (``recipe.seed`` × 1000 + ``number`` × 10 +
+    ``index``, index < 3) nor another round's."""
+    return recipe.seed * 1000 + number * 10 + 5 + index
+
+
 def kept_by_variant(new: PolicyWeights, previous: PolicyWeights | None,
-                    matches: Mapping[str, tuple[float, float]]
+                    matches: Mapping[str, tuple[float, float]],
+                    confirmations: Mapping[str, tuple[float, float]]
                     ) -> tuple[PolicyWeights | None, tuple[str, ...]]:
     """What a round keeps: per variant, ``new``'s weights where they beat the policy they
-    started from heads-up by more than two standard errors (``matches``: variant name → mean
-    points per hand and its standard error), ``previous``'s elsewhere. Each variant's weights
-    play only that variant, so the merged policy plays the winner in each. From a policy
-    without weights (``previous`` None: a heuristic bot) ``new`` must win in every variant.
-    Returns the kept weights (``new`` itself when it won everywhere; None when it won
+    started from heads-up by more than two standard errors in the screening match
+    (``matches``: variant name → mean points per hand and its standard error) *and* in the
+    confirmation match on other deals (``confirmations``, played only where the screening was
+    won: a variant missing there is not confirmed), ``previous``'s elsewhere. Each variant's
+    weights play only that variant, so the merged policy plays the winner in each. From a
+    policy without weights (``previous`` None: a heuristic bot) ``new`` must win in every
+    variant. Returns the kept weights (``new`` itself when it won everywhere; None when it won
     nowhere, or not everywhere from a heuristic start) and the variants that took ``new``."""
-    won = tuple(name for name, (mean, error) in matches.items() if mean > 2 * error)
+    confirmed = set(clear_wins(confirmations))
+    won = tuple(name for name in clear_wins(matches) if name in confirmed)
     if not won or (previous is None and len(won) < len(matches)):
         return None, won
     if len(won) == len(matches):
@@ -595,6 +616,21 @@ def kept_by_variant(new: PolicyWeights, previous: PolicyWeights | None,
     return PolicyWeights(tables, steer, dict(new.recipe)), won
 
 
+def confirmation_matches(candidate: str, policy: str,
+                         matches: Mapping[str, tuple[float, float]], recipe: Recipe,
+                         number: int, rules: RuleSet = STANDARD, jobs: int = 1
+                         ) -> dict[str, tuple[float, float]]:
+    """``candidate`` against ``policy`` heads-up again (``recipe.match_hands`` hands) on the
+    confirmation seeds of round ``number``, in each variant whose screening match (``matches``)
+    it won by more than two standard errors: variant name → mean points per hand, standard
+    error."""
+    screened = set(clear_wins(matches))
+    return {variant.value: head_to_head(candidate, policy, variant, recipe.match_hands,
+                                        seed=confirmation_seed(recipe, number, index),
+                                        rules=rules, jobs=jobs)
+            for index, variant in enumerate(Variant) if variant.value in screened}
+
+
 def train(recipe: Recipe, start: str = "expert", start_weights: PolicyWeights | None = None,
           first_round: int = 1, jobs: int = 1, rules: RuleSet = STANDARD,
           on_round: Callable[[RoundReport], None] | None = None,
@@ -602,8 +638,9 @@ def train(recipe: Recipe, start: str = "expert", start_weights: PolicyWeights | 
           cache: Path | None = None) -> tuple[PolicyWeights | None, list[RoundReport]]:
     """Expert iteration from the bot ``start`` (or the learned ``start_weights``): rounds
     ``first_round`` .. ``first_round + recipe.rounds − 1``. A round's fit plays the previous
-    policy heads-up in every variant (``recipe.match_hands`` hands each); from learned weights
-    it is kept in the variants where it wins by more than two standard errors and the previous
+    policy heads-up in every variant (``recipe.match_hands`` hands each), and again on other
+    deals where it won (:func:`confirmation_matches`); from learned weights it is kept in the
+    variants where it wins both by more than two standard errors and the previous
     weights stay in the others (:func:`kept_by_variant`: a variant's weights play only that
     variant); from a heuristic bot it must win in every variant. Stops at the first round that
     improves no variant. Returns the last kept weights (``start_weights``, or None, when no
@@ -623,8 +660,11 @@ def train(recipe: Recipe, start: str = "expert", start_weights: PolicyWeights | 
             report.matches[variant.value] = head_to_head(
                 candidate, policy, variant, recipe.match_hands,
                 seed=recipe.seed * 1000 + number * 10 + index, rules=rules, jobs=jobs)
+        report.confirmations = confirmation_matches(candidate, policy, report.matches, recipe,
+                                                    number, rules, jobs)
         previous = learned.get(policy)
-        merged, report.kept_variants = kept_by_variant(weights, previous, report.matches)
+        merged, report.kept_variants = kept_by_variant(weights, previous, report.matches,
+                                                       report.confirmations)
         report.kept = merged is not None
         reports.append(report)
         if on_round:
@@ -639,12 +679,48 @@ def train(recipe: Recipe, start: str = "expert", start_weights: PolicyWeights | 
             "heads_up_against_labelling_policy": {
                 name: [round(mean, 3), round(error, 3)]
                 for name, (mean, error) in report.matches.items()},
+            "confirmation_against_labelling_policy": {
+                name: [round(mean, 3), round(error, 3)]
+                for name, (mean, error) in report.confirmations.items()},
             "kept_variants": list(report.kept_variants)}
         kept = PolicyWeights(merged.tables, merged.steer, {"rounds": history})
         policy = register(f"learned-round-{number}-kept", kept) if merged is not weights \
             else candidate
         learned[policy] = kept
     return kept, reports
+
+
+def confirm_round(number: int, start_weights: PolicyWeights, candidate: PolicyWeights,
+                  recipe: Recipe, jobs: int = 1, rules: RuleSet = STANDARD
+                  ) -> tuple[PolicyWeights, RoundReport]:
+    """The confirmation step for a round kept before it existed: ``candidate`` (the weights file
+    round ``number`` wrote, its history holding the screening matches' figures) plays
+    ``start_weights`` (the weights that round started from) on the round's confirmation seeds
+    in the variants whose screening it won, and keeps them only where it wins again by more than two standard
+    errors (:func:`kept_by_variant`). Returns the weights the round keeps under this rule
+    (``start_weights``' tables wherever it is not confirmed; the history records the
+    confirmation figures and the variants kept) and the round's report."""
+    history = dict(start_weights.recipe.get("rounds", {}))  # earlier rounds as confirmed
+    entry = dict(candidate.recipe.get("rounds", {}).get(str(number), {}))
+    if not entry:
+        raise ValueError(f"the candidate's weights record no round {number}")
+    screening = {name: (float(mean), float(error)) for name, (mean, error)
+                 in entry.get("heads_up_against_labelling_policy", {}).items()}
+    policy = register(f"learned-round-{number - 1}", start_weights)
+    challenger = register(f"learned-round-{number}", candidate)
+    report = RoundReport(number, policy, int(entry.get("positions", 0)), matches=screening)
+    report.confirmations = confirmation_matches(challenger, policy, screening, recipe, number,
+                                                rules, jobs)
+    merged, report.kept_variants = kept_by_variant(candidate, start_weights, screening,
+                                                   report.confirmations)
+    report.kept = merged is not None
+    entry["confirmation_against_labelling_policy"] = {
+        name: [round(mean, 3), round(error, 3)]
+        for name, (mean, error) in report.confirmations.items()}
+    entry["kept_variants"] = list(report.kept_variants)
+    history[str(number)] = entry
+    base = merged if merged is not None else start_weights
+    return PolicyWeights(base.tables, base.steer, {"rounds": history}), report
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -684,6 +760,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         default=Path(__file__).resolve().parents[1] / "simulate" / WEIGHTS_FILE,
                         help="the weights file to write (default: the shipped one)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--confirm", type=Path, metavar="FILE",
+                        help="no training: play the confirmation matches of round --round's "
+                             "weights file FILE (written before confirmation matches existed) "
+                             "against --start, and write the weights the round keeps under "
+                             "today's rule to --out")
     arguments = parser.parse_args(argv)
     if arguments.round < 1 or arguments.rounds < 1:
         parser.error("--round and --rounds must be at least 1")
@@ -704,6 +785,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             start_weights = load_weights(Path(arguments.start))
         except (OSError, ValueError) as error:
             parser.error(f"--start: {error}")
+    if arguments.confirm is not None:
+        if start_weights is None:
+            parser.error("--confirm needs --start: the weights file the round started from")
+        try:
+            candidate = load_weights(arguments.confirm)
+            weights, report = confirm_round(arguments.round, start_weights, candidate, recipe,
+                                            arguments.jobs)
+        except (OSError, ValueError) as error:
+            parser.error(f"--confirm: {error}")
+        print(_round_text(report))
+        arguments.out.write_text(weights.to_json(), encoding="utf-8")
+        print(f"wrote {arguments.out} (digest {weights.digest()})")
+        return 0
     progress, update = counted_progress("labelling", "positions", not arguments.quiet)
 
     def on_round(report: RoundReport) -> None:
@@ -739,9 +833,11 @@ def _round_text(report: RoundReport) -> str:
               for (variant, stage), (count, old, new) in report.regret.items()]
     lines += [f"  heads-up against {report.policy}, {variant}: {mean:+.2f} ± {error:.2f} points/hand"
               for variant, (mean, error) in report.matches.items()]
+    lines += [f"  confirmation on other deals, {variant}: {mean:+.2f} ± {error:.2f} points/hand"
+              for variant, (mean, error) in report.confirmations.items()]
     if not report.kept:
-        lines.append("  not kept: it beats its start in no variant (or, from a heuristic bot, "
-                     "not in every variant)")
+        lines.append("  not kept: it beats its start, and again on other deals, in no variant "
+                     "(or, from a heuristic bot, not in every variant)")
     elif len(report.kept_variants) == len(report.matches):
         lines.append("  kept")
     else:

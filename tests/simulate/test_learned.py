@@ -4,6 +4,7 @@ only valid options, beats random, and its training round is reproducible."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -193,7 +194,8 @@ def test_a_round_is_kept_in_the_variants_where_it_wins_and_nowhere_else() -> Non
     new, previous = _constant_weights(2.0), _constant_weights(1.0)
     # pineapple wins by 3 SEs; classic by 1.5 SEs (not clear); 2-7 loses
     matches = {"pineapple": (0.24, 0.08), "classic": (0.075, 0.05), "2-7-pineapple": (-0.1, 0.08)}
-    kept, won = kept_by_variant(new, previous, matches)
+    confirmed = {"pineapple": (0.2, 0.08)}
+    kept, won = kept_by_variant(new, previous, matches, confirmed)
     assert won == ("pineapple",)
     assert kept is not None
     assert np.all(kept.tables[Variant.PINEAPPLE] == 2.0)
@@ -202,14 +204,55 @@ def test_a_round_is_kept_in_the_variants_where_it_wins_and_nowhere_else() -> Non
         assert np.all(kept.tables[variant] == 1.0)
         assert kept.steer[variant] == 1.0
     assert kept.digest() not in (new.digest(), previous.digest())
+    # a screening win that the confirmation on other deals does not repeat is not kept,
+    # nor one with no confirmation match at all
+    assert kept_by_variant(new, previous, matches, {"pineapple": (0.02, 0.08)}) == (None, ())
+    assert kept_by_variant(new, previous, matches, {}) == (None, ())
+    # a confirmation win where the screening was not won keeps nothing either
+    assert kept_by_variant(new, previous, matches, {"classic": (0.3, 0.05)}) == (None, ())
     # winning everywhere keeps the new weights whole; winning nowhere keeps nothing
     everywhere = {name: (0.3, 0.05) for name in matches}
-    assert kept_by_variant(new, previous, everywhere) == (new, tuple(everywhere))
+    assert kept_by_variant(new, previous, everywhere, everywhere) == (new, tuple(everywhere))
     nowhere = {name: (0.05, 0.05) for name in matches}
-    assert kept_by_variant(new, previous, nowhere) == (None, ())
+    assert kept_by_variant(new, previous, nowhere, everywhere) == (None, ())
     # from a heuristic bot (no weights to keep) the round must win in every variant
-    assert kept_by_variant(new, None, matches)[0] is None
-    assert kept_by_variant(new, None, everywhere)[0] is new
+    assert kept_by_variant(new, None, matches, confirmed)[0] is None
+    assert kept_by_variant(new, None, everywhere, everywhere)[0] is new
+
+
+def test_confirming_an_old_round_keeps_only_what_wins_again_on_other_deals() -> None:
+    """``confirm_round`` replays a round's screening winners on the confirmation seeds: the
+    shipped weights, recorded as round 9's win in Pineapple over the expert's weights, win again
+    and stay; all-zero weights (they play the first option listed), recorded as a win too, lose
+    the confirmation, so the round keeps the start's weights and its history says so."""
+    from pipeline.analysis.training import Recipe, confirm_round, heuristic_weights
+    from pipeline.simulate.learned import WEIGHTS_FILE
+
+    start = heuristic_weights(BOTS["expert"])
+    history = {"rounds": {"9": {"positions": 10, "kept_variants": ["pineapple"],
+                                "heads_up_against_labelling_policy": {
+                                    "pineapple": [0.5, 0.1], "classic": [0.0, 0.1]}}}}
+    recipe = Recipe(match_hands=120)
+    shipped = load_weights(Path(__file__).resolve().parents[2] / "pipeline" / "simulate"
+                           / WEIGHTS_FILE)
+    good = PolicyWeights(shipped.tables, shipped.steer, history)
+    kept, report = confirm_round(9, start, good, recipe)
+    assert report.kept_variants == ("pineapple",)
+    assert set(report.confirmations) == {"pineapple"}  # only the screening's winners are replayed
+    assert report.confirmations["pineapple"][0] > 2 * report.confirmations["pineapple"][1]
+    assert np.array_equal(kept.tables[Variant.PINEAPPLE], shipped.tables[Variant.PINEAPPLE])
+    assert np.array_equal(kept.tables[Variant.CLASSIC], start.tables[Variant.CLASSIC])
+    entry = kept.recipe["rounds"]["9"]
+    assert entry["kept_variants"] == ["pineapple"]
+    assert set(entry["confirmation_against_labelling_policy"]) == {"pineapple"}
+
+    bad = PolicyWeights({variant: np.zeros_like(table) for variant, table in start.tables.items()},
+                        dict(start.steer), history)
+    kept, report = confirm_round(9, start, bad, recipe)
+    assert report.kept_variants == ()
+    assert report.confirmations["pineapple"][0] < 0
+    assert kept.digest() == start.digest()
+    assert kept.recipe["rounds"]["9"]["kept_variants"] == []
 
 
 def test_the_shipped_policy_is_each_variant_s_last_kept_round() -> None:
@@ -237,3 +280,9 @@ def test_the_shipped_policy_is_each_variant_s_last_kept_round() -> None:
     history = json.loads((folder / "simulate" / WEIGHTS_FILE).read_text())["recipe"]["rounds"]
     assert history["4"]["kept_variants"] == ["pineapple"]
     assert history["5"]["kept_variants"] == ["2-7-pineapple"]
+    # each kept variant won its confirmation match on other deals too, and only those were played
+    for number, variant in (("4", "pineapple"), ("5", "2-7-pineapple")):
+        confirmations = history[number]["confirmation_against_labelling_policy"]
+        assert list(confirmations) == [variant]
+        mean, error = confirmations[variant]
+        assert mean > 2 * error
