@@ -17,6 +17,12 @@ How a build runs on Spark (:mod:`pipeline.lake.build` drives it through the
   statements of :mod:`pipeline.lake.queries`, in Spark SQL;
 * tables are written with Spark's partitioned Parquet writer into the commit's staging folder.
 
+A small commit (at most :data:`DEFAULT_DRIVER_RECORDS` records read, a setting:
+``driver_records``, :data:`DRIVER_RECORDS_VARIABLE`) runs the units on Spark as any other, and
+then the same statements in the driver, with DuckDB over the staged frames, the events and the
+few stored files an append reads (:class:`~pipeline.lake.engine.LocalEngine`, the reference):
+a dozen Spark jobs, each with Spark's fixed cost per job, would cost more than the work.
+
 The lake and its staging folder must be on storage every executor sees at the same path (one
 machine's disk for ``local[N]``; a shared file system on a cluster). Spark's JVM output goes to
 a log file (:data:`LOG_FILE`), its console progress bar is off, and the stages are summarised by
@@ -42,10 +48,10 @@ from urllib.parse import unquote, urlparse
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from pipeline.lake.engine import EVENTS_FOLDER, relation_schema, sql_text
+from pipeline.lake.engine import EVENTS_FOLDER, LocalEngine, relation_schema, sql_text
 from pipeline.lake.plan import FileScan, WorkUnit, scan_file
 from pipeline.lake.progress import LakeProgress, StageLog
-from pipeline.lake.queries import SPARK
+from pipeline.lake.queries import SPARK, Dialect
 from pipeline.lake.rescoring import BOARD_COLUMNS, VERDICT_TABLES, RescoreCounts, scored_chunks
 from pipeline.lake.storage import LakeError
 from pipeline.lake.tables import (
@@ -61,7 +67,9 @@ from pipeline.lake.writing import PartitionedWriter
 from pipeline.records.rules_file import RulesResolver
 
 __all__ = [
+    "DEFAULT_DRIVER_RECORDS",
     "DRIVER_MEMORY_VARIABLE",
+    "DRIVER_RECORDS_VARIABLE",
     "INSTALL_HINT",
     "LOG_FILE",
     "SparkEngine",
@@ -96,6 +104,16 @@ class SparkFailed(LakeError):
 DRIVER_MEMORY_VARIABLE = "OFC_SPARK_DRIVER_MEMORY"
 """The environment variable that sets the driver's memory (``--driver-memory`` does too)."""
 
+DEFAULT_DRIVER_RECORDS = 50_000
+"""A commit whose units read at most this many records runs its set operations (outcomes, the
+report, sessions, the hand tables' rows, rejects, totals) in the driver with DuckDB."""
+
+DRIVER_RECORDS_VARIABLE = "OFC_SPARK_DRIVER_RECORDS"
+"""The environment variable that sets :data:`DEFAULT_DRIVER_RECORDS` (0: always Spark SQL)."""
+
+DRIVER_STEP = "set operations in the driver (DuckDB)"
+"""The step a small commit's statements are timed under (no Spark job)."""
+
 
 def failure_message(label: str, error: BaseException, master: str, driver_memory: str) -> str:
     """What a user reads when Spark step ``label`` failed with ``error``: what happened in one
@@ -114,6 +132,32 @@ def failure_message(label: str, error: BaseException, master: str, driver_memory
     return (f"Spark failed in step '{label}' (master {master}): {first[:300]}; {unchanged}. "
             f"Check that the master is reachable and has memory to spare (--driver-memory, "
             f"--master local[2]); Spark's log: {LOG_FILE}")
+
+
+def driver_failure_message(label: str, error: BaseException) -> str:
+    """What a user reads when the driver's DuckDB failed in ``label`` (a small commit's set
+    operations): what happened, that the lake is unchanged, and what to change."""
+    first = str(error).strip().splitlines()[0][:300] if str(error).strip() else type(
+        error).__name__
+    return (f"the driver's DuckDB failed in step '{label}' of a small commit: {first}; the lake "
+            f"is unchanged (nothing was committed). Run the commit's set operations on Spark "
+            f"instead ({DRIVER_RECORDS_VARIABLE}=0), give the driver more memory, or use "
+            f"--engine local.")
+
+
+def driver_records_setting(value: int | None = None) -> int:
+    """The records up to which a commit's set operations run in the driver: ``value``, else
+    :data:`DRIVER_RECORDS_VARIABLE`, else :data:`DEFAULT_DRIVER_RECORDS` (0 or less: never)."""
+    if value is not None:
+        return value
+    text = os.environ.get(DRIVER_RECORDS_VARIABLE, "").strip()
+    if not text:
+        return DEFAULT_DRIVER_RECORDS
+    try:
+        return int(text)
+    except ValueError as error:
+        raise LakeError(f"{DRIVER_RECORDS_VARIABLE} must be a whole number of records, not "
+                        f"{text!r}") from error
 
 
 def java_executable() -> str | None:
@@ -307,6 +351,13 @@ def unit_rows(unit: int, staging: Path, plan: Sequence[tuple[str, str, str]],
         connection.close()
 
 
+def _indices(spark: Any, count: int) -> Any:
+    """A DataFrame of the numbers ``0 .. count - 1``, one a partition (at least one partition).
+    ``spark.range`` runs in the JVM: no Python worker to produce the numbers, as a parallelized
+    Python list would need, before the ``mapInArrow`` that reads them."""
+    return spark.range(0, count, 1, max(1, count))
+
+
 def _unit_bytes(unit: WorkUnit) -> int:
     """The bytes a work unit reads (a whole file's size; nothing for one that cannot be read)."""
     if unit.start is not None and unit.end is not None:
@@ -331,25 +382,52 @@ def _is_spark_failure(error: BaseException) -> bool:
 
 
 class SparkEngine:
-    """The :class:`~pipeline.lake.engine.Engine` on Spark."""
+    """The :class:`~pipeline.lake.engine.Engine` on Spark.
+
+    ``driver_records`` (default :func:`driver_records_setting`): a build's commit whose units
+    read at most this many records runs everything after the units in the driver, with a
+    :class:`~pipeline.lake.engine.LocalEngine` (the same statements, in DuckDB, over the
+    files the units staged and the stored files an append reads); 0 runs every commit's
+    statements in Spark SQL. A re-score always runs on Spark."""
 
     name = "spark"
-    dialect = SPARK
 
     def __init__(self, master: str = "local[2]", spark: Any = None,
-                 progress: LakeProgress | None = None, driver_memory: str | None = None) -> None:
+                 progress: LakeProgress | None = None, driver_memory: str | None = None,
+                 driver_records: int | None = None) -> None:
         self.spark = spark if spark is not None else spark_session(
             master, driver_memory=driver_memory)
         self.context = self.spark.sparkContext
         self.master = self.context.master
         self.driver_memory = self.context.getConf().get("spark.driver.memory", "1g")
+        self.driver_records = driver_records_setting(driver_records)
         self.progress = progress or LakeProgress(False)
         self.stages = StageLog()
         self.scratch: Path | None = None
         self.views = {}
         self.materialised = {}
+        self.driver: LocalEngine | None = None
+        """The commit's set operations run here (a small commit), else None (Spark SQL)."""
         tracker = self.context.statusTracker()
         self._loose_jobs_before = set(tracker.getJobIdsForGroup(None))
+
+    @property
+    def dialect(self) -> Dialect:
+        """DuckDB's while a small commit runs in the driver, else Spark SQL's."""
+        return self.driver.dialect if self.driver is not None else SPARK
+
+    def _in_driver(self, label: str, call: Callable[[], Any]) -> Any:
+        """``call()`` on the driver's DuckDB, timed under :data:`DRIVER_STEP`; a DuckDB failure
+        becomes a :class:`SparkFailed` saying what to change."""
+        import duckdb
+
+        started = time.monotonic()
+        try:
+            return call()
+        except duckdb.Error as error:
+            raise SparkFailed(driver_failure_message(label, error)) from error
+        finally:
+            self.stages.timed(DRIVER_STEP, time.monotonic() - started)
 
     # --- helpers ---------------------------------------------------------------------------
 
@@ -362,6 +440,9 @@ class SparkEngine:
         """Where this commit's intermediate results go (inside its staging folder); what the
         previous commit persisted is let go."""
         self.scratch = staging / "_scratch"
+        if self.driver is not None:
+            self.driver.close()
+            self.driver = None
         self.spark.catalog.clearCache()
         self.spark.conf.unset("spark.sql.adaptive.enabled")  # the session's own setting
         self.views: dict[str, str] = {}
@@ -395,30 +476,32 @@ class SparkEngine:
     def prepare(self, units: Sequence[WorkUnit], resolver: RulesResolver, staging: Path,
                 batch_size: int, on_records: Callable[[int], None]) -> None:
         """One partition per unit, ``mapInArrow`` running :func:`prepare_unit`; the events
-        written by Spark under ``staging/events``."""
+        written by Spark under ``staging/events``. When the units read at most
+        ``driver_records`` records, the rest of the commit runs in the driver (DuckDB)."""
         self.begin(staging)
         self._plan_for(sum(_unit_bytes(unit) for unit in units))
-        by_number = {unit.unit: unit for unit in units}
+        ordered = list(units)
         folder = str(staging)
         accumulator = self.context.accumulator(0)
 
         def run_units(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             warnings.filterwarnings("ignore", message=_PANDAS_WARNING, category=FutureWarning)
             for batch in batches:
-                for number in batch.column(0).to_pylist():
-                    events = prepare_unit(by_number[number], resolver, folder, batch_size)
+                for index in batch.column(0).to_pylist():
+                    events = prepare_unit(ordered[index], resolver, folder, batch_size)
                     records = sum(value for value in events.column("records").to_pylist()
                                   if value)
                     accumulator.add(records)
                     yield from events.to_batches()
 
-        numbers = self.context.parallelize([(unit.unit,) for unit in units], max(1, len(units)))
-        frame = self.spark.createDataFrame(numbers, "unit int")
+        frame = _indices(self.spark, len(ordered))
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=_PANDAS_WARNING, category=FutureWarning)
             events = frame.mapInArrow(run_units, _arrow_to_spark(EVENT_SCHEMA))
         with _Action(self, "read, validate, score (mapInArrow)", accumulator, on_records):
             events.write.mode("overwrite").parquet(str(staging / EVENTS_FOLDER))
+        if self.driver_records > 0 and int(accumulator.value) <= self.driver_records:
+            self.driver = LocalEngine()
 
     def _plan_for(self, input_bytes: int) -> None:
         """Adaptive query execution (Spark's re-planning of every shuffle from what the stages
@@ -431,6 +514,11 @@ class SparkEngine:
     def register_lake(self, name: str, table: str, files: Sequence[Path], base: Path,
                       with_file: bool = False) -> None:
         """``spark.read.parquet`` of the files (partition columns from their folders)."""
+        if self.driver is not None:
+            driver = self.driver
+            self._in_driver(f"read {table}", lambda: driver.register_lake(
+                name, table, files, base, with_file))
+            return
         partitioned = table in PARTITIONED_TABLES
         if not files:
             self._empty(relation_schema(table, partitioned, with_file)).createOrReplaceTempView(
@@ -451,6 +539,10 @@ class SparkEngine:
 
     def register_folder(self, name: str, folder: Path, schema: pa.Schema) -> None:
         """Every Parquet file of the folder (empty with ``schema`` when there is none)."""
+        if self.driver is not None:
+            driver = self.driver
+            self._in_driver(f"read {name}", lambda: driver.register_folder(name, folder, schema))
+            return
         if folder.is_dir() and any(folder.glob("*.parquet")):
             self.spark.read.schema(_arrow_to_spark(schema)).parquet(
                 str(folder)).createOrReplaceTempView(name)
@@ -459,12 +551,20 @@ class SparkEngine:
 
     def register_arrow(self, name: str, data: pa.Table) -> None:
         """A DataFrame of the Arrow table."""
+        if self.driver is not None:
+            driver = self.driver
+            self._in_driver(name, lambda: driver.register_arrow(name, data))
+            return
         frame = self.spark.createDataFrame(data) if data.num_rows else self._empty(data.schema)
         frame.createOrReplaceTempView(name)
 
     def view(self, name: str, sql: str, reused: bool = False) -> None:
         """A temporary view; ``reused`` ones are persisted (memory, then disk) until the next
         commit begins."""
+        if self.driver is not None:
+            driver = self.driver
+            self._in_driver(name, lambda: driver.view(name, sql, reused))
+            return
         self.views[name] = sql
         frame = self.spark.sql(sql)
         if reused:
@@ -475,6 +575,10 @@ class SparkEngine:
 
     def materialise(self, name: str, sql: str) -> None:
         """Written as Parquet under the commit's scratch folder, read back as ``name``."""
+        if self.driver is not None:
+            driver = self.driver
+            self._in_driver(name, lambda: driver.materialise(name, sql))
+            return
         target = self._scratch() / f"{name}-{uuid.uuid4().hex[:8]}"
         frame = self.spark.sql(sql)
         with _Action(self, name):
@@ -485,12 +589,19 @@ class SparkEngine:
 
     def query(self, sql: str) -> pa.Table:
         """Collected as Arrow."""
+        if self.driver is not None:
+            driver = self.driver
+            return self._in_driver("collect", lambda: driver.query(sql))
         with _Action(self, "collect"):
             return self.spark.sql(sql).toArrow()
 
     def write(self, sql: str, table: str, folder: Path, prefix: str) -> None:
         """Spark's Parquet writer, partitioned by site and month for a partitioned table; files
         with no rows are removed."""
+        if self.driver is not None:
+            driver = self.driver
+            self._in_driver(f"write {table}", lambda: driver.write(sql, table, folder, prefix))
+            return
         frame = self.spark.sql(sql)
         writer = frame.write.mode("append")
         if table in PARTITIONED_TABLES:
@@ -508,7 +619,11 @@ class SparkEngine:
         frames (each hand's rows are in one unit, and every statement keeps a hand's rows
         together) and the relations they read, which this commit materialised as Parquet or
         defined as views over those; each task writes its unit's files of every table and
-        returns its per-player sums."""
+        returns its per-player sums. A small commit writes them in the driver."""
+        if self.driver is not None:
+            driver = self.driver
+            return self._in_driver("write the hand tables", lambda: driver.write_new_rows(
+                writes, totals, relations, staging, prefix))
         frames = staging / FRAMES_FOLDER
         units = sorted({int(path.stem.split("-", 1)[1]) for path in frames.glob("*/unit-*.parquet")})
         empty = pa.schema([pa.field("player", pa.string())]
@@ -528,12 +643,11 @@ class SparkEngine:
 
         def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             for batch in batches:
-                for unit in batch.column(0).to_pylist():
-                    sums = unit_rows(unit, staging, plan, statements, totals, prefix)
+                for index in batch.column(0).to_pylist():
+                    sums = unit_rows(units[index], staging, plan, statements, totals, prefix)
                     yield from sums.cast(empty).to_batches()
 
-        numbers = self.context.parallelize([(unit,) for unit in units], len(units))
-        frame = self.spark.createDataFrame(numbers, "unit int")
+        frame = _indices(self.spark, len(units))
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=_PANDAS_WARNING, category=FutureWarning)
             sums = frame.mapInArrow(run, _arrow_to_spark(empty))
@@ -541,7 +655,9 @@ class SparkEngine:
             return sums.toArrow().cast(empty)
 
     def file_path(self, value: str) -> Path:
-        """Spark gives a URI (``file:/...``, escaped)."""
+        """Spark gives a URI (``file:/...``, escaped); DuckDB the path as listed."""
+        if self.driver is not None:
+            return self.driver.file_path(value)
         return Path(unquote(urlparse(value).path))
 
     def rescore(self, boards_sql: str, resolver: RulesResolver, staging: Path, prefix: str,
@@ -597,7 +713,11 @@ class SparkEngine:
         return counts
 
     def close(self) -> None:
-        """The session stays up for the process (starting Spark is the slow part)."""
+        """The driver's DuckDB is closed; the session stays up for the process (starting Spark
+        is the slow part)."""
+        if self.driver is not None:
+            self.driver.close()
+            self.driver = None
 
     def stage_summary(self) -> list[tuple[str, int, int, int, float]]:
         """(step, Spark jobs, stages, partitions, seconds) of every step this engine ran, then

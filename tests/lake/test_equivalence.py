@@ -168,28 +168,62 @@ def test_local_rescore_equals_ofc_rescore(local_lakes: tuple[Path, Path],
 @pytest.fixture(scope="session")
 def spark_lakes(spark: object, corpus: tuple[Path, Path],
                 tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, object, str]:
-    """Lakes built on Spark (local[2]): after ``first/`` (through the API), after ``later/``
-    too (through ``ofc lake build --engine spark``); the first build's engine; what the
-    command printed."""
-    from pipeline.lake.spark import SparkEngine
+    """Lakes built on Spark (local[2]) with every statement in Spark SQL (the bulk path:
+    ``driver_records`` 0): after ``first/`` (through the API), after ``later/`` too (through
+    ``ofc lake build --engine spark``); the first build's engine; what the command printed."""
+    from pipeline.lake.spark import DRIVER_RECORDS_VARIABLE, SparkEngine
 
-    engine = SparkEngine(spark=spark)
+    engine = SparkEngine(spark=spark, driver_records=0)
     folder = tmp_path_factory.mktemp("spark-lakes")
     after_first = folder / "first"
     build_lake([corpus[0]], after_first, engine, split_bytes=SPLIT_BYTES)
     after_both = folder / "both"
     shutil.copytree(after_first, after_both)
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+    with (pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed),
+          contextlib.redirect_stderr(printed)):
+        patch.setenv(DRIVER_RECORDS_VARIABLE, "0")
         assert main(["lake", "build", str(corpus[1]), "--lake", str(after_both), "--engine",
                      "spark", "--master", "local[2]"]) == 0
     return after_first, after_both, engine, printed.getvalue()
+
+
+@pytest.fixture(scope="session")
+def spark_driver_lakes(spark: object, corpus: tuple[Path, Path],
+                       tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list]:
+    """Lakes built on Spark at the default setting: the units on Spark, every commit small
+    enough for its statements to run in the driver (DuckDB); after ``first/``, after
+    ``later/`` too; the engine's steps (:meth:`SparkEngine.stage_summary`)."""
+    from pipeline.lake.spark import SparkEngine
+
+    engine = SparkEngine(spark=spark)
+    folder = tmp_path_factory.mktemp("spark-driver-lakes")
+    after_first = folder / "first"
+    build_lake([corpus[0]], after_first, engine, split_bytes=SPLIT_BYTES)
+    after_both = folder / "both"
+    shutil.copytree(after_first, after_both)
+    build_lake([corpus[1]], after_both, engine, split_bytes=SPLIT_BYTES)
+    return after_first, after_both, engine.stage_summary()
 
 
 def test_spark_lake_holds_what_ingest_stores(ingested: tuple[Path, Path],
                                              spark_lakes: tuple[Path, Path, object]) -> None:
     assert_same_tables(database_tables(ingested[0]), lake_tables(spark_lakes[0]))
     assert_same_tables(database_tables(ingested[1]), lake_tables(spark_lakes[1]))
+
+
+def test_a_small_spark_commit_runs_its_statements_in_the_driver_and_stores_the_same(
+        ingested: tuple[Path, Path], spark_driver_lakes: tuple[Path, Path, list]) -> None:
+    """The driver path (a small commit's outcomes, sessions, hand tables, rejects and totals
+    in DuckDB) gives what ingest stores, over the whole corpus and its append."""
+    from pipeline.lake.spark import DRIVER_STEP
+
+    assert_same_tables(database_tables(ingested[0]), lake_tables(spark_driver_lakes[0]))
+    assert_same_tables(database_tables(ingested[1]), lake_tables(spark_driver_lakes[1]))
+    jobs = {label: count for label, count, *_ in spark_driver_lakes[2]}
+    # the files were scanned and the units ran on Spark (one job a build), nothing else did
+    assert jobs.pop("scan files") == 2 and jobs.pop("read, validate, score (mapInArrow)") == 2
+    assert jobs == {DRIVER_STEP: 0}, jobs
 
 
 def test_spark_lake_answers_the_read_commands_as_the_database(
