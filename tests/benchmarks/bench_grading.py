@@ -332,6 +332,14 @@ def main() -> None:
                         help="race only in decisions with at most this many plays (0: all)")
     parser.add_argument("--evaluation-se", type=float, default=None,
                         help="evaluation samples for this SE of the loss (0: a fixed count)")
+    parser.add_argument("--prune", type=int, default=None,
+                        help="past the first screen, keep only the play made, the policy's play "
+                             "and the PRUNE plays the rollout policy scores highest, in decisions "
+                             "of more than 60 plays (the openings; 0: no pruning)")
+    parser.add_argument("--screen", type=int, default=None,
+                        help="samples of every play before the first racing cut")
+    parser.add_argument("--streets", default=None,
+                        help="only these streets (comma-separated, 1 = the opening)")
     parser.add_argument("--cpu-baseline", action="store_true",
                         help="also grade every decision with the issue-16 defaults before the "
                              "race (600 + 1,000, no contenders), right after the grader: the "
@@ -358,7 +366,9 @@ def main() -> None:
                          ("contenders", arguments.contenders), ("race_to", arguments.race_to),
                          ("contender_z", arguments.contender_z),
                          ("race_limit", arguments.race_limit),
-                         ("evaluation_se", arguments.evaluation_se)) if value is not None})
+                         ("evaluation_se", arguments.evaluation_se),
+                         ("prune", arguments.prune), ("screen", arguments.screen))
+                        if value is not None})
     baseline = replace(defaults, rollouts=600, evaluation=1000, contenders=0, evaluation_se=0.0)
     reference = replace(
         defaults, policy=arguments.reference_policy, seed=defaults.seed + 1000, contenders=0,
@@ -367,6 +377,9 @@ def main() -> None:
         evaluation=(arguments.reference_evaluation
                     or defaults.evaluation_samples * arguments.reference_factor))
     chosen = decisions(arguments.hands, arguments.seed, arguments.per_street, variant)
+    if arguments.streets:
+        streets = {int(part) for part in arguments.streets.split(",")}
+        chosen = [decision for decision in chosen if decision.street_number in streets]
     # keyed by the hands (not the number per street: a larger set reuses a smaller one's work)
     tag = (f"hands={arguments.hands};seed={arguments.seed};{variant.value};"
            f"policy={reference.policy};rollouts={reference.rollouts};"
