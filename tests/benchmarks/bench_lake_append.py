@@ -16,6 +16,11 @@ times, in fresh processes, R rounds alternating:
 * the same with ``--engine local``: the local engine's baseline is its own append into an empty
   lake.
 
+A commit of at most 50,000 records runs its units on Spark and its statements in the driver
+(DuckDB; ``OFC_SPARK_DRIVER_RECORDS``), so a 1,000-hand append takes that path; with
+``--spark-sql`` the bench also times the same appends with every statement in Spark SQL
+(``OFC_SPARK_DRIVER_RECORDS=0``: the path a large commit takes).
+
 With each Spark append it prints the Spark jobs it ran (``ofc lake build`` counts them from
 Spark's status tracker: Spark's fixed cost is per job, so that count is what an append's
 overhead is made of).
@@ -26,7 +31,7 @@ the process tree (JVM and Python workers included) and the load average, then ch
 big lake holds every hand once::
 
     .venv/bin/python tests/benchmarks/bench_lake_append.py [--lake-hands 1000000]
-        [--new-hands 1000] [--rounds 2] [--engines spark,local]
+        [--new-hands 1000] [--rounds 2] [--engines spark,local] [--spark-sql]
 
 Targets (issue 33): Spark into an empty lake within 2x the bare session, into 1 M hands within
 2.5x; the local engine into 1 M within 2.5x its empty-lake append.
@@ -114,13 +119,14 @@ def linked_copy(source: Path, target: Path) -> Path:
     return target
 
 
-def timed(command: list[str]) -> dict:
+def timed(command: list[str], environment: dict[str, str] | None = None) -> dict:
     """Run a command; its wall seconds, the tree's peak memory and the load average."""
     load = os.getloadavg()[0]
     started = time.perf_counter()
     with TreeSampler() as sampler:
         completed = subprocess.run(command, capture_output=True, text=True,
-                                   env=dict(os.environ, PYTHONPATH=str(REPO)))
+                                   env=dict(os.environ, PYTHONPATH=str(REPO),
+                                            **(environment or {})))
     seconds = time.perf_counter() - started
     if completed.returncode != 0:
         raise SystemExit(f"failed: {' '.join(command)}\n{completed.stdout}\n{completed.stderr}")
@@ -130,13 +136,14 @@ def timed(command: list[str]) -> dict:
             "jobs": int(jobs.group(1)) if jobs else None}
 
 
-def build(engine: str, master: str, new: Path, lake: Path) -> dict:
-    """``ofc lake build NEW --lake LAKE`` on ``engine``, timed."""
+def build(engine: str, master: str, new: Path, lake: Path, spark_sql: bool = False) -> dict:
+    """``ofc lake build NEW --lake LAKE`` on ``engine``, timed; ``spark_sql``: with every
+    statement in Spark SQL (``OFC_SPARK_DRIVER_RECORDS=0``, the path of a large commit)."""
     command = [sys.executable, "-m", "pipeline.cli", "lake", "build", str(new), "--lake",
                str(lake), "--engine", engine, "--quiet"]
     if engine == "spark":
         command += ["--master", master]
-    return timed(command)
+    return timed(command, {"OFC_SPARK_DRIVER_RECORDS": "0"} if spark_sql else None)
 
 
 def stored_hands(lake: Path) -> int:
@@ -166,6 +173,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--engines", default="spark,local")
+    parser.add_argument("--spark-sql", action="store_true",
+                        help="also time Spark with every statement in Spark SQL "
+                             "(OFC_SPARK_DRIVER_RECORDS=0: the path of a large commit)")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "ofc-bench")
     arguments = parser.parse_args()
     engines = arguments.engines.split(",")
@@ -186,6 +196,15 @@ def main() -> None:
                 figures["spark big"] = build("spark", arguments.master, new, target)
                 assert stored_hands(target) == arguments.lake_hands + arguments.new_hands
                 shutil.rmtree(target)
+                if arguments.spark_sql:
+                    figures["spark sql empty"] = build(
+                        "spark", arguments.master, new,
+                        folder / f"spark-sql-empty-{round_number}", spark_sql=True)
+                    target = linked_copy(lake, folder / f"spark-sql-big-{round_number}")
+                    figures["spark sql big"] = build("spark", arguments.master, new, target,
+                                                     spark_sql=True)
+                    assert stored_hands(target) == arguments.lake_hands + arguments.new_hands
+                    shutil.rmtree(target)
             if "local" in engines:
                 figures["local empty"] = build("local", "", new,
                                                folder / f"local-empty-{round_number}")
@@ -206,6 +225,8 @@ def main() -> None:
                  "bare"),
         "spark empty": (f"Spark {arguments.master}, into an empty lake", "bare"),
         "spark big": (f"Spark {arguments.master}, into a lake of {big} hands", "bare"),
+        "spark sql empty": (f"Spark {arguments.master}, all in Spark SQL, empty lake", "bare"),
+        "spark sql big": (f"Spark {arguments.master}, all in Spark SQL, {big} hands", "bare"),
         "local empty": ("local engine, into an empty lake (baseline)", "local empty"),
         "local big": (f"local engine, into a lake of {big} hands", "local empty"),
     }

@@ -15,6 +15,8 @@ import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from pipeline.ingest.driver import ingest_paths
 from pipeline.lake.build import build_lake
 from pipeline.lake.engine import LocalEngine
@@ -123,6 +125,38 @@ def test_a_spark_failure_says_what_to_change_not_a_java_trace() -> None:
         "enough memory to build and broadcast the table to all worker nodes.\n\tat a.b(C.java:1)"),
         "local[2]", "1g")
     assert "ran out of memory in step 'outcomes'" in broadcast and "\tat " not in broadcast
+
+
+def test_a_failure_in_the_drivers_duckdb_leaves_the_lake_as_it_was(
+        spark: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A small Spark commit's statements run in the driver (DuckDB): when that fails (out of
+    memory, say), the user reads what to change and the lake is unchanged."""
+    import duckdb
+
+    from pipeline.lake.engine import LocalEngine as Driver
+    from pipeline.lake.spark import DRIVER_RECORDS_VARIABLE, SparkEngine, SparkFailed
+    from pipeline.lake.storage import LakeError
+
+    files = _batches(tmp_path / "hands")
+    lake = tmp_path / "lake"
+    engine = SparkEngine(spark=spark)
+    build_lake(files[:1], lake, engine)
+    before = lake_tables(lake)
+    manifest = (lake / "_lake.json").read_bytes()
+
+    def fails(*arguments: object) -> None:
+        raise duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block")
+
+    monkeypatch.setattr(Driver, "write_new_rows", fails)
+    with pytest.raises(SparkFailed) as raised:
+        build_lake(files[1:2], lake, engine)
+    message = str(raised.value)
+    assert isinstance(raised.value, LakeError)
+    assert "the driver's DuckDB failed in step 'write the hand tables'" in message
+    assert "Out of Memory" in message and f"{DRIVER_RECORDS_VARIABLE}=0" in message
+    assert "the lake is unchanged" in message
+    assert (lake / "_lake.json").read_bytes() == manifest
+    assert_same_tables(before, lake_tables(lake))
 
 
 def test_an_append_with_another_gap_recomputes_every_session(tmp_path: Path) -> None:
