@@ -266,7 +266,8 @@ class _Commit:
 
         if self.progress is not None:
             self.progress.reading()
-        engine.prepare(units, self.resolver, self.staging, self.batch_size, on_records)
+        engine.prepare(units, self.resolver, self.staging, self.batch_size, on_records,
+                       whole_lake=self._gap_changed())
         engine.register_folder("events", self.staging / EVENTS_FOLDER, EVENT_SCHEMA)
         for table in HAND_TABLES:
             engine.register_folder(f"frames_{table}", self.staging / FRAMES_FOLDER / table,
@@ -375,10 +376,14 @@ class _Commit:
         An append (the usual case) reads only the stored sessions near its new hands
         (:func:`_sessions_near`); a build with another gap than the lake's sessions were
         computed with recomputes every table from every seat (:func:`_sessions_again`)."""
-        stored_gap = self.manifest.meta.get(SESSION_GAP_META_KEY)
-        if stored_gap is not None and float(stored_gap) != self.session_gap:
+        if self._gap_changed():
             return self._sessions_again()
         return self._sessions_near()
+
+    def _gap_changed(self) -> bool:
+        """Whether the lake's sessions were made with another gap than this build's."""
+        stored_gap = self.manifest.meta.get(SESSION_GAP_META_KEY)
+        return stored_gap is not None and float(stored_gap) != self.session_gap
 
     def _sessions_near(self) -> dict[str, list[str]]:
         """The append's sessions from the stored sessions near its new hands and the new seats

@@ -68,8 +68,11 @@ class Engine(Protocol):
         ...
 
     def prepare(self, units: Sequence[WorkUnit], resolver: RulesResolver, staging: Path,
-                batch_size: int, on_records: Callable[[int], None]) -> None:
-        """Run every unit; events under ``staging/events``, frames under ``staging/frames``."""
+                batch_size: int, on_records: Callable[[int], None],
+                whole_lake: bool = False) -> None:
+        """Run every unit; events under ``staging/events``, frames under ``staging/frames``.
+        ``whole_lake``: the rest of the commit reads every stored seat (the session gap
+        changed), however few records the units read."""
         ...
 
     def register_lake(self, name: str, table: str, files: Sequence[Path], base: Path,
@@ -154,8 +157,10 @@ class LocalEngine:
                 for order, path in enumerate(paths)]
 
     def prepare(self, units: Sequence[WorkUnit], resolver: RulesResolver, staging: Path,
-                batch_size: int, on_records: Callable[[int], None]) -> None:
-        """Each unit in turn; its events written as one Parquet file."""
+                batch_size: int, on_records: Callable[[int], None],
+                whole_lake: bool = False) -> None:
+        """Each unit in turn; its events written as one Parquet file (everything runs here,
+        ``whole_lake`` or not)."""
         folder = staging / EVENTS_FOLDER
         folder.mkdir(parents=True, exist_ok=True)
         for unit in units:

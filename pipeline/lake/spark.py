@@ -474,11 +474,13 @@ class SparkEngine:
         return sorted(scans, key=lambda scan: scan.order)
 
     def prepare(self, units: Sequence[WorkUnit], resolver: RulesResolver, staging: Path,
-                batch_size: int, on_records: Callable[[int], None]) -> None:
+                batch_size: int, on_records: Callable[[int], None],
+                whole_lake: bool = False) -> None:
         """One partition per unit, ``mapInArrow`` running :func:`prepare_unit`; the events
         under ``staging/events`` (written by Spark; a small commit's collected and written
         here). When the units read at most ``driver_records`` records, the rest of the commit
-        runs in the driver (DuckDB)."""
+        runs in the driver (DuckDB), unless it reads the ``whole_lake`` (that stays on the
+        executors)."""
         self.begin(staging)
         input_bytes = sum(_unit_bytes(unit) for unit in units)
         self._plan_for(input_bytes)
@@ -503,7 +505,8 @@ class SparkEngine:
         # A small commit's events are few: collected and written here, which costs less than
         # Spark's Parquet writer and its output committer (about 3 s of a 1,000-hand append
         # on two busy cores). With the driver path off, every commit runs as a large one.
-        collect = self.driver_records > 0 and input_bytes <= SMALL_COMMIT_BYTES
+        small = self.driver_records > 0 and not whole_lake
+        collect = small and input_bytes <= SMALL_COMMIT_BYTES
         with _Action(self, "read, validate, score (mapInArrow)", accumulator, on_records):
             if collect:
                 collected = events.toArrow()
@@ -513,7 +516,7 @@ class SparkEngine:
             (staging / EVENTS_FOLDER).mkdir(parents=True, exist_ok=True)
             pq.write_table(collected.cast(EVENT_SCHEMA),
                            staging / EVENTS_FOLDER / "part-00000.parquet")
-        if self.driver_records > 0 and int(accumulator.value) <= self.driver_records:
+        if small and int(accumulator.value) <= self.driver_records:
             self.driver = LocalEngine()
 
     def _plan_for(self, input_bytes: int) -> None:

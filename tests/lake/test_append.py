@@ -168,3 +168,36 @@ def test_an_append_with_another_gap_recomputes_every_session(tmp_path: Path) -> 
     build_lake(files, once, LocalEngine(), session_gap=12)
     grown, whole = lake_tables(appended), lake_tables(once)
     assert_same_tables(whole, grown)
+
+
+def test_a_small_spark_commit_with_another_gap_reads_the_lake_on_spark(
+        spark: object, tmp_path: Path) -> None:
+    """A commit that recomputes every session (the gap changed) reads every stored seat: the
+    build says so to the engine, and on Spark such a commit keeps its statements on the
+    executors (Spark SQL), however few records it reads."""
+    from pipeline.lake.plan import scan_file, work_units
+    from pipeline.lake.spark import SparkEngine
+    from pipeline.records.rules_file import RulesResolver
+
+    told: list[bool] = []
+
+    class Told(LocalEngine):
+        def prepare(self, *arguments: object, whole_lake: bool = False) -> None:
+            told.append(whole_lake)
+            super().prepare(*arguments, whole_lake=whole_lake)  # type: ignore[arg-type]
+
+    files = _batches(tmp_path / "hands")
+    lake = tmp_path / "lake"
+    build_lake(files[:3], lake, Told(), session_gap=30)
+    build_lake(files[3:4], lake, Told(), session_gap=30)
+    build_lake(files[4:5], lake, Told(), session_gap=12)
+    assert told == [False, False, True]
+
+    engine = SparkEngine(spark=spark)
+    units = work_units([scan_file(0, str(files[0]))], None, None)
+    engine.prepare(units, RulesResolver(), tmp_path / "a", 1000, lambda count: None,
+                   whole_lake=True)
+    assert engine.driver is None
+    engine.prepare(units, RulesResolver(), tmp_path / "b", 1000, lambda count: None)
+    assert engine.driver is not None
+    engine.close()
