@@ -395,12 +395,12 @@ class SparkEngine:
     def __init__(self, master: str = "local[2]", spark: Any = None,
                  progress: LakeProgress | None = None, driver_memory: str | None = None,
                  driver_records: int | None = None) -> None:
+        self.driver_records = driver_records_setting(driver_records)  # checked before starting
         self.spark = spark if spark is not None else spark_session(
             master, driver_memory=driver_memory)
         self.context = self.spark.sparkContext
         self.master = self.context.master
         self.driver_memory = self.context.getConf().get("spark.driver.memory", "1g")
-        self.driver_records = driver_records_setting(driver_records)
         self.progress = progress or LakeProgress(False)
         self.stages = StageLog()
         self.scratch: Path | None = None
