@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from pipeline.ingest.columns import TABLE_SCHEMAS
-from pipeline.read.lake import PLAYER_TOTAL_COLUMNS
+from pipeline.store.aggregates import PLAYER_TOTAL_COLUMNS
 
 __all__ = [
     "HAND_TABLES",

@@ -27,6 +27,7 @@ import polars as pl
 
 from pipeline import store
 from pipeline.read.source import Database, frame
+from pipeline.store.aggregates import PLAYER_TOTAL_COLUMNS
 
 __all__ = [
     "FORMAT",
@@ -44,13 +45,6 @@ MANIFEST_NAME = "_lake.json"
 
 FORMAT = "ofc-lake/1"
 """The manifest's ``format``: what wrote it and its version."""
-
-PLAYER_TOTAL_COLUMNS: tuple[str, ...] = (
-    "hands", "points", "points_squares", "disagreements", "fl_hands", "fl_points", "fouls",
-    "royalties", "fl_next", "fl_stays", "matchups", "scoops", "scooped",
-)
-"""Columns of the lake's ``player_totals`` after ``player``: additive per-player sums behind
-every figure of ``ofc players`` (:func:`pipeline.read.players.player_kpis` without filters)."""
 
 
 class LakeUnreadable(RuntimeError):

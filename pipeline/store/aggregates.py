@@ -18,6 +18,15 @@ import duckdb
 
 from pipeline.store import get_meta, kept_and_counts_agree
 
+PLAYER_TOTAL_COLUMNS: tuple[str, ...] = (
+    "hands", "points", "points_squares", "disagreements", "fl_hands", "fl_points", "fouls",
+    "royalties", "fl_next", "fl_stays", "matchups", "scoops", "scooped",
+)
+"""Columns of the lake's ``player_totals`` after ``player``: additive per-player sums behind
+every figure of ``ofc players`` (:func:`pipeline.read.players.player_kpis` without filters).
+The lake's writers (:mod:`pipeline.lake`) and its reader (:mod:`pipeline.read.lake`) both take
+them from here."""
+
 __all__ = [
     "AGGREGATES_META_KEY",
     "AGGREGATES_VERSION",
