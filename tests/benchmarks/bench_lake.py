@@ -9,7 +9,8 @@ and prints:
   hands/s and CPU-µs per hand;
 * ``ofc lake build --engine local`` on the same file (the in-process reference);
 * the fixed overhead of Spark: starting the SparkSession (a JVM and its Python workers) and a
-  build of a five-hand file (every step of a commit, almost no data);
+  build of a five-hand file (every step of a commit as Spark jobs, almost no data: the driver
+  path of small commits is switched off here, ``driver_records=0``);
 * ``ofc lake build --engine spark`` on ``local[1]`` and on ``local[2]``: wall time, hands/s,
   the marginal rate once the fixed overhead of a build is taken off, CPU-µs per hand of the whole
   process tree (driver, JVM, Python workers), and the scaling ratio local[2] / local[1];
@@ -70,7 +71,9 @@ def _child(kind: str, path: Path, target: Path, master: str, split_mb: int) -> d
         session.range(1).count()  # the Python side and the JVM both answer
         start_seconds = time.perf_counter() - started
         start_cpu = sampler.cpu_seconds
-        engine = SparkEngine(spark=session)
+        # the bulk path throughout (a large commit's: every step a Spark job), also for the
+        # five-hand builds; a small commit's driver path is bench_lake_append.py's to measure
+        engine = SparkEngine(spark=session, driver_records=0)
         # a first five-hand build warms the JVM up (its code generation, its Python workers)
         started = time.perf_counter()
         build_lake([SAMPLE], target.with_name(target.name + "-warm-up"), engine)
