@@ -57,6 +57,17 @@ def positive_whole_number(text: str) -> int:
     return value
 
 
+def whole_number(text: str) -> int:
+    """An argparse type: a whole number of at least 0."""
+    try:
+        value = int(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from error
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0: {text!r}")
+    return value
+
+
 def add_rules_option(parser: argparse.ArgumentParser, help_text: str = RULES_HELP) -> None:
     """Add ``--rules NAME|FILE`` to a command (``help_text`` says what the rules apply to)."""
     parser.add_argument("--rules", metavar="NAME|FILE", help=help_text)

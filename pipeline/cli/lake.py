@@ -13,6 +13,7 @@ from pipeline.cli.common import (
     check_session_gap,
     positive_whole_number,
     rules_from_option,
+    whole_number,
 )
 from pipeline.ingest.defaults import DEFAULT_BATCH_SIZE
 
@@ -97,6 +98,11 @@ def _add_lake_options(parser: argparse.ArgumentParser) -> None:
                         help="the Spark driver's memory with --engine spark (e.g. 4g; default: "
                              "$OFC_SPARK_DRIVER_MEMORY, else Spark's 1g; in local mode the "
                              "work runs in the driver)")
+    parser.add_argument("--driver-records", type=whole_number, metavar="N",
+                        help="with --engine spark: a commit whose files hold at most N records "
+                             "runs its set operations (outcomes, sessions, totals) in the "
+                             "driver with DuckDB instead of as Spark jobs (default: "
+                             "$OFC_SPARK_DRIVER_RECORDS, else 50,000; 0: always as Spark jobs)")
     parser.add_argument("--quiet", action="store_true", help="no progress display")
 
 
@@ -114,7 +120,8 @@ def _engine(arguments: argparse.Namespace, progress: Any) -> Any:
     progress.describe(f"starting Spark ({arguments.master})")
     try:
         return SparkEngine(arguments.master, progress=progress,
-                           driver_memory=arguments.driver_memory)
+                           driver_memory=arguments.driver_memory,
+                           driver_records=arguments.driver_records)
     except SparkUnavailable as error:
         raise CommandError(str(error), code=1) from error
 

@@ -170,8 +170,9 @@ def spark_lakes(spark: object, corpus: tuple[Path, Path],
                 tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, object, str]:
     """Lakes built on Spark (local[2]) with every statement in Spark SQL (the bulk path:
     ``driver_records`` 0): after ``first/`` (through the API), after ``later/`` too (through
-    ``ofc lake build --engine spark``); the first build's engine; what the command printed."""
-    from pipeline.lake.spark import DRIVER_RECORDS_VARIABLE, SparkEngine
+    ``ofc lake build --engine spark --driver-records 0``); the first build's engine; what the
+    command printed."""
+    from pipeline.lake.spark import SparkEngine
 
     engine = SparkEngine(spark=spark, driver_records=0)
     folder = tmp_path_factory.mktemp("spark-lakes")
@@ -180,11 +181,9 @@ def spark_lakes(spark: object, corpus: tuple[Path, Path],
     after_both = folder / "both"
     shutil.copytree(after_first, after_both)
     printed = io.StringIO()
-    with (pytest.MonkeyPatch.context() as patch, contextlib.redirect_stdout(printed),
-          contextlib.redirect_stderr(printed)):
-        patch.setenv(DRIVER_RECORDS_VARIABLE, "0")
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
         assert main(["lake", "build", str(corpus[1]), "--lake", str(after_both), "--engine",
-                     "spark", "--master", "local[2]"]) == 0
+                     "spark", "--master", "local[2]", "--driver-records", "0"]) == 0
     return after_first, after_both, engine, printed.getvalue()
 
 
@@ -260,6 +259,10 @@ def test_spark_build_command_summarises_its_stages(spark_lakes: tuple[Path, Path
     assert re.search(r"read, validate, score \(mapInArrow\)\s+│\s+1\s+│\s+1\s+│\s+1\s+│",
                      printed), printed
     assert re.search(r"Spark jobs: \d+", printed), printed
+    # --driver-records 0: this small commit's set operations ran as Spark jobs, not in the driver
+    from pipeline.lake.spark import DRIVER_STEP
+
+    assert DRIVER_STEP not in printed and "outcomes" in printed, printed
     assert re.search(r"2 file\(s\), 14 records, 12 stored, 1 duplicates, 1 rejected in [\d.]+ s "
                      r"\([\d,]+ hands/s\)", printed), printed
     assert "hands/s" in printed and not re.search(r"\b(WARN|INFO)\b", printed)
