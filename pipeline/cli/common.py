@@ -46,26 +46,25 @@ def check_session_gap(minutes: float) -> None:
             f"{MAX_SESSION_GAP_MINUTES:,}, got {minutes}", code=2)
 
 
-def positive_whole_number(text: str) -> int:
-    """An argparse type: a whole number of at least 1."""
+def _whole_number_at_least(text: str, smallest: int) -> int:
+    """``text`` as a whole number of at least ``smallest``, or argparse's type error."""
     try:
         value = int(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from error
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    if value < smallest:
+        raise argparse.ArgumentTypeError(f"must be at least {smallest}: {text!r}")
     return value
+
+
+def positive_whole_number(text: str) -> int:
+    """An argparse type: a whole number of at least 1."""
+    return _whole_number_at_least(text, 1)
 
 
 def whole_number(text: str) -> int:
     """An argparse type: a whole number of at least 0."""
-    try:
-        value = int(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from error
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0: {text!r}")
-    return value
+    return _whole_number_at_least(text, 0)
 
 
 def add_rules_option(parser: argparse.ArgumentParser, help_text: str = RULES_HELP) -> None:
