@@ -734,7 +734,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Train the learned rollout policy by expert iteration and write its weights "
                     "(docs/grading.md, 'The rollout policy'). Each round labels positions with "
                     "the grader's lookahead under the current policy, fits new weights, and is "
-                    "kept in each variant where it beats the current policy heads-up.")
+                    "kept in each variant where it beats the current policy heads-up, and again "
+                    "on other deals (a confirmation match).")
     default = Recipe()
     parser.add_argument("--round", type=int, default=1,
                         help="the number of the first round to run (its seeds; default 1)")
