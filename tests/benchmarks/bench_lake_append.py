@@ -17,9 +17,9 @@ times, in fresh processes, R rounds alternating:
   lake.
 
 A commit of at most 50,000 records runs its units on Spark and its statements in the driver
-(DuckDB; ``OFC_SPARK_DRIVER_RECORDS``), so a 1,000-hand append takes that path; with
-``--spark-sql`` the bench also times the same appends with every statement in Spark SQL
-(``OFC_SPARK_DRIVER_RECORDS=0``: the path a large commit takes).
+(DuckDB; ``--driver-records``), so a 1,000-hand append takes that path; with ``--spark-sql``
+the bench also times the same appends with every statement in Spark SQL (``--driver-records
+0``: the path a large commit takes).
 
 With each Spark append it prints the Spark jobs it ran (``ofc lake build`` counts them from
 Spark's status tracker: Spark's fixed cost is per job, so that count is what an append's
@@ -119,14 +119,13 @@ def linked_copy(source: Path, target: Path) -> Path:
     return target
 
 
-def timed(command: list[str], environment: dict[str, str] | None = None) -> dict:
+def timed(command: list[str]) -> dict:
     """Run a command; its wall seconds, the tree's peak memory and the load average."""
     load = os.getloadavg()[0]
     started = time.perf_counter()
     with TreeSampler() as sampler:
         completed = subprocess.run(command, capture_output=True, text=True,
-                                   env=dict(os.environ, PYTHONPATH=str(REPO),
-                                            **(environment or {})))
+                                   env=dict(os.environ, PYTHONPATH=str(REPO)))
     seconds = time.perf_counter() - started
     if completed.returncode != 0:
         raise SystemExit(f"failed: {' '.join(command)}\n{completed.stdout}\n{completed.stderr}")
@@ -138,12 +137,14 @@ def timed(command: list[str], environment: dict[str, str] | None = None) -> dict
 
 def build(engine: str, master: str, new: Path, lake: Path, spark_sql: bool = False) -> dict:
     """``ofc lake build NEW --lake LAKE`` on ``engine``, timed; ``spark_sql``: with every
-    statement in Spark SQL (``OFC_SPARK_DRIVER_RECORDS=0``, the path of a large commit)."""
+    statement in Spark SQL (``--driver-records 0``, the path of a large commit)."""
     command = [sys.executable, "-m", "pipeline.cli", "lake", "build", str(new), "--lake",
                str(lake), "--engine", engine, "--quiet"]
     if engine == "spark":
         command += ["--master", master]
-    return timed(command, {"OFC_SPARK_DRIVER_RECORDS": "0"} if spark_sql else None)
+    if spark_sql:
+        command += ["--driver-records", "0"]
+    return timed(command)
 
 
 def stored_hands(lake: Path) -> int:
@@ -175,7 +176,7 @@ def main() -> None:
     parser.add_argument("--engines", default="spark,local")
     parser.add_argument("--spark-sql", action="store_true",
                         help="also time Spark with every statement in Spark SQL "
-                             "(OFC_SPARK_DRIVER_RECORDS=0: the path of a large commit)")
+                             "(--driver-records 0: the path of a large commit)")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "ofc-bench")
     arguments = parser.parse_args()
     engines = arguments.engines.split(",")
