@@ -582,6 +582,12 @@ def clear_wins(matches: Mapping[str, tuple[float, float]]) -> tuple[str, ...]:
     return tuple(name for name, (mean, error) in matches.items() if mean > 2 * error)
 
 
+def recorded(matches: Mapping[str, tuple[float, float]]) -> dict[str, list[float]]:
+    """Matches (variant name → mean points per hand, standard error) as the weights file
+    records them: rounded to 3 decimals."""
+    return {name: [round(mean, 3), round(error, 3)] for name, (mean, error) in matches.items()}
+
+
 def confirmation_seed(recipe: Recipe, number: int, index: int) -> int:
     """The simulator's seed of round ``number``'s confirmation match in the ``index``-th
     variant: never a screening match's seed (``recipe.seed`` × 1000 + ``number`` × 10 +
@@ -676,12 +682,8 @@ def train(recipe: Recipe, start: str = "expert", start_weights: PolicyWeights | 
             "labelled_by": policy if policy not in learned else
             f"round {number - 1} ({learned[policy].digest()})",
             "recipe": recipe.describe(), "positions": report.positions,
-            "heads_up_against_labelling_policy": {
-                name: [round(mean, 3), round(error, 3)]
-                for name, (mean, error) in report.matches.items()},
-            "confirmation_against_labelling_policy": {
-                name: [round(mean, 3), round(error, 3)]
-                for name, (mean, error) in report.confirmations.items()},
+            "heads_up_against_labelling_policy": recorded(report.matches),
+            "confirmation_against_labelling_policy": recorded(report.confirmations),
             "kept_variants": list(report.kept_variants)}
         kept = PolicyWeights(merged.tables, merged.steer, {"rounds": history})
         policy = register(f"learned-round-{number}-kept", kept) if merged is not weights \
@@ -714,9 +716,7 @@ def confirm_round(number: int, start_weights: PolicyWeights, candidate: PolicyWe
     merged, report.kept_variants = kept_by_variant(candidate, start_weights, screening,
                                                    report.confirmations)
     report.kept = merged is not None
-    entry["confirmation_against_labelling_policy"] = {
-        name: [round(mean, 3), round(error, 3)]
-        for name, (mean, error) in report.confirmations.items()}
+    entry["confirmation_against_labelling_policy"] = recorded(report.confirmations)
     entry["kept_variants"] = list(report.kept_variants)
     history[str(number)] = entry
     base = merged if merged is not None else start_weights
