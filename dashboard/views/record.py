@@ -40,13 +40,14 @@ from pipeline.ingest.errors import IngestError
 from pipeline.live.entry import EntryCheck, EntryRejected, check_entry, entry_rows, entry_text
 from pipeline.live.session import (
     LiveError,
+    LiveHand,
     LiveSession,
     board_verdicts,
     default_fantasyland_cards,
     session_mapping,
     start_session,
 )
-from pipeline.live.state import Draft, LiveState, boards_of, state_from_mapping
+from pipeline.live.state import ActionKind, Draft, LiveState, boards_of, state_from_mapping
 from pipeline.live.storage import (
     LiveStoreError,
     StaleSession,
@@ -197,7 +198,20 @@ def _state() -> LiveState | None:
         st.session_state[STATE] = newest
     else:
         _load_fields(newest)
+        _report_taken_over(newest)
     return newest
+
+
+def _report_taken_over(newest: LiveState) -> None:
+    """The message of a save this page view made in a run that was interrupted before it could
+    show it (a double tap on Save under load): the hand is saved, so it says so."""
+    action = newest.last_action
+    last = newest.session.last_hand
+    if (action is not None and action.kind in (ActionKind.SAVED, ActionKind.EDITED)
+            and last is not None and last.number == action.number):
+        _show_saved(last, action.kind is ActionKind.EDITED)
+    else:
+        st.session_state[SAVED_NOTICE] = None
 
 
 def _entries(session: LiveSession) -> dict[str, str]:
@@ -402,6 +416,11 @@ def _save(number: int | None = None, editing_wanted: bool | None = None) -> None
         st.session_state[SAVED_NOTICE] = ("error", f"Not saved: {error}")
         return
     _load_fields(new_state)
+    _show_saved(hand, editing)
+
+
+def _show_saved(hand: LiveHand, editing: bool) -> None:
+    """``Hand 1 saved: mara +23, jun +12, ivo -35.`` under the save button, the result open."""
     st.session_state[FRESH] = True
     st.session_state[NOTICE] = None
     verb = "changed and re-scored" if editing else "saved"

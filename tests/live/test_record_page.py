@@ -438,6 +438,37 @@ def test_a_second_tap_on_save_saves_nothing_more(tmp_path: Path,
     assert app.button(key="rec_save_button").disabled  # nothing entered: nothing to save
 
 
+def test_a_save_whose_run_was_interrupted_still_says_so(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A double tap under load: the first tap's run writes hand 1 and is interrupted before it
+    shows anything; the second tap's run takes the stored state over. The page is then on hand
+    2 with hand 1's message under the button, as if the first run had finished."""
+    from pipeline.live.storage import save_entry
+
+    database = tmp_path / "live.duckdb"
+    app = record_page(database, monkeypatch)
+    start(app, "mara, jun, ivo")
+    for index, name in enumerate(sc.PLAYERS):
+        type_board(app, index, sc.HAND_1[name])
+    # the interrupted run: the hand is stored by this page view, its session state untouched
+    state = app.session_state["rec_state"]
+    save_entry(database, state, dict(sc.HAND_1), [], app.session_state["rec_writer"])
+    states: WidgetStates = app._tree.get_widget_states()
+    widget = states.widgets.add()
+    widget.id = app.button(key="rec_save_button").id
+    widget.trigger_value = True
+    app._run(states)  # the second tap, for hand 1
+    assert not app.exception, app.exception
+    assert stored_points(database) == {"0001": sc.HAND_1_POINTS}
+    assert app.subheader[0].value == "Hand 2"
+    expected = "Hand 1 saved: " + ", ".join(f"{name} {points:+d}"
+                                            for name, points in sc.HAND_1_POINTS.items()) + "."
+    shown = [text.replace("\\", "") for text in texts(app.success)]  # markdown escapes off
+    assert len([text for text in shown if text.startswith(expected)]) == 1, shown
+    assert texts(app.error) == []
+    assert board_fields(app) == ["", "", ""]
+
+
 def test_edit_and_delete_stay_in_reach_at_the_top(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Undo, Edit and Delete sit together at the top of the hand, outside the result panel,
