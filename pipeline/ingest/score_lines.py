@@ -61,6 +61,7 @@ __all__ = [
     "BLOCK_LINES",
     "ScoredBlock",
     "default_workers",
+    "running_others",
     "scalar_output",
     "score_block",
     "score_blocks",
@@ -282,9 +283,33 @@ def workers_for(cpus: int, load: float) -> int:
     return max(1, min(cpus, round(cpus - load) + 1))
 
 
+def running_others(loadavg_text: str) -> int | None:
+    """The tasks running or ready to run now besides this one, from the text of
+    ``/proc/loadavg`` (its fourth field, ``runnable/all``, counts this process too); None when
+    the text does not have it.
+
+    >>> running_others("1.34 3.11 3.61 3/109 11527"), running_others("0.5 0.4 0.3")
+    (2, None)
+    """
+    fields = loadavg_text.split()
+    if len(fields) < 4:
+        return None
+    runnable, _, _ = fields[3].partition("/")
+    return max(0, int(runnable) - 1) if runnable.isdigit() else None
+
+
 def default_workers() -> int:
-    """:func:`workers_for` this machine now: its usable CPUs and load average."""
+    """:func:`workers_for` this machine now: its usable CPUs and what runs on them now (on
+    Linux the tasks runnable at this moment; elsewhere the one-minute load average, which still
+    counts for a minute a burst that has ended, such as a command run just before)."""
     cpus = usable_workers()
+    try:
+        with open("/proc/loadavg", encoding="ascii") as file:
+            now = running_others(file.read())
+    except (OSError, ValueError):
+        now = None
+    if now is not None:
+        return workers_for(cpus, float(now))
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):  # no load average on this platform

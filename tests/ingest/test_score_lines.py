@@ -332,6 +332,32 @@ def test_workers_are_started_for_idle_cpus_only() -> None:
     assert 1 <= default_workers() <= usable_workers()
 
 
+def test_what_runs_now_is_read_from_the_runnable_count() -> None:
+    """The default counts the tasks runnable at this moment (not the one-minute average, which
+    still counts a command that ended seconds ago): this process is not counted, two busy
+    processes are."""
+    import time
+
+    from pipeline.ingest.score_lines import running_others
+
+    assert running_others("0.00 0.01 0.05 1/96 4242") == 0
+    assert running_others("2.10 1.50 0.90 4/120 4242") == 3
+    assert running_others("2.10 1.50 0.90") is None
+    assert running_others("2.10 1.50 0.90 x/120 4242") is None
+    loadavg = Path("/proc/loadavg")
+    if not loadavg.exists():
+        pytest.skip("no /proc/loadavg here")
+    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        time.sleep(0.3)
+        seen = max(running_others(loadavg.read_text()) or 0 for _ in range(20))
+    finally:
+        for process in spinning:
+            process.kill()
+            process.wait()
+    assert seen >= 2
+
+
 def test_ofc_score_starts_without_the_table_and_database_libraries(tmp_path: Path) -> None:
     """``ofc score`` needs numpy and msgspec, nothing heavier (pyarrow, DuckDB, polars... cost
     more start-up time than a small input takes to score)."""
