@@ -35,7 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--jobs", type=int, metavar="J",
         help="processes that score an input of more than one block of lines: this one and "
-             "J-1 workers (default: one per idle CPU by the load average, at most every CPU; "
+             "J-1 workers (default: one per idle CPU, by the tasks running now, at most every CPU; "
              "1 = no workers)",
     )
     parser.set_defaults(handler=run)
