@@ -80,6 +80,75 @@ def _mono_suit_table() -> np.ndarray:
 _MONO_SUIT = _mono_suit_table()
 
 
+def _rank_cards_table() -> np.ndarray:
+    """A 13-bit rank mask -> the 52-bit mask of those ranks' cards (bit ``card``; a card's rank
+    is ``card >> 2``), uint64."""
+    masks = np.arange(1 << 13, dtype=np.uint64)
+    table = np.zeros(1 << 13, dtype=np.uint64)
+    for rank in range(13):
+        table |= ((masks >> np.uint64(rank)) & np.uint64(1)) * (np.uint64(0xF) << np.uint64(4 * rank))
+    return table
+
+
+_RANK_CARDS = _rank_cards_table()
+
+_SUIT_CARDS = np.asarray([sum(1 << card for card in range(suit, 52, 4)) for suit in range(4)],
+                         dtype=np.uint64)
+"""A suit -> the 52-bit mask of its cards."""
+
+_RANK_BIT = np.asarray([1 << (card >> 2) for card in range(52)] + [0], dtype=np.uint16)
+"""A card -> its rank's bit in a 13-bit mask (the last entry, 0, for an empty slot's -1)."""
+
+
+@cache
+def _subset_members(size: int) -> tuple[np.ndarray, ...]:
+    """Per dealt column: which subsets of ``size`` cards hold it (0 or 1 per subset, uint16)."""
+    subsets = np.arange(1 << size)
+    return tuple(((subsets >> column) & 1).astype(np.uint16) for column in range(size))
+
+
+_CARD_BIT = np.asarray([1 << card for card in range(52)] + [0], dtype=np.uint64)
+"""A card -> its bit in a 52-bit mask (the last entry, 0, for an empty slot's -1)."""
+
+_ALL_CARDS = np.uint64((1 << 52) - 1)
+"""The 52-bit mask of every card."""
+
+
+@cache
+def _state_ranks() -> np.ndarray:
+    """A row state id (:func:`pipeline.simulate.outlook.state_space`) -> the 13-bit mask of the
+    ranks its cards hold (uint16)."""
+    held = state_space().vectors > 0
+    return (held * (1 << np.arange(13))).sum(axis=1).astype(np.uint16)
+
+
+_NO_SUIT = 15
+"""The unseen count that stands for "no one suit" in :data:`_FLUSH_SHARE`."""
+
+
+def _share_tables() -> tuple[np.ndarray, np.ndarray]:
+    """The live-card shares of :meth:`StreetRows.live_state` as float32 tables of small
+    integer counts, worked out by the same float32 divisions: *live* by ``unseen << 8 |
+    distinct << 4 | cards`` (the unseen cards of the row's ranks, its distinct ranks, its
+    cards), *flush* by ``unseen << 4 | cards`` (the unseen cards of the row's one suit,
+    :data:`_NO_SUIT` where it has none)."""
+    code = np.arange(1 << 14)
+    unseen = (code >> 8).astype(np.float32)
+    room = np.float32(4.0) * ((code >> 4) & 15).astype(np.float32) - (code & 15).astype(
+        np.float32)
+    live = np.where(room > 0, unseen / np.maximum(room, np.float32(1.0)), np.float32(1.0))
+    code = np.arange(1 << 8)
+    unseen, cards = code >> 4, (code & 15).astype(np.float32)
+    flush = np.where((unseen != _NO_SUIT) & (cards >= 2),
+                     unseen.astype(np.float32) / np.maximum(np.float32(13.0) - cards,
+                                                            np.float32(1.0)),
+                     np.float32(0.0))
+    return live.astype(np.float32), flush.astype(np.float32)
+
+
+_LIVE_SHARE, _FLUSH_SHARE = _share_tables()
+
+
 @dataclass(slots=True)
 class BoardTally:
     """One player's hand as the statistics see it."""
@@ -395,7 +464,7 @@ class StreetRows:
         self.suits = suits
         self._states: dict[int, RowState] = {}
         self._live: dict[int, tuple[np.ndarray, np.ndarray | None]] = {}
-        self._unseen: tuple[np.ndarray, np.ndarray] | None = None
+        self._unseen: np.ndarray | None = None
         self._rows: dict[int, tuple[np.ndarray, ...]] = {}
 
     def _row(self, row: int, columns: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
@@ -446,20 +515,19 @@ class StreetRows:
             self._states[row] = known
         return known
 
-    def _unseen_counts(self) -> tuple[np.ndarray, np.ndarray]:
+    def _unseen_bits(self) -> np.ndarray:
         """Per board, the cards the player has not seen (not on their board, not dealt, not in
-        ``seen``): how many of each rank (boards × 13) and of each suit (boards × 4)."""
+        ``seen``) as a 52-bit mask (bit ``card``; uint64)."""
         if self._unseen is None:
             count = len(self.keys)
-            known = (np.zeros((count, 52), dtype=bool) if self.seen is None
-                     else np.array(self.seen, dtype=bool, copy=True))
-            boards = np.arange(count)[:, None]
-            known[boards, self.dealt] = True
+            known = np.zeros((count, 8), dtype=np.uint8)
+            if self.seen is not None:
+                known[:, :7] = np.packbits(self.seen, axis=1, bitorder="little")
+            known = known.view("<u8")[:, 0]
+            known |= np.bitwise_or.reduce(np.take(_CARD_BIT, self.dealt), axis=1)
             if self.cards is not None:
-                known[boards, np.where(self.cards >= 0, self.cards, self.dealt[:, :1])] = True
-            unseen = (~known).view(np.uint8).reshape(count, 13, 4)
-            self._unseen = (unseen.sum(axis=2, dtype=np.float32),
-                            unseen.sum(axis=1, dtype=np.float32))
+                known |= np.bitwise_or.reduce(np.take(_CARD_BIT, self.cards), axis=1)
+            self._unseen = ~known & _ALL_CARDS
         return self._unseen
 
     @np.errstate(all="ignore")
@@ -472,7 +540,11 @@ class StreetRows:
         * *flush* (five-card rows; None for the top): when the row holds two or more cards
           all of one suit, the share of that suit's other cards still unseen; else 0.
 
-        Without the board's ``cards`` every rank counts as live and no flush as drawing."""
+        Without the board's ``cards`` every rank counts as live and no flush as drawing.
+
+        Every count is a small integer worked out exactly (bit masks and their popcounts: a
+        row's ranks as a 13-bit mask, the unseen cards as a 52-bit one); only the two shares
+        are float32 divisions of those counts."""
         known = self._live.get(row)
         if known is not None:
             return known
@@ -484,43 +556,36 @@ class StreetRows:
                                     None if each == 0 else
                                     np.zeros((count, subsets), dtype=np.float32))
             return self._live[row]
-        rank_unseen, suit_unseen = self._unseen_counts()
-        # every row at once (rows × boards): its ranks as a 13-bit mask and their unseen cards,
-        # then subset by subset: the subsets with column d's card are those without it plus
-        # that card (index + 2^d)
-        slot_bits = np.where(self.cards >= 0, np.left_shift(1, np.maximum(self.cards, 0) >> 2), 0)
-        mask = np.stack([np.bitwise_or.reduce(slot_bits[:, first:first + ROW_LENGTHS[each]],
-                                              axis=1)
-                         for each, first in enumerate(_ROW_START)]).astype(np.int32)
-        live_cards = np.empty((3, count, subsets), dtype=np.float32)
-        live_cards[:, :, 0] = 0.0
-        for rank in range(13):
-            live_cards[:, :, 0] += ((mask >> rank) & 1).astype(np.float32) * rank_unseen[:, rank]
-        distinct = np.empty((3, count, subsets), dtype=np.float32)
-        distinct[:, :, 0] = np.bitwise_count(mask)
-        masks = np.empty((3, count, subsets), dtype=np.int32)
-        masks[:, :, 0] = mask
-        boards = np.arange(count)
-        for column in range(self.dealt.shape[1]):
-            rank = self.dealt[:, column] >> 2
-            bit = np.left_shift(1, rank).astype(np.int32)[:, None]
-            low, high = slice(0, 1 << column), slice(1 << column, 2 << column)
-            new = (masks[:, :, low] & bit) == 0
-            masks[:, :, high] = masks[:, :, low] | bit
-            live_cards[:, :, high] = live_cards[:, :, low] + np.where(
-                new, rank_unseen[boards, rank][:, None], np.float32(0.0))
-            distinct[:, :, high] = distinct[:, :, low] + new
-        rows = [self._row(each) for each in range(3)]
-        total = np.stack([np.broadcast_to(each[1], (count, subsets)) for each in rows]).astype(
-            np.float32)  # small integers: the float32 divisions below round exactly
-        room = np.float32(4.0) * distinct - total
-        live = np.where(room > 0, live_cards / np.maximum(room, np.float32(1.0)), np.float32(1.0))
-        suit = np.stack([np.broadcast_to(each[2], (count, subsets)) for each in rows[1:]])
-        one_suit = (suit >= 0) & (suit <= 3) & (total[1:] >= 2)
-        drawn = suit_unseen[boards[:, None], np.clip(suit, 0, 3)]
-        flush = np.where(one_suit, drawn / np.maximum(np.float32(13.0) - total[1:],
-                                                      np.float32(1.0)), np.float32(0.0))
-        self._live.update({0: (live[0], None), 1: (live[1], flush[0]), 2: (live[2], flush[1])})
+        unseen = self._unseen_bits()
+        # the ranks of each subset of the street's cards (boards × subsets), as 13-bit masks:
+        # the subsets with column d's card are those without it plus that card (index + 2^d)
+        dealt_bits = np.take(_RANK_BIT, self.dealt)
+        added = np.zeros((count, subsets), dtype=np.uint16)
+        for column, member in enumerate(_subset_members(self.dealt.shape[1])):
+            added |= dealt_bits[:, column, None] * member
+        # every row at once (rows × boards × subsets): its ranks, with the unseen cards of
+        # those ranks, the distinct ranks and the cards; the shares from a table
+        masks = np.stack([np.take(_state_ranks(), self.row_state(each).state[:, 0])
+                          for each in range(3)])[:, :, None] | added
+        total = self.counts.T.astype(np.uint16)[:, :, None] + self.subset_counts.astype(
+            np.uint16)
+        code = np.take(_RANK_CARDS, masks)
+        code &= unseen[:, None]
+        code = np.bitwise_count(code).astype(np.uint16)  # the unseen cards of the row's ranks
+        code <<= 8
+        code |= np.left_shift(np.bitwise_count(masks), 4, dtype=np.uint16)
+        code |= total
+        live = np.take(_LIVE_SHARE, code)
+        # five-card rows: the unseen cards of the row's one suit, by suit + 1 (a sentinel
+        # where it has none: empty, -1, or mixed, 4)
+        drawn = np.full((count, 6), _NO_SUIT, dtype=np.uint16)
+        drawn[:, 1:5] = np.bitwise_count(unseen[:, None] & _SUIT_CARDS)
+        first = np.arange(1, 6 * count, 6)[:, None]
+        code = np.stack([np.take(drawn, self._row(each)[2] + first) for each in (1, 2)])
+        code <<= 4
+        code |= total[1:]
+        drawn = np.take(_FLUSH_SHARE, code)
+        self._live.update({0: (live[0], None), 1: (live[1], drawn[0]), 2: (live[2], drawn[1])})
         return self._live[row]
 
     def _live_fields(self, row: int, pick: Callable[[np.ndarray], np.ndarray],
@@ -580,15 +645,20 @@ class StreetRows:
         entries), without building the options nobody asked for. ``valid`` is all true and
         ``patterns`` the street's patterns."""
         fields: dict[str, np.ndarray] = {}
+        # each option's place in the boards × subsets arrays of a row (board * subsets +
+        # the row's subset), so that every field is one gather of the options asked for
+        board, pattern = np.divmod(flat, len(patterns))
+        board *= self.subset_counts.shape[0]
         for row, name in enumerate(ROW_NAMES):
-            entries = np.take(self.row_state(row).entry[:, subsets[:, row]], flat)
+            at = np.take(subsets[:, row], pattern)
+            at += board
+            entries = np.take(self.row_state(row).entry, at)
             names, table = packed_outlooks(row, variant, outlooks)
             values = np.take(table, entries, axis=1)
             fields.update({f"open_{name}" if field == "open" else f"{name}_{field}":
                            values[column] for column, field in enumerate(names)})
-            fields.update(self._live_fields(
-                row, lambda values, at=subsets[:, row]: np.take(values[:, at], flat),
-                flat.shape))
+            fields.update(self._live_fields(row, lambda values, at=at: np.take(values, at),
+                                            flat.shape))
         if "middle_qualify" not in fields:
             fields["middle_qualify"] = fields["middle_mean"]
         return Options(variant=variant, patterns=patterns,

@@ -122,3 +122,67 @@ def test_seen_cards_takes_cards_and_boards() -> None:
     assert np.flatnonzero(seen[0]).tolist() == [3, 7]
     assert np.flatnonzero(seen[1]).tolist() == [1, 2, 4]
     assert not seen[2].any()
+
+
+def reference_live_state(street: StreetRows, row: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """:meth:`StreetRows.live_state` worked out plainly, subset by subset: the cards of the
+    row, their ranks and suits, the unseen cards counted from a boards × 52 table, and the
+    shares as one float32 division of those counts (the formula of its docstring)."""
+    assert street.cards is not None and street.seen is not None
+    dealt, cards = street.dealt, street.cards
+    count, size = dealt.shape
+    boards = np.arange(count)[:, None]
+    known = np.array(street.seen, dtype=bool, copy=True)
+    known[boards, dealt] = True
+    known[boards, np.where(cards >= 0, cards, dealt[:, :1])] = True
+    unseen = (~known).reshape(count, 13, 4)
+    rank_unseen, suit_unseen = unseen.sum(axis=2), unseen.sum(axis=1)
+    start = (0, 3, 8)[row]
+    live = np.empty((count, 1 << size), dtype=np.float32)
+    flush = np.empty((count, 1 << size), dtype=np.float32)
+    for subset in range(1 << size):
+        chosen = ((subset >> np.arange(size)) & 1).astype(bool)
+        in_row = np.concatenate([cards[:, start:start + ROW_LENGTHS[row]],
+                                 np.where(chosen, dealt, -1)], axis=1)
+        held = in_row >= 0
+        ranks = np.zeros((count, 14), dtype=bool)  # an empty slot marks the last column
+        suits = np.zeros((count, 5), dtype=bool)
+        ranks[boards, np.where(held, in_row >> 2, 13)] = True
+        suits[boards, np.where(held, in_row & 3, 4)] = True
+        ranks, suits = ranks[:, :13], suits[:, :4]
+        total = held.sum(axis=1)
+        room = (4 * ranks.sum(axis=1) - total).astype(np.float32)
+        live_cards = (ranks * rank_unseen).sum(axis=1).astype(np.float32)
+        live[:, subset] = np.where(room > 0, live_cards / np.maximum(room, np.float32(1.0)),
+                                   np.float32(1.0))
+        one_suit = (suits.sum(axis=1) == 1) & (total >= 2)
+        drawn = suit_unseen[np.arange(count), suits.argmax(axis=1)].astype(np.float32)
+        flush[:, subset] = np.where(
+            one_suit, drawn / np.maximum(np.float32(13.0) - total.astype(np.float32),
+                                         np.float32(1.0)), np.float32(0.0))
+    return live, None if row == 0 else flush
+
+
+@pytest.mark.parametrize(("variant", "rules_name"), [
+    (Variant.PINEAPPLE, "standard"), (Variant.CLASSIC, "standard"),
+    (Variant.LOWBALL_PINEAPPLE, "standard"), (Variant.PINEAPPLE, "progressive"),
+])
+def test_live_state_is_the_plain_formula_bit_for_bit(variant: Variant, rules_name: str) -> None:
+    """The live fields (worked out with bit masks, popcounts and share tables) are the plain
+    formula's float32 values, bit for bit, on boards of every fill with other cards seen:
+    every row after every subset of every street."""
+    checked = 0
+    for batch, dealt, _, _ in streets_of_boards(variant, rules_name, 300, seed=21):
+        street = StreetRows(dealt, batch.keys, batch.counts, batch.suits, batch.cards,
+                            batch.seen)
+        for row in range(3):
+            live, flush = street.live_state(row)
+            expected_live, expected_flush = reference_live_state(street, row)
+            assert live.dtype == np.float32 and live.tobytes() == expected_live.tobytes()
+            if row == 0:
+                assert flush is None
+            else:
+                assert flush is not None and flush.dtype == np.float32
+                assert flush.tobytes() == expected_flush.tobytes()
+            checked += 1
+    assert checked == 3 * len(variant.streets)
