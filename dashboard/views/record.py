@@ -203,15 +203,37 @@ def _state() -> LiveState | None:
 
 
 def _report_taken_over(newest: LiveState) -> None:
-    """The message of a save this page view made in a run that was interrupted before it could
-    show it (a double tap on Save under load): the hand is saved, so it says so."""
+    """The message of an action this page view took in a run that was interrupted before it
+    could show it (a double tap under load): the hand is saved (or deleted, or the match
+    ended), so the page says so as if that run had finished."""
     action = newest.last_action
     last = newest.session.last_hand
-    if (action is not None and action.kind in (ActionKind.SAVED, ActionKind.EDITED)
-            and last is not None and last.number == action.number):
+    st.session_state[SAVED_NOTICE] = None
+    if action is None:
+        return
+    if (action.kind in (ActionKind.SAVED, ActionKind.EDITED) and last is not None
+            and last.number == action.number):
         _show_saved(last, action.kind is ActionKind.EDITED)
-    else:
-        st.session_state[SAVED_NOTICE] = None
+    elif action.kind is ActionKind.DELETED:
+        st.session_state[FRESH] = False
+        _notice("info", _deleted_text(action.number, action.draft.cards), newest)
+    elif action.kind is ActionKind.MATCH_ENDED:
+        st.session_state[FRESH] = False
+        _notice("success", _match_ended_text(action.number, newest.session.match_number),
+                newest)
+
+
+def _deleted_text(number: int, kept_cards: int) -> str:
+    """``Hand 3 deleted: its boards are back in the fields, ...`` (and the cards entered before,
+    kept for Undo)."""
+    kept = f" The {kept_cards} cards entered before are kept for Undo." if kept_cards else ""
+    return (f"Hand {number} deleted: its boards are back in the fields, to correct and save "
+            f"again.{kept}")
+
+
+def _match_ended_text(ended: int, next_match: int) -> str:
+    """``Match 1 ended and settled; match 2 starts now.``"""
+    return f"Match {ended} ended and settled; match {next_match} starts now."
 
 
 def _entries(session: LiveSession) -> dict[str, str]:
@@ -474,10 +496,7 @@ def _delete_last() -> None:
     _load_fields(new_state)
     st.session_state[FRESH] = False
     st.session_state[SAVED_NOTICE] = None
-    replaced = (f" The {state.draft.cards} cards entered before are kept for Undo."
-                if state.draft.cards else "")
-    _notice("info", f"Hand {hand.number} deleted: its boards are back in the fields, to "
-                    f"correct and save again.{replaced}", new_state)
+    _notice("info", _deleted_text(hand.number, state.draft.cards), new_state)
 
 
 @locked
@@ -522,8 +541,7 @@ def _end_match() -> None:
     _load_fields(new_state)
     st.session_state[FRESH] = False
     st.session_state[SAVED_NOTICE] = None
-    _notice("success", f"Match {ended} ended and settled; match "
-                       f"{new_state.session.match_number} starts now.", new_state)
+    _notice("success", _match_ended_text(ended, new_state.session.match_number), new_state)
 
 
 @locked

@@ -469,6 +469,30 @@ def test_a_save_whose_run_was_interrupted_still_says_so(tmp_path: Path,
     assert board_fields(app) == ["", "", ""]
 
 
+def test_a_delete_whose_run_was_interrupted_still_says_so(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same for a delete: its run removed hand 1 and stopped; the next run (a second tap
+    on Delete, which now has no hand to delete) shows hand 1's boards back in the fields, the
+    delete's message, and no "saved" message of the hand that is gone."""
+    from pipeline.live.storage import delete_last
+
+    app, database = saved_hand_1(tmp_path, monkeypatch)
+    delete_last(database, app.session_state["rec_state"], app.session_state["rec_writer"])
+    states: WidgetStates = app._tree.get_widget_states()
+    widget = states.widgets.add()
+    widget.id = app.button(key="rec_delete").id
+    widget.trigger_value = True
+    app._run(states)
+    assert not app.exception, app.exception
+    assert stored_points(database) == {}
+    assert app.subheader[0].value == "Hand 1"
+    shown = [text.replace("\\", "") for text in texts(app.info)]
+    assert [text for text in shown if text.startswith(
+        "Hand 1 deleted: its boards are back in the fields")] != [], shown
+    assert not [text for text in texts(app.success) if "saved" in text]
+    assert board_fields(app) == [sc.HAND_1[name] for name in sc.PLAYERS]
+
+
 def test_edit_and_delete_stay_in_reach_at_the_top(tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Undo, Edit and Delete sit together at the top of the hand, outside the result panel,
