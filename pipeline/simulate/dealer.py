@@ -80,6 +80,20 @@ def _mono_suit_table() -> np.ndarray:
 _MONO_SUIT = _mono_suit_table()
 
 
+def _suit_after_table() -> np.ndarray:
+    """The suit state of a row (-1 empty, 0-3 one suit, 4 mixed) once some cards of suit state
+    ``added`` join it, at ``6 * (current + 1) + added + 1``."""
+    table = np.empty(36, dtype=np.int64)
+    for current in range(-1, 5):
+        for added in range(-1, 5):
+            table[6 * (current + 1) + added + 1] = (
+                current if added == -1 else added if current in (-1, added) else 4)
+    return table
+
+
+_SUIT_AFTER = _suit_after_table()
+
+
 def _rank_cards_table() -> np.ndarray:
     """A 13-bit rank mask -> the 52-bit mask of those ranks' cards (bit ``card``; a card's rank
     is ``card >> 2``), uint64."""
@@ -491,10 +505,7 @@ class StreetRows:
             current_key = self.keys[:, row]
             current_count = self.counts[:, row]
             current_suit = self.suits[:, row]
-        suit = np.where(
-            added == 0, current_suit,
-            np.where((current_suit == -1) | (current_suit == added_suits), added_suits, 4),
-        )
+        suit = np.take(_SUIT_AFTER, added_suits + (6 * current_suit + 7))
         return current_key + added_keys, current_count + added, suit
 
     def row_state(self, row: int) -> RowState:
@@ -503,15 +514,18 @@ class StreetRows:
         if known is None:
             key, count, suit = self._row(row)
             fits = count <= ROW_LENGTHS[row]
-            index = state_space().index
-            state = np.maximum(index[np.where(fits, key + count * KEY_LIMIT, 0)], 0)
+            at = count * KEY_LIMIT
+            at += key
+            at *= fits  # rows that do not fit look up 0 (the empty row's id)
+            state = np.take(state_space().index, at)
+            np.maximum(state, 0, out=state)
             if row == 0:
                 suited, entry = None, state
             else:
-                suited = ((suit >= 0) & (suit <= 3)).astype(np.int64)
+                suited = (suit.view(np.uint64) < 4).astype(np.int64)  # one suit: 0 to 3
                 entry = 2 * state + suited
-            known = RowState((ROW_LENGTHS[row] - count).astype(np.float32), fits, state, suited,
-                             entry)
+            known = RowState(np.subtract(ROW_LENGTHS[row], count, dtype=np.float32), fits,
+                             state, suited, entry)
             self._states[row] = known
         return known
 
@@ -654,9 +668,9 @@ class StreetRows:
             at += board
             entries = np.take(self.row_state(row).entry, at)
             names, table = packed_outlooks(row, variant, outlooks)
-            values = np.take(table, entries, axis=1)
             fields.update({f"open_{name}" if field == "open" else f"{name}_{field}":
-                           values[column] for column, field in enumerate(names)})
+                           np.take(table[column], entries)
+                           for column, field in enumerate(names)})
             fields.update(self._live_fields(row, lambda values, at=at: np.take(values, at),
                                             flat.shape))
         if "middle_qualify" not in fields:

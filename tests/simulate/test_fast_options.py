@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from pipeline.analysis.policy import BoardBatch, ColumnPolicy
-from pipeline.rules.game import Variant
+from pipeline.rules.game import ROW_LENGTHS, Variant
 from pipeline.rules.ruleset import preset
 from pipeline.simulate.bots import (
     BOTS,
@@ -32,7 +32,8 @@ from pipeline.simulate.learned import (
     family,
     option_stages,
 )
-from pipeline.simulate.outlook import row_outlooks
+from pipeline.simulate.outlook import row_outlooks, state_space
+from pipeline.solver.tables import KEY_LIMIT, RANK_KEY_OF_CARD
 
 HEURISTIC = sorted(name for name, bot in BOTS.items() if isinstance(bot, HeuristicBot))
 OPTION_FIELDS = (
@@ -181,3 +182,62 @@ class _Fixed:
         """The next given choices (the policy asks chunk by chunk)."""
         self.given += len(uniforms)
         return self.chosen[self.given - len(uniforms):self.given]
+
+
+def _plain_rows(street: StreetRows, row: int, columns: np.ndarray | None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A row's rank-key sum, card count and suit state (-1 empty, 0-3 one suit, 4 mixed) after
+    each subset of the street's cards (or after the given subset per board), worked out
+    plainly from the cards' keys and suits."""
+    dealt = street.dealt
+    membership = (np.arange(1 << dealt.shape[1])[:, None] >> np.arange(dealt.shape[1])) & 1
+    # boards × 1 × dealt for the given subsets, 1 × subsets × dealt for every subset
+    membership = membership[None, :, :] if columns is None else membership[columns][:, None, :]
+    keys = (np.asarray(RANK_KEY_OF_CARD)[dealt][:, None, :] * membership).sum(axis=2)
+    added = membership.sum(axis=2)
+    suit_sets = [{int(card) & 3 for card, taken in zip(cards, chosen, strict=True) if taken}
+                 for cards, per_board in zip(dealt, np.broadcast_to(
+                     membership, (len(dealt), membership.shape[1], dealt.shape[1])), strict=True)
+                 for chosen in per_board]
+    added_suit = np.asarray([-1 if not suits else suits.pop() if len(suits) == 1 else 4
+                             for suits in suit_sets]).reshape(keys.shape)
+    current = street.suits[:, row, None]
+    suit = np.where(added == 0, current,
+                    np.where((current == -1) | (current == added_suit), added_suit, 4))
+    shape = keys.shape if columns is None else (len(dealt),)
+    return ((street.keys[:, row, None] + keys).reshape(shape),
+            (street.counts[:, row, None] + added).reshape(shape), suit.reshape(shape))
+
+
+@pytest.mark.parametrize(("variant", "rules_name"), [
+    (Variant.PINEAPPLE, "standard"), (Variant.CLASSIC, "standard"),
+    (Variant.LOWBALL_PINEAPPLE, "standard"), (Variant.PINEAPPLE, "progressive"),
+])
+def test_row_states_are_the_plain_lookup(variant: Variant, rules_name: str) -> None:
+    """Every row's state after every subset (open slots, fits, state id, suited, packed entry)
+    and the rows after a chosen subset are what the plain formulas give (keys and counts
+    summed card by card, the suit state from the cards' suits, the id looked up in the state
+    space), on boards of every fill."""
+    space = state_space()
+    generator = np.random.default_rng(8)
+    for batch, dealt, _, _ in streets_of_boards(variant, rules_name, 200, seed=13):
+        street = StreetRows(dealt, batch.keys, batch.counts, batch.suits, batch.cards,
+                            batch.seen)
+        chosen = generator.integers(0, 1 << dealt.shape[1], size=len(dealt))
+        after = street.after(np.stack([chosen] * 3, axis=1))
+        for row, length in enumerate(ROW_LENGTHS):
+            key, count, suit = _plain_rows(street, row, None)
+            state = street.row_state(row)
+            fits = count <= length
+            identity = np.where(fits, space.index[np.where(fits, key + count * KEY_LIMIT, 0)], 0)
+            assert (identity >= 0).all()
+            assert (state.fits == fits).all() and (state.state == identity).all()
+            assert state.open.dtype == np.float32 and (state.open == length - count).all()
+            if row == 0:
+                assert state.suited is None and (state.entry == identity).all()
+            else:
+                suited = (suit >= 0) & (suit <= 3)
+                assert state.suited is not None and (state.suited == suited).all()
+                assert (state.entry == 2 * identity + suited).all()
+            for part, expected in enumerate(_plain_rows(street, row, chosen)):
+                assert (after[part][:, row] == expected).all()
