@@ -14,13 +14,26 @@ and in total, with the ratio::
 
 Only the choice is timed (the rows' states after the street are the same code in both paths).
 The machine is shared and noisy: the figures are medians of ``--repeat`` passes, both paths
-measured in each pass.
+measured in each pass. A policy that reads the live cards (the learned one) gets each board's
+cards and the cards its player has seen, as in the grader.
+
+With ``--baseline COMMIT`` it compares the fast path of two codes instead: the recorded
+streets are decided by the code of ``COMMIT`` (exported with ``git archive``) and by this
+working tree, each in a child process, alternately for ``--repeat`` passes; both must pick the
+same pattern on every board, and it prints each code's CPU seconds (medians) and the ratio::
+
+    .venv/bin/python tests/benchmarks/bench_policy_play.py --hands 4 --baseline 9dbedfe
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import pickle
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,7 +46,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_grading_speed import build  # noqa: E402
+from bench_grading_speed import build, export  # noqa: E402
 
 from pipeline.analysis import policy as policy_module  # noqa: E402
 from pipeline.analysis.grade import GradeSettings  # noqa: E402
@@ -44,13 +57,14 @@ from pipeline.simulate.dealer import StreetRows  # noqa: E402
 
 def record(hands: int, seed: int) -> list[tuple]:
     """Every street the policy plays while one player's decisions are graded: (policy, keys,
-    counts, suits, dealt, discards) copies, in order."""
+    counts, suits, dealt, discards, cards, seen) copies, in order."""
     calls: list[tuple] = []
     original = policy_module.ColumnPolicy.play_street
 
     def spy(self, boards, dealt, discards, uniforms=None):  # noqa: ANN001, ANN202
         calls.append((self, boards.keys.copy(), boards.counts.copy(), boards.suits.copy(),
-                      np.ascontiguousarray(dealt, dtype=np.int64), discards))
+                      np.ascontiguousarray(dealt, dtype=np.int64), discards,
+                      boards.cards.copy(), boards.seen.copy()))
         return original(self, boards, dealt, discards, uniforms)
 
     with tempfile.TemporaryDirectory(prefix="bench-policy-play-") as folder:
@@ -65,7 +79,7 @@ def record(hands: int, seed: int) -> list[tuple]:
 
 def decide(call: tuple, fast: bool) -> tuple[np.ndarray, float]:
     """One recorded street decided in chunks as the policy does; the picks and CPU seconds."""
-    policy, keys, counts, suits, dealt, discards = call
+    policy, keys, counts, suits, dealt, discards, cards, seen = call
     size = dealt.shape[1]
     patterns, subsets = street_patterns(size, discards), pattern_subsets(size, discards)
     chunk = max(1, policy_module.OPTIONS_PER_CHUNK // len(patterns))
@@ -73,7 +87,8 @@ def decide(call: tuple, fast: bool) -> tuple[np.ndarray, float]:
     started = time.process_time()
     for start in range(0, len(dealt), chunk):
         part = slice(start, start + chunk)
-        street = StreetRows(dealt[part], keys[part], counts[part], suits[part])
+        street = StreetRows(dealt[part], keys[part], counts[part], suits[part],
+                            cards[part] if policy.live else None, seen[part])
         if fast:
             picks.append(policy.bot.choose_street(street, policy.variant, patterns, subsets,
                                                   policy.outlooks))
@@ -83,6 +98,82 @@ def decide(call: tuple, fast: bool) -> tuple[np.ndarray, float]:
     return np.concatenate(picks), time.process_time() - started
 
 
+CHILD = r"""
+import hashlib, json, pickle, sys, time
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from pipeline.analysis import policy as policy_module
+from pipeline.rules.game import Variant
+from pipeline.rules.ruleset import STANDARD
+from pipeline.simulate.bots import pattern_subsets, street_patterns
+from pipeline.simulate.dealer import StreetRows
+with open(sys.argv[2], "rb") as stream:
+    calls = pickle.load(stream)
+policies = {}
+spent = {}
+digest = hashlib.sha256()
+for name, variant, keys, counts, suits, dealt, discards, cards, seen in calls:
+    policy = policies.get((name, variant))
+    if policy is None:
+        policy = policies[name, variant] = policy_module.ColumnPolicy(name, Variant(variant),
+                                                                      STANDARD)
+    size = dealt.shape[1]
+    patterns, subsets = street_patterns(size, discards), pattern_subsets(size, discards)
+    chunk = max(1, policy_module.OPTIONS_PER_CHUNK // len(patterns))
+    started = time.process_time()
+    for start in range(0, len(dealt), chunk):
+        part = slice(start, start + chunk)
+        street = StreetRows(dealt[part], keys[part], counts[part], suits[part],
+                            cards[part] if policy.live else None, seen[part])
+        picks = policy.bot.choose_street(street, policy.variant, patterns, subsets,
+                                         policy.outlooks)
+        digest.update(np.asarray(picks, dtype=np.int64).tobytes())
+    placed = str(int(counts[0].sum()))
+    spent[placed] = spent.get(placed, 0.0) + time.process_time() - started
+print(json.dumps({"spent": spent, "picks": digest.hexdigest()}))
+"""
+
+
+def against_baseline(calls: list[tuple], commit: str, repeat: int) -> None:
+    """Decide the recorded streets with the fast path of ``commit`` and of this working tree,
+    each in a child process, alternately; print each code's CPU seconds and the ratio."""
+    folder = Path(tempfile.mkdtemp(prefix="bench-policy-play-"))
+    try:
+        (folder / "baseline").mkdir()
+        codes = {"baseline": export(commit, folder / "baseline"), "this code": REPO}
+        streets = folder / "streets.pickle"
+        with open(streets, "wb") as stream:
+            pickle.dump([(policy.name, policy.variant.value, *rest) for policy, *rest in calls],
+                        stream)
+        times: dict[str, list[dict[str, float]]] = {name: [] for name in codes}
+        picks: set[str] = set()
+        for number in range(repeat):
+            order = list(codes.items()) if number % 2 == 0 else list(codes.items())[::-1]
+            for name, code in order:
+                output = subprocess.run(
+                    [sys.executable, "-c", CHILD, str(code), str(streets)], check=True,
+                    capture_output=True, text=True, cwd=str(code),
+                    env={**os.environ, "PYTHONPATH": str(code)}).stdout
+                result = json.loads(output.strip().splitlines()[-1])
+                times[name].append(result["spent"])
+                picks.add(result["picks"])
+        if len(picks) != 1:
+            raise SystemExit("the two codes picked differently")
+        print(f"same picks on every board (both codes); CPU seconds of the fast path, median of "
+              f"{repeat} passes (baseline {commit}, measured alternately with this code):")
+        for placed in sorted(times["baseline"][0], key=int):
+            old = statistics.median(run[placed] for run in times["baseline"])
+            new = statistics.median(run[placed] for run in times["this code"])
+            print(f"  {int(placed):2d} cards placed: baseline {old:6.3f} s, this code "
+                  f"{new:6.3f} s: {old / new:.2f}x")
+        old = statistics.median(sum(run.values()) for run in times["baseline"])
+        new = statistics.median(sum(run.values()) for run in times["this code"])
+        print(f"total: baseline {old:.3f} s, this code {new:.3f} s: {old / new:.2f}x "
+              f"(load average now {' '.join(f'{load:.1f}' for load in os.getloadavg())})")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def main() -> None:
     """Record a grading run's streets, decide them both ways, print the figures."""
     parser = argparse.ArgumentParser(description=__doc__,
@@ -90,12 +181,19 @@ def main() -> None:
     parser.add_argument("--hands", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--baseline", metavar="COMMIT", default=None,
+                        help="compare this code's fast path with that commit's")
     arguments = parser.parse_args()
     calls = [call for call in record(arguments.hands, arguments.seed)
              if hasattr(call[0].bot, "choose_street")]
     boards = sum(len(call[4]) for call in calls)
     print(f"{len(calls):,} streets played by the policy ({boards:,} boards) while grading one "
-          f"player's decisions in {arguments.hands} hands (seed {arguments.seed})")
+          f"player's decisions in {arguments.hands} hands (seed {arguments.seed}; policies "
+          f"{', '.join(sorted({call[0].name for call in calls}))}; load average "
+          f"{' '.join(f'{load:.1f}' for load in os.getloadavg())})")
+    if arguments.baseline:
+        against_baseline(calls, arguments.baseline, arguments.repeat)
+        return
     times: dict[tuple[str, int], list[float]] = defaultdict(list)
     for _ in range(arguments.repeat):
         spent: dict[tuple[str, int], float] = defaultdict(float)
