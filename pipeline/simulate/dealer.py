@@ -481,32 +481,14 @@ class StreetRows:
         self._unseen: np.ndarray | None = None
         self._rows: dict[int, tuple[np.ndarray, ...]] = {}
 
-    def _row(self, row: int, columns: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
-        """(key, count, suit) of one row after each subset (or after the given subset per board)."""
-        if columns is None:
-            known = self._rows.get(row)
-            if known is None:
-                known = self._rows[row] = self._row_after(row, None)
-            return known
-        return self._row_after(row, columns)
-
-    def _row_after(self, row: int, columns: np.ndarray | None) -> tuple[np.ndarray, ...]:
-        if columns is None:
-            added_keys, added_suits = self.subset_keys, self.subset_suits
-            added = self.subset_counts[None, :]
-            current_key = self.keys[:, row, None]
-            current_count = self.counts[:, row, None]
-            current_suit = self.suits[:, row, None]
-        else:
-            boards = np.arange(len(columns))
-            added_keys = self.subset_keys[boards, columns]
-            added_suits = self.subset_suits[boards, columns]
-            added = self.subset_counts[columns]
-            current_key = self.keys[:, row]
-            current_count = self.counts[:, row]
-            current_suit = self.suits[:, row]
-        suit = np.take(_SUIT_AFTER, added_suits + (6 * current_suit + 7))
-        return current_key + added_keys, current_count + added, suit
+    def _row(self, row: int) -> tuple[np.ndarray, ...]:
+        """(key, count, suit) of one row after each subset (boards × subsets), kept."""
+        known = self._rows.get(row)
+        if known is None:
+            suit = np.take(_SUIT_AFTER, self.subset_suits + (6 * self.suits[:, row, None] + 7))
+            known = self._rows[row] = (self.keys[:, row, None] + self.subset_keys,
+                                       self.counts[:, row, None] + self.subset_counts, suit)
+        return known
 
     def row_state(self, row: int) -> RowState:
         """One row after each subset (boards × subsets), worked out once per row and kept."""
@@ -680,8 +662,12 @@ class StreetRows:
 
     def after(self, chosen_subsets: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Keys, counts and suits of every row once each board's chosen option is placed."""
-        rows = [self._row(row, chosen_subsets[:, row]) for row in range(3)]
-        return tuple(np.stack([row[part] for row in rows], axis=1) for part in range(3))
+        # each board's chosen subset per row (boards × rows), as a place in boards × subsets
+        at = chosen_subsets + np.arange(0, self.subset_keys.size, self.subset_keys.shape[1])[
+            :, None]
+        suits = np.take(_SUIT_AFTER, np.take(self.subset_suits, at) + (6 * self.suits + 7))
+        return (self.keys + np.take(self.subset_keys, at),
+                self.counts + np.take(self.subset_counts, chosen_subsets), suits)
 
 
 _PACKED: dict[tuple[int, int, Variant], tuple[RowOutlooks, tuple[str, ...], np.ndarray]] = {}
