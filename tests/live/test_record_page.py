@@ -91,6 +91,17 @@ def save(app: AppTest) -> None:
     assert not app.exception, app.exception
 
 
+def tap_as_sent(app: AppTest, key: str) -> None:
+    """A tap on button ``key`` as the browser sends it, a trigger on the button as the last run
+    drew it (a second tap made before the page was redrawn)."""
+    states: WidgetStates = app._tree.get_widget_states()
+    widget = states.widgets.add()
+    widget.id = app.button(key=key).id
+    widget.trigger_value = True
+    app._run(states)
+    assert not app.exception, app.exception
+
+
 def texts(elements) -> list[str]:  # noqa: ANN001
     return [element.value for element in elements]
 
@@ -425,12 +436,7 @@ def test_a_second_tap_on_save_saves_nothing_more(tmp_path: Path,
     assert any(text.startswith("Hand 1 saved") for text in saved)
     # the second tap, as the browser sends it: the button now stands for hand 2 with nothing
     # entered (the page shows it disabled, but the tap was made before it was redrawn)
-    states: WidgetStates = app._tree.get_widget_states()
-    widget = states.widgets.add()
-    widget.id = app.button(key="rec_save_button").id
-    widget.trigger_value = True
-    app._run(states)
-    assert not app.exception, app.exception
+    tap_as_sent(app, "rec_save_button")
     assert texts(app.error) == []
     assert texts(app.success) == saved
     assert stored_points(database) == {"0001": sc.HAND_1_POINTS}
@@ -453,12 +459,7 @@ def test_a_save_whose_run_was_interrupted_still_says_so(tmp_path: Path,
     # the interrupted run: the hand is stored by this page view, its session state untouched
     state = app.session_state["rec_state"]
     save_entry(database, state, dict(sc.HAND_1), [], app.session_state["rec_writer"])
-    states: WidgetStates = app._tree.get_widget_states()
-    widget = states.widgets.add()
-    widget.id = app.button(key="rec_save_button").id
-    widget.trigger_value = True
-    app._run(states)  # the second tap, for hand 1
-    assert not app.exception, app.exception
+    tap_as_sent(app, "rec_save_button")
     assert stored_points(database) == {"0001": sc.HAND_1_POINTS}
     assert app.subheader[0].value == "Hand 2"
     expected = "Hand 1 saved: " + ", ".join(f"{name} {points:+d}"
@@ -478,12 +479,7 @@ def test_a_delete_whose_run_was_interrupted_still_says_so(tmp_path: Path,
 
     app, database = saved_hand_1(tmp_path, monkeypatch)
     delete_last(database, app.session_state["rec_state"], app.session_state["rec_writer"])
-    states: WidgetStates = app._tree.get_widget_states()
-    widget = states.widgets.add()
-    widget.id = app.button(key="rec_delete").id
-    widget.trigger_value = True
-    app._run(states)
-    assert not app.exception, app.exception
+    tap_as_sent(app, "rec_delete")
     assert stored_points(database) == {}
     assert app.subheader[0].value == "Hand 1"
     shown = [text.replace("\\", "") for text in texts(app.info)]
