@@ -94,6 +94,12 @@ def _suit_after_table() -> np.ndarray:
 _SUIT_AFTER = _suit_after_table()
 
 
+def _suits_after(current: np.ndarray, added: np.ndarray) -> np.ndarray:
+    """The suit states of rows in suit state ``current`` once cards of suit state ``added``
+    join them (broadcast), read from :data:`_SUIT_AFTER`."""
+    return np.take(_SUIT_AFTER, added + (6 * current + 7))
+
+
 def _rank_cards_table() -> np.ndarray:
     """A 13-bit rank mask -> the 52-bit mask of those ranks' cards (bit ``card``; a card's rank
     is ``card >> 2``), uint64."""
@@ -485,7 +491,7 @@ class StreetRows:
         """(key, count, suit) of one row after each subset (boards × subsets), kept."""
         known = self._rows.get(row)
         if known is None:
-            suit = np.take(_SUIT_AFTER, self.subset_suits + (6 * self.suits[:, row, None] + 7))
+            suit = _suits_after(self.suits[:, row, None], self.subset_suits)
             known = self._rows[row] = (self.keys[:, row, None] + self.subset_keys,
                                        self.counts[:, row, None] + self.subset_counts, suit)
         return known
@@ -665,7 +671,7 @@ class StreetRows:
         # each board's chosen subset per row (boards × rows), as a place in boards × subsets
         at = chosen_subsets + np.arange(0, self.subset_keys.size, self.subset_keys.shape[1])[
             :, None]
-        suits = np.take(_SUIT_AFTER, np.take(self.subset_suits, at) + (6 * self.suits + 7))
+        suits = _suits_after(self.suits, np.take(self.subset_suits, at))
         return (self.keys + np.take(self.subset_keys, at),
                 self.counts + np.take(self.subset_counts, chosen_subsets), suits)
 
