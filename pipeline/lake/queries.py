@@ -29,9 +29,9 @@ from pipeline.lake.tables import (
     ORDER_COLUMN,
     PARTITION_COLUMNS,
     PARTITIONED_TABLES,
-    PLAYER_TOTAL_COLUMNS,
     file_schema,
 )
+from pipeline.store.aggregates import PLAYER_TOTAL_COLUMNS
 
 __all__ = [
     "DUCKDB",

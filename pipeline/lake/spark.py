@@ -58,13 +58,13 @@ from pipeline.lake.tables import (
     HAND_TABLES,
     PARTITION_COLUMNS,
     PARTITIONED_TABLES,
-    PLAYER_TOTAL_COLUMNS,
     file_schema,
     staged_schema,
 )
 from pipeline.lake.units import EVENT_SCHEMA, FRAMES_FOLDER, prepare_unit
 from pipeline.lake.writing import PartitionedWriter
 from pipeline.records.rules_file import RulesResolver
+from pipeline.store.aggregates import PLAYER_TOTAL_COLUMNS
 
 __all__ = [
     "DEFAULT_DRIVER_RECORDS",

@@ -30,7 +30,6 @@ __all__ = [
     "ORDER_COLUMN",
     "PARTITIONED_TABLES",
     "PARTITION_COLUMNS",
-    "PLAYER_TOTAL_COLUMNS",
     "SCHEMAS",
     "UNKNOWN_MONTH",
     "file_schema",

@@ -32,7 +32,6 @@ from pipeline.store.aggregates import PLAYER_TOTAL_COLUMNS
 __all__ = [
     "FORMAT",
     "MANIFEST_NAME",
-    "PLAYER_TOTAL_COLUMNS",
     "LakeUnreadable",
     "ParquetLake",
     "is_lake",
