@@ -417,15 +417,16 @@ class SparkEngine:
         """DuckDB's while a small commit runs in the driver, else Spark SQL's."""
         return self.driver.dialect if self.driver is not None else SPARK
 
-    def _in_driver(self, label: str, method: str, *arguments: Any) -> Any:
-        """The driver's :class:`~pipeline.lake.engine.LocalEngine` ``method`` called with
-        ``arguments`` (a small commit), timed under :data:`DRIVER_STEP`; a DuckDB failure
-        becomes a :class:`SparkFailed` naming ``label`` and saying what to change."""
+    def _in_driver(self, label: str, call: Callable[..., Any], *arguments: Any) -> Any:
+        """``call(*arguments)``, a method of the driver's
+        :class:`~pipeline.lake.engine.LocalEngine` (a small commit), timed under
+        :data:`DRIVER_STEP`; a DuckDB failure becomes a :class:`SparkFailed` naming ``label``
+        and saying what to change."""
         import duckdb
 
         started = time.monotonic()
         try:
-            return getattr(self.driver, method)(*arguments)
+            return call(*arguments)
         except duckdb.Error as error:
             raise SparkFailed(driver_failure_message(label, error)) from error
         finally:
@@ -533,8 +534,8 @@ class SparkEngine:
                       with_file: bool = False) -> None:
         """``spark.read.parquet`` of the files (partition columns from their folders)."""
         if self.driver is not None:
-            return self._in_driver(f"read {table}", "register_lake", name, table, files, base,
-                                   with_file)
+            return self._in_driver(f"read {table}", self.driver.register_lake, name, table,
+                                   files, base, with_file)
         partitioned = table in PARTITIONED_TABLES
         if not files:
             self._empty(relation_schema(table, partitioned, with_file)).createOrReplaceTempView(
@@ -556,7 +557,8 @@ class SparkEngine:
     def register_folder(self, name: str, folder: Path, schema: pa.Schema) -> None:
         """Every Parquet file of the folder (empty with ``schema`` when there is none)."""
         if self.driver is not None:
-            return self._in_driver(f"read {name}", "register_folder", name, folder, schema)
+            return self._in_driver(f"read {name}", self.driver.register_folder, name, folder,
+                                   schema)
         if folder.is_dir() and any(folder.glob("*.parquet")):
             self.spark.read.schema(_arrow_to_spark(schema)).parquet(
                 str(folder)).createOrReplaceTempView(name)
@@ -566,7 +568,7 @@ class SparkEngine:
     def register_arrow(self, name: str, data: pa.Table) -> None:
         """A DataFrame of the Arrow table."""
         if self.driver is not None:
-            return self._in_driver(name, "register_arrow", name, data)
+            return self._in_driver(name, self.driver.register_arrow, name, data)
         frame = self.spark.createDataFrame(data) if data.num_rows else self._empty(data.schema)
         frame.createOrReplaceTempView(name)
 
@@ -574,7 +576,7 @@ class SparkEngine:
         """A temporary view; ``reused`` ones are persisted (memory, then disk) until the next
         commit begins."""
         if self.driver is not None:
-            return self._in_driver(name, "view", name, sql, reused)
+            return self._in_driver(name, self.driver.view, name, sql, reused)
         self.views[name] = sql
         frame = self.spark.sql(sql)
         if reused:
@@ -586,7 +588,7 @@ class SparkEngine:
     def materialise(self, name: str, sql: str) -> None:
         """Written as Parquet under the commit's scratch folder, read back as ``name``."""
         if self.driver is not None:
-            return self._in_driver(name, "materialise", name, sql)
+            return self._in_driver(name, self.driver.materialise, name, sql)
         target = self._scratch() / f"{name}-{uuid.uuid4().hex[:8]}"
         frame = self.spark.sql(sql)
         with _Action(self, name):
@@ -598,7 +600,7 @@ class SparkEngine:
     def query(self, sql: str) -> pa.Table:
         """Collected as Arrow."""
         if self.driver is not None:
-            return self._in_driver("collect", "query", sql)
+            return self._in_driver("collect", self.driver.query, sql)
         with _Action(self, "collect"):
             return self.spark.sql(sql).toArrow()
 
@@ -606,7 +608,7 @@ class SparkEngine:
         """Spark's Parquet writer, partitioned by site and month for a partitioned table; files
         with no rows are removed."""
         if self.driver is not None:
-            return self._in_driver(f"write {table}", "write", sql, table, folder, prefix)
+            return self._in_driver(f"write {table}", self.driver.write, sql, table, folder, prefix)
         frame = self.spark.sql(sql)
         writer = frame.write.mode("append")
         if table in PARTITIONED_TABLES:
@@ -626,8 +628,8 @@ class SparkEngine:
         defined as views over those; each task writes its unit's files of every table and
         returns its per-player sums. A small commit writes them in the driver."""
         if self.driver is not None:
-            return self._in_driver("write the hand tables", "write_new_rows", writes, totals,
-                                   relations, staging, prefix)
+            return self._in_driver("write the hand tables", self.driver.write_new_rows, writes,
+                                   totals, relations, staging, prefix)
         frames = staging / FRAMES_FOLDER
         units = sorted({int(path.stem.split("-", 1)[1]) for path in frames.glob("*/unit-*.parquet")})
         empty = pa.schema([pa.field("player", pa.string())]
