@@ -128,6 +128,9 @@ class ColumnPolicy:
         chance (zeros when not given).
         """
         dealt = np.ascontiguousarray(dealt, dtype=np.int64)
+        play_boards = getattr(self.bot, "play_boards", None)
+        if play_boards is not None:  # the bot plays the whole street in one compiled pass
+            return play_boards(boards, dealt, discards, self.variant, self.outlooks, self.live)
         count, size = dealt.shape
         patterns = street_patterns(size, discards)
         subsets = pattern_subsets(size, discards)

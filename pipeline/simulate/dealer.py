@@ -46,6 +46,7 @@ from pipeline.simulate.bots import (
     street_patterns,
     uses_live_cards,
 )
+from pipeline.simulate.learned_kernel import StreetTables
 from pipeline.simulate.outlook import RowOutlooks, row_outlooks, state_space
 from pipeline.simulate.sessions import SessionPlan
 from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
@@ -445,6 +446,30 @@ def _table_cards(cards: np.ndarray, hand_of: np.ndarray, hands: int) -> np.ndarr
     placed = cards >= 0
     table[np.repeat(hand_of, cards.shape[1]).reshape(cards.shape)[placed], cards[placed]] = True
     return table
+
+
+@cache
+def street_tables() -> StreetTables:
+    """This module's lookup tables as the compiled street player reads them
+    (:func:`pipeline.simulate.learned_kernel.play_learned`), built once per process."""
+    return StreetTables(
+        card_keys=np.asarray(RANK_KEY_OF_CARD, dtype=np.int64),
+        suit_keys=_SUIT_KEYS.astype(np.int64),
+        rank_bits=_RANK_BIT[:52].astype(np.int64),
+        card_bits=_CARD_BIT[:52].copy(),
+        mono_suit=_MONO_SUIT,
+        suit_after=_SUIT_AFTER,
+        state_index=state_space().index,
+        state_ranks=_state_ranks(),
+        rank_cards=_RANK_CARDS,
+        suit_cards=_SUIT_CARDS,
+        live_share=_LIVE_SHARE,
+        flush_share=_FLUSH_SHARE,
+        row_lengths=np.asarray(ROW_LENGTHS, dtype=np.int64),
+        row_starts=_ROW_START,
+        key_limit=int(KEY_LIMIT),
+        no_suit=_NO_SUIT,
+    )
 
 
 class RowState(NamedTuple):

@@ -10,9 +10,10 @@ ends legal, estimated as the heuristic bots estimate it, the royalties and rows'
 counted when legal, the Fantasyland chance, the open slots, how live each row's draws are by
 the cards the player has seen; and products of these), with one weight vector per variant
 and per *stage* (the slots still open once the street is placed: 8, 6, 4, 2, 0 in Pineapple,
-8 to 0 in Classic). Everything is numpy over the whole column at once, element by element in a
-fixed order, so a board gets the same score (and the same choice: the first of equal scores)
-whether it is decided alone or beside thousands of others; the bot uses no chance, so the
+8 to 0 in Classic). The score is compiled (:mod:`pipeline.simulate.learned_kernel`, numba):
+option by option in a fixed order, so a board gets the same score (and the same choice: the
+first of equal scores) whether it is decided alone or beside thousands of others, by the
+rollouts' whole-street player or by the dealer's plain path; the bot uses no chance, so the
 grader can enumerate exact endgames under it.
 
 The weights ship as package data (``learned_policy.json`` beside this module, with the recipe
@@ -30,11 +31,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from pipeline.rules.game import Variant
+from pipeline.simulate.learned_kernel import (
+    BLOCK,
+    FEATURE_SLOTS,
+    RAW_FIELDS,
+    ROW_SLOTS,
+    choose_learned,
+    features_of_fields,
+    normal_cdf_values,
+    play_learned,
+    worth_of_fields,
+)
 
 if TYPE_CHECKING:
     from pipeline.simulate.bots import Options
@@ -107,7 +119,6 @@ _EARLIER_NAMES = {"qualify": "upper"}
 """Features of earlier weights files under their name now (2-7's ``qualify``, the middle's
 chance to qualify, is ``upper`` there)."""
 
-_STRENGTH_SCALE = 13.0  # one hand category on the outlooks' strength scale
 
 
 def family(variant: Variant) -> str:
@@ -217,120 +228,31 @@ def load_weights(path: Path | None = None) -> PolicyWeights:
     return parse_weights(text)
 
 
-_ONE = np.float32(1.0)
-_INVERSE_ROOT_TWO_PI = np.float32(0.3989422804014327)
-
-
 def fast_normal_cdf(values: np.ndarray) -> np.ndarray:
-    """The standard normal CDF, approximated by a logistic of a cubic (error below 1.5e-4), in
-    place on one new array: about 3× faster than the heuristic bots' formula. The learned weights
-    are fitted on exactly these numbers, so the approximation costs nothing but its shape."""
-    result = values * values
-    result *= np.float32(-0.070566)
-    result -= np.float32(1.5976)
-    result *= values
-    np.exp(result, out=result)
-    result += _ONE
-    np.reciprocal(result, out=result)
-    return result
+    """The standard normal CDF, approximated by a logistic of a cubic (error below 1.5e-4), as
+    float32: the formula the policy's compiled score uses (:mod:`pipeline.simulate.
+    learned_kernel`). The learned weights are fitted on exactly these numbers, so the
+    approximation costs nothing but its shape."""
+    values = np.asarray(values, dtype=np.float32)
+    return normal_cdf_values(np.ascontiguousarray(values).ravel()).reshape(values.shape)
 
 
-@dataclass(frozen=True, slots=True)
-class Chances:
-    """The legality estimates of every option (the heuristic bots' model, with
-    :func:`fast_normal_cdf`): ``legal`` (the board ends legal), ``fantasyland`` (legal given a
-    top that qualifies for Fantasyland), ``upper`` (the middle beats the top; 2-7: the middle
-    qualifies) and ``lower`` (the bottom beats the middle given that; 2-7: the bottom beats the
-    top)."""
-
-    legal: np.ndarray
-    fantasyland: np.ndarray
-    upper: np.ndarray
-    lower: np.ndarray
-
-
-def _ordered(top_mean: np.ndarray, top_variance: np.ndarray, middle_mean: np.ndarray,
-             middle_low: np.ndarray, middle_variance: np.ndarray, bottom_mean: np.ndarray,
-             bottom_variance: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """P(middle > top) and P(bottom > middle | middle > top): the heuristic bots' model
-    (:func:`pipeline.simulate.bots.ordered_parts`) with :func:`fast_normal_cdf`."""
-    from pipeline.simulate.bots import ordered_parts
-
-    return ordered_parts(top_mean, top_variance, middle_mean, middle_low, middle_variance,
-                         bottom_mean, bottom_variance, cdf=fast_normal_cdf)
-
-
-@np.errstate(all="ignore")
-def legal_chances(options: Options, steer: float) -> Chances:
-    """The :class:`Chances` of every option (open middle and bottom slots count ``steer`` more
-    strength: a player sends later cards where they help)."""
-    steer = np.float32(steer)
-    bottom_mean = options.bottom_mean + steer * options.open_bottom
-    if options.variant is Variant.LOWBALL_PINEAPPLE:
-        spread = options.top_variance + options.bottom_variance
-        spread += np.float32(1e-6)
-        np.sqrt(spread, out=spread)
-        under = (bottom_mean - options.top_mean) / spread
-        under = fast_normal_cdf(under)
-        spread = options.top_fantasyland_variance + options.bottom_variance
-        spread += np.float32(1e-6)
-        np.sqrt(spread, out=spread)
-        qualifying = (bottom_mean - options.top_fantasyland_mean) / spread
-        qualifying = fast_normal_cdf(qualifying)
-        qualifying *= options.middle_qualify
-        return Chances(options.middle_qualify * under, qualifying, options.middle_qualify,
-                       under)
-    middle_mean = options.middle_mean + steer * options.open_middle
-    upper, lower = _ordered(options.top_mean, options.top_variance, middle_mean,
-                            options.middle_mean, options.middle_variance, bottom_mean,
-                            options.bottom_variance)
-    qualifying_upper, qualifying_lower = _ordered(
-        options.top_fantasyland_mean, options.top_fantasyland_variance, middle_mean,
-        options.middle_mean, options.middle_variance, bottom_mean, options.bottom_variance)
-    qualifying_upper *= qualifying_lower
-    return Chances(upper * lower, qualifying_upper, upper, lower)
+def raw_fields(options: Options) -> np.ndarray:
+    """The options' fields the features are made of (:data:`RAW_FIELDS` × options, float32,
+    the options in the order of ``ravel``)."""
+    return np.stack([np.asarray(getattr(options, name), dtype=np.float32).ravel()
+                     for name in RAW_FIELDS])
 
 
 def base_features(options: Options, steer: float) -> dict[str, np.ndarray]:
-    """The base features of every option (name -> array shaped as the options' fields), see
-    :data:`BASE_FEATURES`."""
-    chances = legal_chances(options, steer)
-    legal = chances.legal
-    scale = np.float32(1.0 / _STRENGTH_SCALE)
-    scaled_legal = legal * scale
-    features = {
-        "legal": legal,
-        "legal_top_royalty": legal * options.top_royalty,
-        "legal_middle_royalty": legal * options.middle_royalty,
-        "legal_bottom_royalty": legal * options.bottom_royalty,
-        "fantasyland": options.top_fantasyland * chances.fantasyland,
-        "fantasyland_raw": options.top_fantasyland,
-        "legal_top": scaled_legal * options.top_mean,
-        "legal_bottom": scaled_legal * options.bottom_mean,
-        "open_middle": options.open_middle,
-        "open_top": options.open_top,
-        "top_floor": options.top_floor * scale,
-        "legal_squared": legal * legal,
-        "top_royalty": options.top_royalty,
-        "middle_royalty": options.middle_royalty,
-        "bottom_royalty": options.bottom_royalty,
-        "upper": chances.upper,
-        "lower": chances.lower,
-        **{name: getattr(options, name) for name in LIVE_FEATURES},
-    }
-    top_spread = np.sqrt(options.top_variance)
-    top_spread *= scale
-    bottom_spread = np.sqrt(options.bottom_variance)
-    bottom_spread *= scale
-    features["top_spread"] = top_spread
-    features["bottom_spread"] = bottom_spread
-    if options.variant is not Variant.LOWBALL_PINEAPPLE:
-        features["legal_middle"] = scaled_legal * options.middle_mean
-        features["middle_floor"] = options.middle_floor * scale
-        middle_spread = np.sqrt(options.middle_variance)
-        middle_spread *= scale
-        features["middle_spread"] = middle_spread
-    return features
+    """The base features of every option (name -> float32 array shaped as the options'
+    fields), see :data:`BASE_FEATURES`: the numbers the compiled score works with
+    (:func:`pipeline.simulate.learned_kernel.features_of_fields`)."""
+    features = features_of_fields(raw_fields(options), family(options.variant) == "low",
+                                  np.float32(steer))
+    shape = options.top_mean.shape
+    return {name: features[FEATURE_SLOTS.index(name)].reshape(shape)
+            for name in BASE_FEATURES[family(options.variant)]}
 
 
 def option_features(options: Options, steer: float) -> dict[str, np.ndarray]:
@@ -375,6 +297,18 @@ def sensible(options: Options) -> np.ndarray:
     return sensible_options(options)
 
 
+class Boards(Protocol):
+    """A column of partial boards as the rollouts keep them
+    (:class:`pipeline.analysis.policy.BoardBatch`): cards by slot, per-row card counts,
+    rank-key sums and suit states, and the cards each player has seen."""
+
+    keys: np.ndarray
+    counts: np.ndarray
+    suits: np.ndarray
+    cards: np.ndarray
+    seen: np.ndarray
+
+
 class LearnedBot:
     """Scores every option with learned weights over :func:`option_features` and takes the best
     one considered (:func:`sensible`); the first on equal scores."""
@@ -387,6 +321,7 @@ class LearnedBot:
         self.description = description
         self._weights = weights
         self._live: dict[Variant, bool] = {}
+        self._compiled_weights: dict[Variant, CompiledWeights] = {}
 
     @property
     def weights(self) -> PolicyWeights:
@@ -409,44 +344,30 @@ class LearnedBot:
                 np.any(self.weights.tables[variant][:, columns] != 0))
         return known
 
+    def _compiled(self, variant: Variant) -> CompiledWeights:
+        """The weights of ``variant`` as the compiled score takes them (made once)."""
+        known = self._compiled_weights.get(variant)
+        if known is None:
+            known = self._compiled_weights[variant] = compiled_weights(
+                variant, self.weights.tables[variant], self.weights.steer[variant])
+        return known
+
     def worth(self, options: Options, stages: np.ndarray) -> np.ndarray:
         """The weighted sum of every option's features, with the weights of its stage
         (``stages``: one per board of (boards, options) arrays, or one per option of flat
-        ones). The base features' terms in :data:`BASE_FEATURES` order, then the products
-        factored by their first feature (``first × Σ weight × second``, :data:`PRODUCT_BASES`
-        order): element by element, so an option's worth does not depend on which others are
-        scored beside it."""
-        variant = options.variant
-        name = family(variant)
-        table = self.weights.tables[variant]
-        features = base_features(options, self.weights.steer[variant])
+        ones), float32 shaped as the options' fields: :func:`pipeline.simulate.
+        learned_kernel.worth_of_fields` — the base features' terms in :data:`BASE_FEATURES`
+        order, then the products factored by their first feature (``first × Σ weight ×
+        second``, :data:`PRODUCT_BASES` order), option by option, so an option's worth does
+        not depend on which others are scored beside it."""
+        compiled = self._compiled(options.variant)
         shape = options.top_mean.shape
-        if len(stages) and (stages == stages[0]).all():
-            row = table[int(stages[0])].astype(np.float32)
-            weight_of = [value if value else None for value in row]
-        else:
-            per_item = table[stages].astype(np.float32)
-            weight_of = [per_item[:, index, None] if len(shape) == 2 else per_item[:, index]
-                         for index in range(table.shape[1])]
-        total = np.zeros(shape, dtype=np.float32)
-        term = np.empty_like(total)
-        for index, feature in enumerate(BASE_FEATURES[name]):
-            if weight_of[index] is not None:
-                np.multiply(features[feature], weight_of[index], out=term)
-                total += term
-        inner = np.empty_like(total)
-        for first, pairs in _PRODUCT_PLAN[name]:
-            used = [(second, weight_of[column]) for second, column in pairs
-                    if weight_of[column] is not None]
-            if not used:
-                continue
-            np.multiply(features[used[0][0]], used[0][1], out=inner)
-            for second, weight in used[1:]:
-                np.multiply(features[second], weight, out=term)
-                inner += term
-            inner *= features[first]
-            total += inner
-        return total
+        per_option = np.broadcast_to(
+            np.asarray(stages, dtype=np.int64).reshape(
+                (-1, 1) if len(shape) == 2 else (-1,)), shape)
+        worth = worth_of_fields(raw_fields(options), np.ascontiguousarray(per_option).ravel(),
+                                *compiled.arguments())
+        return worth.reshape(shape)
 
     def scores(self, options: Options) -> np.ndarray:
         """The score of every option (boards, options); options not considered get -inf."""
@@ -460,19 +381,120 @@ class LearnedBot:
 
     def choose_street(self, street: StreetRows, variant: Variant, patterns: np.ndarray,
                       subsets: np.ndarray, outlooks: RowOutlooks) -> np.ndarray:
-        """The choice of :meth:`choose` on ``street.options(...)``, worked out on the options
-        considered only (:meth:`StreetRows.options_at`), as the heuristic bots do: the same
-        worth of each option, bit for bit, so the same picks (tests/simulate/
-        test_fast_options.py checks it)."""
-        from pipeline.simulate.bots import considered_options
+        """The choice of :meth:`choose` on ``street.options(...)``, worked out in one compiled
+        pass over the boards (:func:`pipeline.simulate.learned_kernel.choose_learned`): the
+        options considered, each one's fields read from the packed outlook tables, the same
+        worth bit for bit, and the best per board (tests/simulate/test_fast_options.py
+        checks it against the plain path)."""
+        states = [street.row_state(row) for row in range(3)]
+        entries = np.stack([state.entry for state in states])
+        fits = np.stack([state.fits for state in states])
+        if street.cards is None:
+            shape = entries.shape[1:]
+            live = np.stack([np.ones(shape, np.float32), np.ones(shape, np.float32),
+                             np.zeros(shape, np.float32), np.ones(shape, np.float32),
+                             np.zeros(shape, np.float32)])
+        else:
+            top, _ = street.live_state(0)
+            middle, middle_flush = street.live_state(1)
+            bottom, bottom_flush = street.live_state(2)
+            live = np.stack([top, middle, middle_flush, bottom, bottom_flush])
+        return choose_learned(entries, fits, live, np.ascontiguousarray(subsets, dtype=np.int64),
+                              kernel_tables(variant, outlooks), patterns.shape[1] == 5,
+                              *self._compiled(variant).arguments())
 
-        considered = considered_options(street, patterns, subsets, outlooks)
-        flat = np.flatnonzero(considered)
-        options = street.options_at(variant, patterns, subsets, outlooks, flat)
-        worth = self.worth(options, option_stages(options))
-        scores = np.full(considered.size, -np.inf, dtype=worth.dtype)
-        scores[flat] = worth
-        return np.argmax(scores.reshape(considered.shape), axis=1)
+    def play_boards(self, boards: Boards, dealt: np.ndarray, discards: int,
+                    variant: Variant, outlooks: RowOutlooks, live: bool) -> np.ndarray:
+        """Place one street on every board of ``boards`` as :meth:`choose_street` picks, in
+        one compiled pass (:func:`pipeline.simulate.learned_kernel.play_learned`: each
+        board's rows after each subset of the street's cards, its live fields when ``live``,
+        the pick, the rows after it, the cards placed and the discards seen): what
+        :meth:`pipeline.analysis.policy.ColumnPolicy.play_street` does with the dealer's
+        :class:`StreetRows`, the same integers and the same worth, so the same picks
+        (tests/simulate/test_learned_play.py). Returns the pattern index per board."""
+        from pipeline.simulate.bots import pattern_subsets, street_patterns
+        from pipeline.simulate.dealer import order_within_rows, street_tables
+
+        size = dealt.shape[1]
+        patterns = street_patterns(size, discards)
+        if len(patterns) > BLOCK:
+            raise ValueError(f"{len(patterns)} placements of a street: at most {BLOCK}")
+        chosen, boards.keys, boards.counts, boards.suits = play_learned(
+            np.ascontiguousarray(dealt, dtype=np.int64), boards.keys, boards.counts,
+            boards.suits, boards.cards, boards.seen, live, *street_tables(),
+            pattern_subsets(size, discards), patterns, order_within_rows(size, discards),
+            kernel_tables(variant, outlooks), size == 5, *self._compiled(variant).arguments())
+        return chosen
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledWeights:
+    """One variant's weights as the compiled score takes them: whether it is the ``low``
+    family, the ``steer``, the (stages, features) float32 ``table``, and the plan of its terms
+    (``base_slots``: each base feature's row in :data:`FEATURE_SLOTS`; per product group, the
+    first feature's row, where its pairs start, each pair's second feature's row and weight
+    column)."""
+
+    low: bool
+    steer: np.float32
+    table: np.ndarray
+    base_slots: np.ndarray
+    first_slots: np.ndarray
+    group_starts: np.ndarray
+    second_slots: np.ndarray
+    columns: np.ndarray
+
+    def arguments(self) -> tuple[Any, ...]:
+        """The weights' arguments of the compiled functions, in their order."""
+        return (self.low, self.steer, self.table, self.base_slots, self.first_slots,
+                self.group_starts, self.second_slots, self.columns)
+
+
+def compiled_weights(variant: Variant, table: np.ndarray, steer: float) -> CompiledWeights:
+    """:class:`CompiledWeights` of a (stages, features) weight table of ``variant``."""
+    name = family(variant)
+    plan = _PRODUCT_PLAN[name]
+    starts = [0]
+    for _, pairs in plan:
+        starts.append(starts[-1] + len(pairs))
+    return CompiledWeights(
+        name == "low", np.float32(steer), np.ascontiguousarray(table, dtype=np.float32),
+        np.asarray([FEATURE_SLOTS.index(item) for item in BASE_FEATURES[name]], dtype=np.int64),
+        np.asarray([FEATURE_SLOTS.index(first) for first, _ in plan], dtype=np.int64),
+        np.asarray(starts, dtype=np.int64),
+        np.asarray([FEATURE_SLOTS.index(second) for _, pairs in plan for second, _ in pairs],
+                   dtype=np.int64),
+        np.asarray([column for _, pairs in plan for _, column in pairs], dtype=np.int64))
+
+
+_KERNEL_TABLES: dict[tuple[Variant, int], tuple[RowOutlooks, np.ndarray]] = {}
+
+
+def kernel_tables(variant: Variant, outlooks: RowOutlooks) -> np.ndarray:
+    """The three rows' packed outlooks (:func:`pipeline.simulate.dealer.packed_outlooks`) as
+    the compiled pick reads them: one (3, entries, 8) float32 array, an entry's fields side by
+    side in the order of :data:`pipeline.simulate.learned_kernel.ROW_SLOTS` (the middle's
+    ``qualify`` is its mean where the variant has none), padded with zeros. Made once per
+    variant and outlooks."""
+    from pipeline.simulate.bots import ROW_NAMES
+    from pipeline.simulate.dealer import packed_outlooks
+
+    key = (variant, id(outlooks))
+    known = _KERNEL_TABLES.get(key)
+    if known is None or known[0] is not outlooks:
+        packed = [packed_outlooks(row, variant, outlooks) for row in range(3)]
+        tables = np.zeros((3, max(table.shape[1] for _, table in packed), 8), dtype=np.float32)
+        for row, (names, table) in enumerate(packed):
+            prefix = ROW_NAMES[row]
+            named = [f"open_{prefix}" if name == "open" else f"{prefix}_{name}"
+                     for name in names]
+            if row == 1 and "middle_qualify" not in named:
+                named.append("middle_qualify")
+                table = np.concatenate([table, table[names.index("mean")][None]])
+            for column, name in enumerate(ROW_SLOTS[row]):
+                tables[row, :table.shape[1], column] = table[named.index(name)]
+        known = _KERNEL_TABLES[key] = (outlooks, tables)
+    return known[1]
 
 
 def learned_bot() -> LearnedBot:

@@ -241,3 +241,50 @@ def test_row_states_are_the_plain_lookup(variant: Variant, rules_name: str) -> N
                 assert (state.entry == 2 * identity + suited).all()
             for part, expected in enumerate(_plain_rows(street, row, chosen)):
                 assert (after[part][:, row] == expected).all()
+
+
+class _StreetRowsOnly:
+    """A learned bot without its compiled street player: the policy then plays it through the
+    dealer's :class:`StreetRows` and :meth:`LearnedBot.choose_street`."""
+
+    uses_chance = False
+
+    def __init__(self, bot: LearnedBot) -> None:
+        self.bot = bot
+        self.choose_street = bot.choose_street
+        self.live_cards_in = bot.live_cards_in
+
+
+@pytest.mark.parametrize(("variant", "rules_name"), [
+    (Variant.PINEAPPLE, "standard"), (Variant.CLASSIC, "standard"),
+    (Variant.LOWBALL_PINEAPPLE, "standard"), (Variant.PINEAPPLE, "progressive"),
+])
+@pytest.mark.parametrize("live", [True, False])
+def test_the_compiled_street_player_plays_what_the_rows_give(variant: Variant, rules_name: str,
+                                                             live: bool) -> None:
+    """:meth:`LearnedBot.play_boards` (rows, live fields, pick, rows after, cards placed and
+    discards seen, in one compiled pass) leaves every board exactly as the policy's
+    :class:`StreetRows` path leaves it, on every street, with each player's other seen cards,
+    with and without the live-card fields (weights drawn at random: every feature counts)."""
+    generator = np.random.default_rng(21)
+    bot = LearnedBot("drawn", "random weights", PolicyWeights(
+        {item: generator.normal(size=(STAGES, len(FEATURES[family(item)]))) for item in Variant},
+        {item: 0.4 for item in Variant}))
+    rules = preset(rules_name)
+    compiled = ColumnPolicy("learned", variant, rules)
+    compiled.bot, compiled.live = bot, live
+    through_rows = ColumnPolicy("learned", variant, rules)
+    through_rows.bot, through_rows.live = _StreetRowsOnly(bot), live
+    checked = 0
+    for batch, dealt, discards, _ in streets_of_boards(variant, rules_name, 300, seed=13):
+        mine = BoardBatch(batch.cards.copy(), batch.counts.copy(), batch.keys.copy(),
+                          batch.suits.copy(), batch.seen.copy())
+        theirs = BoardBatch(batch.cards.copy(), batch.counts.copy(), batch.keys.copy(),
+                            batch.suits.copy(), batch.seen.copy())
+        picked = compiled.play_street(mine, dealt, discards)
+        expected = through_rows.play_street(theirs, dealt, discards)
+        assert (picked == expected).all()
+        for name in ("cards", "counts", "keys", "suits", "seen"):
+            assert (getattr(mine, name) == getattr(theirs, name)).all(), name
+        checked += 1
+    assert checked == len(variant.streets)
