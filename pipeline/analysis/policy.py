@@ -118,6 +118,15 @@ class ColumnPolicy:
         return score(street.options(self.variant, patterns, pattern_subsets(size, discards),
                                     self.outlooks))
 
+    def prepare(self) -> None:
+        """Play the variant's opening on one empty board (thrown away): a bot whose play is
+        compiled (:meth:`pipeline.simulate.learned.LearnedBot.play_boards`) is then compiled
+        or loaded from numba's cache in this process, and worker processes forked after it
+        inherit it instead of each loading it again."""
+        opening = self.variant.streets[0]
+        boards = BoardBatch.from_rows([((), (), ())])
+        self.play_street(boards, np.arange(opening.dealt)[None, :], opening.discarded)
+
     def play_street(
         self, boards: BoardBatch, dealt: np.ndarray, discards: int, uniforms: np.ndarray | None = None
     ) -> np.ndarray:

@@ -168,3 +168,19 @@ def test_the_expert_policy_beats_solid_heads_up(variant: Variant) -> None:
     error = math.sqrt(sum((value - mean) ** 2 for value in points) / (len(points) - 1)
                       / len(points))
     assert mean > 3 * error and mean > 0.3, (mean, error)
+
+
+def test_preparing_a_policy_compiles_the_learned_play_in_this_process() -> None:
+    """:meth:`ColumnPolicy.prepare` (what the grader's parent process does before forking its
+    workers) leaves the learned bot's compiled street player ready in this process: compiled
+    for the argument types the rollouts pass, so the workers inherit it."""
+    from pipeline.simulate.learned_kernel import play_learned
+
+    for variant in Variant:
+        ColumnPolicy("learned", variant, STANDARD).prepare()
+    assert len(play_learned.signatures) == 1  # one specialisation serves every variant
+    boards = BoardBatch.from_rows([((), (), ())]).repeat(4)
+    dealt = np.asarray([[0, 5, 10, 15, 20]] * 4)
+    ColumnPolicy("learned", Variant.CLASSIC, STANDARD).play_street(boards, dealt, 0)
+    assert len(play_learned.signatures) == 1  # the rollouts' calls used it
+    assert (boards.counts.sum(axis=1) == 5).all()
