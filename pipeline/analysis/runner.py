@@ -9,11 +9,13 @@ transaction each, so a dashboard can read in between). Work is split by (hand, p
 
 from __future__ import annotations
 
+import gc
 import math
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -120,6 +122,27 @@ class _TaskResult:
 
 
 def _run_task(task: _Task) -> _TaskResult:
+    """Grade one player's hand, with the garbage collector paused (:func:`_paused_collector`)."""
+    with _paused_collector():
+        return _grade_task(task)
+
+
+@contextmanager
+def _paused_collector() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector for a hand's grading: the rollouts make and drop
+    many small objects (arrays' wrappers, tuples), none of them in cycles, and the collector's
+    passes over everything alive were about 7 % of a grade's CPU (perf, 8 hands). Reference
+    counting still frees every object at once; the collector runs again afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _grade_task(task: _Task) -> _TaskResult:
     hand = task.hand
     seat = hand.seats[task.seat]
     if seat.fantasyland:

@@ -63,8 +63,8 @@ HAND_GAP_SECONDS = {
 }
 """Seconds between the starts of two hands at a table: a few minutes at most."""
 
-_CARD_KEYS = np.asarray(RANK_KEY_OF_CARD, dtype=np.float64)
-_SUIT_KEYS = np.asarray([(1, 8, 64, 512)[card & 3] for card in range(52)], dtype=np.float64)
+_CARD_KEYS = np.asarray(RANK_KEY_OF_CARD, dtype=np.int64)
+_SUIT_KEYS = np.asarray([(1, 8, 64, 512)[card & 3] for card in range(52)], dtype=np.int64)
 _ROW_START = np.asarray((0, 3, 8), dtype=np.int64)
 
 
@@ -141,6 +141,19 @@ def _state_ranks() -> np.ndarray:
     ranks its cards hold (uint16)."""
     held = state_space().vectors > 0
     return (held * (1 << np.arange(13))).sum(axis=1).astype(np.uint16)
+
+
+@cache
+def _state_next() -> np.ndarray:
+    """A row state id (:func:`pipeline.simulate.outlook.state_space`) and a rank -> the id of
+    the state with one more card of that rank (-1 where none exists: five cards, or a fifth
+    of a rank), int32 (states × 13)."""
+    space = state_space()
+    rank_keys = np.asarray(RANK_KEY_OF_CARD[::4], dtype=np.int64)  # card 4r is of rank r
+    at = (space.counts[:, None] + 1) * KEY_LIMIT + space.keys[:, None] + rank_keys[None, :]
+    room = space.counts[:, None] < 5
+    following = np.where(room, space.index[np.where(room, at, 0)], -1)
+    return following.astype(np.int32)
 
 
 _NO_SUIT = 15
@@ -453,13 +466,14 @@ def street_tables() -> StreetTables:
     """This module's lookup tables as the compiled street player reads them
     (:func:`pipeline.simulate.learned_kernel.play_learned`), built once per process."""
     return StreetTables(
-        card_keys=np.asarray(RANK_KEY_OF_CARD, dtype=np.int64),
-        suit_keys=_SUIT_KEYS.astype(np.int64),
+        card_keys=_CARD_KEYS,
+        suit_keys=_SUIT_KEYS,
         rank_bits=_RANK_BIT[:52].astype(np.int64),
         card_bits=_CARD_BIT[:52].copy(),
         mono_suit=_MONO_SUIT,
         suit_after=_SUIT_AFTER,
         state_index=state_space().index,
+        state_next=_state_next(),
         state_ranks=_state_ranks(),
         rank_cards=_RANK_CARDS,
         suit_cards=_SUIT_CARDS,
@@ -498,12 +512,11 @@ class StreetRows:
         self.dealt = dealt
         self.cards = cards
         self.seen = seen
-        membership = ((np.arange(1 << size)[None, :] >> np.arange(size)[:, None]) & 1).astype(
-            np.float64
-        )  # (dealt, subsets)
-        self.subset_keys = np.rint(_CARD_KEYS[dealt] @ membership).astype(np.int64)
-        self.subset_suits = _MONO_SUIT[np.rint(_SUIT_KEYS[dealt] @ membership).astype(np.int64)]
-        self.subset_counts = membership.sum(axis=0).astype(np.int64)
+        membership = (np.arange(1 << size)[None, :] >> np.arange(size)[:, None]) & 1
+        # (dealt, subsets) int64: integer products, so no BLAS (whose idle threads spin)
+        self.subset_keys = np.take(_CARD_KEYS, dealt) @ membership
+        self.subset_suits = _MONO_SUIT[np.take(_SUIT_KEYS, dealt) @ membership]
+        self.subset_counts = membership.sum(axis=0)
         self.keys = keys
         self.counts = counts
         self.suits = suits
