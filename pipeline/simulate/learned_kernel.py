@@ -27,7 +27,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import intrinsic
 
 RAW_FIELDS = (
     "open_top", "open_middle", "open_bottom", "top_mean", "top_variance", "top_royalty",
@@ -603,7 +604,7 @@ class StreetTables(NamedTuple):
     """The dealer's lookup tables the compiled street player reads (built once per process,
     :func:`pipeline.simulate.dealer.street_tables`): per card its rank key, suit key, rank
     bit and card bit; suit-key sums to a suit state; suit states joined; the row states'
-    index and each state's ranks; the live-card shares and masks; the row lengths and
+    index, the state a card of each rank leads to, and each state's ranks; the live-card shares and masks; the row lengths and
     starting slots."""
 
     card_keys: np.ndarray
@@ -613,6 +614,7 @@ class StreetTables(NamedTuple):
     mono_suit: np.ndarray
     suit_after: np.ndarray
     state_index: np.ndarray
+    state_next: np.ndarray
     state_ranks: np.ndarray
     rank_cards: np.ndarray
     suit_cards: np.ndarray
@@ -624,23 +626,28 @@ class StreetTables(NamedTuple):
     no_suit: int
 
 
-_M1 = np.uint64(0x5555555555555555)
-_M2 = np.uint64(0x3333333333333333)
-_M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
-_H01 = np.uint64(0x0101010101010101)
 _ALL_CARDS = np.uint64((1 << 52) - 1)
+
+
+@intrinsic
+def _count_bits(typing_context, value):  # noqa: ANN001, ANN202, ARG001
+    """The set bits of a uint64, by the processor's population count (LLVM's ``ctpop``)."""
+    if value != types.uint64:
+        return None
+
+    def generate(context, builder, signature, arguments):  # noqa: ANN001, ANN202, ARG001
+        return builder.ctpop(arguments[0])
+
+    return types.uint64(types.uint64), generate
 
 
 @njit(cache=True, inline="always")
 def _popcount(value):  # noqa: ANN001, ANN202
-    """The set bits of a uint64 (exact)."""
-    value = value - ((value >> np.uint64(1)) & _M1)
-    value = (value & _M2) + ((value >> np.uint64(2)) & _M2)
-    value = (value + (value >> np.uint64(4))) & _M4
-    return np.int64((value * _H01) >> np.uint64(56))
+    """The set bits of a uint64 (exact), as int64."""
+    return np.int64(_count_bits(value))
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _board_rows(board, dealt, keys, counts, suits, cards, seen, live_on, tables,  # noqa: ANN001, ANN202, PLR0913
                 subset_keys, subset_suits, subset_counts, entries, fits, live):
     """One board's rows after each subset of the street's cards, as
@@ -667,6 +674,7 @@ def _board_rows(board, dealt, keys, counts, suits, cards, seen, live_on, tables,
         added[subset] = ranks
     unseen = np.uint64(0)
     drawn = np.empty(6, dtype=np.int64)
+    reached = np.empty(subsets_count, dtype=np.int64)
     if live_on:
         known = np.uint64(0)
         for card in range(52):
@@ -682,21 +690,27 @@ def _board_rows(board, dealt, keys, counts, suits, cards, seen, live_on, tables,
         drawn[5] = tables.no_suit
         for suit in range(4):
             drawn[suit + 1] = _popcount(unseen & tables.suit_cards[suit])
+    empty = max(np.int64(tables.state_index[0]), 0)
     for row in range(3):
-        current_ranks = 0
+        # the row's state after each subset, from the subset without its lowest card and
+        # that card's rank (the state-space transition table): one lookup of the big index
+        # per row instead of one per subset
+        reached[0] = tables.state_index[counts[board, row] * tables.key_limit
+                                        + keys[board, row]]
+        for subset in range(1, subsets_count):
+            before = reached[subset & (subset - 1)]
+            lowest = 0
+            while not (subset >> lowest) & 1:
+                lowest += 1
+            reached[subset] = (tables.state_next[before, dealt[board, lowest] >> 2]
+                               if before >= 0 else -1)
+        current_ranks = np.int64(tables.state_ranks[max(np.int64(reached[0]), 0)])
         at = 2 * row - 1 if row else 0  # the row's live field in ``live`` (its flush: next)
         for subset in range(subsets_count):
             count = counts[board, row] + subset_counts[subset]
-            key = keys[board, row] + subset_keys[subset]
             suit = tables.suit_after[subset_suits[subset] + 6 * suits[board, row] + 7]
             fit = count <= tables.row_lengths[row]
-            state = 0
-            if fit:
-                state = max(np.int64(tables.state_index[count * tables.key_limit + key]), 0)
-            else:
-                state = max(np.int64(tables.state_index[0]), 0)
-            if subset == 0:
-                current_ranks = np.int64(tables.state_ranks[state])
+            state = max(np.int64(reached[subset]), 0) if fit else empty
             fits[row, 0, subset] = fit
             if row == 0:
                 entries[row, 0, subset] = state
@@ -719,7 +733,8 @@ def _board_rows(board, dealt, keys, counts, suits, cards, seen, live_on, tables,
 
 @njit(cache=True, error_model="numpy")
 def play_learned(dealt, keys, counts, suits, cards, seen, live_on, card_keys, suit_keys,  # noqa: ANN001, ANN201, PLR0913
-                 rank_bits, card_bits, mono_suit, suit_after, state_index, state_ranks,
+                 rank_bits, card_bits, mono_suit, suit_after, state_index, state_next,
+                 state_ranks,
                  rank_cards, suit_cards, live_share, flush_share, row_lengths, row_starts,
                  key_limit, no_suit, subsets, patterns, within, tables, opening, low, steer,
                  table, base_slots, first_slots, group_starts, second_slots, columns):
@@ -733,7 +748,8 @@ def play_learned(dealt, keys, counts, suits, cards, seen, live_on, card_keys, su
     (``*street_tables``): arrays and numbers are typed at once by the compiled function's
     dispatcher, where a named tuple of arrays took a third of a millisecond per call."""
     street_tables = StreetTables(card_keys, suit_keys, rank_bits, card_bits, mono_suit,
-                                 suit_after, state_index, state_ranks, rank_cards, suit_cards,
+                                 suit_after, state_index, state_next, state_ranks, rank_cards,
+                                 suit_cards,
                                  live_share, flush_share, row_lengths, row_starts, key_limit,
                                  no_suit)
     boards_count = dealt.shape[0]
