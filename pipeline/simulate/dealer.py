@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -46,11 +46,13 @@ from pipeline.simulate.bots import (
     street_patterns,
     uses_live_cards,
 )
-from pipeline.simulate.learned_kernel import StreetTables
 from pipeline.simulate.outlook import RowOutlooks, row_outlooks, state_space
 from pipeline.simulate.sessions import SessionPlan
 from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
 from pipeline.solver.tables import KEY_LIMIT, RANK_KEY_OF_CARD
+
+if TYPE_CHECKING:
+    from pipeline.simulate.learned_kernel import StreetTables
 
 QUOTED_CARD: tuple[str, ...] = tuple(f'"{card_text(card)}"' for card in range(52))
 """Each card's canonical text as a JSON string."""
@@ -465,6 +467,8 @@ def _table_cards(cards: np.ndarray, hand_of: np.ndarray, hands: int) -> np.ndarr
 def street_tables() -> StreetTables:
     """This module's lookup tables as the compiled street player reads them
     (:func:`pipeline.simulate.learned_kernel.play_learned`), built once per process."""
+    from pipeline.simulate.learned_kernel import StreetTables
+
     return StreetTables(
         card_keys=_CARD_KEYS,
         suit_keys=_SUIT_KEYS,

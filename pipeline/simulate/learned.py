@@ -10,7 +10,8 @@ ends legal, estimated as the heuristic bots estimate it, the royalties and rows'
 counted when legal, the Fantasyland chance, the open slots, how live each row's draws are by
 the cards the player has seen; and products of these), with one weight vector per variant
 and per *stage* (the slots still open once the street is placed: 8, 6, 4, 2, 0 in Pineapple,
-8 to 0 in Classic). The score is compiled (:mod:`pipeline.simulate.learned_kernel`, numba):
+8 to 0 in Classic). The score is compiled (:mod:`pipeline.simulate.learned_kernel`, numba,
+imported on first use: importing the bots does not start numba):
 option by option in a fixed order, so a board gets the same score (and the same choice: the
 first of equal scores) whether it is decided alone or beside thousands of others, by the
 rollouts' whole-street player or by the dealer's plain path; the bot uses no chance, so the
@@ -36,17 +37,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from pipeline.rules.game import Variant
-from pipeline.simulate.learned_kernel import (
-    BLOCK,
-    FEATURE_SLOTS,
-    RAW_FIELDS,
-    ROW_SLOTS,
-    choose_learned,
-    features_of_fields,
-    normal_cdf_values,
-    play_learned,
-    worth_of_fields,
-)
 
 if TYPE_CHECKING:
     from pipeline.simulate.bots import Options
@@ -233,6 +223,8 @@ def fast_normal_cdf(values: np.ndarray) -> np.ndarray:
     float32: the formula the policy's compiled score uses (:mod:`pipeline.simulate.
     learned_kernel`). The learned weights are fitted on exactly these numbers, so the
     approximation costs nothing but its shape."""
+    from pipeline.simulate.learned_kernel import normal_cdf_values
+
     values = np.asarray(values, dtype=np.float32)
     return normal_cdf_values(np.ascontiguousarray(values).ravel()).reshape(values.shape)
 
@@ -240,6 +232,8 @@ def fast_normal_cdf(values: np.ndarray) -> np.ndarray:
 def raw_fields(options: Options) -> np.ndarray:
     """The options' fields the features are made of (:data:`RAW_FIELDS` × options, float32,
     the options in the order of ``ravel``)."""
+    from pipeline.simulate.learned_kernel import RAW_FIELDS
+
     return np.stack([np.asarray(getattr(options, name), dtype=np.float32).ravel()
                      for name in RAW_FIELDS])
 
@@ -248,6 +242,8 @@ def base_features(options: Options, steer: float) -> dict[str, np.ndarray]:
     """The base features of every option (name -> float32 array shaped as the options'
     fields), see :data:`BASE_FEATURES`: the numbers the compiled score works with
     (:func:`pipeline.simulate.learned_kernel.features_of_fields`)."""
+    from pipeline.simulate.learned_kernel import FEATURE_SLOTS, features_of_fields
+
     features = features_of_fields(raw_fields(options), family(options.variant) == "low",
                                   np.float32(steer))
     shape = options.top_mean.shape
@@ -360,6 +356,8 @@ class LearnedBot:
         order, then the products factored by their first feature (``first × Σ weight ×
         second``, :data:`PRODUCT_BASES` order), option by option, so an option's worth does
         not depend on which others are scored beside it."""
+        from pipeline.simulate.learned_kernel import worth_of_fields
+
         compiled = self._compiled(options.variant)
         shape = options.top_mean.shape
         per_option = np.broadcast_to(
@@ -386,6 +384,8 @@ class LearnedBot:
         options considered, each one's fields read from the packed outlook tables, the same
         worth bit for bit, and the best per board (tests/simulate/test_fast_options.py
         checks it against the plain path)."""
+        from pipeline.simulate.learned_kernel import choose_learned
+
         states = [street.row_state(row) for row in range(3)]
         entries = np.stack([state.entry for state in states])
         fits = np.stack([state.fits for state in states])
@@ -414,6 +414,7 @@ class LearnedBot:
         (tests/simulate/test_learned_play.py). Returns the pattern index per board."""
         from pipeline.simulate.bots import pattern_subsets, street_patterns
         from pipeline.simulate.dealer import order_within_rows, street_tables
+        from pipeline.simulate.learned_kernel import BLOCK, play_learned
 
         size = dealt.shape[1]
         patterns = street_patterns(size, discards)
@@ -452,6 +453,8 @@ class CompiledWeights:
 
 def compiled_weights(variant: Variant, table: np.ndarray, steer: float) -> CompiledWeights:
     """:class:`CompiledWeights` of a (stages, features) weight table of ``variant``."""
+    from pipeline.simulate.learned_kernel import FEATURE_SLOTS
+
     name = family(variant)
     plan = _PRODUCT_PLAN[name]
     starts = [0]
@@ -478,6 +481,7 @@ def kernel_tables(variant: Variant, outlooks: RowOutlooks) -> np.ndarray:
     variant and outlooks."""
     from pipeline.simulate.bots import ROW_NAMES
     from pipeline.simulate.dealer import packed_outlooks
+    from pipeline.simulate.learned_kernel import ROW_SLOTS
 
     key = (variant, id(outlooks))
     known = _KERNEL_TABLES.get(key)

@@ -19,7 +19,7 @@ from pipeline.cli import COMMAND_MODULES, build_parser, command_name
 REPO = Path(__file__).resolve().parents[2]
 BOARD = "Qs Qh 5d / Kc Kd 4h 3s 2c / Ac Ad Ah 9s 9c"
 HEAVY = ("streamlit", "duckdb", "polars", "pyarrow", "pandas", "plotly", "jinja2", "numpy",
-         "pyspark")
+         "pyspark", "numba")
 
 
 def imported(*arguments: str) -> tuple[set[str], subprocess.CompletedProcess]:
@@ -157,3 +157,20 @@ def test_ofc_report_loads_plotly_and_jinja_only_for_the_formats_that_use_them(
             assert json.loads(result.stdout)["player"] == MARA
     assert loaded == {"json": {"duckdb"}, "md": {"duckdb", "jinja2"},
                       "html": {"duckdb", "jinja2", "plotly"}}
+
+
+def test_the_bots_load_without_numba_until_the_learned_policy_plays() -> None:
+    """Importing the simulator's bots (``ofc simulate``, the dashboard's pages) does not start
+    numba; the learned policy's compiled score imports it on first use."""
+    code = (
+        "import sys\n"
+        "from pipeline.simulate.bots import BOTS\n"
+        "print('numba' in sys.modules)\n"
+        "from pipeline.simulate.learned import fast_normal_cdf\n"
+        "fast_normal_cdf([0.0])\n"
+        "print('numba' in sys.modules)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=REPO, timeout=120, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["False", "True"]
