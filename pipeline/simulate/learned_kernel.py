@@ -649,16 +649,17 @@ def _popcount(value):  # noqa: ANN001, ANN202
 
 @njit(cache=True, error_model="numpy", inline="always")
 def _board_rows(board, dealt, keys, counts, suits, cards, seen, live_on, tables,  # noqa: ANN001, ANN202, PLR0913
-                subset_keys, subset_suits, subset_counts, entries, fits, live):
+                subset_keys, subset_suits, subset_counts, entries, fits, live, added, drawn,
+                reached):
     """One board's rows after each subset of the street's cards, as
     :class:`pipeline.simulate.dealer.StreetRows` works them out (the same integers, the same
     share-table entries): the subsets' rank keys and suit states (``subset_keys``,
     ``subset_suits``), and per row the outlook entry and whether the cards fit (``entries``,
     ``fits``: 3 × 1 × subsets) and the live fields (``live``: 5 × 1 × subsets; 1 and 0
-    without ``live_on``)."""
+    without ``live_on``). ``added``, ``drawn`` and ``reached`` are scratch (subsets, 6 and
+    subsets long): allocated once by the caller, not per board."""
     size = dealt.shape[1]
     subsets_count = subset_counts.size
-    added = np.zeros(subsets_count, dtype=np.int64)
     for subset in range(subsets_count):
         key = 0
         suit_key = 0
@@ -673,8 +674,6 @@ def _board_rows(board, dealt, keys, counts, suits, cards, seen, live_on, tables,
         subset_suits[subset] = tables.mono_suit[suit_key]
         added[subset] = ranks
     unseen = np.uint64(0)
-    drawn = np.empty(6, dtype=np.int64)
-    reached = np.empty(subsets_count, dtype=np.int64)
     if live_on:
         known = np.uint64(0)
         for card in range(52):
@@ -762,6 +761,9 @@ def play_learned(dealt, keys, counts, suits, cards, seen, live_on, card_keys, su
     entries = np.zeros((3, 1, subsets_count), dtype=np.int64)
     fits = np.zeros((3, 1, subsets_count), dtype=np.bool_)
     live = np.zeros((5, 1, subsets_count), dtype=np.float32)
+    added = np.zeros(subsets_count, dtype=np.int64)
+    drawn = np.zeros(6, dtype=np.int64)
+    reached = np.zeros(subsets_count, dtype=np.int64)
     buffers = _scratch(subsets.shape[0], subsets_count)
     best = np.full(boards_count, -np.inf, dtype=np.float32)
     chosen = np.zeros(boards_count, dtype=np.int64)
@@ -773,7 +775,8 @@ def play_learned(dealt, keys, counts, suits, cards, seen, live_on, card_keys, su
                          group_starts, second_slots, columns, best, chosen)
             count = 0
         _board_rows(board, dealt, keys, counts, suits, cards, seen, live_on, street_tables,
-                    subset_keys, subset_suits, subset_counts, entries, fits, live)
+                    subset_keys, subset_suits, subset_counts, entries, fits, live, added, drawn,
+                    reached)
         count = _gather_board(board, 0, entries, fits, live, subsets, tables, opening,
                               last_stage, buffers, count)
     if count:
