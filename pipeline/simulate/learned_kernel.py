@@ -431,6 +431,11 @@ middle third."""
 
 
 
+_RAW_SLOTS = tuple(np.asarray([RAW_FIELDS.index(name) for name in names], dtype=np.int64)
+                   for names in ROW_SLOTS)
+"""Per row, the :data:`RAW_FIELDS` row of each column of its outlook table."""
+
+
 @njit(cache=True, error_model="numpy", inline="always")
 def _shaped(top, middle):  # noqa: ANN001, ANN202
     """Whether an opening's top and middle have a shape players use: at most one unpaired card
@@ -509,27 +514,10 @@ def _gather_board(owner, board, entries, fits, live, subsets, tables, opening, l
         bottom = subsets[pattern, 2]
         if any_shaped and not _shaped(staged[0, top], staged[1, middle]):
             continue
-        fields = staged[0, top]  # in ROW_SLOTS order, written out: fixed places
-        raw[_OPEN_TOP, count] = fields[0]
-        raw[_TOP_MEAN, count] = fields[1]
-        raw[_TOP_VARIANCE, count] = fields[2]
-        raw[_TOP_ROYALTY, count] = fields[3]
-        raw[_TOP_FL, count] = fields[4]
-        raw[_TOP_FL_MEAN, count] = fields[5]
-        raw[_TOP_FL_VARIANCE, count] = fields[6]
-        raw[_TOP_FLOOR, count] = fields[7]
-        fields = staged[1, middle]
-        raw[_OPEN_MIDDLE, count] = fields[0]
-        raw[_MIDDLE_MEAN, count] = fields[1]
-        raw[_MIDDLE_FLOOR, count] = fields[2]
-        raw[_MIDDLE_VARIANCE, count] = fields[3]
-        raw[_MIDDLE_ROYALTY, count] = fields[4]
-        raw[_MIDDLE_QUALIFY, count] = fields[5]
-        fields = staged[2, bottom]
-        raw[_OPEN_BOTTOM, count] = fields[0]
-        raw[_BOTTOM_MEAN, count] = fields[1]
-        raw[_BOTTOM_VARIANCE, count] = fields[2]
-        raw[_BOTTOM_ROYALTY, count] = fields[3]
+        for row, subset in ((0, top), (1, middle), (2, bottom)):
+            slots = _RAW_SLOTS[row]
+            for field in range(slots.size):
+                raw[slots[field], count] = staged[row, subset, field]
         raw[_TOP_LIVE, count] = live[0, board, top]
         raw[_MIDDLE_LIVE, count] = live[1, board, middle]
         raw[_MIDDLE_FLUSH, count] = live[2, board, middle]
