@@ -398,26 +398,6 @@ def worth_of_fields(raw, stages, low, steer, table, base_slots, first_slots,  # 
     return result
 
 
-@njit(cache=True, error_model="numpy")
-def _flush(raw, count, boards, patterns, stages, low, steer, table, base_slots,  # noqa: ANN001, ANN202
-           first_slots, group_starts, second_slots, columns, features, work, total, inner,
-           scratch, best, chosen):
-    """Score the ``count`` gathered options of a block and keep each board's best (the first
-    on equal scores; a NaN wins, as in ``numpy.argmax``)."""
-    _block_features(raw, count, low, steer, features, work)
-    _block_worth(features, count, stages, table, base_slots, first_slots, group_starts,
-                 second_slots, columns, total, inner, scratch)
-    for at in range(count):
-        board = boards[at]
-        value = total[at]
-        held = best[board]
-        if held != held:
-            continue
-        if value != value or value > held:
-            best[board] = value
-            chosen[board] = patterns[at]
-
-
 ROW_SLOTS = (
     ("open_top", "top_mean", "top_variance", "top_royalty", "top_fantasyland",
      "top_fantasyland_mean", "top_fantasyland_variance", "top_floor"),
@@ -428,8 +408,6 @@ ROW_SLOTS = (
 """Per row, the option fields its outlook table holds, in the table's column order
 (:func:`choose_learned`'s ``tables``): ``open`` first, the floor of the top last and of the
 middle third."""
-
-
 
 _RAW_SLOTS = tuple(np.asarray([RAW_FIELDS.index(name) for name in names], dtype=np.int64)
                    for names in ROW_SLOTS)
@@ -536,7 +514,9 @@ def _gather_board(owner, board, entries, fits, live, subsets, tables, opening, l
 def _score_block(buffers, count, low, steer, table, base_slots, first_slots, group_starts,  # noqa: ANN001, ANN202
                  second_slots, columns, best, chosen):
     """Score the ``count`` options of the block and keep each board's best (the first on
-    equal scores; a NaN wins, as in ``numpy.argmax``)."""
+    equal scores; a NaN wins, as in ``numpy.argmax``); nothing when the block is empty."""
+    if count == 0:
+        return
     _block_features(buffers.raw, count, low, steer, buffers.features, buffers.work)
     _block_worth(buffers.features, count, buffers.stages, table, base_slots, first_slots,
                  group_starts, second_slots, columns, buffers.total, buffers.inner,
@@ -551,6 +531,20 @@ def _score_block(buffers, count, low, steer, table, base_slots, first_slots, gro
         if value != value or value > held:
             best[board] = value
             chosen[board] = buffers.picks[at]
+
+
+@njit(cache=True, error_model="numpy", inline="always")
+def _add_board(owner, board, entries, fits, live, subsets, tables, opening, last_stage,  # noqa: ANN001, ANN202, PLR0913
+               buffers, count, low, steer, table, base_slots, first_slots, group_starts,
+               second_slots, columns, best, chosen):
+    """:func:`_gather_board`, after scoring the block first when the board's options might not
+    fit in it; returns the block's new count."""
+    if count + subsets.shape[0] > BLOCK:
+        _score_block(buffers, count, low, steer, table, base_slots, first_slots,
+                     group_starts, second_slots, columns, best, chosen)
+        count = 0
+    return _gather_board(owner, board, entries, fits, live, subsets, tables, opening,
+                         last_stage, buffers, count)
 
 
 @njit(cache=True, error_model="numpy")
@@ -576,15 +570,11 @@ def choose_learned(entries, fits, live, subsets, tables, opening, low, steer, ta
     last_stage = table.shape[0] - 1
     count = 0
     for board in range(boards_count):
-        if count + subsets.shape[0] > BLOCK:
-            _score_block(buffers, count, low, steer, table, base_slots, first_slots,
-                         group_starts, second_slots, columns, best, chosen)
-            count = 0
-        count = _gather_board(board, board, entries, fits, live, subsets, tables, opening,
-                              last_stage, buffers, count)
-    if count:
-        _score_block(buffers, count, low, steer, table, base_slots, first_slots, group_starts,
-                     second_slots, columns, best, chosen)
+        count = _add_board(board, board, entries, fits, live, subsets, tables, opening,
+                           last_stage, buffers, count, low, steer, table, base_slots,
+                           first_slots, group_starts, second_slots, columns, best, chosen)
+    _score_block(buffers, count, low, steer, table, base_slots, first_slots, group_starts,
+                 second_slots, columns, best, chosen)
     return chosen
 
 
@@ -592,8 +582,8 @@ class StreetTables(NamedTuple):
     """The dealer's lookup tables the compiled street player reads (built once per process,
     :func:`pipeline.simulate.dealer.street_tables`): per card its rank key, suit key, rank
     bit and card bit; suit-key sums to a suit state; suit states joined; the row states'
-    index, the state a card of each rank leads to, and each state's ranks; the live-card shares and masks; the row lengths and
-    starting slots."""
+    index, the state a card of each rank leads to, and each state's ranks; the live-card
+    shares and masks; the row lengths and starting slots."""
 
     card_keys: np.ndarray
     suit_keys: np.ndarray
@@ -736,9 +726,8 @@ def play_learned(dealt, keys, counts, suits, cards, seen, live_on, card_keys, su
     dispatcher, where a named tuple of arrays took a third of a millisecond per call."""
     street_tables = StreetTables(card_keys, suit_keys, rank_bits, card_bits, mono_suit,
                                  suit_after, state_index, state_next, state_ranks, rank_cards,
-                                 suit_cards,
-                                 live_share, flush_share, row_lengths, row_starts, key_limit,
-                                 no_suit)
+                                 suit_cards, live_share, flush_share, row_lengths, row_starts,
+                                 key_limit, no_suit)
     boards_count = dealt.shape[0]
     subsets_count = 1 << dealt.shape[1]
     subset_counts = np.zeros(subsets_count, dtype=np.int64)
@@ -758,18 +747,14 @@ def play_learned(dealt, keys, counts, suits, cards, seen, live_on, card_keys, su
     last_stage = table.shape[0] - 1
     count = 0
     for board in range(boards_count):
-        if count + subsets.shape[0] > BLOCK:
-            _score_block(buffers, count, low, steer, table, base_slots, first_slots,
-                         group_starts, second_slots, columns, best, chosen)
-            count = 0
         _board_rows(board, dealt, keys, counts, suits, cards, seen, live_on, street_tables,
                     subset_keys, subset_suits, subset_counts, entries, fits, live, added, drawn,
                     reached)
-        count = _gather_board(board, 0, entries, fits, live, subsets, tables, opening,
-                              last_stage, buffers, count)
-    if count:
-        _score_block(buffers, count, low, steer, table, base_slots, first_slots, group_starts,
-                     second_slots, columns, best, chosen)
+        count = _add_board(board, 0, entries, fits, live, subsets, tables, opening,
+                           last_stage, buffers, count, low, steer, table, base_slots,
+                           first_slots, group_starts, second_slots, columns, best, chosen)
+    _score_block(buffers, count, low, steer, table, base_slots, first_slots, group_starts,
+                 second_slots, columns, best, chosen)
     new_keys = keys.copy()
     new_counts = counts.copy()
     new_suits = suits.copy()
