@@ -24,8 +24,13 @@ def _grade_now(player: str | None, hands: int | None, outdated: bool = False) ->
     import time
 
     from pipeline.analysis.grade import GradeSettings
+    from pipeline.analysis.policy import prepare_policy
     from pipeline.analysis.runner import analyze_database
+    from pipeline.rules.ruleset import STANDARD
 
+    with st.spinner("preparing the rollout policy (compiled once after an install, about "
+                    "15 s; then loaded)…"):
+        prepare_policy(GradeSettings().policy, STANDARD)
     bar = st.progress(0.0, text="grading…")
     started = time.perf_counter()
 

@@ -225,19 +225,16 @@ def _prepare_policy(policy: str, rules: RuleSet | None, quiet: bool) -> None:
     grading's; says so when it took a while."""
     from rich.console import Console
 
-    from pipeline.analysis.policy import ColumnPolicy
+    from pipeline.analysis.policy import prepare_policy
     from pipeline.rules.ruleset import STANDARD
-    from pipeline.simulate.bots import BOTS
 
-    if not hasattr(BOTS.get(policy), "play_boards"):
-        return  # nothing compiled to prepare
     console = Console(stderr=True)
     started = time.perf_counter()
     with console.status(f"preparing the rollout policy {policy!r} (compiled once after an "
                         "install, about 15 s; then loaded)", spinner="dots"):
-        ColumnPolicy(policy, Variant.PINEAPPLE, rules or STANDARD).prepare()
+        compiled = prepare_policy(policy, rules or STANDARD)
     seconds = time.perf_counter() - started
-    if seconds > 3 and not quiet:
+    if compiled and seconds > 3 and not quiet:
         console.print(f"compiled the rollout policy {policy!r} in {seconds:.0f} s (once: later "
                       "runs load it)")
 

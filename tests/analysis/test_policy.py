@@ -174,8 +174,12 @@ def test_preparing_a_policy_compiles_the_learned_play_in_this_process() -> None:
     """:meth:`ColumnPolicy.prepare` (what the grader's parent process does before forking its
     workers) leaves the learned bot's compiled street player ready in this process: compiled
     for the argument types the rollouts pass, so the workers inherit it."""
+    from pipeline.analysis.policy import prepare_policy
     from pipeline.simulate.learned_kernel import play_learned
 
+    assert prepare_policy("learned", STANDARD)
+    assert not prepare_policy("solid", STANDARD)  # nothing compiled to prepare
+    assert len(play_learned.signatures) == 1
     for variant in Variant:
         ColumnPolicy("learned", variant, STANDARD).prepare()
     assert len(play_learned.signatures) == 1  # one specialisation serves every variant
