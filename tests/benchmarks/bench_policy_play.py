@@ -12,7 +12,10 @@ and in total, with the ratio::
 
     .venv/bin/python tests/benchmarks/bench_policy_play.py [--hands 8] [--repeat 3]
 
-Only the choice is timed (the rows' states after the street are the same code in both paths).
+Only the choice is timed (the rows' states after the street are the same code in both paths);
+for a bot with a compiled whole-street player (the learned policy's
+:meth:`LearnedBot.play_boards`, what the rollouts run) that player is timed too, rows after
+the street included, and must pick the same.
 The machine is shared and noisy: the figures are medians of ``--repeat`` passes, both paths
 measured in each pass. A policy that reads the live cards (the learned one) gets each board's
 cards and the cards its player has seen, as in the grader.
@@ -50,6 +53,7 @@ from bench_grading_speed import build, export  # noqa: E402
 
 from pipeline.analysis import policy as policy_module  # noqa: E402
 from pipeline.analysis.grade import GradeSettings  # noqa: E402
+from pipeline.analysis.policy import BoardBatch  # noqa: E402
 from pipeline.analysis.runner import analyze_database  # noqa: E402
 from pipeline.simulate.bots import pattern_subsets, street_patterns  # noqa: E402
 from pipeline.simulate.dealer import StreetRows  # noqa: E402
@@ -98,6 +102,19 @@ def decide(call: tuple, fast: bool) -> tuple[np.ndarray, float]:
     return np.concatenate(picks), time.process_time() - started
 
 
+def play_whole(call: tuple) -> tuple[np.ndarray, float]:
+    """One recorded street played by the bot's compiled whole-street player
+    (:meth:`LearnedBot.play_boards`, what the rollouts run for the learned policy: rows,
+    live fields, pick and the boards after it) on copies of the boards; the picks and CPU
+    seconds."""
+    policy, keys, counts, suits, dealt, discards, cards, seen = call
+    boards = BoardBatch(cards.copy(), counts.copy(), keys.copy(), suits.copy(), seen.copy())
+    started = time.process_time()
+    picks = policy.bot.play_boards(boards, dealt, discards, policy.variant, policy.outlooks,
+                                   policy.live)
+    return picks, time.process_time() - started
+
+
 CHILD = r"""
 import json, pickle, sys, time
 sys.path.insert(0, sys.argv[1])
@@ -112,6 +129,14 @@ with open(sys.argv[2], "rb") as stream:
 policies = {}
 spent = {}
 picked = []
+for name, variant, keys, counts, suits, dealt, discards, cards, seen in calls[:1]:
+    # warm-up, not timed: a compiled policy loads (or compiles) its machine code on first use
+    warm = policy_module.ColumnPolicy(name, Variant(variant), STANDARD)
+    size = dealt.shape[1]
+    warm.bot.choose_street(StreetRows(dealt[:1], keys[:1], counts[:1], suits[:1],
+                                      cards[:1] if warm.live else None, seen[:1]),
+                           warm.variant, street_patterns(size, discards),
+                           pattern_subsets(size, discards), warm.outlooks)
 for name, variant, keys, counts, suits, dealt, discards, cards, seen in calls:
     policy = policies.get((name, variant))
     if policy is None:
@@ -196,32 +221,45 @@ def main() -> None:
     if arguments.baseline:
         against_baseline(calls, arguments.baseline, arguments.repeat)
         return
-    times: dict[tuple[str, int], list[float]] = defaultdict(list)
+    times: dict[tuple[str, str, int], list[float]] = defaultdict(list)
     for _ in range(arguments.repeat):
-        spent: dict[tuple[str, int], float] = defaultdict(float)
+        spent: dict[tuple[str, str, int], float] = defaultdict(float)
         for call in calls:
-            placed = int(call[2][0].sum())
+            name, placed = call[0].name, int(call[2][0].sum())
             plain, plain_seconds = decide(call, fast=False)
             fast, fast_seconds = decide(call, fast=True)
             if not (plain == fast).all():
                 raise SystemExit(f"the fast path picked differently on a street with {placed} "
                                  "cards placed")
-            spent[("plain", placed)] += plain_seconds
-            spent[("fast", placed)] += fast_seconds
+            spent[("plain", name, placed)] += plain_seconds
+            spent[("fast", name, placed)] += fast_seconds
+            if hasattr(call[0].bot, "play_boards"):
+                played, whole_seconds = play_whole(call)
+                if not (played == fast).all():
+                    raise SystemExit("the whole-street player picked differently on a street "
+                                     f"with {placed} cards placed")
+                spent[("whole", name, placed)] += whole_seconds
         for key, seconds in spent.items():
             times[key].append(seconds)
     print("same picks on every board; CPU seconds, median of "
-          f"{arguments.repeat} passes (plain path = the baseline, measured beside it):")
-    for placed in sorted({placed for _, placed in times}):
-        plain = statistics.median(times[("plain", placed)])
-        fast = statistics.median(times[("fast", placed)])
-        print(f"  {placed:2d} cards placed: plain {plain:6.3f} s, fast {fast:6.3f} s: "
-              f"{plain / fast:.2f}x")
-    plain = statistics.median([sum(seconds[index] for (path, _), seconds in times.items()
-                                   if path == "plain") for index in range(arguments.repeat)])
-    fast = statistics.median([sum(seconds[index] for (path, _), seconds in times.items()
-                                  if path == "fast") for index in range(arguments.repeat)])
-    print(f"total: plain {plain:.3f} s, fast {fast:.3f} s: {plain / fast:.2f}x")
+          f"{arguments.repeat} passes, per policy (plain path = the baseline, measured beside "
+          "it; whole: the compiled whole-street player the rollouts run, rows after the street "
+          "included):")
+    for name in sorted({policy for _, policy, _ in times}):
+        paths = [path for path in ("plain", "fast", "whole") if (path, name) in
+                 {(key[0], key[1]) for key in times}]
+        print(f"{name}:")
+        for placed in sorted({placed for _, policy, placed in times if policy == name}):
+            medians = {path: statistics.median(times[(path, name, placed)]) for path in paths}
+            print(f"  {placed:2d} cards placed: " + ", ".join(
+                f"{path} {seconds:6.3f} s ({medians['plain'] / seconds:.2f}x)"
+                for path, seconds in medians.items()))
+        totals = {path: statistics.median([
+            sum(seconds[index] for (kind, policy, _), seconds in times.items()
+                if kind == path and policy == name) for index in range(arguments.repeat)])
+            for path in paths}
+        print("  total: " + ", ".join(f"{path} {seconds:.3f} s ({totals['plain'] / seconds:.2f}x)"
+                                      for path, seconds in totals.items()))
 
 
 if __name__ == "__main__":
