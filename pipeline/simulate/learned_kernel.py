@@ -292,33 +292,34 @@ def _weighted(features, count, weights, base_slots, first_slots, group_starts,  
               second_slots, columns, total, inner):
     """``total[:count]``: every option's weighted sum with one row of ``weights`` — the base
     features' terms in order, then per product group ``first × Σ weight × second`` (terms of
-    weight 0 left out). Elementwise loops over the options, so the compiler vectorises them."""
+    weight 0 left out). Elementwise loops over the options, so the compiler vectorises them;
+    the features are indexed in place (a row view per term would cost a reference count each)."""
     for at in range(count):
         total[at] = _ZERO
     for index in range(base_slots.size):
         weight = weights[index]
         if weight != _ZERO:
-            row = features[base_slots[index]]
+            slot = base_slots[index]
             for at in range(count):
-                total[at] += row[at] * weight
+                total[at] += features[slot, at] * weight
     for group in range(first_slots.size):
         started = False
         for pair in range(group_starts[group], group_starts[group + 1]):
             weight = weights[columns[pair]]
             if weight == _ZERO:
                 continue
-            row = features[second_slots[pair]]
+            slot = second_slots[pair]
             if started:
                 for at in range(count):
-                    inner[at] += row[at] * weight
+                    inner[at] += features[slot, at] * weight
             else:
                 for at in range(count):
-                    inner[at] = row[at] * weight
+                    inner[at] = features[slot, at] * weight
                 started = True
         if started:
-            row = features[first_slots[group]]
+            slot = first_slots[group]
             for at in range(count):
-                inner[at] *= row[at]
+                inner[at] *= features[slot, at]
             for at in range(count):
                 total[at] += inner[at]
 
@@ -409,17 +410,21 @@ ROW_SLOTS = (
 (:func:`choose_learned`'s ``tables``): ``open`` first, the floor of the top last and of the
 middle third."""
 
-_RAW_SLOTS = tuple(np.asarray([RAW_FIELDS.index(name) for name in names], dtype=np.int64)
-                   for names in ROW_SLOTS)
-"""Per row, the :data:`RAW_FIELDS` row of each column of its outlook table."""
+_RAW_SLOTS = np.asarray([[RAW_FIELDS.index(name) for name in names]
+                        + [0] * (8 - len(names)) for names in ROW_SLOTS], dtype=np.int64)
+"""Per row (3 × 8), the :data:`RAW_FIELDS` row of each column of its outlook table (a
+constant of the compiled code: no reference counting)."""
+_ROW_WIDTHS = np.asarray([len(names) for names in ROW_SLOTS], dtype=np.int64)
+"""Per row, how many columns of its outlook table are fields."""
 
 
 @njit(cache=True, error_model="numpy", inline="always")
-def _shaped(top, middle):  # noqa: ANN001, ANN202
-    """Whether an opening's top and middle have a shape players use: at most one unpaired card
-    on top (two open slots, or a pair's floor) and at most three in the middle."""
-    return ((top[0] >= _TWO or top[7] >= _PAIR_SCALE)
-            and (middle[0] >= _TWO or middle[2] >= _PAIR_SCALE))
+def _shaped(staged, top, middle):  # noqa: ANN001, ANN202
+    """Whether an opening's top and middle (their subsets' staged fields) have a shape players
+    use: at most one unpaired card on top (two open slots, or a pair's floor) and at most
+    three in the middle."""
+    return ((staged[0, top, 0] >= _TWO or staged[0, top, 7] >= _PAIR_SCALE)
+            and (staged[1, middle, 0] >= _TWO or staged[1, middle, 2] >= _PAIR_SCALE))
 
 
 
@@ -474,7 +479,9 @@ def _gather_board(owner, board, entries, fits, live, subsets, tables, opening, l
     for row in range(3):
         for subset in range(subsets_count):
             if fits[row, board, subset]:
-                staged[row, subset, :] = tables[row, entries[row, board, subset]]
+                entry = entries[row, board, subset]
+                for field in range(8):
+                    staged[row, subset, field] = tables[row, entry, field]
     any_shaped = False
     for pattern in range(subsets.shape[0]):
         top = subsets[pattern, 0]
@@ -483,19 +490,18 @@ def _gather_board(owner, board, entries, fits, live, subsets, tables, opening, l
                and fits[2, board, subsets[pattern, 2]])
         considered[pattern] = fit
         if fit and opening and not any_shaped:
-            any_shaped = _shaped(staged[0, top], staged[1, middle])
+            any_shaped = _shaped(staged, top, middle)
     for pattern in range(subsets.shape[0]):
         if not considered[pattern]:
             continue
         top = subsets[pattern, 0]
         middle = subsets[pattern, 1]
         bottom = subsets[pattern, 2]
-        if any_shaped and not _shaped(staged[0, top], staged[1, middle]):
+        if any_shaped and not _shaped(staged, top, middle):
             continue
         for row, subset in ((0, top), (1, middle), (2, bottom)):
-            slots = _RAW_SLOTS[row]
-            for field in range(slots.size):
-                raw[slots[field], count] = staged[row, subset, field]
+            for field in range(_ROW_WIDTHS[row]):
+                raw[_RAW_SLOTS[row, field], count] = staged[row, subset, field]
         raw[_TOP_LIVE, count] = live[0, board, top]
         raw[_MIDDLE_LIVE, count] = live[1, board, middle]
         raw[_MIDDLE_FLUSH, count] = live[2, board, middle]
@@ -625,87 +631,110 @@ def _popcount(value):  # noqa: ANN001, ANN202
     return np.int64(_count_bits(value))
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _board_rows(board, dealt, keys, counts, suits, cards, seen, live_on, tables,  # noqa: ANN001, ANN202, PLR0913
-                subset_keys, subset_suits, subset_counts, entries, fits, live, added, drawn,
-                reached):
-    """One board's rows after each subset of the street's cards, as
+_ROWS_CHUNK = 64
+"""Boards whose rows :func:`play_learned` works out in one go before gathering their options."""
+
+
+@njit(cache=True, error_model="numpy")
+def _rows_of(first, last, dealt, keys, counts, suits, cards, seen, live_on, tables,  # noqa: ANN001, ANN202, PLR0913
+             subset_keys, subset_suits, subset_counts, entries, fits, live, added, drawn,
+             reached):
+    """Boards ``first`` to ``last``: their rows after each subset of the street's cards, as
     :class:`pipeline.simulate.dealer.StreetRows` works them out (the same integers, the same
     share-table entries): the subsets' rank keys and suit states (``subset_keys``,
     ``subset_suits``), and per row the outlook entry and whether the cards fit (``entries``,
-    ``fits``: 3 × 1 × subsets) and the live fields (``live``: 5 × 1 × subsets; 1 and 0
-    without ``live_on``). ``added``, ``drawn`` and ``reached`` are scratch (subsets, 6 and
+    ``fits``: 3 × boards × subsets, from board ``first`` on) and the live fields (``live``:
+    5 × boards × subsets; 1 and 0 without ``live_on``). ``added``, ``drawn`` and ``reached`` are scratch (subsets, 6 and
     subsets long): allocated once by the caller, not per board."""
+    # the tables' fields bound once per call (a field read costs a reference count)
+    card_bits = tables.card_bits
+    card_keys = tables.card_keys
+    flush_share = tables.flush_share
+    key_limit = tables.key_limit
+    live_share = tables.live_share
+    mono_suit = tables.mono_suit
+    no_suit = tables.no_suit
+    rank_bits = tables.rank_bits
+    rank_cards = tables.rank_cards
+    row_lengths = tables.row_lengths
+    state_index = tables.state_index
+    state_next = tables.state_next
+    state_ranks = tables.state_ranks
+    suit_after = tables.suit_after
+    suit_cards = tables.suit_cards
+    suit_keys = tables.suit_keys
     size = dealt.shape[1]
     subsets_count = subset_counts.size
-    for subset in range(subsets_count):
-        key = 0
-        suit_key = 0
-        ranks = 0
-        for column in range(size):
-            if (subset >> column) & 1:
-                card = dealt[board, column]
-                key += tables.card_keys[card]
-                suit_key += tables.suit_keys[card]
-                ranks |= tables.rank_bits[card]
-        subset_keys[subset] = key
-        subset_suits[subset] = tables.mono_suit[suit_key]
-        added[subset] = ranks
-    unseen = np.uint64(0)
-    if live_on:
-        known = np.uint64(0)
-        for card in range(52):
-            if seen[board, card]:
-                known |= tables.card_bits[card]
-        for column in range(size):
-            known |= tables.card_bits[dealt[board, column]]
-        for slot in range(13):
-            if cards[board, slot] >= 0:
-                known |= tables.card_bits[cards[board, slot]]
-        unseen = ~known & _ALL_CARDS
-        drawn[0] = tables.no_suit
-        drawn[5] = tables.no_suit
-        for suit in range(4):
-            drawn[suit + 1] = _popcount(unseen & tables.suit_cards[suit])
-    empty = max(np.int64(tables.state_index[0]), 0)
-    for row in range(3):
-        # the row's state after each subset, from the subset without its lowest card and
-        # that card's rank (the state-space transition table): one lookup of the big index
-        # per row instead of one per subset
-        reached[0] = tables.state_index[counts[board, row] * tables.key_limit
-                                        + keys[board, row]]
-        for subset in range(1, subsets_count):
-            before = reached[subset & (subset - 1)]
-            lowest = 0
-            while not (subset >> lowest) & 1:
-                lowest += 1
-            reached[subset] = (tables.state_next[before, dealt[board, lowest] >> 2]
-                               if before >= 0 else -1)
-        current_ranks = np.int64(tables.state_ranks[max(np.int64(reached[0]), 0)])
-        at = 2 * row - 1 if row else 0  # the row's live field in ``live`` (its flush: next)
+    for board in range(first, last):
+        at_board = board - first
         for subset in range(subsets_count):
-            count = counts[board, row] + subset_counts[subset]
-            suit = tables.suit_after[subset_suits[subset] + 6 * suits[board, row] + 7]
-            fit = count <= tables.row_lengths[row]
-            state = max(np.int64(reached[subset]), 0) if fit else empty
-            fits[row, 0, subset] = fit
-            if row == 0:
-                entries[row, 0, subset] = state
-            else:
-                entries[row, 0, subset] = 2 * state + (1 if 0 <= suit < 4 else 0)
-            if not live_on:
-                live[at, 0, subset] = _ONE
+            key = 0
+            suit_key = 0
+            ranks = 0
+            for column in range(size):
+                if (subset >> column) & 1:
+                    card = dealt[board, column]
+                    key += card_keys[card]
+                    suit_key += suit_keys[card]
+                    ranks |= rank_bits[card]
+            subset_keys[subset] = key
+            subset_suits[subset] = mono_suit[suit_key]
+            added[subset] = ranks
+        unseen = np.uint64(0)
+        if live_on:
+            known = np.uint64(0)
+            for card in range(52):
+                if seen[board, card]:
+                    known |= card_bits[card]
+            for column in range(size):
+                known |= card_bits[dealt[board, column]]
+            for slot in range(13):
+                if cards[board, slot] >= 0:
+                    known |= card_bits[cards[board, slot]]
+            unseen = ~known & _ALL_CARDS
+            drawn[0] = no_suit
+            drawn[5] = no_suit
+            for suit in range(4):
+                drawn[suit + 1] = _popcount(unseen & suit_cards[suit])
+        empty = max(np.int64(state_index[0]), 0)
+        for row in range(3):
+            # the row's state after each subset, from the subset without its lowest card and
+            # that card's rank (the state-space transition table): one lookup of the big index
+            # per row instead of one per subset
+            reached[0] = state_index[counts[board, row] * key_limit
+                                            + keys[board, row]]
+            for subset in range(1, subsets_count):
+                before = reached[subset & (subset - 1)]
+                lowest = 0
+                while not (subset >> lowest) & 1:
+                    lowest += 1
+                reached[subset] = (state_next[before, dealt[board, lowest] >> 2]
+                                   if before >= 0 else -1)
+            current_ranks = np.int64(state_ranks[max(np.int64(reached[0]), 0)])
+            at = 2 * row - 1 if row else 0  # the row's live field in ``live`` (its flush: next)
+            for subset in range(subsets_count):
+                count = counts[board, row] + subset_counts[subset]
+                suit = suit_after[subset_suits[subset] + 6 * suits[board, row] + 7]
+                fit = count <= row_lengths[row]
+                state = max(np.int64(reached[subset]), 0) if fit else empty
+                fits[row, at_board, subset] = fit
+                if row == 0:
+                    entries[row, at_board, subset] = state
+                else:
+                    entries[row, at_board, subset] = 2 * state + (1 if 0 <= suit < 4 else 0)
+                if not live_on:
+                    live[at, at_board, subset] = _ONE
+                    if row > 0:
+                        live[at + 1, at_board, subset] = _ZERO
+                    continue
+                mask = current_ranks | added[subset]
+                code = _popcount(rank_cards[mask] & unseen) << 8
+                code |= _popcount(np.uint64(mask)) << 4
+                code |= count
+                live[at, at_board, subset] = live_share[code]
                 if row > 0:
-                    live[at + 1, 0, subset] = _ZERO
-                continue
-            mask = current_ranks | added[subset]
-            code = _popcount(tables.rank_cards[mask] & unseen) << 8
-            code |= _popcount(np.uint64(mask)) << 4
-            code |= count
-            live[at, 0, subset] = tables.live_share[code]
-            if row > 0:
-                flush_code = (drawn[suit + 1] << 4) | count
-                live[at + 1, 0, subset] = tables.flush_share[flush_code]
+                    flush_code = (drawn[suit + 1] << 4) | count
+                    live[at + 1, at_board, subset] = flush_share[flush_code]
 
 
 @njit(cache=True, error_model="numpy")
@@ -716,7 +745,7 @@ def play_learned(dealt, keys, counts, suits, cards, seen, live_on, card_keys, su
                  key_limit, no_suit, subsets, patterns, within, tables, opening, low, steer,
                  table, base_slots, first_slots, group_starts, second_slots, columns):
     """Play one street on every board as :class:`pipeline.simulate.learned.LearnedBot`
-    chooses (:func:`choose_learned`'s pick, from the rows worked out by :func:`_board_rows`):
+    chooses (:func:`choose_learned`'s pick, from the rows worked out by :func:`_rows_of`, a chunk of boards at a time):
     returns the pick per board and the rows' new keys, counts and suits (new arrays); the
     cards placed go into ``cards`` and the discards into ``seen`` (in place), as
     :meth:`pipeline.analysis.policy.ColumnPolicy.play_street` does.
@@ -735,9 +764,9 @@ def play_learned(dealt, keys, counts, suits, cards, seen, live_on, card_keys, su
         subset_counts[subset] = _popcount(np.uint64(subset))
     subset_keys = np.empty(subsets_count, dtype=np.int64)
     subset_suits = np.empty(subsets_count, dtype=np.int64)
-    entries = np.zeros((3, 1, subsets_count), dtype=np.int64)
-    fits = np.zeros((3, 1, subsets_count), dtype=np.bool_)
-    live = np.zeros((5, 1, subsets_count), dtype=np.float32)
+    entries = np.zeros((3, _ROWS_CHUNK, subsets_count), dtype=np.int64)
+    fits = np.zeros((3, _ROWS_CHUNK, subsets_count), dtype=np.bool_)
+    live = np.zeros((5, _ROWS_CHUNK, subsets_count), dtype=np.float32)
     added = np.zeros(subsets_count, dtype=np.int64)
     drawn = np.zeros(6, dtype=np.int64)
     reached = np.zeros(subsets_count, dtype=np.int64)
@@ -746,13 +775,16 @@ def play_learned(dealt, keys, counts, suits, cards, seen, live_on, card_keys, su
     chosen = np.zeros(boards_count, dtype=np.int64)
     last_stage = table.shape[0] - 1
     count = 0
-    for board in range(boards_count):
-        _board_rows(board, dealt, keys, counts, suits, cards, seen, live_on, street_tables,
-                    subset_keys, subset_suits, subset_counts, entries, fits, live, added, drawn,
-                    reached)
-        count = _add_board(board, 0, entries, fits, live, subsets, tables, opening,
-                           last_stage, buffers, count, low, steer, table, base_slots,
-                           first_slots, group_starts, second_slots, columns, best, chosen)
+    for first in range(0, boards_count, _ROWS_CHUNK):
+        last = min(boards_count, first + _ROWS_CHUNK)
+        _rows_of(first, last, dealt, keys, counts, suits, cards, seen, live_on, street_tables,
+                 subset_keys, subset_suits, subset_counts, entries, fits, live, added, drawn,
+                 reached)
+        for board in range(first, last):
+            count = _add_board(board, board - first, entries, fits, live, subsets, tables,
+                               opening, last_stage, buffers, count, low, steer, table,
+                               base_slots, first_slots, group_starts, second_slots, columns,
+                               best, chosen)
     _score_block(buffers, count, low, steer, table, base_slots, first_slots, group_starts,
                  second_slots, columns, best, chosen)
     new_keys = keys.copy()
@@ -766,17 +798,17 @@ def play_learned(dealt, keys, counts, suits, cards, seen, live_on, card_keys, su
             suit_key = 0
             for column in range(dealt.shape[1]):
                 if (subset >> column) & 1:
-                    key += street_tables.card_keys[dealt[board, column]]
-                    suit_key += street_tables.suit_keys[dealt[board, column]]
+                    key += card_keys[dealt[board, column]]
+                    suit_key += suit_keys[dealt[board, column]]
             new_keys[board, row] = keys[board, row] + key
             new_counts[board, row] = counts[board, row] + subset_counts[subset]
-            new_suits[board, row] = street_tables.suit_after[
-                street_tables.mono_suit[suit_key] + 6 * suits[board, row] + 7]
+            new_suits[board, row] = suit_after[
+                mono_suit[suit_key] + 6 * suits[board, row] + 7]
         for column in range(dealt.shape[1]):
             row = patterns[pick, column]
             card = dealt[board, column]
             if row >= 0:
-                cards[board, street_tables.row_starts[row] + counts[board, row]
+                cards[board, row_starts[row] + counts[board, row]
                       + within[pick, column]] = card
             else:
                 seen[board, card] = True
