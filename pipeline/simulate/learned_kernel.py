@@ -1,25 +1,30 @@
-"""The learned policy's score as compiled loops (numba): features, weighted sum and pick.
+"""The learned policy's play as compiled loops (numba): rows, features, weighted sum and pick.
 
 :class:`pipeline.simulate.learned.LearnedBot` scores every option with a quadratic form of a
 few features of its rows' outlooks. Written as numpy passes (one pass over all options per
-operation, 180 weighted terms) that was most of a grade's CPU. Here it is one compiled pass:
+operation, 180 weighted terms) that was most of a grade's CPU. Here:
 
-* :func:`choose_learned` works out a street's pick for a column of boards in one go: per
-  board, the options considered (the rows' room; in the opening the shapes players use), each
-  option's fields read straight from the packed outlook tables, its features, its worth and
-  the best one, with no array per field or per term;
+* :func:`play_learned` plays a whole street for a column of boards (what the rollouts run):
+  per board, each row's state and live-card fields after each subset of the street's cards
+  (the same integers as :class:`pipeline.simulate.dealer.StreetRows`), the options considered
+  (the rows' room; in the opening the shapes players use), each option's fields read from the
+  packed outlook tables, its features, worth and the best pick, then the rows after it, the
+  cards placed and the discards seen;
+* :func:`choose_learned` is that pick from rows the dealer's :class:`StreetRows` worked out;
 * :func:`worth_of_fields` is the same worth for options whose fields are already arrays (the
   plain path, :meth:`LearnedBot.scores`), and :func:`features_of_fields` the same features
   (training, :func:`pipeline.simulate.learned.base_features`).
 
-All three share :func:`_block_worth` / :func:`_block_features`, so an option gets the same
-worth, bit for bit, whichever path scores it and whichever options are scored beside it
-(elementwise float32 arithmetic in a fixed order, no reassociation, no fused multiply-add).
-The normal CDF is :func:`fast_normal_cdf`'s logistic of a cubic, through the C library's
-``expf``: these are the numbers the weights are trained on.
+All share :func:`_block_features` / :func:`_block_worth` over blocks of options, so an option
+gets the same worth, bit for bit, whichever path scores it and whichever options are scored
+beside it (elementwise float32 arithmetic in a fixed order, no reassociation, no fused
+multiply-add). The normal CDF is a logistic of a cubic through this module's own float32
+:func:`_exp` (the same bits on every processor): these are the numbers the weights are
+trained on. The hot loops avoid array views and named-tuple field reads, each of which costs
+numba a reference count.
 
-Pure computation: no I/O. Compiled on first use and cached beside the module (numba's
-``cache=True``), so later processes load it.
+Pure computation: no I/O. Compiled on first use (about 15 s) and cached beside the module
+(numba's ``cache=True``), so later processes load it.
 """
 
 from __future__ import annotations
