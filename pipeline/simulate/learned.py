@@ -40,7 +40,6 @@ from pipeline.rules.game import Variant
 
 if TYPE_CHECKING:
     from pipeline.simulate.bots import Options
-    from pipeline.simulate.dealer import StreetRows
     from pipeline.simulate.outlook import RowOutlooks
 
 WEIGHTS_FILE = "learned_policy.json"
@@ -377,41 +376,16 @@ class LearnedBot:
         """The best-scoring option considered, per board (the first one on ties)."""
         return np.argmax(self.scores(options), axis=1)
 
-    def choose_street(self, street: StreetRows, variant: Variant, patterns: np.ndarray,
-                      subsets: np.ndarray, outlooks: RowOutlooks) -> np.ndarray:
-        """The choice of :meth:`choose` on ``street.options(...)``, worked out in one compiled
-        pass over the boards (:func:`pipeline.simulate.learned_kernel.choose_learned`): the
-        options considered, each one's fields read from the packed outlook tables, the same
-        worth bit for bit, and the best per board (tests/simulate/test_fast_options.py
-        checks it against the plain path)."""
-        from pipeline.simulate.learned_kernel import choose_learned
-
-        states = [street.row_state(row) for row in range(3)]
-        entries = np.stack([state.entry for state in states])
-        fits = np.stack([state.fits for state in states])
-        if street.cards is None:
-            shape = entries.shape[1:]
-            live = np.stack([np.ones(shape, np.float32), np.ones(shape, np.float32),
-                             np.zeros(shape, np.float32), np.ones(shape, np.float32),
-                             np.zeros(shape, np.float32)])
-        else:
-            top, _ = street.live_state(0)
-            middle, middle_flush = street.live_state(1)
-            bottom, bottom_flush = street.live_state(2)
-            live = np.stack([top, middle, middle_flush, bottom, bottom_flush])
-        return choose_learned(entries, fits, live, np.ascontiguousarray(subsets, dtype=np.int64),
-                              kernel_tables(variant, outlooks), patterns.shape[1] == 5,
-                              *self._compiled(variant).arguments())
-
     def play_boards(self, boards: Boards, dealt: np.ndarray, discards: int,
                     variant: Variant, outlooks: RowOutlooks, live: bool) -> np.ndarray:
-        """Place one street on every board of ``boards`` as :meth:`choose_street` picks, in
-        one compiled pass (:func:`pipeline.simulate.learned_kernel.play_learned`: each
-        board's rows after each subset of the street's cards, its live fields when ``live``,
-        the pick, the rows after it, the cards placed and the discards seen): what
-        :meth:`pipeline.analysis.policy.ColumnPolicy.play_street` does with the dealer's
-        :class:`StreetRows`, the same integers and the same worth, so the same picks
-        (tests/simulate/test_learned_play.py). Returns the pattern index per board."""
+        """Place one street on every board of ``boards`` as :meth:`choose` picks, in one
+        compiled pass (:func:`pipeline.simulate.learned_kernel.play_learned`: each board's
+        rows after each subset of the street's cards, its live fields when ``live``, only the
+        options considered, their worth, the pick, the rows after it, the cards placed and
+        the discards seen): what :meth:`pipeline.analysis.policy.ColumnPolicy.play_street`
+        does with the dealer's :class:`StreetRows` and :meth:`choose`, the same integers and
+        the same worth, so the same picks (tests/simulate/test_fast_options.py). Returns the
+        pattern index per board."""
         from pipeline.simulate.bots import pattern_subsets, street_patterns
         from pipeline.simulate.dealer import order_within_rows, street_tables
         from pipeline.simulate.learned_kernel import BLOCK, play_learned

@@ -10,7 +10,6 @@ operation, 180 weighted terms) that was most of a grade's CPU. Here:
   (the rows' room; in the opening the shapes players use), each option's fields read from the
   packed outlook tables, its features, worth and the best pick, then the rows after it, the
   cards placed and the discards seen;
-* :func:`choose_learned` is that pick from rows the dealer's :class:`StreetRows` worked out;
 * :func:`worth_of_fields` is the same worth for options whose fields are already arrays (the
   plain path, :meth:`LearnedBot.scores`), and :func:`features_of_fields` the same features
   (training, :func:`pipeline.simulate.learned.base_features`).
@@ -412,7 +411,7 @@ ROW_SLOTS = (
     ("open_bottom", "bottom_mean", "bottom_variance", "bottom_royalty"),
 )
 """Per row, the option fields its outlook table holds, in the table's column order
-(:func:`choose_learned`'s ``tables``): ``open`` first, the floor of the top last and of the
+(:func:`play_learned`'s ``tables``): ``open`` first, the floor of the top last and of the
 middle third."""
 
 _RAW_SLOTS = np.asarray([[RAW_FIELDS.index(name) for name in names]
@@ -556,37 +555,6 @@ def _add_board(owner, board, entries, fits, live, subsets, tables, opening, last
         count = 0
     return _gather_board(owner, board, entries, fits, live, subsets, tables, opening,
                          last_stage, buffers, count)
-
-
-@njit(cache=True, error_model="numpy")
-def choose_learned(entries, fits, live, subsets, tables, opening, low, steer, table,  # noqa: ANN001, ANN201, PLR0913
-                   base_slots, first_slots, group_starts, second_slots, columns):
-    """Each board's pick of a street (int64 pattern index; 0 where nothing is considered).
-
-    ``entries`` / ``fits``: per row (3 × boards × subsets), the row's packed-outlook entry
-    and whether the cards fit after each subset of the street's cards; ``live``: the live
-    fields (5 × boards × subsets: top, middle and its flush, bottom and its flush);
-    ``subsets``: each pattern's subset per row (patterns × 3); ``tables``: the three rows'
-    outlooks (3 × entries × 8, float32), an entry's fields side by side in the order of
-    :data:`ROW_SLOTS`; ``opening``: only the shapes players use are considered (when a board
-    has any). The rest: the weights as :func:`worth_of_fields` takes them.
-
-    Per board, each row's fields after each subset are read from the tables once (a board
-    has at most 32 subsets and far more options), then every option considered takes its
-    three rows' fields from there."""
-    boards_count = entries.shape[1]
-    buffers = _scratch(subsets.shape[0], entries.shape[2])
-    best = np.full(boards_count, -np.inf, dtype=np.float32)
-    chosen = np.zeros(boards_count, dtype=np.int64)
-    last_stage = table.shape[0] - 1
-    count = 0
-    for board in range(boards_count):
-        count = _add_board(board, board, entries, fits, live, subsets, tables, opening,
-                           last_stage, buffers, count, low, steer, table, base_slots,
-                           first_slots, group_starts, second_slots, columns, best, chosen)
-    _score_block(buffers, count, low, steer, table, base_slots, first_slots, group_starts,
-                 second_slots, columns, best, chosen)
-    return chosen
 
 
 class StreetTables(NamedTuple):
@@ -745,15 +713,23 @@ def _rows_of(first, last, dealt, keys, counts, suits, cards, seen, live_on, tabl
 @njit(cache=True, error_model="numpy")
 def play_learned(dealt, keys, counts, suits, cards, seen, live_on, card_keys, suit_keys,  # noqa: ANN001, ANN201, PLR0913
                  rank_bits, card_bits, mono_suit, suit_after, state_index, state_next,
-                 state_ranks,
-                 rank_cards, suit_cards, live_share, flush_share, row_lengths, row_starts,
-                 key_limit, no_suit, subsets, patterns, within, tables, opening, low, steer,
-                 table, base_slots, first_slots, group_starts, second_slots, columns):
+                 state_ranks, rank_cards, suit_cards, live_share, flush_share, row_lengths,
+                 row_starts, key_limit, no_suit, subsets, patterns, within, tables, opening,
+                 low, steer, table, base_slots, first_slots, group_starts, second_slots,
+                 columns):
     """Play one street on every board as :class:`pipeline.simulate.learned.LearnedBot`
-    chooses (:func:`choose_learned`'s pick, from the rows worked out by :func:`_rows_of`, a chunk of boards at a time):
-    returns the pick per board and the rows' new keys, counts and suits (new arrays); the
-    cards placed go into ``cards`` and the discards into ``seen`` (in place), as
+    chooses, in one pass over the boards (their rows worked out by :func:`_rows_of`, a chunk
+    of boards at a time, then each board's options considered gathered into blocks and
+    scored): returns the pick per board and the rows' new keys, counts and suits (new
+    arrays); the cards placed go into ``cards`` and the discards into ``seen`` (in place), as
     :meth:`pipeline.analysis.policy.ColumnPolicy.play_street` does.
+
+    ``subsets``: each pattern's subset of the dealt cards per row (patterns × 3); ``within``:
+    each dealt card's place among the pattern's cards of its row; ``tables``: the three rows'
+    outlooks (3 × entries × 8, float32), an entry's fields side by side in the order of
+    :data:`ROW_SLOTS`; ``opening``: only the shapes players use are considered (when a board
+    has any); ``live_on``: work out the live-card fields (else 1 and 0). The rest: the weights
+    as :func:`worth_of_fields` takes them.
 
     The dealer's tables come as the fields of :class:`StreetTables`, one argument each
     (``*street_tables``): arrays and numbers are typed at once by the compiled function's

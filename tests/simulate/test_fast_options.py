@@ -113,17 +113,17 @@ def test_the_fast_path_gives_the_plain_fields_and_picks(variant: Variant, rules_
     (Variant.PINEAPPLE, "standard"), (Variant.CLASSIC, "standard"),
     (Variant.LOWBALL_PINEAPPLE, "standard"), (Variant.PINEAPPLE, "progressive"),
 ])
-def test_the_learned_fast_path_gives_the_plain_worth_and_picks(variant: Variant,
-                                                               rules_name: str) -> None:
-    """The learned bot's :meth:`choose_street` scores only the options it considers: each
-    one's worth is the plain path's, bit for bit, and every board gets the plain pick (weights
+def test_the_learned_worth_of_gathered_options_is_the_plain_worth(variant: Variant,
+                                                                  rules_name: str) -> None:
+    """The learned bot's options considered are the plain path's, and each one's worth,
+    gathered alone (:meth:`StreetRows.options_at`), is the plain path's bit for bit (weights
     drawn at random: every feature counts, each stage its own)."""
     generator = np.random.default_rng(3)
     bot = LearnedBot("drawn", "random weights", PolicyWeights(
         {item: generator.normal(size=(STAGES, len(FEATURES[family(item)]))) for item in Variant},
         {item: 0.4 for item in Variant}))
     checked = 0
-    for batch, dealt, patterns, subsets, outlooks, street, plain in plain_streets(
+    for _batch, _dealt, patterns, subsets, outlooks, street, plain in plain_streets(
             variant, rules_name, seed=12):
         plain_scores = bot.scores(plain)
         considered = np.isfinite(plain_scores)
@@ -132,9 +132,6 @@ def test_the_learned_fast_path_gives_the_plain_worth_and_picks(variant: Variant,
         gathered = street.options_at(variant, patterns, subsets, outlooks, flat)
         assert (bot.worth(gathered, option_stages(gathered)).tobytes()
                 == plain_scores.ravel()[flat].tobytes())  # the same bits
-        fast = StreetRows(dealt, batch.keys, batch.counts, batch.suits, batch.cards, batch.seen)
-        assert (bot.choose_street(fast, variant, patterns, subsets, outlooks)
-                == bot.choose(plain, np.zeros(len(dealt)))).all()
         checked += 1
     assert checked == len(variant.streets)
 
@@ -243,16 +240,15 @@ def test_row_states_are_the_plain_lookup(variant: Variant, rules_name: str) -> N
                 assert (after[part][:, row] == expected).all()
 
 
-class _StreetRowsOnly:
-    """A learned bot without its compiled street player: the policy then plays it through the
-    dealer's :class:`StreetRows` and :meth:`LearnedBot.choose_street`."""
+class _PlainOnly:
+    """A learned bot without its compiled street player: the policy then plays it the plain
+    way, every option built by the dealer's :class:`StreetRows` and scored by
+    :meth:`LearnedBot.choose`."""
 
     uses_chance = False
 
     def __init__(self, bot: LearnedBot) -> None:
-        self.bot = bot
-        self.choose_street = bot.choose_street
-        self.live_cards_in = bot.live_cards_in
+        self.choose = bot.choose
 
 
 @pytest.mark.parametrize(("variant", "rules_name"), [
@@ -263,9 +259,10 @@ class _StreetRowsOnly:
 def test_the_compiled_street_player_plays_what_the_rows_give(variant: Variant, rules_name: str,
                                                              live: bool) -> None:
     """:meth:`LearnedBot.play_boards` (rows, live fields, pick, rows after, cards placed and
-    discards seen, in one compiled pass) leaves every board exactly as the policy's
-    :class:`StreetRows` path leaves it, on every street, with each player's other seen cards,
-    with and without the live-card fields (weights drawn at random: every feature counts)."""
+    discards seen, in one compiled pass) leaves every board exactly as the policy's plain path
+    leaves it (every option built by :class:`StreetRows`, scored by :meth:`LearnedBot.choose`),
+    on every street, with each player's other seen cards, with and without the live-card
+    fields (weights drawn at random: every feature counts)."""
     generator = np.random.default_rng(21)
     bot = LearnedBot("drawn", "random weights", PolicyWeights(
         {item: generator.normal(size=(STAGES, len(FEATURES[family(item)]))) for item in Variant},
@@ -273,8 +270,8 @@ def test_the_compiled_street_player_plays_what_the_rows_give(variant: Variant, r
     rules = preset(rules_name)
     compiled = ColumnPolicy("learned", variant, rules)
     compiled.bot, compiled.live = bot, live
-    through_rows = ColumnPolicy("learned", variant, rules)
-    through_rows.bot, through_rows.live = _StreetRowsOnly(bot), live
+    plain_way = ColumnPolicy("learned", variant, rules)
+    plain_way.bot, plain_way.live = _PlainOnly(bot), live
     checked = 0
     for batch, dealt, discards, _ in streets_of_boards(variant, rules_name, 300, seed=13):
         mine = BoardBatch(batch.cards.copy(), batch.counts.copy(), batch.keys.copy(),
@@ -282,7 +279,7 @@ def test_the_compiled_street_player_plays_what_the_rows_give(variant: Variant, r
         theirs = BoardBatch(batch.cards.copy(), batch.counts.copy(), batch.keys.copy(),
                             batch.suits.copy(), batch.seen.copy())
         picked = compiled.play_street(mine, dealt, discards)
-        expected = through_rows.play_street(theirs, dealt, discards)
+        expected = plain_way.play_street(theirs, dealt, discards)
         assert (picked == expected).all()
         for name in ("cards", "counts", "keys", "suits", "seen"):
             assert (getattr(mine, name) == getattr(theirs, name)).all(), name
