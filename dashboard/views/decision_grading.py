@@ -24,7 +24,7 @@ def _grade_now(player: str | None, hands: int | None, outdated: bool = False) ->
     import time
 
     from pipeline.analysis.grade import GradeSettings
-    from pipeline.analysis.policy import prepare_policy
+    from pipeline.analysis.rollout import prepare_policy
     from pipeline.analysis.runner import analyze_database
     from pipeline.rules.ruleset import STANDARD
 

@@ -180,16 +180,6 @@ class ColumnPolicy:
         return chosen
 
 
-def prepare_policy(name: str, rules: RuleSet) -> bool:
-    """Compile (the first use after an install: about 15 s) or load the compiled play of the
-    rollout policy ``name`` in this process (:meth:`ColumnPolicy.prepare`); False, doing
-    nothing, for a policy that has no compiled play."""
-    if not hasattr(BOTS.get(name), "play_boards"):
-        return False
-    ColumnPolicy(name, Variant.PINEAPPLE, rules).prepare()
-    return True
-
-
 def seen_cards(collections: Sequence[Iterable[int] | Sequence[Sequence[int]] | None]) -> np.ndarray:
     """A (len(collections), 52) bool array: per board, the cards of one collection (card
     numbers, or rows of card lists such as a seat's visible board; None: nothing)."""

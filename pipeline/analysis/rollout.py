@@ -45,6 +45,7 @@ from pipeline.analysis.policy import BoardBatch, ColumnPolicy
 from pipeline.rules.batch import BoardColumns, evaluate_boards, score_pairs, settle_hands
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet
+from pipeline.simulate.bots import BOTS
 from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
 from pipeline.store import GRADER_POLICY
 
@@ -61,6 +62,16 @@ MAX_BOARDS_PER_STEP = 8192
 def column_policy(name: str, variant: Variant, rules: RuleSet) -> ColumnPolicy:
     """The column policy of a bot for a variant and rule set (one per process)."""
     return ColumnPolicy(name, variant, rules)
+
+
+def prepare_policy(name: str, rules: RuleSet, variant: Variant = Variant.PINEAPPLE) -> bool:
+    """Ready the rollout policy ``name`` in this process before grading: its column policy
+    for ``variant`` (kept, :func:`column_policy`) plays an opening on one board
+    (:meth:`ColumnPolicy.prepare`), which compiles (the first use after an install: about
+    15 s) or loads a compiled play, and builds the outlook tables. Worker processes forked
+    after it inherit all of it. Returns whether the policy has a compiled play."""
+    column_policy(name, variant, rules).prepare()
+    return hasattr(BOTS.get(name), "play_boards")
 
 
 def _name_hash(text: str) -> int:

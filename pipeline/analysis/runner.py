@@ -24,7 +24,7 @@ from pipeline.analysis import results
 from pipeline.analysis.decisions import HandView, decision_at, load_hands, select_hands
 from pipeline.analysis.fantasyland import grade_fantasyland
 from pipeline.analysis.grade import DecisionGrade, GradeSettings, Tally, grade_decision
-from pipeline.analysis.rollout import column_policy
+from pipeline.analysis.rollout import prepare_policy
 from pipeline.records.rules_file import RulesResolver
 from pipeline.rules.ruleset import RulesError, RuleSet
 
@@ -327,6 +327,6 @@ def _results(tasks: Sequence[_Task], jobs: int):  # noqa: ANN202
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     if context.get_start_method() == "fork":  # the workers inherit the compiled policy
         first = tasks[0]
-        column_policy(first.settings.policy, first.hand.variant, first.rules).prepare()
+        prepare_policy(first.settings.policy, first.rules, first.hand.variant)
     with context.Pool(processes=jobs) as pool:
         yield from pool.imap_unordered(_run_task, tasks, chunksize=1)

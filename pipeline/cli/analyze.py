@@ -225,7 +225,7 @@ def _prepare_policy(policy: str, rules: RuleSet | None, quiet: bool) -> None:
     grading's; says so when it took a while."""
     from rich.console import Console
 
-    from pipeline.analysis.policy import prepare_policy
+    from pipeline.analysis.rollout import prepare_policy
     from pipeline.rules.ruleset import STANDARD
 
     console = Console(stderr=True)

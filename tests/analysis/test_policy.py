@@ -174,7 +174,7 @@ def test_preparing_a_policy_compiles_the_learned_play_in_this_process() -> None:
     """:meth:`ColumnPolicy.prepare` (what the grader's parent process does before forking its
     workers) leaves the learned bot's compiled street player ready in this process: compiled
     for the argument types the rollouts pass, so the workers inherit it."""
-    from pipeline.analysis.policy import prepare_policy
+    from pipeline.analysis.rollout import prepare_policy
     from pipeline.simulate.learned_kernel import play_learned
 
     assert prepare_policy("learned", STANDARD)
