@@ -121,6 +121,10 @@ SECOND_POLICY = "solid"
 """The second continuation: the bot that plays the rest of the hand in the second look at a
 mistake (:func:`second_look`). Another deterministic heuristic than the rollout policy."""
 
+SECOND_STAGES = (4, 2, 1)
+"""The second look draws its samples in stages: a quarter of ``second_count``, half, all of
+it (:func:`second_look`), and stops at the first stage whose verdict is clear."""
+
 PRUNE_ABOVE = 60
 """Decisions with more plays than this (the opening's 200) may be pruned (``prune``)."""
 
@@ -162,6 +166,7 @@ class GradeSettings:
     prune_above: int = PRUNE_ABOVE
     second_policy: str | None = SECOND_POLICY
     second_samples: int | None = None
+    second_z: float = 3.0
 
     @property
     def race_samples(self) -> int:
@@ -234,6 +239,8 @@ class GradeSettings:
                              f"(bots: {', '.join(BOTS)})")
         if self.second_samples is not None and self.second_samples < 2:
             raise ValueError(f"second samples must be at least 2, got {self.second_samples}")
+        if self.second_z < 0:
+            raise ValueError(f"second_z must be ≥ 0, got {self.second_z}")
 
     @property
     def second_count(self) -> int:
@@ -536,7 +543,13 @@ def second_look(grade: DecisionGrade, decision: Decision, rules: RuleSet,
     samples (exact when the decision was enumerated). When the picked play no longer beats the
     play made by ``min_loss`` there, the verdict depends on the continuation: the grade is
     *uncertain*, never a mistake (the trainer leaves it out). The loss stays the rollout
-    policy's (unbiased for that continuation); only the verdict changes."""
+    policy's (unbiased for that continuation); only the verdict changes.
+
+    Sampled, the second look goes in stages (:data:`SECOND_STAGES`: a quarter of
+    ``second_count``, half, all): it stops at the first stage where the second loss is at least
+    ``second_z`` standard errors from ``min_loss`` (a verdict more samples would not turn; 0:
+    always every sample; never on an SE of 0, where every sample so far was alike). Each stage's samples are the first ones of the stream, so a stage is
+    what a second look of that many samples would have measured."""
     second = settings.second_policy
     if second is None or not grade.mistake:
         return
@@ -550,11 +563,19 @@ def second_look(grade: DecisionGrade, decision: Decision, rules: RuleSet,
         grade.second_loss, grade.second_loss_se = float((values[0] - values[1]).mean()), 0.0
     else:
         count = settings.second_count
-        values = Rollouts(decision, rules, 0, count, settings.seed, second,
-                          settings.fantasyland_value, stream=SECOND).values(pair)
-        differences = values[0] - values[1]
-        grade.second_loss = float(differences.mean())
-        grade.second_loss_se = float(differences.std(ddof=1) / math.sqrt(count))
+        stages = (sorted({max(2, count // part) for part in SECOND_STAGES}) if settings.second_z
+                  else [count])
+        rollouts = Rollouts(decision, rules, 0, stages[0], settings.seed, second,
+                            settings.fantasyland_value, stream=SECOND)
+        for stage in stages:
+            rollouts.grow(stage)
+            values = rollouts.values(pair, 0, stage)
+            differences = values[0] - values[1]
+            grade.second_loss = float(differences.mean())
+            grade.second_loss_se = float(differences.std(ddof=1) / math.sqrt(stage))
+            margin = abs(grade.second_loss - settings.min_loss)
+            if 0 < settings.second_z * grade.second_loss_se <= margin:
+                break  # the verdict is clear: more samples would not change it
     grade.second_samples = int(values.size)
     if grade.second_loss < settings.min_loss:
         grade.uncertain, grade.mistake = True, False

@@ -17,7 +17,7 @@ from pipeline.analysis.grade import SECOND_POLICY, GradeSettings, grade_decision
 from pipeline.analysis.runner import analyze_database
 from pipeline.cli import analyze
 from pipeline.rules.ruleset import STANDARD
-from tests.analysis.hands import query_rows
+from tests.analysis.hands import database_decisions, query_rows
 
 QUICK = GradeSettings(rollouts=24, evaluation=48, contenders=0, evaluation_se=0.0,
                       second_samples=48)
@@ -154,3 +154,36 @@ def test_a_database_graded_before_grader_versions_is_outdated(simulated_db: Path
 def test_the_grader_constants_agree() -> None:
     assert store.GRADER_POLICY == rollout.DEFAULT_POLICY == analyze.DEFAULT_POLICY
     assert analyze.DEFAULT_SECOND_POLICY == SECOND_POLICY == GradeSettings().second_policy
+
+
+def test_the_second_look_stops_once_its_verdict_is_clear(simulated_db: Path) -> None:
+    """Staged (a quarter, half, all of its samples), the second look stops at the first stage
+    whose loss is ``second_z`` SEs from the mistake line; on these decisions that changes no
+    verdict, and a look that stopped measured what a look of that many samples measures."""
+    full = replace(FLIPPING, second_samples=200, second_z=0.0)
+    staged = replace(full, second_z=3.0)
+    decisions = database_decisions(simulated_db, streets=(1, 2, 3))
+    looked = stopped = 0
+    for decision in decisions:
+        everything = grade_decision(decision, STANDARD, full)
+        early = grade_decision(decision, STANDARD, staged)
+        assert everything is not None and early is not None
+        assert (early.mistake, early.uncertain) == (everything.mistake, everything.uncertain)
+        if everything.second_loss is None:
+            assert early.second_loss is None
+            continue
+        looked += 1
+        assert everything.second_samples == 2 * 200
+        used = early.second_samples // 2
+        assert used in (50, 100, 200)
+        if used == 200:
+            assert early.second_loss == everything.second_loss
+            continue
+        stopped += 1
+        assert 0 < 3.0 * early.second_loss_se <= abs(early.second_loss - staged.min_loss)
+        # the stage's samples are the stream's first ones: a look of that many samples
+        alone = grade_decision(decision, STANDARD, replace(full, second_samples=used))
+        assert alone is not None
+        assert (alone.second_loss, alone.second_loss_se) == (early.second_loss,
+                                                             early.second_loss_se)
+    assert looked >= 5 and stopped >= 3, (looked, stopped)
