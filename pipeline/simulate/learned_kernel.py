@@ -433,52 +433,13 @@ def _shaped(staged, top, middle):  # noqa: ANN001, ANN202
 
 
 
-class _Scratch(NamedTuple):
-    """The buffers of one compiled pick: a block of gathered options and their scores."""
-
-    raw: np.ndarray
-    features: np.ndarray
-    work: np.ndarray
-    total: np.ndarray
-    inner: np.ndarray
-    scratch: np.ndarray
-    owners: np.ndarray
-    picks: np.ndarray
-    stages: np.ndarray
-    considered: np.ndarray
-    staged: np.ndarray
-
-
-@njit(cache=True, error_model="numpy")
-def _scratch(patterns_count, subsets_count):  # noqa: ANN001, ANN202
-    """Fresh :class:`_Scratch` for a street of ``patterns_count`` placements."""
-    return _Scratch(
-        np.zeros((len(RAW_FIELDS), BLOCK), dtype=np.float32),
-        np.empty((len(FEATURE_SLOTS), BLOCK), dtype=np.float32),
-        np.empty((4, BLOCK), dtype=np.float32),
-        np.empty(BLOCK, dtype=np.float32),
-        np.empty(BLOCK, dtype=np.float32),
-        np.empty(1, dtype=np.float32),
-        np.empty(BLOCK, dtype=np.int64),
-        np.empty(BLOCK, dtype=np.int64),
-        np.empty(BLOCK, dtype=np.int64),
-        np.empty(patterns_count, dtype=np.bool_),
-        np.zeros((3, subsets_count, 8), dtype=np.float32))
-
-
 @njit(cache=True, error_model="numpy", inline="always")
 def _gather_board(owner, board, entries, fits, live, subsets, tables, opening, last_stage,  # noqa: ANN001, ANN202, PLR0913
-                  buffers, count):
-    """Add the options considered of board ``owner`` to the block (``buffers``, holding
-    ``count``); returns the new count. Its rows after each subset of the street's cards are
-    at ``board`` of ``entries`` / ``fits`` (3 × boards × subsets) and ``live`` (5 × boards ×
-    subsets)."""
-    staged = buffers.staged
-    considered = buffers.considered
-    raw = buffers.raw
-    stages = buffers.stages
-    owners = buffers.owners
-    picks = buffers.picks
+                  staged, considered, raw, stages, owners, picks, count):
+    """Add the options considered of board ``owner`` to the block (``raw``, ``stages``,
+    ``owners``, ``picks``, holding ``count``); returns the new count. Its rows after each
+    subset of the street's cards are at ``board`` of ``entries`` / ``fits`` (3 × boards ×
+    subsets) and ``live`` (5 × boards × subsets); ``staged`` and ``considered`` are scratch."""
     subsets_count = entries.shape[2]
     for row in range(3):
         for subset in range(subsets_count):
@@ -521,40 +482,47 @@ def _gather_board(owner, board, entries, fits, live, subsets, tables, opening, l
 
 
 @njit(cache=True, error_model="numpy")
-def _score_block(buffers, count, low, steer, table, base_slots, first_slots, group_starts,  # noqa: ANN001, ANN202
-                 second_slots, columns, best, chosen):
+def _score_block(raw, features, work, total, inner, scratch, stages, owners, picks, count,  # noqa: ANN001, ANN202, PLR0913
+                 low, steer, table, base_slots, first_slots, group_starts, second_slots,
+                 columns, best, chosen):
     """Score the ``count`` options of the block and keep each board's best (the first on
     equal scores; a NaN wins, as in ``numpy.argmax``); nothing when the block is empty."""
     if count == 0:
         return
-    _block_features(buffers.raw, count, low, steer, buffers.features, buffers.work)
-    _block_worth(buffers.features, count, buffers.stages, table, base_slots, first_slots,
-                 group_starts, second_slots, columns, buffers.total, buffers.inner,
-                 buffers.scratch)
-    total = buffers.total
+    _block_features(raw, count, low, steer, features, work)
+    _block_worth(features, count, stages, table, base_slots, first_slots, group_starts,
+                 second_slots, columns, total, inner, scratch)
     for at in range(count):
-        board = buffers.owners[at]
+        board = owners[at]
         value = total[at]
         held = best[board]
         if held != held:
             continue
         if value != value or value > held:
             best[board] = value
-            chosen[board] = buffers.picks[at]
+            chosen[board] = picks[at]
 
 
-@njit(cache=True, error_model="numpy", inline="always")
-def _add_board(owner, board, entries, fits, live, subsets, tables, opening, last_stage,  # noqa: ANN001, ANN202, PLR0913
-               buffers, count, low, steer, table, base_slots, first_slots, group_starts,
-               second_slots, columns, best, chosen):
-    """:func:`_gather_board`, after scoring the block first when the board's options might not
-    fit in it; returns the block's new count."""
-    if count + subsets.shape[0] > BLOCK:
-        _score_block(buffers, count, low, steer, table, base_slots, first_slots,
-                     group_starts, second_slots, columns, best, chosen)
-        count = 0
-    return _gather_board(owner, board, entries, fits, live, subsets, tables, opening,
-                         last_stage, buffers, count)
+@njit(cache=True, error_model="numpy")
+def _gather_chunk(first, last, entries, fits, live, subsets, tables, opening, last_stage,  # noqa: ANN001, ANN202, PLR0913
+                  staged, considered, raw, features, work, total, inner, scratch, stages, owners,
+                  picks, count, low, steer, table, base_slots, first_slots, group_starts,
+                  second_slots, columns, best, chosen):
+    """:func:`_gather_board` for boards ``first`` to ``last`` (a chunk of :func:`_rows_of`),
+    scoring the block (:func:`_score_block`) whenever a board's options might not fit in it;
+    returns the block's new count. One call per chunk with every buffer an argument: the
+    boards' loop binds no array (each binding would cost numba a reference count)."""
+    patterns_count = subsets.shape[0]
+    for board in range(first, last):
+        if count + patterns_count > BLOCK:
+            _score_block(raw, features, work, total, inner, scratch, stages, owners, picks,
+                         count, low, steer, table, base_slots, first_slots, group_starts,
+                         second_slots, columns, best, chosen)
+            count = 0
+        count = _gather_board(board, board - first, entries, fits, live, subsets, tables,
+                              opening, last_stage, staged, considered, raw, stages, owners,
+                              picks, count)
+    return count
 
 
 class StreetTables(NamedTuple):
@@ -751,7 +719,17 @@ def play_learned(dealt, keys, counts, suits, cards, seen, live_on, card_keys, su
     added = np.zeros(subsets_count, dtype=np.int64)
     drawn = np.zeros(6, dtype=np.int64)
     reached = np.zeros(subsets_count, dtype=np.int64)
-    buffers = _scratch(subsets.shape[0], subsets_count)
+    raw = np.zeros((len(RAW_FIELDS), BLOCK), dtype=np.float32)
+    features = np.empty((len(FEATURE_SLOTS), BLOCK), dtype=np.float32)
+    work = np.empty((4, BLOCK), dtype=np.float32)
+    total = np.empty(BLOCK, dtype=np.float32)
+    inner = np.empty(BLOCK, dtype=np.float32)
+    scratch = np.empty(1, dtype=np.float32)
+    stages = np.empty(BLOCK, dtype=np.int64)
+    owners = np.empty(BLOCK, dtype=np.int64)
+    picks = np.empty(BLOCK, dtype=np.int64)
+    considered = np.empty(subsets.shape[0], dtype=np.bool_)
+    staged = np.zeros((3, subsets_count, 8), dtype=np.float32)
     best = np.full(boards_count, -np.inf, dtype=np.float32)
     chosen = np.zeros(boards_count, dtype=np.int64)
     last_stage = table.shape[0] - 1
@@ -761,13 +739,14 @@ def play_learned(dealt, keys, counts, suits, cards, seen, live_on, card_keys, su
         _rows_of(first, last, dealt, keys, counts, suits, cards, seen, live_on, street_tables,
                  subset_keys, subset_suits, subset_counts, entries, fits, live, added, drawn,
                  reached)
-        for board in range(first, last):
-            count = _add_board(board, board - first, entries, fits, live, subsets, tables,
-                               opening, last_stage, buffers, count, low, steer, table,
-                               base_slots, first_slots, group_starts, second_slots, columns,
-                               best, chosen)
-    _score_block(buffers, count, low, steer, table, base_slots, first_slots, group_starts,
-                 second_slots, columns, best, chosen)
+        count = _gather_chunk(first, last, entries, fits, live, subsets, tables, opening,
+                              last_stage, staged, considered, raw, features, work, total, inner,
+                              scratch, stages, owners, picks, count, low, steer, table,
+                              base_slots, first_slots, group_starts, second_slots, columns,
+                              best, chosen)
+    _score_block(raw, features, work, total, inner, scratch, stages, owners, picks, count, low,
+                 steer, table, base_slots, first_slots, group_starts, second_slots, columns,
+                 best, chosen)
     new_keys = keys.copy()
     new_counts = counts.copy()
     new_suits = suits.copy()
