@@ -46,7 +46,7 @@ from pipeline.rules.batch import BoardColumns, evaluate_boards, score_pairs, set
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import RuleSet
 from pipeline.simulate.bots import BOTS
-from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE, solve_fantasyland
+from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE
 from pipeline.store import GRADER_POLICY
 
 DEFAULT_POLICY = GRADER_POLICY
@@ -68,9 +68,13 @@ def prepare_policy(name: str, rules: RuleSet, variant: Variant = Variant.PINEAPP
     """Ready the rollout policy ``name`` in this process before grading: its column policy
     for ``variant`` (kept, :func:`column_policy`) plays an opening on one board
     (:meth:`ColumnPolicy.prepare`), which compiles (the first use after an install: about
-    15 s) or loads a compiled play, and builds the outlook tables. Worker processes forked
-    after it inherit all of it. Returns whether the policy has a compiled play."""
+    15 s) or loads a compiled play, and builds the outlook tables; and the compiled
+    Fantasyland setter the rollouts set an opponent in Fantasyland with, likewise. Worker
+    processes forked after it inherit all of it. Returns whether the policy has a compiled play."""
+    from pipeline.solver.fantasyland_kernel import prepare  # compiled: numba
+
     column_policy(name, variant, rules).prepare()
+    prepare()
     return hasattr(BOTS.get(name), "play_boards")
 
 
@@ -174,7 +178,7 @@ class Rollouts:
             np.random.default_rng(child) for child in sequence.spawn(3))
         self._fantasyland_cards = sum(size for _, _, size in decision.plan.fantasyland)
         self._group_hands = np.zeros((0, self._fantasyland_cards), dtype=np.int64)
-        self._solved: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._solved: dict[tuple[int, int], np.ndarray] = {}
         self._steps = 1 + len(decision.plan.future)
         unseen = len(decision.unseen)
         for start in range(0, lo, 4096):  # the samples before lo are skipped, not kept
@@ -295,19 +299,22 @@ class Rollouts:
         entries: list[_Seat] = []
         table = [card for rows in decision.visible if rows is not None
                  for row in rows for card in row]  # what every seat sees at the decision
+        if plan.fantasyland:
+            from pipeline.solver.fantasyland_kernel import solve_deals  # compiled: numba
+
+            groups = (first + np.arange(count)) // FANTASYLAND_GROUP
+            lowest = int(groups[0]) if count else 0
+            # each group's first sample here (a group's samples share its Fantasyland cards)
+            leaders = np.flatnonzero(np.diff(groups, prepend=lowest - 1))
         for seat, start, size in plan.fantasyland:
-            boards = np.empty((count, 13), dtype=np.int64)
-            for sample in range(count):
-                group = (first + sample) // FANTASYLAND_GROUP
-                arrangement = self._solved.get((seat, group))
-                if arrangement is None:
-                    solved = solve_fantasyland(
-                        deck[sample, start:start + size].tolist(), self.variant, self.rules,
-                        self.fantasyland_value,
-                    )
-                    arrangement = solved.top + solved.middle + solved.bottom
-                    self._solved[(seat, group)] = arrangement
-                boards[sample] = arrangement
+            missing = [at for at in leaders.tolist() if (seat, int(groups[at])) not in self._solved]
+            if missing:
+                solved = solve_deals(deck[missing, start:start + size], self.variant, self.rules,
+                                     self.fantasyland_value)
+                for at, board in zip(missing, solved, strict=True):
+                    self._solved[(seat, int(groups[at]))] = board
+            by_group = np.stack([self._solved[(seat, int(group))] for group in groups[leaders]])
+            boards = by_group[groups - lowest]
             entries.append(self._judged(seat, True, boards, np.arange(count)))
         for seat, rows in enumerate(decision.visible):
             if rows is None or seat == decision.hero:

@@ -178,7 +178,9 @@ _IS_FLUSH = np.zeros(5 * 512 + 1, dtype=bool)
 _IS_FLUSH[[5 * key for key in _SUIT_KEYS]] = True
 
 
-def _check_rules(rules: RuleSet, stay_value: float) -> None:
+def check_setter_rules(rules: RuleSet, stay_value: float) -> None:
+    """Raise :class:`ValueError` when the setter cannot run under these rules: a negative
+    ``stay_value`` or a negative royalty (its pruning counts on non-negative scores)."""
     tables = rules.royalties
     if stay_value < 0:
         raise ValueError(f"stay_value must be ≥ 0, got {stay_value}")
@@ -210,7 +212,7 @@ def solve_fantasyland(
         raise ValueError(f"a Fantasyland deal has {MIN_CARDS}-{MAX_CARDS} cards, got {count}")
     if len(set(cards)) != count or not all(0 <= card < 52 for card in cards):
         raise ValueError("Fantasyland cards must be distinct card codes 0..51")
-    _check_rules(rules, stay_value)
+    check_setter_rules(rules, stay_value)
     return _Solver(cards, variant, rules, stay_value).solve()
 
 

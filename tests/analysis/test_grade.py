@@ -21,6 +21,7 @@ from pipeline.analysis.grade import GradeSettings, grade_decision
 from pipeline.analysis.rollout import FANTASYLAND_GROUP, Rollouts
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import STANDARD
+from pipeline.solver.fantasyland import solve_fantasyland
 
 
 def _hands(database: Path, limit: int | None = None) -> dict[str, HandView]:
@@ -199,9 +200,21 @@ def test_an_opponent_in_fantasyland_is_dealt_from_the_unseen_cards(certain_db: P
         assert all((boards[other] == boards[index]).all() for other in same)
         # the Fantasyland cards are the first 14 of the sample's deck, the rest follow
         assert set(boards[index].tolist()) <= set(rollouts.deck[index, :14].tolist())
+        # set as the exact setter sets them
+        solved = solve_fantasyland(rollouts.deck[index, :14].tolist(), Variant.PINEAPPLE,
+                                   STANDARD, rollouts.fantasyland_value)
+        assert boards[index].tolist() == [*solved.top, *solved.middle, *solved.bottom]
     assert len({tuple(board) for board in boards.tolist()}) == len(set(groups))
     values = rollouts.values(decision.alternatives().alternatives[:2])
     assert values.shape == (2, 10)
+    # more samples: a group begun in the first batch keeps its board in the next
+    rollouts.grow(19)
+    grown = rollouts.opponents.cards[rollouts.opponents.seats.index(ann)]
+    assert (grown[:10] == boards).all()
+    for index in range(10, 16):
+        group = (3 + index) // FANTASYLAND_GROUP
+        same = [other for other in range(16) if (3 + other) // FANTASYLAND_GROUP == group]
+        assert all((grown[other] == grown[index]).all() for other in same)
 
 
 def test_two_opponents_in_fantasyland_split_their_cards_at_random() -> None:
