@@ -271,7 +271,10 @@ class Rollouts:
             # first, in that order (so several Fantasyland opponents split them at random)
             order = np.linspace(-2.0, -1.0, fantasyland_cards, endpoint=False)
             keys[rows, self._group_hands[group_of].ravel()] = np.tile(order, count)
-        deck = unseen[np.argsort(keys, axis=1, kind="stable")]  # (samples, unseen)
+        # (samples, unseen). Quicksort, about twice as fast as a stable sort on rows this
+        # short, gives the same order unless two keys tie: uniform doubles (multiples of 2**-53)
+        # tie about once in 10**13 samples, the Fantasyland cards' negative keys never
+        deck = unseen[np.argsort(keys, axis=1, kind="quicksort")]
         uniforms = self._chance_stream.random((count, self._steps, len(decision.hand.seats)))
         played = self._play_opponents(deck, uniforms, first)
         if self.hi == self.lo:
