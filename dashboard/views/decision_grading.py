@@ -28,8 +28,8 @@ def _grade_now(player: str | None, hands: int | None, outdated: bool = False) ->
     from pipeline.analysis.runner import analyze_database
     from pipeline.rules.ruleset import STANDARD
 
-    with st.spinner("preparing the rollout policy (compiled once after an install, about "
-                    "15 s; then loaded)…"):
+    with st.spinner("preparing the rollout policy and the Fantasyland setter (compiled once "
+                    "after an install, about 30 s; then loaded)…"):
         prepare_policy(GradeSettings().policy, STANDARD)
     bar = st.progress(0.0, text="grading…")
     started = time.perf_counter()

@@ -12,10 +12,13 @@
   features count it) is what was known at the decision: the player knows their cards, discards
   and the boards visible, an opponent the boards visible, and each adds its own discards as it
   plays (not the boards' later cards: a seat's play stays a function of its own board and
-  cards, which the exact enumeration below relies on). An opponent in Fantasyland sets its cards with the exact
-  setter (:func:`~pipeline.solver.fantasyland.solve_fantasyland`), as the simulator does; as
-  that costs milliseconds, each group of :data:`FANTASYLAND_GROUP` consecutive samples shares
-  one Fantasyland deal (the other unseen cards are shuffled per sample).
+  cards, which the exact enumeration below relies on). An opponent in Fantasyland sets its
+  cards as the exact setter (:func:`~pipeline.solver.fantasyland.solve_fantasyland`) sets
+  them, as the simulator does, through its compiled twin
+  (:func:`~pipeline.solver.fantasyland_kernel.solve_deals`: the same boards, all of a batch's
+  deals in one call); as a deal still costs about 0.1 ms, each group of
+  :data:`FANTASYLAND_GROUP` consecutive samples shares one Fantasyland deal (the other unseen
+  cards are shuffled per sample).
 * The finished boards are judged and settled in bulk by the batch rules core
   (:func:`~pipeline.rules.batch.evaluate_boards`, :func:`~pipeline.rules.batch.settle_hands`,
   caps included). A sample's value for the player is their settled points plus
