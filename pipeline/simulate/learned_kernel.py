@@ -381,18 +381,23 @@ def features_of_fields(raw, low, steer):  # noqa: ANN001, ANN201
 
 
 @njit(cache=True, error_model="numpy")
+def _block_buffers():  # noqa: ANN202
+    """A block's scratch: its options' raw fields and features, work rows, totals, inner sums
+    and a one-option score."""
+    return (np.zeros((len(RAW_FIELDS), BLOCK), dtype=np.float32),
+            np.empty((len(FEATURE_SLOTS), BLOCK), dtype=np.float32),
+            np.empty((4, BLOCK), dtype=np.float32), np.empty(BLOCK, dtype=np.float32),
+            np.empty(BLOCK, dtype=np.float32), np.empty(1, dtype=np.float32))
+
+
+@njit(cache=True, error_model="numpy")
 def worth_of_fields(raw, stages, low, steer, table, base_slots, first_slots,  # noqa: ANN001, ANN201
                     group_starts, second_slots, columns):
     """The worth (float32) of options given as :data:`RAW_FIELDS` × options float32 arrays,
     each with the weights of its stage (``table``: stages × features float32)."""
     count = raw.shape[1]
     result = np.empty(count, dtype=np.float32)
-    field = np.empty((len(RAW_FIELDS), BLOCK), dtype=np.float32)
-    features = np.empty((len(FEATURE_SLOTS), BLOCK), dtype=np.float32)
-    work = np.empty((4, BLOCK), dtype=np.float32)
-    total = np.empty(BLOCK, dtype=np.float32)
-    inner = np.empty(BLOCK, dtype=np.float32)
-    scratch = np.empty(1, dtype=np.float32)
+    field, features, work, total, inner, scratch = _block_buffers()
     for start in range(0, count, BLOCK):
         stop = min(count, start + BLOCK)
         field[:, :stop - start] = raw[:, start:stop]
@@ -719,12 +724,7 @@ def play_learned(dealt, keys, counts, suits, cards, seen, live_on, card_keys, su
     added = np.zeros(subsets_count, dtype=np.int64)
     drawn = np.zeros(6, dtype=np.int64)
     reached = np.zeros(subsets_count, dtype=np.int64)
-    raw = np.zeros((len(RAW_FIELDS), BLOCK), dtype=np.float32)
-    features = np.empty((len(FEATURE_SLOTS), BLOCK), dtype=np.float32)
-    work = np.empty((4, BLOCK), dtype=np.float32)
-    total = np.empty(BLOCK, dtype=np.float32)
-    inner = np.empty(BLOCK, dtype=np.float32)
-    scratch = np.empty(1, dtype=np.float32)
+    raw, features, work, total, inner, scratch = _block_buffers()
     stages = np.empty(BLOCK, dtype=np.int64)
     owners = np.empty(BLOCK, dtype=np.int64)
     picks = np.empty(BLOCK, dtype=np.int64)

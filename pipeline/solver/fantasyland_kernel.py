@@ -120,7 +120,8 @@ def _solve_all(deals, fives, five_masks, threes, three_masks, tables, switches, 
 
 @njit(cache=True)
 def _candidates(royalty, stay, masks, value, order, stay_value):  # noqa: ANN001, ANN202
-    """Scoring subsets best score first (then ``order``, then index): their scores, masks,
+    """Scoring subsets best score first (then ``order``, then index), then the open row (the
+    setter's filler choice: score 0, no card, value -1, index -1) last: their scores, masks,
     values, royalties, stays and indexes; and the filler cap (the highest value of a subset
     that scores nothing, -1 when none)."""
     size = royalty.size
@@ -142,8 +143,20 @@ def _candidates(royalty, stay, masks, value, order, stay_value):  # noqa: ANN001
     # stable sorts, last key first: index (already), then order, then best score
     chosen = chosen[np.argsort(order[chosen], kind="mergesort")]
     chosen = chosen[np.argsort(-score[chosen], kind="mergesort")]
-    return (score[chosen], masks[chosen], value[chosen], royalty[chosen], stay[chosen], chosen,
-            filler_cap)
+    listed = chosen.size + 1
+    scores = np.zeros(listed, dtype=np.float64)
+    listed_masks = np.zeros(listed, dtype=np.int64)
+    values = np.full(listed, -1, dtype=np.int64)
+    royalties = np.zeros(listed, dtype=np.int64)
+    stays = np.zeros(listed, dtype=np.bool_)
+    indexes = np.full(listed, -1, dtype=np.int64)
+    scores[:-1] = score[chosen]
+    listed_masks[:-1] = masks[chosen]
+    values[:-1] = value[chosen]
+    royalties[:-1] = royalty[chosen]
+    stays[:-1] = stay[chosen]
+    indexes[:-1] = chosen
+    return scores, listed_masks, values, royalties, stays, indexes, filler_cap
 
 
 @njit(cache=True)
@@ -312,8 +325,11 @@ def _solve_one(cards, fives, five_masks, threes, three_masks, tables, switches, 
     (top_scores, top_masks, top_values, top_royalties, top_stays, top_indexes,
      top_filler_cap) = _candidates(top_royalty, top_stay, three_masks, top, top, stay_value)
     # the cards of each scoring top that make it score: a pair's two, else all three
-    top_cores = np.empty(top_indexes.size, dtype=np.int64)
-    for at in range(top_indexes.size):
+    open_bottom = bottom_indexes.size - 1  # each row's open choice: its last
+    open_middle = middle_indexes.size - 1
+    open_top = top_indexes.size - 1
+    top_cores = np.empty(open_top, dtype=np.int64)
+    for at in range(open_top):
         slots = threes[top_indexes[at]]
         first = cards[slots[0]] >> 2
         second = cards[slots[1]] >> 2
@@ -330,43 +346,37 @@ def _solve_one(cards, fives, five_masks, threes, three_masks, tables, switches, 
         else:
             top_cores[at] = bit_first | bit_second | bit_third
     # --- the search
-    top_cap_values, top_cap_best, any_top = _score_cap(top_scores, top_values)
-    middle_cap_values, middle_cap_best, any_middle = _score_cap(middle_scores, middle_values)
-    open_middle = middle_indexes.size
-    open_top = top_indexes.size
-    middles_starts, middles_with = _compatible(bottom_masks, bottom_values, middle_masks,
-                                               middle_values, not lowball, open_middle)
-    bottom_tops_starts, tops_with_bottom = _compatible(bottom_masks, bottom_values, top_masks,
-                                                       top_values, True, open_top)
-    middle_tops_starts, tops_with_middle = _compatible(middle_masks, middle_values, top_masks,
-                                                       top_values, not lowball, open_top)
+    top_cap_values, top_cap_best, any_top = _score_cap(top_scores[:-1], top_values[:-1])
+    middle_cap_values, middle_cap_best, any_middle = _score_cap(middle_scores[:-1],
+                                                                middle_values[:-1])
+    middles_starts, middles_with = _compatible(
+        bottom_masks[:-1], bottom_values[:-1], middle_masks[:-1], middle_values[:-1],
+        not lowball, open_middle)
+    bottom_tops_starts, tops_with_bottom = _compatible(
+        bottom_masks[:-1], bottom_values[:-1], top_masks[:-1], top_values[:-1], True, open_top)
+    middle_tops_starts, tops_with_middle = _compatible(
+        middle_masks[:-1], middle_values[:-1], top_masks[:-1], top_values[:-1], not lowball,
+        open_top)
     every_middle = np.arange(open_middle + 1)
     every_top = np.arange(open_top + 1)
     fillers = Dict.empty(key_type=_FILLER_KEY, value_type=types.int64)
     best = -1.0
     best_top = best_middle = best_bottom = -1
-    for bottom_position in range(bottom_indexes.size + 1):
-        if bottom_position < bottom_indexes.size:
-            bottom_open = False
-            bottom_score = bottom_scores[bottom_position]
-            bottom_mask = bottom_masks[bottom_position]
-            bottom_value = bottom_values[bottom_position]
-            bottom_royalty_now = bottom_royalties[bottom_position]
-            bottom_stay_now = bottom_stays[bottom_position]
-            bottom_index = bottom_indexes[bottom_position]
+    for bottom_position in range(open_bottom + 1):
+        bottom_open = bottom_position == open_bottom
+        bottom_score = bottom_scores[bottom_position]
+        bottom_mask = bottom_masks[bottom_position]
+        bottom_value = bottom_values[bottom_position]
+        bottom_royalty_now = bottom_royalties[bottom_position]
+        bottom_stay_now = bottom_stays[bottom_position]
+        bottom_index = bottom_indexes[bottom_position]
+        if not bottom_open:
             top_under_bottom = _under(top_cap_values, top_cap_best, bottom_value)
             bound = top_under_bottom + (any_middle if lowball else
                                         _under(middle_cap_values, middle_cap_best, bottom_value))
             middle_positions = middles_with[middles_starts[bottom_position]:
                                             middles_starts[bottom_position + 1]]
         else:
-            bottom_open = True
-            bottom_score = 0.0
-            bottom_mask = 0
-            bottom_value = -1
-            bottom_royalty_now = 0
-            bottom_stay_now = False
-            bottom_index = -1
             bound = any_middle + any_top
             top_under_bottom = any_top
             middle_positions = every_middle
@@ -375,20 +385,12 @@ def _solve_one(cards, fives, five_masks, threes, three_masks, tables, switches, 
                 break
             continue
         for middle_position in middle_positions:
-            if middle_position < open_middle:
-                middle_score = middle_scores[middle_position]
-                middle_mask = middle_masks[middle_position]
-                middle_value_now = middle_values[middle_position]
-                middle_royalty_now = middle_royalties[middle_position]
-                middle_stay_now = middle_stays[middle_position]
-                middle_index = middle_indexes[middle_position]
-            else:
-                middle_score = 0.0
-                middle_mask = 0
-                middle_value_now = -1
-                middle_royalty_now = 0
-                middle_stay_now = False
-                middle_index = -1
+            middle_score = middle_scores[middle_position]
+            middle_mask = middle_masks[middle_position]
+            middle_value_now = middle_values[middle_position]
+            middle_royalty_now = middle_royalties[middle_position]
+            middle_stay_now = middle_stays[middle_position]
+            middle_index = middle_indexes[middle_position]
             if bottom_score + middle_score + top_under_bottom <= best:
                 break
             middle_open = middle_index < 0
@@ -409,20 +411,12 @@ def _solve_one(cards, fives, five_masks, threes, three_masks, tables, switches, 
                                                  middle_tops_starts[middle_position + 1]]
             used = bottom_mask | middle_mask
             for top_position in top_positions:
-                if top_position < open_top:
-                    top_score = top_scores[top_position]
-                    top_mask = top_masks[top_position]
-                    top_value = top_values[top_position]
-                    top_royalty_now = top_royalties[top_position]
-                    top_stay_now = top_stays[top_position]
-                    top_index = top_indexes[top_position]
-                else:
-                    top_score = 0.0
-                    top_mask = 0
-                    top_value = -1
-                    top_royalty_now = 0
-                    top_stay_now = False
-                    top_index = -1
+                top_score = top_scores[top_position]
+                top_mask = top_masks[top_position]
+                top_value = top_values[top_position]
+                top_royalty_now = top_royalties[top_position]
+                top_stay_now = top_stays[top_position]
+                top_index = top_indexes[top_position]
                 if bottom_score + middle_score + top_score <= best:
                     break
                 if top_index >= 0:
