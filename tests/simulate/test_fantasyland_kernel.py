@@ -4,6 +4,7 @@ rollouts use it for an opponent in Fantasyland)."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -61,6 +62,38 @@ def test_hands_that_score_much_and_hands_that_must_foul() -> None:
         assert boards.tolist() == setter_boards(deals, variant, REQUALIFY, 10.0)
     fouled = solve_fantasyland(no_low, Variant.LOWBALL_PINEAPPLE, REQUALIFY)
     assert fouled.foul
+
+
+def random_rules(generator: random.Random, index: int) -> RuleSet:
+    """House rules drawn at random, as a rules file may set them: any non-negative royalty
+    tables (a pair worth more than trips, a straight more than a flush, even a high card; never
+    a 2-7 middle without a low, which fouls), any stay switches, any entry pairs."""
+    base = preset("standard")
+
+    def table(size: int, most: int) -> tuple[int, ...]:
+        return tuple(generator.randint(0, most) for _ in range(size))
+
+    royalties = replace(base.royalties, top_pairs=table(13, 12), top_trips=table(13, 25),
+                        middle=table(10, 40), bottom=table(10, 30),
+                        lowball_middle=(0, *table(5, 10)))
+    fantasyland = replace(
+        base.fantasyland, enabled=generator.random() < 0.9,
+        entry_top_pair=generator.randint(0, 12), lowball_entry_top_pair=generator.randint(0, 12),
+        stay_top_trips=generator.random() < 0.5, stay_middle_full_house=generator.random() < 0.5,
+        stay_bottom_quads=generator.random() < 0.5, stay_requalify=generator.random() < 0.5)
+    return replace(base, name=f"random-{index}", royalties=royalties, fantasyland=fantasyland)
+
+
+def test_the_compiled_setter_follows_any_house_rules() -> None:
+    generator = random.Random("house-rules")
+    for index in range(12):
+        rules = random_rules(generator, index)
+        for variant in Variant:
+            count = generator.choice((13, 14, 15))
+            deals = np.asarray([generator.sample(range(52), count) for _ in range(4)])
+            stay_value = generator.choice((0.0, 5.0, 10.0, 25.0))
+            assert (solve_deals(deals, variant, rules, stay_value).tolist()
+                    == setter_boards(deals, variant, rules, stay_value)), (rules, variant)
 
 
 def test_bad_deals_and_rules_are_refused_as_the_setter_refuses_them() -> None:
