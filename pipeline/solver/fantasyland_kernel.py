@@ -159,6 +159,14 @@ def _candidates(royalty, stay, masks, value, order, stay_value):  # noqa: ANN001
     return scores, listed_masks, values, royalties, stays, indexes, filler_cap
 
 
+@njit(cache=True, inline="always")
+def _pick(scores, masks, values, royalties, stays, indexes, position):  # noqa: ANN001, ANN202, PLR0913
+    """One listed choice of a row (:func:`_candidates`): score, mask, value, royalty, stay,
+    subset index."""
+    return (scores[position], masks[position], values[position], royalties[position],
+            stays[position], indexes[position])
+
+
 @njit(cache=True)
 def _compatible(lower_masks, lower_values, upper_masks, upper_values, ordered, open_position):  # noqa: ANN001, ANN202
     """For each lower-row candidate, the upper-row candidates that fit with it (no shared card;
@@ -364,12 +372,9 @@ def _solve_one(cards, fives, five_masks, threes, three_masks, tables, switches, 
     best_top = best_middle = best_bottom = -1
     for bottom_position in range(open_bottom + 1):
         bottom_open = bottom_position == open_bottom
-        bottom_score = bottom_scores[bottom_position]
-        bottom_mask = bottom_masks[bottom_position]
-        bottom_value = bottom_values[bottom_position]
-        bottom_royalty_now = bottom_royalties[bottom_position]
-        bottom_stay_now = bottom_stays[bottom_position]
-        bottom_index = bottom_indexes[bottom_position]
+        (bottom_score, bottom_mask, bottom_value, bottom_royalty_now, bottom_stay_now,
+         bottom_index) = _pick(bottom_scores, bottom_masks, bottom_values, bottom_royalties,
+                               bottom_stays, bottom_indexes, bottom_position)
         if not bottom_open:
             top_under_bottom = _under(top_cap_values, top_cap_best, bottom_value)
             bound = top_under_bottom + (any_middle if lowball else
@@ -385,12 +390,9 @@ def _solve_one(cards, fives, five_masks, threes, three_masks, tables, switches, 
                 break
             continue
         for middle_position in middle_positions:
-            middle_score = middle_scores[middle_position]
-            middle_mask = middle_masks[middle_position]
-            middle_value_now = middle_values[middle_position]
-            middle_royalty_now = middle_royalties[middle_position]
-            middle_stay_now = middle_stays[middle_position]
-            middle_index = middle_indexes[middle_position]
+            (middle_score, middle_mask, middle_value_now, middle_royalty_now, middle_stay_now,
+             middle_index) = _pick(middle_scores, middle_masks, middle_values, middle_royalties,
+                                   middle_stays, middle_indexes, middle_position)
             if bottom_score + middle_score + top_under_bottom <= best:
                 break
             middle_open = middle_index < 0
@@ -411,12 +413,9 @@ def _solve_one(cards, fives, five_masks, threes, three_masks, tables, switches, 
                                                  middle_tops_starts[middle_position + 1]]
             used = bottom_mask | middle_mask
             for top_position in top_positions:
-                top_score = top_scores[top_position]
-                top_mask = top_masks[top_position]
-                top_value = top_values[top_position]
-                top_royalty_now = top_royalties[top_position]
-                top_stay_now = top_stays[top_position]
-                top_index = top_indexes[top_position]
+                (top_score, top_mask, top_value, top_royalty_now, top_stay_now,
+                 top_index) = _pick(top_scores, top_masks, top_values, top_royalties, top_stays,
+                                    top_indexes, top_position)
                 if bottom_score + middle_score + top_score <= best:
                     break
                 if top_index >= 0:
