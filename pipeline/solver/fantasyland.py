@@ -85,7 +85,7 @@ class Arrangement:
 
 
 @dataclass(frozen=True, slots=True)
-class _Subsets:
+class Subsets:
     """Every k-subset of n card positions: incidence matrix, bitmask and index of each subset."""
 
     incidence: np.ndarray  # (K, n) float64, 1 where the subset holds the position
@@ -95,13 +95,15 @@ class _Subsets:
 
 
 @cache
-def _subsets(count: int, size: int) -> _Subsets:
+def subsets_of(count: int, size: int) -> Subsets:
+    """Every ``size``-subset of ``count`` card positions, in ``itertools.combinations`` order
+    (the order the setter lists them in, and its tie-breaks follow)."""
     positions = list(itertools.combinations(range(count), size))
     incidence = np.zeros((len(positions), count), dtype=np.float64)
     for row, chosen in enumerate(positions):
         incidence[row, list(chosen)] = 1.0
     masks = tuple(sum(1 << position for position in chosen) for chosen in positions)
-    return _Subsets(
+    return Subsets(
         incidence, masks, np.asarray(masks, dtype=np.int64),
         np.asarray(positions, dtype=np.int64).reshape(-1, size),
     )
@@ -170,12 +172,14 @@ def _free_subset_indexes(count: int, size: int, free: int) -> tuple[int, ...]:
 
 @cache
 def _index_of_mask(count: int, size: int) -> dict[int, int]:
-    return {mask: index for index, mask in enumerate(_subsets(count, size).masks)}
+    return {mask: index for index, mask in enumerate(subsets_of(count, size).masks)}
 
 
-_SUIT_KEYS = (1, 8, 64, 512)
-_IS_FLUSH = np.zeros(5 * 512 + 1, dtype=bool)
-_IS_FLUSH[[5 * key for key in _SUIT_KEYS]] = True
+SUIT_KEYS = (1, 8, 64, 512)
+"""Each suit's key: five cards are of one suit when their keys sum to five times one key."""
+IS_FLUSH = np.zeros(5 * 512 + 1, dtype=bool)
+"""Whether a sum of five suit keys is a flush."""
+IS_FLUSH[[5 * key for key in SUIT_KEYS]] = True
 
 
 def check_setter_rules(rules: RuleSet, stay_value: float) -> None:
@@ -240,12 +244,12 @@ class _Solver:
         features = np.empty((count, 3), dtype=np.float64)
         features[:, 0] = RANK_KEY_ARRAY[ranks]
         features[:, 1] = np.left_shift(1, ranks)
-        features[:, 2] = np.asarray(_SUIT_KEYS, dtype=np.float64)[hand & 3]
+        features[:, 2] = np.asarray(SUIT_KEYS, dtype=np.float64)[hand & 3]
 
-        fives = _subsets(count, 5)
+        fives = subsets_of(count, 5)
         sums = (fives.incidence @ features).astype(np.int64)
         key_sums = sums[:, 0]
-        flush = _IS_FLUSH[sums[:, 2]]
+        flush = IS_FLUSH[sums[:, 2]]
         high = np.where(flush, FLUSH_HIGH_ARRAY[sums[:, 1] & 0x1FFF], FIVE_HIGH_ARRAY[key_sums])
         high_class = high >> CATEGORY_SHIFT
         bottom_royalty = np.asarray(rules.royalties.bottom, dtype=np.int64)[high_class]
@@ -260,7 +264,7 @@ class _Solver:
             middle_royalty = np.asarray(rules.royalties.middle, dtype=np.int64)[high_class]
             middle_stay = (high_class >= HandClass.FULL_HOUSE) & fl.stay_middle_full_house
 
-        threes = _subsets(count, 3)
+        threes = subsets_of(count, 3)
         top = THREE_HIGH_ARRAY[(threes.incidence @ features[:, 0]).astype(np.int64)]
         top_class = top >> CATEGORY_SHIFT
         top_rank = ((top >> 16) & 0xF) - 1

@@ -15,9 +15,6 @@ Pure computation: no I/O. Compiled on first use and cached beside the module, li
 
 from __future__ import annotations
 
-import itertools
-from functools import cache
-
 import numpy as np
 from numba import njit, types
 from numba.typed import Dict
@@ -27,9 +24,12 @@ from pipeline.rules.ruleset import STANDARD, RuleSet
 from pipeline.rules.values import CATEGORY_SHIFT, HandClass, LowClass
 from pipeline.solver.fantasyland import (
     DEFAULT_STAY_VALUE,
+    IS_FLUSH,
     MAX_CARDS,
     MIN_CARDS,
+    SUIT_KEYS,
     check_setter_rules,
+    subsets_of,
 )
 from pipeline.solver.tables import (
     FIVE_HIGH_ARRAY,
@@ -40,20 +40,8 @@ from pipeline.solver.tables import (
     THREE_HIGH_ARRAY,
 )
 
-_SUIT_KEYS = np.asarray((1, 8, 64, 512), dtype=np.int64)
-_IS_FLUSH = np.zeros(5 * 512 + 1, dtype=np.bool_)
-_IS_FLUSH[5 * _SUIT_KEYS] = True
+_SUIT_KEYS = np.asarray(SUIT_KEYS, dtype=np.int64)
 _FILLER_KEY = types.UniTuple(types.int64, 2)
-
-
-@cache
-def _subset_positions(count: int, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every ``size``-subset of ``count`` positions in ``itertools.combinations`` order (the
-    setter's order): their positions (K × size) and bit masks."""
-    positions = np.asarray(list(itertools.combinations(range(count), size)),
-                           dtype=np.int64).reshape(-1, size)
-    masks = (np.int64(1) << positions).sum(axis=1)
-    return positions, masks
 
 
 def rule_arrays(rules: RuleSet, variant: Variant) -> tuple[np.ndarray, np.ndarray]:
@@ -89,13 +77,13 @@ def solve_deals(deals: np.ndarray, variant: Variant, rules: RuleSet,
         raise ValueError("Fantasyland cards must be card codes 0..51")
     check_setter_rules(rules, stay_value)
     count = deals.shape[1]
-    fives, five_masks = _subset_positions(count, 5)
-    threes, three_masks = _subset_positions(count, 3)
+    fives, threes = subsets_of(count, 5), subsets_of(count, 3)  # the setter's own lists
     tables, switches = rule_arrays(rules, variant)
-    return _solve_all(deals, fives, five_masks, threes, three_masks, tables, switches,
+    return _solve_all(deals, fives.positions, fives.mask_array, threes.positions,
+                      threes.mask_array, tables, switches,
                       variant is Variant.LOWBALL_PINEAPPLE, float(stay_value), RANK_KEY_ARRAY,
                       FIVE_HIGH_ARRAY, FLUSH_HIGH_ARRAY, FIVE_LOW_ARRAY, FIVE_LOW_CLASS_ARRAY,
-                      THREE_HIGH_ARRAY, _IS_FLUSH, _SUIT_KEYS)
+                      THREE_HIGH_ARRAY, IS_FLUSH, _SUIT_KEYS)
 
 
 def prepare() -> None:
