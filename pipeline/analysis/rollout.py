@@ -309,17 +309,20 @@ class Rollouts:
             from pipeline.solver.fantasyland_kernel import solve_deals  # compiled: numba
 
             groups = (first + np.arange(count)) // FANTASYLAND_GROUP
-            lowest = int(groups[0]) if count else 0
-            # each group's first sample here (a group's samples share its Fantasyland cards)
-            leaders = np.flatnonzero(np.diff(groups, prepend=lowest - 1))
+            lowest = int(groups[0])
+            # the groups here, lowest on, and each one's first sample here (a group's samples
+            # share its Fantasyland cards)
+            here = range(lowest, int(groups[-1]) + 1)
+            leaders = np.maximum(np.asarray(here) * FANTASYLAND_GROUP - first, 0)
         for seat, start, size in plan.fantasyland:
-            missing = [at for at in leaders.tolist() if (seat, int(groups[at])) not in self._solved]
+            missing = [group for group in here if (seat, group) not in self._solved]
             if missing:
-                solved = solve_deals(deck[missing, start:start + size], self.variant, self.rules,
+                at = leaders[np.asarray(missing) - lowest]
+                solved = solve_deals(deck[at, start:start + size], self.variant, self.rules,
                                      self.fantasyland_value)
-                for at, board in zip(missing, solved, strict=True):
-                    self._solved[(seat, int(groups[at]))] = board
-            by_group = np.stack([self._solved[(seat, int(group))] for group in groups[leaders]])
+                self._solved.update(zip([(seat, group) for group in missing], solved,
+                                        strict=True))
+            by_group = np.stack([self._solved[(seat, group)] for group in here])
             boards = by_group[groups - lowest]
             entries.append(self._judged(seat, True, boards, np.arange(count)))
         for seat, rows in enumerate(decision.visible):
