@@ -170,16 +170,22 @@ def test_the_expert_policy_beats_solid_heads_up(variant: Variant) -> None:
     assert mean > 3 * error and mean > 0.3, (mean, error)
 
 
-def test_preparing_a_policy_compiles_the_learned_play_in_this_process() -> None:
-    """:meth:`ColumnPolicy.prepare` (what the grader's parent process does before forking its
-    workers) leaves the learned bot's compiled street player ready in this process: compiled
-    for the argument types the rollouts pass, so the workers inherit it."""
+def test_preparing_a_policy_compiles_its_play_and_the_setter_in_this_process() -> None:
+    """:func:`prepare_policy` (what the grader's parent process does before forking its
+    workers) leaves the learned bot's compiled street player and the compiled Fantasyland
+    setter ready in this process: compiled for the argument types the rollouts pass, so the
+    workers inherit them."""
     from pipeline.analysis.rollout import prepare_policy
     from pipeline.simulate.learned_kernel import play_learned
+    from pipeline.solver.fantasyland_kernel import _solve_all, solve_deals
 
+    assert not prepare_policy("solid", STANDARD)  # no compiled play (the setter is readied)
+    assert len(_solve_all.signatures) == 1
     assert prepare_policy("learned", STANDARD)
-    assert not prepare_policy("solid", STANDARD)  # nothing compiled to prepare
     assert len(play_learned.signatures) == 1
+    # what the rollouts pass (a column of drawn deals) needs no other specialisation
+    solve_deals(np.arange(28).reshape(2, 14)[:, ::-1], Variant.PINEAPPLE, STANDARD, 10.0)
+    assert len(_solve_all.signatures) == 1
     for variant in Variant:
         ColumnPolicy("learned", variant, STANDARD).prepare()
     assert len(play_learned.signatures) == 1  # one specialisation serves every variant
