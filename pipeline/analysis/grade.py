@@ -548,8 +548,9 @@ def second_look(grade: DecisionGrade, decision: Decision, rules: RuleSet,
     Sampled, the second look goes in stages (:data:`SECOND_STAGES`: a quarter of
     ``second_count``, half, all): it stops at the first stage where the second loss is at least
     ``second_z`` standard errors from ``min_loss`` (a verdict more samples would not turn; 0:
-    always every sample; never on an SE of 0, where every sample so far was alike). Each stage's samples are the first ones of the stream, so a stage is
-    what a second look of that many samples would have measured."""
+    always every sample; never on an SE of 0, where every sample so far was alike). Each
+    stage's samples are the first ones of the stream, so a stage is what a second look of that
+    many samples would have measured."""
     second = settings.second_policy
     if second is None or not grade.mistake:
         return
