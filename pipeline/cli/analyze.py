@@ -39,6 +39,8 @@ DEFAULT_RACE_LIMIT = 0
 """pipeline.analysis.grade.GradeSettings.race_limit"""
 DEFAULT_SECOND_POLICY = "solid"
 """pipeline.analysis.grade.SECOND_POLICY"""
+DEFAULT_SECOND_Z = 3.0
+"""pipeline.analysis.grade.GradeSettings.second_z"""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -133,6 +135,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-second-look", action="store_true",
                         help="no second look (no verdict is uncertain; faster)")
     parser.add_argument(
+        "--second-z", type=float, default=DEFAULT_SECOND_Z, metavar="Z",
+        help="the second look draws a quarter, half, then all of its samples and stops once its "
+             "loss is Z standard errors from --min-loss; 0 always draws them all "
+             "(default: %(default)g)",
+    )
+    parser.add_argument(
         "--prune", type=int, default=0, metavar="K",
         help="in decisions of more than 60 plays (the opening), only the play made, the "
              "policy's own play and the K plays it scores highest go on past the first screen "
@@ -194,7 +202,7 @@ def run(arguments: argparse.Namespace) -> int:
         min_loss=arguments.min_loss, contenders=arguments.contenders, race_to=arguments.race_to,
         evaluation_se=arguments.evaluation_se, race_limit=arguments.race_limit,
         second_policy=None if arguments.no_second_look else arguments.second_policy,
-        prune=arguments.prune,
+        second_z=arguments.second_z, prune=arguments.prune,
     )
     try:
         settings.check()

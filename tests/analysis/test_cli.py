@@ -125,7 +125,7 @@ def test_analyze_takes_the_race_and_evaluation_options(
     assert grades and all(row[0] == 8 for row in grades)
     assert all(row[1] == (0 if row[2] else 10) for row in grades)
     for bad in (["--contenders", "-1"], ["--race-to", "1"], ["--evaluation-se", "-0.5"],
-                ["--race-limit", "-2"]):
+                ["--race-limit", "-2"], ["--second-z", "-1"]):
         assert main(["analyze", "--db", str(simulated_db), "--quiet", *bad]) == 2
         assert "must be" in capsys.readouterr().err
 

@@ -121,6 +121,7 @@ def test_written_out_constants_agree_with_their_source() -> None:
     assert settings.contenders == analyze.DEFAULT_CONTENDERS
     assert settings.evaluation_se == analyze.DEFAULT_EVALUATION_SE
     assert settings.race_limit == analyze.DEFAULT_RACE_LIMIT
+    assert settings.second_z == analyze.DEFAULT_SECOND_Z
 
 
 def test_analyze_refuses_an_unknown_bot_as_before(capsys: pytest.CaptureFixture[str]) -> None:
