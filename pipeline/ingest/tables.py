@@ -274,11 +274,15 @@ def verdict_tables(
     reported = columns.reported
     extras = columns.player_extras
     names = columns.names
-    checked = [
-        index for index, (points, extra) in enumerate(zip(reported, extras, strict=True))
-        if points is not None or extra
-    ]
-    for hand in sorted({int(player_hand[index]) for index in checked}):
+    # Only a hand with a player whose reported points differ from the re-score, or with a
+    # source's own verdict (an extra), can disagree: the rest are found with numpy, not
+    # looked at one player at a time.
+    reported_points = np.array(reported, dtype=np.float64)  # None becomes NaN
+    given = np.fromiter((value is not None for value in reported), bool, board_count)
+    differs = given & (reported_points != points)
+    with_extra = np.fromiter(map(bool, extras), bool, board_count)
+    checked = np.flatnonzero(differs | with_extra)
+    for hand in np.unique(player_hand[checked]).tolist():
         first = int(first_boards[hand])
         last = first + int(player_counts[hand])
         hand_verdicts = [

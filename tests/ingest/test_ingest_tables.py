@@ -9,8 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.ingest.columns import VerdictFacts, disagreement_texts
+from pipeline.ingest.columns import from_records as columns_from_records
 from pipeline.ingest.driver import ingest_mappings, ingest_paths
 from pipeline.ingest.evaluate import score_record
+from pipeline.ingest.tables import verdict_tables
 from pipeline.records.validate import parse_hand
 from pipeline.rules.ruleset import preset
 from pipeline.store import hand_key
@@ -251,3 +254,53 @@ def test_canonical_files_are_streamed(
     assert summary.stored == 200 and pulled == 200
     in_flight = 10 * (workers + 2)  # the batches handed to workers, and the one being read
     assert pulled_at_first_commit[0] <= in_flight < 200
+
+
+def test_only_hands_that_can_disagree_are_looked_at_and_none_is_missed() -> None:
+    """verdict_tables looks at a hand player by player only where numpy finds a reported total
+    unlike the re-score, or a source's own verdict: its disagreement texts must be exactly
+    those of looking at every hand (mixed batches: agreeing, disagreeing, unreported, a
+    source's verdict on an otherwise agreeing hand, a total reported as a float)."""
+    records = [deal_hand(seed) for seed in range(40)]
+    resolved = preset("standard")
+    truth = [score_record(parse_hand(record), resolved) for record in records]
+    for number, (record, scored) in enumerate(zip(records, truth, strict=True)):
+        for player, verdict in zip(record["players"], scored.players, strict=True):
+            kind = (number + player["seat"]) % 6
+            if kind in (0, 1):
+                player["reported_points"] = verdict.points  # agrees
+            elif kind == 2:
+                player["reported_points"] = verdict.points + 1  # disagrees
+            elif kind == 3:
+                player["reported_points"] = float(verdict.points)  # agrees, as a float
+            elif kind == 4 and number % 3 in (1, 2):  # the source's own verdict, claimed wrongly
+                player["reported_points"] = verdict.points
+                player["source_showdown"] = {"fouled": not verdict.foul}
+    hands = [parse_hand(record) for record in records]
+    columns = columns_from_records([0] * len(hands), [""] * len(hands), hands,
+                                   ["f.jsonl"] * len(hands), list(range(1, len(hands) + 1)))
+
+    tables = verdict_tables(columns, lambda name: preset(name))
+
+    evaluations = tables["evaluations"].to_pydict()
+    results = tables["results"].to_pydict()
+    expected: list[str | None] = []
+    board = 0
+    for hand in hands:
+        facts = []
+        for _ in hand.players:
+            facts.append(VerdictFacts(
+                columns.names[board], columns.reported[board], columns.player_extras[board] or {},
+                evaluations["foul"][board],
+                (evaluations["raw_royalty_top"][board], evaluations["raw_royalty_middle"][board],
+                 evaluations["raw_royalty_bottom"][board]),
+                evaluations["fantasyland_cards"][board], results["points"][board]))
+            board += 1
+        expected += disagreement_texts(facts)
+    assert results["disagreement"] == expected
+    assert results["disagrees"] == [text is not None for text in expected]
+    # the batch holds every case: agreeing hands, point disagreements, a source's own verdict
+    assert expected.count(None) > 20
+    assert any(text and text.startswith("points: reported") for text in expected)
+    assert any(text and text.startswith("foul: the source says") for text in expected)
+    assert any(text and "(because of" in text for text in expected)
