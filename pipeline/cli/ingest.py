@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,6 +23,8 @@ from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES, FORMATS
 from pipeline.ingest.defaults import (
     DEFAULT_BATCH_SIZE,
     PARALLEL_MIN_BYTES,
+    WORKER_MODULE,
+    parallel_workers,
 )
 from pipeline.ingest.errors import DatabaseError, IngestError
 
@@ -132,6 +136,22 @@ def print_summary(summary: IngestSummary) -> None:
         console.print(note, highlight=False)
 
 
+def forks_workers(paths: Sequence[str], format: str | None, workers: int | None) -> bool:
+    """Whether the ingest will parse one of ``paths`` in worker processes, judged before
+    anything heavy is imported: a plain file given by name, large enough
+    (:func:`~pipeline.ingest.defaults.parallel_workers`), in the canonical format or, with no
+    ``--format``, possibly so (its format is judged later; a file in another format leaves
+    the workers' server idle until the command ends)."""
+    for path in paths:
+        try:
+            size = os.stat(path).st_size
+        except OSError:  # a folder's or a glob's files are not looked at here
+            continue
+        if parallel_workers(workers, format or "canonical", size) > 1 and Path(path).is_file():
+            return True
+    return False
+
+
 def run(arguments: argparse.Namespace) -> int:
     """Ingest the paths; exit 0 when they were read, 1 for fatal problems, 2 for bad options."""
     check_session_gap(arguments.session_gap)
@@ -139,6 +159,11 @@ def run(arguments: argparse.Namespace) -> int:
         raise CommandError(f"--batch-size must be 1 or more, got {arguments.batch_size}", code=2)
     if arguments.workers is not None and arguments.workers < 1:
         raise CommandError(f"--workers must be 1 or more, got {arguments.workers}", code=2)
+    if forks_workers(arguments.paths, arguments.format, arguments.workers):
+        from pipeline.ingest.lifetime import start_forkserver
+
+        with contextlib.suppress(ValueError, OSError):  # no forkserver: the pool says so later
+            start_forkserver([WORKER_MODULE])  # its imports overlap this process's own
     from pipeline.ingest.driver import ingest_paths
 
     rules = rules_from_option(arguments.rules)

@@ -1,4 +1,4 @@
-"""The ingest's default settings, in a module that imports nothing.
+"""The ingest's default settings, in a module that imports nothing but ``os``.
 
 The command line shows them in ``ofc ingest --help`` without importing the ingest itself (numpy,
 pyarrow, DuckDB); the modules that use them import them from here (and keep their old names:
@@ -6,11 +6,28 @@ pyarrow, DuckDB); the modules that use them import them from here (and keep thei
 
 from __future__ import annotations
 
+import os
+
 DEFAULT_BATCH_SIZE = 20_000
 """Records per batch (one transaction each)."""
 
 PARALLEL_MIN_BYTES = 64 << 20
 """Canonical files this large (about 30,000 hands) are parsed by worker processes."""
 
+WORKER_MODULE = "pipeline.ingest.workers"
+"""The module the workers' forkserver imports before it forks them (everything a batch
+needs)."""
+
 DEFAULT_SESSION_GAP_MINUTES = 30.0
 """A break this long (minutes) or longer between two hands starts a new session."""
+
+
+def parallel_workers(workers: int | None, format: str | None, size: int) -> int:
+    """How many worker processes to use for a file of ``size`` bytes in ``format`` (1 = none):
+    ``workers`` when given, else one per core for canonical files of
+    :data:`PARALLEL_MIN_BYTES` or more."""
+    if format != "canonical":
+        return 1
+    if workers is None:
+        return (os.cpu_count() or 1) if size >= PARALLEL_MIN_BYTES else 1
+    return max(1, workers)

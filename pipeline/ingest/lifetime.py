@@ -11,7 +11,7 @@ import select
 import threading
 import time
 
-__all__ = ["PARENT_POLL_SECONDS", "exit_with"]
+__all__ = ["PARENT_POLL_SECONDS", "exit_with", "start_forkserver"]
 
 PARENT_POLL_SECONDS = 0.5
 """How often a worker looks for its ingesting process where it cannot wait on it directly."""
@@ -48,3 +48,18 @@ def exit_with(process: int) -> threading.Thread:
     watcher = threading.Thread(target=watch, name="ofc-exit-with-ingest", daemon=True)
     watcher.start()
     return watcher
+
+
+def start_forkserver(preload: list[str]) -> None:
+    """Start multiprocessing's forkserver now, importing the modules ``preload`` (what the
+    workers it forks run), and return at once: the server imports them on another core while
+    this process goes on. A pool made later with the ``forkserver`` context and the same
+    preload forks its workers from this server (it starts one only when none runs), so its
+    first worker no longer waits for those imports. Raises ValueError where there is no
+    forkserver (not a Unix)."""
+    import multiprocessing
+    from multiprocessing import forkserver
+
+    multiprocessing.get_context("forkserver")  # ValueError where the platform has none
+    forkserver.set_forkserver_preload(preload)
+    forkserver.ensure_running()

@@ -17,8 +17,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 from pipeline.formats.source import RawLine, SourceLine
 from pipeline.ingest.batches import PreparedBatch, prepare_canonical
-from pipeline.ingest.defaults import PARALLEL_MIN_BYTES
-from pipeline.ingest.lifetime import PARENT_POLL_SECONDS, exit_with
+from pipeline.ingest.defaults import PARALLEL_MIN_BYTES, WORKER_MODULE, parallel_workers
+from pipeline.ingest.lifetime import PARENT_POLL_SECONDS, exit_with, start_forkserver
 from pipeline.records.rules_file import RulesResolver
 
 __all__ = [
@@ -32,17 +32,12 @@ __all__ = [
 ]
 
 
+WORKER_PRELOAD = [WORKER_MODULE]
+"""What the forkserver imports before it forks a worker: this module, and so everything a
+batch needs (``ofc ingest`` starts the server with it early: :func:`start_forkserver`)."""
+
 WORKER_NICENESS = 5
 """How much lower the worker processes' CPU priority is than the writer's."""
-
-def parallel_workers(workers: int | None, format: str | None, size: int) -> int:
-    """How many worker processes to use for a file (1 = none)."""
-    if format != "canonical":
-        return 1
-    if workers is None:
-        return (os.cpu_count() or 1) if size >= PARALLEL_MIN_BYTES else 1
-    return max(1, workers)
-
 
 def worker_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes, started now (forked from a server that has imported
@@ -52,7 +47,7 @@ def worker_pool(workers: int) -> ProcessPoolExecutor:
     chance to shut the pool down): otherwise the workers would wait for work forever, and the
     forkserver and the resource tracker with them."""
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
+    start_forkserver(WORKER_PRELOAD)  # already running when ``ofc ingest`` started it early
     pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_worker_start,
                                initargs=(os.getpid(),))
     for _ in range(workers):

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+from multiprocessing import forkserver
 from pathlib import Path
 
+from pipeline.cli.ingest import forks_workers
+from pipeline.ingest.defaults import PARALLEL_MIN_BYTES
 from pipeline.ingest.driver import ingest_paths
+from pipeline.ingest.lifetime import start_forkserver
+from pipeline.ingest.workers import WORKER_PRELOAD, worker_pool
 from tests.ingest.conftest import HAND_TABLES, deal_hand, table_rows
 
 
@@ -39,3 +45,39 @@ def test_parallel_ingest_gives_the_sequential_database(tmp_path: Path) -> None:
             tmp_path / "two.duckdb", table), table
     assert table_rows(tmp_path / "one.duckdb", "rejects", exclude=("rejected_at", "resolved_at")) == table_rows(
         tmp_path / "two.duckdb", "rejects", exclude=("rejected_at", "resolved_at"))
+
+
+def test_the_command_starts_the_workers_server_only_for_a_file_they_will_parse(
+        tmp_path: Path) -> None:
+    """``ofc ingest`` starts the workers' forkserver before its own heavy imports when a file
+    given by name is large enough for workers: not for a small file, one worker, another
+    format or a folder."""
+    large = tmp_path / "large.jsonl"
+    with large.open("wb") as handle:  # sparse: the size is what counts
+        handle.truncate(PARALLEL_MIN_BYTES)
+    small = tmp_path / "small.jsonl"
+    small.write_text("{}\n")
+    cores = os.cpu_count() or 1
+
+    assert forks_workers([str(small), str(large)], None, None) == (cores > 1)
+    assert forks_workers([str(large)], "canonical", None) == (cores > 1)
+    assert forks_workers([str(small)], None, 2)  # workers asked for: any canonical file
+    assert not forks_workers([str(small)], None, None)
+    assert not forks_workers([str(large)], None, 1)
+    assert not forks_workers([str(large)], "poker-arena", None)
+    assert not forks_workers([str(tmp_path), str(tmp_path / "missing.jsonl")], None, 2)
+
+
+def test_the_pool_forks_from_the_server_started_early() -> None:
+    """Started early (:func:`start_forkserver`), the server is the one the pool's workers are
+    forked from: the pool does not start another and wait for its imports."""
+    start_forkserver(WORKER_PRELOAD)
+    server = forkserver._forkserver._forkserver_pid
+    assert server is not None
+    pool = worker_pool(2)
+    try:
+        parents = {pool.submit(os.getppid).result(timeout=60) for _ in range(4)}
+    finally:
+        pool.shutdown()
+    assert parents == {server}
+    assert forkserver._forkserver._forkserver_pid == server
