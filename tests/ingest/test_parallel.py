@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import subprocess
+import sys
 from multiprocessing import forkserver
 from pathlib import Path
 
@@ -12,7 +15,7 @@ from pipeline.ingest.defaults import PARALLEL_MIN_BYTES
 from pipeline.ingest.driver import ingest_paths
 from pipeline.ingest.lifetime import start_forkserver
 from pipeline.ingest.workers import WORKER_PRELOAD, worker_pool
-from tests.ingest.conftest import HAND_TABLES, deal_hand, table_rows
+from tests.ingest.conftest import HAND_TABLES, REPO, count, deal_hand, table_rows
 
 
 def test_parallel_ingest_gives_the_sequential_database(tmp_path: Path) -> None:
@@ -81,3 +84,41 @@ def test_the_pool_forks_from_the_server_started_early() -> None:
         pool.shutdown()
     assert parents == {server}
     assert forkserver._forkserver._forkserver_pid == server
+
+
+EARLY_START = r"""
+import sys
+import pipeline.ingest.lifetime as lifetime
+calls = []
+started = lifetime.start_forkserver
+def spy(preload):
+    calls.append(("pipeline.ingest.driver" in sys.modules, "pyarrow" in sys.modules, preload))
+    started(preload)
+lifetime.start_forkserver = spy
+from pipeline.cli import main
+status = main(sys.argv[1:])
+print(repr((status, calls)))
+"""
+
+
+def test_the_command_starts_the_server_before_its_heavy_imports(tmp_path: Path) -> None:
+    """``ofc ingest`` with workers calls :func:`start_forkserver` (with the workers' module)
+    before it has imported the ingest or pyarrow (the pool calls it again, finding the server
+    running), and the ingest then stores every hand; with one worker nothing starts it."""
+    source = tmp_path / "hands.jsonl"
+    source.write_text("".join(json.dumps(deal_hand(seed)) + "\n" for seed in range(6)))
+    runs = {}
+    for workers in ("2", "1"):
+        database = tmp_path / f"w{workers}.duckdb"
+        done = subprocess.run(
+            [sys.executable, "-c", EARLY_START, "ingest", str(source), "--db", str(database),
+             "--workers", workers, "--quiet"],
+            capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
+        assert done.returncode == 0, done.stderr
+        runs[workers] = ast.literal_eval(done.stdout.strip().splitlines()[-1])
+        assert count(database, "hands") == 6
+    status, calls = runs["2"]
+    assert status == 0
+    assert calls[0] == (False, False, WORKER_PRELOAD)  # the command's own call, first
+    assert calls[1:] == [(True, True, WORKER_PRELOAD)]  # the pool's
+    assert runs["1"] == (0, [])
