@@ -39,6 +39,7 @@ batch needs (``ofc ingest`` starts the server with it early: :func:`start_forkse
 WORKER_NICENESS = 5
 """How much lower the worker processes' CPU priority is than the writer's."""
 
+
 def worker_pool(workers: int) -> ProcessPoolExecutor:
     """A pool of ``workers`` processes, started now (forked from a server that has imported
     this module, so each starts in milliseconds: it imports all a worker runs).

@@ -74,6 +74,7 @@ def test_the_command_starts_the_workers_server_only_for_a_file_they_will_parse(
 def test_the_pool_forks_from_the_server_started_early() -> None:
     """Started early (:func:`start_forkserver`), the server is the one the pool's workers are
     forked from: the pool does not start another and wait for its imports."""
+    assert [worker_pool.__module__] == WORKER_PRELOAD  # the server imports the pool's module
     start_forkserver(WORKER_PRELOAD)
     server = forkserver._forkserver._forkserver_pid
     assert server is not None
