@@ -6,9 +6,11 @@ to no session (``seats.session_id`` stays null). A session's id is deterministic
 player, the site, the table and the start of the session's first hand, so the same hands always
 give the same ids, whatever order files were ingested in.
 
-After a write, :func:`add_sessions` computes again only the stretch of each player's table that the
-new hands can change (so following a folder costs what the new hands cost, not the table's
-history); :func:`update_sessions` recomputes whole tables (another gap, a deleted hand).
+After a write, :func:`add_sessions` merges the new seats into the stored sessions near them, each
+stored session taken whole as one block (its start, end and sums), so following a folder costs
+what the new hands cost, not the table's history nor the length of its sessions (the lake's
+appends do the same: :func:`pipeline.lake.queries.merged_sessions`); :func:`update_sessions`
+recomputes whole tables from their seats (another gap, a deleted hand).
 
 Everything here runs as SQL window functions inside the caller's transaction.
 """
@@ -32,10 +34,6 @@ SESSION_GAP_META_KEY = "session_gap_minutes"
 _SCOPE = "_session_scope"
 
 
-_RANGES = "_session_ranges"
-"""Per player and table, the stretch of time whose sessions are computed again."""
-
-
 def _gap_microseconds(gap_minutes: float) -> int:
     return int(round(gap_minutes * 60_000_000))
 
@@ -54,44 +52,39 @@ def _register_scope(connection: duckdb.DuckDBPyConnection,
     return True
 
 
+def _session_id_sql(start: str) -> str:
+    """The session id of a row (``player``, ``site``, ``table_name``) whose session starts at
+    ``start``: a hash of the four (the same ids whatever order hands arrive in)."""
+    return ("'S' || substr(md5(player || chr(31) || site || chr(31) || coalesce(table_name, '') "
+            f"|| chr(31) || strftime({start}, '%Y-%m-%dT%H:%M:%S.%f')), 1, 15)")
+
+
 def _session_rows_sql(gap_minutes: float, within: str = "all") -> str:
-    """``_session_rows`` of every table (``within`` "all"), of the (site, table) pairs of
-    :data:`_SCOPE` ("tables"), or of the players' stretches of time in :data:`_RANGES`
-    ("ranges")."""
+    """``_session_rows`` of every table (``within`` "all") or of the (site, table) pairs of
+    :data:`_SCOPE` ("tables")."""
     gap_microseconds = _gap_microseconds(gap_minutes)
-    ranged = within == "ranges"
-    hands = "hands"
     scope_join = ""
-    if ranged:
-        in_range = ("h.site = sr.site AND h.table_name IS NOT DISTINCT FROM sr.table_name "
-                    "AND h.started_at BETWEEN sr.first_start AND sr.last_start")
-        # the hands in a range first (few), then their seats of the range's player
-        hands = f"(SELECT * FROM hands h SEMI JOIN {_RANGES} sr ON {in_range})"
-        scope_join = f"SEMI JOIN {_RANGES} sr ON se.player = sr.player AND {in_range}"
-    elif within == "tables":
+    if within == "tables":
         scope_join = (
             f"SEMI JOIN {_SCOPE} sc ON h.site = sc.site "
             "AND h.table_name IS NOT DISTINCT FROM sc.table_name"
         )
-    # A few hands' range reads only their hands' results and verdicts (a semi join on a
-    # small set of keys, instead of joining every stored row).
-    only = (" WHERE hand_key IN (SELECT hand_key FROM seated)" if ranged else "")
     return f"""
     CREATE OR REPLACE TEMP TABLE _session_rows AS
     WITH seated AS (
         SELECT se.hand_key, se.player, h.site, h.table_name, h.started_at, h.variant, h.rules,
                h.player_count
         FROM seats se
-        JOIN {hands} h ON h.hand_key = se.hand_key
+        JOIN hands h ON h.hand_key = se.hand_key
         {scope_join}
         WHERE h.started_at IS NOT NULL
     ),
     s AS (
         SELECT seated.*, coalesce(r.points, 0) AS points, e.foul, e.royalties
         FROM seated
-        LEFT JOIN (SELECT hand_key, player, points FROM results{only}) r
+        LEFT JOIN results r
             ON r.hand_key = seated.hand_key AND r.player = seated.player
-        LEFT JOIN (SELECT hand_key, player, foul, royalties FROM evaluations{only}) e
+        LEFT JOIN evaluations e
             ON e.hand_key = seated.hand_key AND e.player = seated.player
     ),
     g AS (
@@ -113,9 +106,7 @@ def _session_rows_sql(gap_minutes: float, within: str = "all") -> str:
     k AS (
         -- one id per session (hashing per seat cost most of the query)
         SELECT player, site, table_name, session_number,
-            'S' || substr(md5(player || chr(31) || site || chr(31) || coalesce(table_name, '')
-                || chr(31) || strftime(min(started_at), '%Y-%m-%dT%H:%M:%S.%f')), 1, 15)
-                AS session_id
+            {_session_id_sql('min(started_at)')} AS session_id
         FROM n
         GROUP BY player, site, table_name, session_number
     )
@@ -199,16 +190,22 @@ def add_sessions(
     gap_minutes: float = DEFAULT_SESSION_GAP_MINUTES,
 ) -> int:
     """The sessions of the seats at the given (site, table) pairs that have none yet (new
-    hands with a start time), computed again only where they can change: for each player and
-    table, the stretch of time from the new hands' first to their last start, widened to the
-    whole of every stored session within ``gap_minutes`` of it.
+    hands with a start time), worked out from the stored *sessions* near them, not their seats:
+    what it costs follows the new hands, however long the stored sessions are.
 
-    Sessions are runs of hands split by breaks of the gap or more, so outside that stretch
-    every session stays as it was, and inside it the result (ids included) is the one
-    :func:`update_sessions` gives for the whole table, at a cost that follows the new hands,
-    not the table's history. The stored sessions must have been computed with
-    ``gap_minutes`` (:func:`refresh_sessions` sees to that), which must be positive. Runs in
-    the caller's transaction; returns the number of sessions written.
+    Sessions are runs of hands split by breaks of the gap or more. The stored sessions of a
+    player's table within ``gap_minutes`` of the new hands there (the only ones they can join,
+    extend or merge: every other one is separated from them by such a break) each become one
+    block (its start, end and sums), every new seat a block of its own. In order of their
+    starts, a block starts a session when it starts the gap or more after the latest end of the
+    blocks before it, and joins that session otherwise: the sessions, and their ids (the hash of
+    the player, the table and the session's first start), that :func:`update_sessions` gives
+    from every seat of the table. Those sessions' rows in ``sessions`` and ``session_totals``
+    are replaced by the blocks' sums; the new seats get their session ids, and the stored seats
+    of a session whose id changed (a new hand before its first, or one joining two) get the new
+    one. The stored sessions must have been computed with ``gap_minutes``
+    (:func:`refresh_sessions` sees to that), which must be positive. Runs in the caller's
+    transaction; returns the number of sessions written.
     """
     if gap_minutes <= 0:
         raise ValueError("add_sessions needs a positive gap")
@@ -217,41 +214,122 @@ def add_sessions(
     gap_microseconds = _gap_microseconds(gap_minutes)
     try:
         connection.execute(f"""
-            CREATE OR REPLACE TEMP TABLE _session_new AS
-            SELECT se.player, h.site, h.table_name, min(h.started_at) AS first_start,
-                   max(h.started_at) AS last_start
+            CREATE OR REPLACE TEMP TABLE _session_new_seats AS
+            SELECT se.hand_key, se.player, h.site, h.table_name, h.started_at, h.variant,
+                   h.rules, h.player_count
             FROM seats se JOIN hands h ON h.hand_key = se.hand_key
             SEMI JOIN {_SCOPE} sc ON h.site = sc.site
                 AND h.table_name IS NOT DISTINCT FROM sc.table_name
-            WHERE se.session_id IS NULL AND h.started_at IS NOT NULL
-            GROUP BY ALL""")
+            WHERE se.session_id IS NULL AND h.started_at IS NOT NULL""")
+        # their points and verdicts (the results and evaluations of the new hands only)
+        connection.execute("""
+            CREATE OR REPLACE TEMP TABLE _session_new AS
+            SELECT n.*, coalesce(r.points, 0)::BIGINT AS points,
+                   CASE WHEN e.foul THEN 1 ELSE 0 END AS fouls,
+                   coalesce(e.royalties, 0)::BIGINT AS royalties
+            FROM _session_new_seats n
+            LEFT JOIN (SELECT hand_key, player, points FROM results WHERE hand_key IN
+                       (SELECT hand_key FROM _session_new_seats)) r
+                ON r.hand_key = n.hand_key AND r.player = n.player
+            LEFT JOIN (SELECT hand_key, player, foul, royalties FROM evaluations WHERE hand_key IN
+                       (SELECT hand_key FROM _session_new_seats)) e
+                ON e.hand_key = n.hand_key AND e.player = n.player""")
         # the stored sessions that the new hands can join, extend or merge
         connection.execute(f"""
             CREATE OR REPLACE TEMP TABLE _session_old AS
-            SELECT s.session_id, s.player, s.site, s.table_name, s.started_at, s.ended_at
-            FROM sessions s JOIN _session_new n ON s.player = n.player AND s.site = n.site
+            SELECT s.session_id, s.player, s.site, s.table_name, s.started_at, s.ended_at,
+                   s.hands, s.points, coalesce(s.fouls, 0) AS fouls,
+                   coalesce(s.royalties, 0) AS royalties
+            FROM sessions s JOIN (
+                SELECT player, site, table_name, min(started_at) AS first_start,
+                       max(started_at) AS last_start
+                FROM _session_new GROUP BY ALL
+            ) n ON s.player = n.player AND s.site = n.site
                 AND s.table_name IS NOT DISTINCT FROM n.table_name
             WHERE epoch_us(s.ended_at) >= epoch_us(n.first_start) - {gap_microseconds}
               AND epoch_us(s.started_at) <= epoch_us(n.last_start) + {gap_microseconds}""")
+        order = ("PARTITION BY player, site, table_name "
+                 "ORDER BY started_at, is_new, hand_key, old_id")
+        before = f"{order} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"
         connection.execute(f"""
-            CREATE OR REPLACE TEMP TABLE {_RANGES} AS
-            SELECT n.player, n.site, n.table_name,
-                   least(n.first_start, min(o.started_at)) AS first_start,
-                   greatest(n.last_start, max(o.ended_at)) AS last_start
-            FROM _session_new n LEFT JOIN _session_old o ON o.player = n.player
-                AND o.site = n.site AND o.table_name IS NOT DISTINCT FROM n.table_name
-            GROUP BY n.player, n.site, n.table_name, n.first_start, n.last_start""")
-        connection.execute(_session_rows_sql(gap_minutes, "ranges"))
+            CREATE OR REPLACE TEMP TABLE _session_blocks AS
+            WITH b AS (
+                SELECT 0 AS is_new, session_id AS old_id, CAST(NULL AS BIGINT) AS hand_key,
+                       player, site, table_name, started_at, ended_at, hands, points, fouls,
+                       royalties
+                FROM _session_old
+                UNION ALL
+                SELECT 1, CAST(NULL AS VARCHAR), hand_key, player, site, table_name,
+                       started_at, started_at, 1, points, fouls, royalties
+                FROM _session_new
+            ), g AS (
+                SELECT b.*,
+                    CASE WHEN max(epoch_us(ended_at)) OVER ({before}) IS NULL
+                           OR epoch_us(started_at) - max(epoch_us(ended_at)) OVER ({before})
+                              >= {gap_microseconds}
+                         THEN 1 ELSE 0 END AS starts_session
+                FROM b
+            ), n AS (
+                SELECT g.*, sum(starts_session) OVER ({order} ROWS UNBOUNDED PRECEDING)
+                    AS number
+                FROM g
+            ), k AS (
+                SELECT n.*, min(started_at) OVER (PARTITION BY player, site, table_name, number)
+                    AS session_start
+                FROM n
+            )
+            SELECT is_new, old_id, hand_key, player, site, table_name, started_at, ended_at,
+                   hands, points, fouls, royalties, {_session_id_sql('session_start')} AS session_id
+            FROM k""")
+        connection.execute("""
+            CREATE OR REPLACE TEMP TABLE _session_totals_new AS
+            SELECT b.session_id, t.player, t.variant, t.rules, t.player_count, t.hands,
+                   t.points, t.points_sq, t.fouls,
+                   struct_pack(started_at := t.first_started_at,
+                               hand_key := t.first_hand_key) AS first
+            FROM session_totals t JOIN _session_blocks b ON b.old_id = t.session_id
+            UNION ALL
+            SELECT b.session_id, n.player, n.variant, n.rules, n.player_count, 1, n.points,
+                   n.points * n.points, n.fouls,
+                   struct_pack(started_at := n.started_at, hand_key := n.hand_key)
+            FROM _session_new n JOIN _session_blocks b
+                ON b.hand_key = n.hand_key AND b.player = n.player""")
         connection.execute("DELETE FROM session_totals WHERE session_id IN "
                            "(SELECT session_id FROM _session_old)")
         connection.execute("DELETE FROM sessions WHERE session_id IN "
                            "(SELECT session_id FROM _session_old)")
-        rows = _write_session_rows(connection)
-        for table in ("_session_new", "_session_old", _RANGES):
+        connection.execute("""
+            INSERT INTO sessions BY NAME
+            SELECT session_id, any_value(player) AS player, any_value(site) AS site,
+                   any_value(table_name) AS table_name, min(started_at) AS started_at,
+                   max(ended_at) AS ended_at, sum(hands) AS hands, sum(points) AS points,
+                   sum(fouls) AS fouls, sum(royalties) AS royalties
+            FROM _session_blocks GROUP BY session_id""")
+        connection.execute("""
+            INSERT INTO session_totals BY NAME
+            SELECT session_id, player, variant, rules, player_count, hands, points, points_sq,
+                   fouls, first.started_at AS first_started_at, first.hand_key AS first_hand_key
+            FROM (
+                SELECT session_id, any_value(player) AS player, variant, rules, player_count,
+                       sum(hands) AS hands, sum(points) AS points, sum(points_sq) AS points_sq,
+                       sum(fouls) AS fouls, min(first) AS first
+                FROM _session_totals_new GROUP BY session_id, variant, rules, player_count
+            )""")
+        # the new seats, then the stored seats of a session whose id changed
+        connection.execute("""
+            UPDATE seats SET session_id = b.session_id FROM _session_blocks b
+            WHERE b.is_new = 1 AND seats.hand_key = b.hand_key AND seats.player = b.player""")
+        connection.execute("""
+            UPDATE seats SET session_id = b.session_id FROM _session_blocks b
+            WHERE b.is_new = 0 AND b.old_id <> b.session_id AND seats.session_id = b.old_id""")
+        rows = connection.execute(
+            "SELECT count(DISTINCT session_id) FROM _session_blocks").fetchall()
+        for table in ("_session_new_seats", "_session_new", "_session_old", "_session_blocks",
+                      "_session_totals_new"):
             connection.execute(f"DROP TABLE {table}")
     finally:
         connection.unregister(_SCOPE)
-    return rows
+    return int(rows[0][0]) if rows else 0
 
 
 def refresh_sessions(

@@ -116,3 +116,42 @@ def test_sessions_kept_batch_by_batch_are_those_of_a_full_recompute(
             connection.execute("COMMIT")
         assert _stored_sessions(database) == kept
     assert len(kept["sessions"]) > 10  # the data made sessions to split and merge
+
+
+def test_an_append_renames_a_session_it_starts_earlier_or_joins_to_another(
+        tmp_path: Path) -> None:
+    """Worked example of the block merge (:func:`add_sessions`), gap 30 minutes, two players
+    at T1: sessions 10:00-10:20 and 11:00-11:20. A hand at 10:40 joins them (20 minutes to
+    either side): one session from 10:00, the 11:00 session's stored seats take its id. A hand
+    at 09:45 then starts it earlier: a new id (its first start changed), every stored seat
+    follows. A hand at 12:00 (40 minutes after the end) is a session of its own. After each
+    append the database is what a full recompute from every seat gives."""
+    def hand(seed: int, time: str) -> dict:
+        return deal_hand(seed, players=2, table="T1", hand_id=f"h{seed}",
+                         started_at=f"2026-11-01T{time}:00Z")
+
+    database = tmp_path / "blocks.duckdb"
+    ingest_mappings([hand(1, "10:00"), hand(2, "10:20"), hand(3, "11:00"), hand(4, "11:20")],
+                    database, source_name="first")
+    steps = [("joined", hand(5, "10:40"), [("10:00", "11:20", 5)]),
+             ("earlier", hand(6, "09:45"), [("09:45", "11:20", 6)]),
+             ("apart", hand(7, "12:00"), [("09:45", "11:20", 6), ("12:00", "12:00", 1)])]
+    ids_before = {row[0] for row in query(database, "SELECT session_id FROM sessions")}
+    assert len(ids_before) == 4  # two players × two sessions
+    for name, record, expected in steps:
+        ingest_mappings([record], database, source_name=name)
+        for player in ("mara", "jun"):
+            assert query(database, "SELECT strftime(started_at, '%H:%M'), "
+                         "strftime(ended_at, '%H:%M'), hands FROM sessions WHERE player = ? "
+                         "ORDER BY started_at", [player]) == expected
+        kept = _stored_sessions(database)
+        assert query(database, "SELECT count(*) FROM seats WHERE session_id NOT IN "
+                     "(SELECT session_id FROM sessions)") == [(0,)]
+        with store.connect(database) as connection:
+            connection.execute("BEGIN TRANSACTION")
+            update_sessions(connection, None, DEFAULT_SESSION_GAP_MINUTES)
+            connection.execute("COMMIT")
+        assert _stored_sessions(database) == kept, name
+        if name == "joined":  # the 10:00 session's id stays; the 11:00 one's is gone
+            ids = {row[0] for row in query(database, "SELECT session_id FROM sessions")}
+            assert len(ids & ids_before) == 2 and len(ids) == 2
