@@ -14,7 +14,10 @@ times, in fresh processes, R rounds alternating:
   hard-linked copy of the **big** lake (the build only adds files and replaces the manifest, so
   the cached lake stays as it was);
 * the same with ``--engine local``: the local engine's baseline is its own append into an empty
-  lake.
+  lake;
+* ``ofc ingest NEW --db`` into an empty database and into a copy of a database of the first
+  file's hands (made once with ``ofc ingest``, cached; the copy is not timed): its baseline is
+  its own empty-database append.
 
 A commit of at most 50,000 records runs its units on Spark and its statements in the driver
 (DuckDB; ``--driver-records``), so a 1,000-hand append takes that path; with ``--spark-sql``
@@ -31,10 +34,11 @@ the process tree (JVM and Python workers included) and the load average, then ch
 big lake holds every hand once::
 
     .venv/bin/python tests/benchmarks/bench_lake_append.py [--lake-hands 1000000]
-        [--new-hands 1000] [--rounds 2] [--engines spark,local] [--spark-sql]
+        [--new-hands 1000] [--rounds 2] [--engines spark,local,ingest] [--spark-sql]
 
 Targets (issue 33): Spark into an empty lake within 2x the bare session, into 1 M hands within
-2.5x; the local engine into 1 M within 2.5x its empty-lake append.
+2.5x; the local engine into 1 M within 2.5x its empty-lake append; ``ofc ingest`` is held to
+the local engine's (into 1 M within 2.5x its empty-database append).
 """
 
 from __future__ import annotations
@@ -113,6 +117,38 @@ def _current_layout(folder: Path) -> bool:
     return True
 
 
+def big_database(lake_hands: int, cache: Path) -> Path:
+    """A DuckDB database of the first ``lake_hands`` hands, made once by ``ofc ingest``
+    (cached; delete it to make it again, e.g. after a schema change)."""
+    path = cache / f"database-{lake_hands}.duckdb"
+    if path.exists():
+        return path
+    source = hands_file(lake_hands, cache)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "pipeline.cli", "ingest", str(source), "--db",
+                    f"{path}.tmp", "--quiet"], check=True,
+                   env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=subprocess.DEVNULL)
+    os.replace(f"{path}.tmp", path)
+    print(f"made the {lake_hands:,}-hand database once with ofc ingest in "
+          f"{time.perf_counter() - started:,.0f} s; cached at {path}", file=sys.stderr,
+          flush=True)
+    return path
+
+
+def ingest(new: Path, database: Path) -> dict:
+    """``ofc ingest NEW --db DATABASE``, timed."""
+    return timed([sys.executable, "-m", "pipeline.cli", "ingest", str(new), "--db",
+                  str(database), "--quiet"])
+
+
+def database_hands(database: Path) -> int:
+    """Hands the database holds."""
+    import duckdb
+
+    with duckdb.connect(str(database), read_only=True) as connection:
+        return connection.execute("SELECT count(*) FROM hands").fetchall()[0][0]
+
+
 def linked_copy(source: Path, target: Path) -> Path:
     """A copy of a lake whose files are hard links (an append adds files, never edits one)."""
     shutil.copytree(source, target, copy_function=os.link)
@@ -173,7 +209,9 @@ def main() -> None:
     parser.add_argument("--new-hands", type=int, default=1_000)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--master", default="local[2]")
-    parser.add_argument("--engines", default="spark,local")
+    parser.add_argument("--engines", default="spark,local,ingest",
+                        help="of spark, local (lake builds) and ingest (ofc ingest into a "
+                             "DuckDB database)")
     parser.add_argument("--spark-sql", action="store_true",
                         help="also time Spark with every statement in Spark SQL "
                              "(--driver-records 0: the path of a large commit)")
@@ -182,7 +220,10 @@ def main() -> None:
     engines = arguments.engines.split(",")
     arguments.cache.mkdir(parents=True, exist_ok=True)
     new = new_hands_file(arguments.lake_hands, arguments.new_hands, arguments.cache)
-    lake = big_lake(arguments.lake_hands, arguments.cache)
+    lake = (big_lake(arguments.lake_hands, arguments.cache)
+            if {"spark", "local"} & set(engines) else None)
+    database = (big_database(arguments.lake_hands, arguments.cache)
+                if "ingest" in engines else None)
     big = f"{arguments.lake_hands:,}"
     rows: dict[str, list[dict]] = {}
     folder = Path(tempfile.mkdtemp(prefix="ofc-bench-append-"))
@@ -213,6 +254,13 @@ def main() -> None:
                 figures["local big"] = build("local", "", new, target)
                 assert stored_hands(target) == arguments.lake_hands + arguments.new_hands
                 shutil.rmtree(target)
+            if "ingest" in engines:
+                figures["ingest empty"] = ingest(new, folder / f"ingest-empty-{round_number}.db")
+                target = folder / f"ingest-big-{round_number}.db"
+                shutil.copyfile(database, target)  # not timed
+                figures["ingest big"] = ingest(new, target)
+                assert database_hands(target) == arguments.lake_hands + arguments.new_hands
+                target.unlink()
             for name, value in figures.items():
                 rows.setdefault(name, []).append(value)
             print(f"round {round_number + 1}: " + ", ".join(
@@ -230,6 +278,8 @@ def main() -> None:
         "spark sql big": (f"Spark {arguments.master}, all in Spark SQL, {big} hands", "bare"),
         "local empty": ("local engine, into an empty lake (baseline)", "local empty"),
         "local big": (f"local engine, into a lake of {big} hands", "local empty"),
+        "ingest empty": ("ofc ingest, into an empty database (baseline)", "ingest empty"),
+        "ingest big": (f"ofc ingest, into a database of {big} hands", "ingest empty"),
     }
     print(f"\n{arguments.new_hands:,} new hands appended; {arguments.rounds} round(s), each a "
           "fresh process (start-up included); ratios per round against the baseline of the "
@@ -250,7 +300,8 @@ def main() -> None:
           "status tracker)")
     print("(vs baseline: this path's wall time over its baseline's, lower is better; targets: "
           "Spark into an empty lake within 2x the bare session, into the big lake within 2.5x; "
-          "the local engine into the big lake within 2.5x its empty-lake append)")
+          "the local engine into the big lake within 2.5x its empty-lake append, and ofc ingest "
+          "into the big database within 2.5x its empty-database append)")
 
 
 if __name__ == "__main__":
