@@ -277,9 +277,8 @@ def verdict_tables(
     # Only a hand with a player whose reported points differ from the re-score, or with a
     # source's own verdict (an extra), can disagree: the rest are found with numpy, not
     # looked at one player at a time.
-    reported_points = np.array(reported, dtype=np.float64)  # None becomes NaN
-    given = np.fromiter((value is not None for value in reported), bool, board_count)
-    differs = given & (reported_points != points)
+    reported_points = np.array(reported, dtype=np.float64)  # None (not reported) becomes NaN
+    differs = ~np.isnan(reported_points) & (reported_points != points)  # reported: finite
     with_extra = np.fromiter(map(bool, extras), bool, board_count)
     checked = np.flatnonzero(differs | with_extra)
     for hand in np.unique(player_hand[checked]).tolist():
