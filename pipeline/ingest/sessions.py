@@ -164,15 +164,8 @@ def update_sessions(
 def _write_session_rows(connection: duckdb.DuckDBPyConnection) -> int:
     """Insert the sessions and session totals of ``_session_rows``, set their seats' session
     ids, drop it; the number of sessions."""
-    connection.execute(
-        """INSERT INTO sessions BY NAME
-           SELECT session_id, any_value(player) AS player, any_value(site) AS site,
-                  any_value(table_name) AS table_name, min(started_at) AS started_at,
-                  max(started_at) AS ended_at, count(*) AS hands, sum(points) AS points,
-                  count(*) FILTER (WHERE foul) AS fouls,
-                  coalesce(sum(royalties), 0) AS royalties
-           FROM _session_rows GROUP BY session_id"""
-    )
+    connection.execute("INSERT INTO sessions BY NAME "
+                       + _sessions_of_parts_sql(f"({_seat_parts_sql('_session_rows')})"))
     connection.execute(f"INSERT INTO session_totals BY NAME {_session_totals_sql('_session_rows')}")
     connection.execute(
         """UPDATE seats SET session_id = r.session_id FROM _session_rows r
@@ -201,7 +194,8 @@ def add_sessions(
     blocks before it, and joins that session otherwise: the sessions, and their ids (the hash of
     the player, the table and the session's first start), that :func:`update_sessions` gives
     from every seat of the table. Those sessions' rows in ``sessions`` and ``session_totals``
-    are replaced by the blocks' sums; the new seats get their session ids, and the stored seats
+    are replaced by the sums of their parts (the stored sessions and totals rows whole, the new
+    seats one by one: the same sums the full recompute takes over seats); the new seats get their session ids, and the stored seats
     of a session whose id changed (a new hand before its first, or one joining two) get the new
     one. The stored sessions must have been computed with ``gap_minutes``
     (:func:`refresh_sessions` sees to that), which must be positive. Runs in the caller's
@@ -224,9 +218,7 @@ def add_sessions(
         # their points and verdicts (the results and evaluations of the new hands only)
         connection.execute("""
             CREATE OR REPLACE TEMP TABLE _session_new AS
-            SELECT n.*, coalesce(r.points, 0)::BIGINT AS points,
-                   CASE WHEN e.foul THEN 1 ELSE 0 END AS fouls,
-                   coalesce(e.royalties, 0)::BIGINT AS royalties
+            SELECT n.*, coalesce(r.points, 0) AS points, e.foul, e.royalties
             FROM _session_new_seats n
             LEFT JOIN (SELECT hand_key, player, points FROM results WHERE hand_key IN
                        (SELECT hand_key FROM _session_new_seats)) r
@@ -237,10 +229,7 @@ def add_sessions(
         # the stored sessions that the new hands can join, extend or merge
         connection.execute(f"""
             CREATE OR REPLACE TEMP TABLE _session_old AS
-            SELECT s.session_id, s.player, s.site, s.table_name, s.started_at, s.ended_at,
-                   s.hands, s.points, coalesce(s.fouls, 0) AS fouls,
-                   coalesce(s.royalties, 0) AS royalties
-            FROM sessions s JOIN (
+            SELECT s.* FROM sessions s JOIN (
                 SELECT player, site, table_name, min(started_at) AS first_start,
                        max(started_at) AS last_start
                 FROM _session_new GROUP BY ALL
@@ -248,6 +237,7 @@ def add_sessions(
                 AND s.table_name IS NOT DISTINCT FROM n.table_name
             WHERE epoch_us(s.ended_at) >= epoch_us(n.first_start) - {gap_microseconds}
               AND epoch_us(s.started_at) <= epoch_us(n.last_start) + {gap_microseconds}""")
+        # every block (a stored session, a new seat) with the id of the session it is in now
         order = ("PARTITION BY player, site, table_name "
                  "ORDER BY started_at, is_new, hand_key, old_id")
         before = f"{order} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING"
@@ -255,12 +245,11 @@ def add_sessions(
             CREATE OR REPLACE TEMP TABLE _session_blocks AS
             WITH b AS (
                 SELECT 0 AS is_new, session_id AS old_id, CAST(NULL AS BIGINT) AS hand_key,
-                       player, site, table_name, started_at, ended_at, hands, points, fouls,
-                       royalties
+                       player, site, table_name, started_at, ended_at
                 FROM _session_old
                 UNION ALL
                 SELECT 1, CAST(NULL AS VARCHAR), hand_key, player, site, table_name,
-                       started_at, started_at, 1, points, fouls, royalties
+                       started_at, started_at
                 FROM _session_new
             ), g AS (
                 SELECT b.*,
@@ -278,54 +267,50 @@ def add_sessions(
                     AS session_start
                 FROM n
             )
-            SELECT is_new, old_id, hand_key, player, site, table_name, started_at, ended_at,
-                   hands, points, fouls, royalties, {_session_id_sql('session_start')} AS session_id
+            SELECT is_new, old_id, hand_key, player, {_session_id_sql('session_start')}
+                AS session_id
             FROM k""")
         connection.execute("""
-            CREATE OR REPLACE TEMP TABLE _session_totals_new AS
+            CREATE OR REPLACE TEMP TABLE _session_new_rows AS
+            SELECT n.*, b.session_id FROM _session_new n JOIN _session_blocks b
+                ON b.is_new = 1 AND b.hand_key = n.hand_key AND b.player = n.player""")
+        stored_ids = "(SELECT old_id, session_id FROM _session_blocks WHERE is_new = 0)"
+        # the parts of each session now: the stored sessions (and their totals) whole, under
+        # their new ids, and the new seats
+        connection.execute(f"""
+            CREATE OR REPLACE TEMP TABLE _session_parts AS
+            SELECT b.session_id, o.player, o.site, o.table_name, o.started_at, o.ended_at,
+                   o.hands, o.points, coalesce(o.fouls, 0) AS fouls,
+                   coalesce(o.royalties, 0) AS royalties
+            FROM _session_old o JOIN {stored_ids} b ON b.old_id = o.session_id
+            UNION ALL {_seat_parts_sql('_session_new_rows')}""")
+        connection.execute(f"""
+            CREATE OR REPLACE TEMP TABLE _session_totals_parts AS
             SELECT b.session_id, t.player, t.variant, t.rules, t.player_count, t.hands,
                    t.points, t.points_sq, t.fouls,
                    struct_pack(started_at := t.first_started_at,
                                hand_key := t.first_hand_key) AS first
-            FROM session_totals t JOIN _session_blocks b ON b.old_id = t.session_id
-            UNION ALL
-            SELECT b.session_id, n.player, n.variant, n.rules, n.player_count, 1, n.points,
-                   n.points * n.points, n.fouls,
-                   struct_pack(started_at := n.started_at, hand_key := n.hand_key)
-            FROM _session_new n JOIN _session_blocks b
-                ON b.hand_key = n.hand_key AND b.player = n.player""")
+            FROM session_totals t JOIN {stored_ids} b ON b.old_id = t.session_id
+            UNION ALL {_seat_totals_parts_sql('_session_new_rows')}""")
         connection.execute("DELETE FROM session_totals WHERE session_id IN "
                            "(SELECT session_id FROM _session_old)")
         connection.execute("DELETE FROM sessions WHERE session_id IN "
                            "(SELECT session_id FROM _session_old)")
-        connection.execute("""
-            INSERT INTO sessions BY NAME
-            SELECT session_id, any_value(player) AS player, any_value(site) AS site,
-                   any_value(table_name) AS table_name, min(started_at) AS started_at,
-                   max(ended_at) AS ended_at, sum(hands) AS hands, sum(points) AS points,
-                   sum(fouls) AS fouls, sum(royalties) AS royalties
-            FROM _session_blocks GROUP BY session_id""")
-        connection.execute("""
-            INSERT INTO session_totals BY NAME
-            SELECT session_id, player, variant, rules, player_count, hands, points, points_sq,
-                   fouls, first.started_at AS first_started_at, first.hand_key AS first_hand_key
-            FROM (
-                SELECT session_id, any_value(player) AS player, variant, rules, player_count,
-                       sum(hands) AS hands, sum(points) AS points, sum(points_sq) AS points_sq,
-                       sum(fouls) AS fouls, min(first) AS first
-                FROM _session_totals_new GROUP BY session_id, variant, rules, player_count
-            )""")
+        connection.execute("INSERT INTO sessions BY NAME "
+                           + _sessions_of_parts_sql("_session_parts"))
+        connection.execute("INSERT INTO session_totals BY NAME "
+                           + _totals_of_parts_sql("_session_totals_parts"))
         # the new seats, then the stored seats of a session whose id changed
         connection.execute("""
-            UPDATE seats SET session_id = b.session_id FROM _session_blocks b
-            WHERE b.is_new = 1 AND seats.hand_key = b.hand_key AND seats.player = b.player""")
-        connection.execute("""
-            UPDATE seats SET session_id = b.session_id FROM _session_blocks b
-            WHERE b.is_new = 0 AND b.old_id <> b.session_id AND seats.session_id = b.old_id""")
+            UPDATE seats SET session_id = r.session_id FROM _session_new_rows r
+            WHERE seats.hand_key = r.hand_key AND seats.player = r.player""")
+        connection.execute(f"""
+            UPDATE seats SET session_id = b.session_id FROM {stored_ids} b
+            WHERE b.old_id <> b.session_id AND seats.session_id = b.old_id""")
         rows = connection.execute(
             "SELECT count(DISTINCT session_id) FROM _session_blocks").fetchall()
         for table in ("_session_new_seats", "_session_new", "_session_old", "_session_blocks",
-                      "_session_totals_new"):
+                      "_session_new_rows", "_session_parts", "_session_totals_parts"):
             connection.execute(f"DROP TABLE {table}")
     finally:
         connection.unregister(_SCOPE)
@@ -352,21 +337,62 @@ def refresh_sessions(
     store.set_meta(connection, SESSION_GAP_META_KEY, repr(float(gap_minutes)))
 
 
-def _session_totals_sql(rows: str) -> str:
-    """``session_totals`` rows from ``rows`` (one per seat: session_id, player, hand_key,
-    started_at, variant, rules, player_count, points, foul)."""
+def _seat_parts_sql(rows: str) -> str:
+    """One part of a session per seat of ``rows`` (session_id, player, site, table_name,
+    started_at, points, foul, royalties), in the columns :func:`_sessions_of_parts_sql` sums."""
+    return f"""
+        SELECT session_id, player, site, table_name, started_at, started_at AS ended_at,
+               1 AS hands, points, CASE WHEN foul THEN 1 ELSE 0 END AS fouls,
+               coalesce(royalties, 0) AS royalties
+        FROM {rows}
+    """
+
+
+def _sessions_of_parts_sql(parts: str) -> str:
+    """``sessions`` rows from ``parts`` (seats, or stored sessions taken whole): the first
+    start, the last end and the sums of each session's parts."""
+    return f"""
+        SELECT session_id, any_value(player) AS player, any_value(site) AS site,
+               any_value(table_name) AS table_name, min(started_at) AS started_at,
+               max(ended_at) AS ended_at, sum(hands) AS hands, sum(points) AS points,
+               sum(fouls) AS fouls, sum(royalties) AS royalties
+        FROM {parts} GROUP BY session_id
+    """
+
+
+def _seat_totals_parts_sql(rows: str) -> str:
+    """One part of a session's totals per seat of ``rows`` (session_id, player, hand_key,
+    started_at, variant, rules, player_count, points, foul), in the columns
+    :func:`_totals_of_parts_sql` sums."""
+    return f"""
+        SELECT session_id, player, variant, rules, player_count, 1 AS hands,
+               points::BIGINT AS points, points::BIGINT * points AS points_sq,
+               CASE WHEN foul THEN 1 ELSE 0 END AS fouls,
+               struct_pack(started_at := started_at, hand_key := hand_key) AS first
+        FROM {rows}
+    """
+
+
+def _totals_of_parts_sql(parts: str) -> str:
+    """``session_totals`` rows from ``parts`` (seats, or stored totals rows): per session and
+    game the sums of its parts and the first hand (start, then key)."""
     return f"""
         SELECT session_id, player, variant, rules, player_count, hands, points, points_sq,
                fouls, first.started_at AS first_started_at, first.hand_key AS first_hand_key
         FROM (
             SELECT session_id, any_value(player) AS player, variant, rules, player_count,
-                   count(*) AS hands, sum(points)::BIGINT AS points,
-                   sum(points::BIGINT * points)::BIGINT AS points_sq,
-                   count(*) FILTER (WHERE foul) AS fouls,
-                   min(struct_pack(started_at := started_at, hand_key := hand_key)) AS first
-            FROM {rows} GROUP BY session_id, variant, rules, player_count
+                   sum(hands) AS hands, sum(points)::BIGINT AS points,
+                   sum(points_sq)::BIGINT AS points_sq, sum(fouls) AS fouls,
+                   min(first) AS first
+            FROM {parts} GROUP BY session_id, variant, rules, player_count
         )
     """
+
+
+def _session_totals_sql(rows: str) -> str:
+    """``session_totals`` rows from ``rows`` (one per seat: session_id, player, hand_key,
+    started_at, variant, rules, player_count, points, foul)."""
+    return _totals_of_parts_sql(f"({_seat_totals_parts_sql(rows)})")
 
 
 def update_session_points(connection: duckdb.DuckDBPyConnection) -> None:
