@@ -429,13 +429,27 @@ def defer_hands(connection: duckdb.DuckDBPyConnection, frames: Mapping[str, pa.T
     reader off them until then (readers fall back to the hand tables, as on a database without
     aggregates) and, should the load die before its end, makes the next writer build them
     from everything stored. When they are not current and not because of this load (a new
-    or an older database) the batch is added as :func:`add_hands` does, which builds them."""
-    if aggregates_current(connection):
+    or an older database) the batch is added as :func:`add_hands` does, which builds them,
+    unless the database held no hand before this batch (a new one, or one emptied): aggregates
+    of nothing are current, and building them from the first batch alone would be thrown away
+    at the end (about 2 % of a 100,000-hand load into a new database)."""
+    if aggregates_current(connection) or _first_hands(connection, frames, skip):
         if _new_hands(frames, skip):
             connection.execute("DELETE FROM meta WHERE key = ?", [AGGREGATES_META_KEY])
             deferral.pending = True
     elif not deferral.pending:
         add_hands(connection, frames, skip)
+
+
+def _first_hands(connection: duckdb.DuckDBPyConnection, frames: Mapping[str, pa.Table],
+                 skip: Collection[int]) -> bool:
+    """Whether the batch's hands (inserted already, none of them stored before: ``skip`` is
+    empty) are every hand the database holds."""
+    hands = frames.get("hands")
+    if skip or hands is None or hands.num_rows == 0:
+        return False
+    stored = connection.execute("SELECT count(*) FROM hands").fetchall()[0][0]
+    return int(stored) == hands.num_rows
 
 
 def catch_up(connection: duckdb.DuckDBPyConnection, deferral: Deferral) -> bool:

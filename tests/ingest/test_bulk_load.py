@@ -10,7 +10,7 @@ import duckdb
 import pytest
 
 from pipeline import store
-from pipeline.ingest import writer
+from pipeline.ingest import aggregates, writer
 from pipeline.ingest.driver import BULK_BYTES_PER_HAND, bulk_load, ingest_paths
 from pipeline.ingest.errors import DatabaseError
 from pipeline.read.totals import aggregates_ready
@@ -53,6 +53,31 @@ def test_a_bulk_load_equals_batch_by_batch(mixed: Mixed, tmp_path: Path) -> None
     assert len(bulk["board_totals"]) > 50 and len(bulk["play_order"]) > 1000
     kept, again = rebuilt_aggregates(database)
     assert kept == again
+
+
+def test_a_bulk_load_into_a_new_database_builds_the_aggregates_once(
+        mixed: Mixed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Into a new database the first batch is deferred too (aggregates of no hand are
+    current): the aggregates are built once, at the end, over every hand of the file, not also
+    from the first batch alone; the database is the batch-by-batch one."""
+    built: list[int] = []
+    real = aggregates.rebuild
+
+    def counted(connection, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        built.append(connection.execute("SELECT count(*) FROM hands").fetchall()[0][0])
+        return real(connection, *args, **kwargs)
+
+    monkeypatch.setattr(aggregates, "rebuild", counted)
+    database = tmp_path / "new.duckdb"
+    summary = ingest_paths(mixed.files, database, batch_size=BATCH, bulk=True)
+    assert summary.stored == 550
+    # once per file (each a bulk load), at its end: every hand stored so far
+    assert len(built) == len(mixed.files) and built[-1] == 550, built
+    assert built[0] > BATCH, built  # the first file is more than its first batch
+    monkeypatch.undo()
+    bulk, batch_by_batch = _tables(database), _tables(mixed.database)
+    for table, rows in batch_by_batch.items():
+        assert bulk[table] == rows, table
 
 
 def test_a_bulk_load_into_a_database_with_hands(mixed: Mixed, tmp_path: Path) -> None:
