@@ -23,7 +23,7 @@ from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES, FORMATS
 from pipeline.ingest.defaults import (
     DEFAULT_BATCH_SIZE,
     PARALLEL_MIN_BYTES,
-    WORKER_MODULE,
+    WORKER_PRELOAD,
     parallel_workers,
 )
 from pipeline.ingest.errors import DatabaseError, IngestError
@@ -163,7 +163,7 @@ def run(arguments: argparse.Namespace) -> int:
         from pipeline.ingest.lifetime import start_forkserver
 
         with contextlib.suppress(ValueError, OSError):  # no forkserver: the pool says so later
-            start_forkserver([WORKER_MODULE])  # its imports overlap this process's own
+            start_forkserver(WORKER_PRELOAD)  # its imports overlap this process's own
     from pipeline.ingest.driver import ingest_paths
 
     rules = rules_from_option(arguments.rules)

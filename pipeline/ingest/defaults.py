@@ -18,6 +18,13 @@ WORKER_MODULE = "pipeline.ingest.workers"
 """The module the workers' forkserver imports before it forks them (everything a batch
 needs)."""
 
+WORKER_PRELOAD = [WORKER_MODULE, "pandas"]
+"""What the workers' forkserver imports before it forks a worker: the workers' module, and so
+everything a batch needs (``ofc ingest`` starts the server with it early:
+:func:`~pipeline.ingest.lifetime.start_forkserver`), and pandas, which pyarrow imports on a
+process's first array (about 0.17 s): once, in the server, not in every worker at its first
+batch. (The writing process builds no array in a parallel load: it does not import pandas.)"""
+
 DEFAULT_SESSION_GAP_MINUTES = 30.0
 """A break this long (minutes) or longer between two hands starts a new session."""
 

@@ -10,6 +10,7 @@ Pure: no files, no database.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -91,8 +92,17 @@ FRAME_ORDER = ("hands", "seats", "evaluations", "matchups", "results", "boards",
 """The tables :func:`hand_tables` builds, in the order a batch inserts them."""
 
 
-_CARD_ARRAY = pa.array(CARD_TEXT, pa.string())
-_ROW_ARRAY = pa.array([row.value for row in ROWS], pa.string())
+@cache
+def _card_texts() -> pa.Array:
+    """The cards' texts by card code (built on first use: pyarrow imports pandas on its first
+    array, which a writer that only inserts the workers' batches never needs)."""
+    return pa.array(CARD_TEXT, pa.string())
+
+
+@cache
+def _row_names() -> pa.Array:
+    """The rows' names by row index (built on first use, as :func:`_card_texts`)."""
+    return pa.array([row.value for row in ROWS], pa.string())
 
 
 
@@ -166,7 +176,7 @@ def _rule_independent_tables(columns: HandColumns) -> dict[str, pa.Table]:
     }, schema=TABLE_SCHEMAS["seats"])
 
     codes = columns.boards.astype(np.int64)
-    texts = [_CARD_ARRAY.take(pa.array(codes[:, column])) for column in range(13)]
+    texts = [_card_texts().take(pa.array(codes[:, column])) for column in range(13)]
 
     def joined(first: int, last: int) -> pa.Array:
         if not player_count:
@@ -196,12 +206,12 @@ def _rule_independent_tables(columns: HandColumns) -> dict[str, pa.Table]:
     placement_columns["card_order"] = pa.array(
         (np.arange(len(placed)) - np.repeat(starts, placed_counts)).astype(np.int8)
     )
-    placement_columns["card"] = _CARD_ARRAY.take(pa.array(placed // 3))
-    placement_columns["row_name"] = _ROW_ARRAY.take(pa.array(placed % 3))
+    placement_columns["card"] = _card_texts().take(pa.array(placed // 3))
+    placement_columns["row_name"] = _row_names().take(pa.array(placed % 3))
     placements = pa.Table.from_pydict(placement_columns, schema=TABLE_SCHEMAS["placements"])
 
     discard_columns = street_columns(columns.discard_counts)
-    discard_columns["card"] = _CARD_ARRAY.take(pa.array(columns.discarded.astype(np.int64)))
+    discard_columns["card"] = _card_texts().take(pa.array(columns.discarded.astype(np.int64)))
     discards = pa.Table.from_pydict(discard_columns, schema=TABLE_SCHEMAS["discards"])
     return {"hands": hands, "seats": seats, "boards": boards, "placements": placements,
             "discards": discards}

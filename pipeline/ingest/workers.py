@@ -17,7 +17,11 @@ from concurrent.futures import ProcessPoolExecutor
 
 from pipeline.formats.source import RawLine, SourceLine
 from pipeline.ingest.batches import PreparedBatch, prepare_canonical
-from pipeline.ingest.defaults import PARALLEL_MIN_BYTES, WORKER_MODULE, parallel_workers
+from pipeline.ingest.defaults import (
+    PARALLEL_MIN_BYTES,
+    WORKER_PRELOAD,
+    parallel_workers,
+)
 from pipeline.ingest.lifetime import PARENT_POLL_SECONDS, exit_with, start_forkserver
 from pipeline.records.rules_file import RulesResolver
 
@@ -31,10 +35,6 @@ __all__ = [
     "worker_pool",
 ]
 
-
-WORKER_PRELOAD = [WORKER_MODULE]
-"""What the forkserver imports before it forks a worker: this module, and so everything a
-batch needs (``ofc ingest`` starts the server with it early: :func:`start_forkserver`)."""
 
 WORKER_NICENESS = 5
 """How much lower the worker processes' CPU priority is than the writer's."""

@@ -11,10 +11,10 @@ from multiprocessing import forkserver
 from pathlib import Path
 
 from pipeline.cli.ingest import forks_workers
-from pipeline.ingest.defaults import PARALLEL_MIN_BYTES
+from pipeline.ingest.defaults import PARALLEL_MIN_BYTES, WORKER_PRELOAD
 from pipeline.ingest.driver import ingest_paths
 from pipeline.ingest.lifetime import start_forkserver
-from pipeline.ingest.workers import WORKER_PRELOAD, worker_pool
+from pipeline.ingest.workers import worker_pool
 from tests.ingest.conftest import HAND_TABLES, REPO, count, deal_hand, table_rows
 
 
@@ -74,7 +74,7 @@ def test_the_command_starts_the_workers_server_only_for_a_file_they_will_parse(
 def test_the_pool_forks_from_the_server_started_early() -> None:
     """Started early (:func:`start_forkserver`), the server is the one the pool's workers are
     forked from: the pool does not start another and wait for its imports."""
-    assert [worker_pool.__module__] == WORKER_PRELOAD  # the server imports the pool's module
+    assert WORKER_PRELOAD[0] == worker_pool.__module__  # the server imports the pool's module
     start_forkserver(WORKER_PRELOAD)
     server = forkserver._forkserver._forkserver_pid
     assert server is not None
@@ -123,3 +123,28 @@ def test_the_command_starts_the_server_before_its_heavy_imports(tmp_path: Path) 
     assert calls[0] == (False, False, WORKER_PRELOAD)  # the command's own call, first
     assert calls[1:] == [(True, True, WORKER_PRELOAD)]  # the pool's
     assert runs["1"] == (0, [])
+
+
+PANDAS_FREE = """
+import sys
+from pipeline.ingest.driver import ingest_paths
+summary = ingest_paths([sys.argv[1]], sys.argv[2], batch_size=16, workers=2)
+print(repr((summary.stored, summary.rejected, "pandas" in sys.modules)))
+"""
+
+
+def test_the_writer_of_a_parallel_load_never_imports_pandas(tmp_path: Path) -> None:
+    """pyarrow imports pandas on a process's first array (about 0.17 s): the workers' server
+    imports it once, and the writing process, which only inserts the workers' batches and
+    works out sessions and aggregates in DuckDB, builds no array and never imports it."""
+    source = tmp_path / "hands.jsonl"
+    source.write_text("".join(
+        json.dumps(deal_hand(seed, table=f"T{seed % 2}",
+                             started_at=f"2026-11-01T20:{seed % 60:02d}:00Z")) + "\n"
+        for seed in range(40)))
+    done = subprocess.run(
+        [sys.executable, "-c", PANDAS_FREE, str(source), str(tmp_path / "load.duckdb")],
+        capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
+    assert done.returncode == 0, done.stderr
+    assert ast.literal_eval(done.stdout.strip().splitlines()[-1]) == (40, 0, False)
+    assert count(tmp_path / "load.duckdb", "sessions") > 0
