@@ -16,6 +16,7 @@ import gzip
 import io
 import json
 import os
+import sys
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -383,6 +384,193 @@ def read_stream_raw(
         yield SourceLine(number + 1, None, _binary_line(number + 1), _preview(pending), False, True)
     elif pending:
         yield (number + 1, pending, False)
+
+
+class LineBlock(NamedTuple):
+    """Whole lines of a file kept as one bytes object: the lines numbered ``first_number`` on,
+    each ending in ``\n`` (the file's last line may have none). A batch of these crosses a
+    pipe as a few large bytes objects instead of a tuple per line; :func:`expand_lines` gives
+    the lines :func:`read_stream_raw` gives for them."""
+
+    first_number: int
+    data: bytes
+
+
+PackedLines = list[LineBlock | tuple[int, bytes, bool] | SourceLine]
+"""A batch of lines as :func:`read_raw_batches` gives it: blocks of whole lines, and lines
+already read one by one (error lines, a file's last line)."""
+
+
+def expand_lines(items: PackedLines | list) -> list:
+    """The lines of a batch (:data:`PackedLines`, or lines already): every :class:`LineBlock`
+    split into the :data:`RawLine` and error lines :func:`read_stream_raw` gives for it, in
+    order."""
+    if not any(type(item) is LineBlock for item in items):
+        return list(items)
+    lines: list = []
+    for item in items:
+        if type(item) is LineBlock:
+            # every line was checked for its length as the block was cut (:func:`read_raw_batches`)
+            lines += read_stream_raw(io.BytesIO(item.data), sys.maxsize,
+                                     first_number=item.first_number)
+        else:
+            lines.append(item)
+    return lines
+
+
+def read_raw_batches(
+    path: str | os.PathLike[str], sizes: Iterator[int], max_line_bytes: int = MAX_LINE_BYTES,
+    skip_blank: bool = False,
+) -> Iterator[PackedLines]:
+    """The lines :func:`read_raw_lines` gives, in batches of ``next(sizes)`` lines each (the
+    last one shorter), packed: whole lines stay in :class:`LineBlock` bytes, never split here
+    (:func:`expand_lines` splits them where they are used, in a worker process), so the
+    reading process does not touch lines one by one. The blocks read, the blank runs passed
+    over, and the lines that are too long or cut off by damaged data are exactly those of
+    :func:`read_stream_raw`; with a ``max_line_bytes`` below :data:`READ_BLOCK_BYTES` every
+    line is read one by one (by :func:`read_raw_lines`).
+
+    Raises :class:`FormatError` when the file cannot be opened."""
+    if max_line_bytes < READ_BLOCK_BYTES:
+        batch: PackedLines = []
+        size = next(sizes)
+        for line in read_raw_lines(path, max_line_bytes, skip_blank):
+            batch.append(line)
+            if len(batch) >= size:
+                yield batch
+                batch = []
+                size = next(sizes)
+        if batch:
+            yield batch
+        return
+    stream = open_binary(path)
+    try:
+        yield from _packed_batches(stream, sizes, max_line_bytes, skip_blank)
+    finally:
+        stream.close()
+
+
+class _Batcher:
+    """Fills batches of a given number of lines with blocks of whole lines and single lines."""
+
+    def __init__(self, sizes: Iterator[int]) -> None:
+        self.sizes = sizes
+        self.size = next(sizes)
+        self.items: PackedLines = []
+        self.count = 0  # lines in items
+        self.full: list[PackedLines] = []
+
+    def lines(self, first_number: int, data: bytes, count: int) -> None:
+        """Add ``count`` whole lines (``data``, each ending in a newline) numbered from
+        ``first_number``, cut where batches end."""
+        start = 0
+        while count:
+            room = self.size - self.count
+            if count <= room:
+                self.items.append(LineBlock(first_number, data[start:] if start else data))
+                self.count += count
+                count = 0
+            else:
+                end = start
+                for _ in range(room):
+                    end = data.index(b"\n", end) + 1
+                self.items.append(LineBlock(first_number, data[start:end]))
+                self.count += room
+                first_number += room
+                count -= room
+                start = end
+            if self.count >= self.size:
+                self._close()
+
+    def line(self, item: tuple[int, bytes, bool] | SourceLine) -> None:
+        """Add one line read on its own."""
+        self.items.append(item)
+        self.count += 1
+        if self.count >= self.size:
+            self._close()
+
+    def _close(self) -> None:
+        self.full.append(self.items)
+        self.items = []
+        self.count = 0
+        self.size = next(self.sizes)
+
+    def take(self) -> list[PackedLines]:
+        """The batches filled since the last call."""
+        full, self.full = self.full, []
+        return full
+
+
+def _packed_batches(
+    stream: IO[bytes], sizes: Iterator[int], max_line_bytes: int, skip_blank: bool
+) -> Iterator[PackedLines]:
+    """:func:`read_raw_batches` of an open stream: :func:`read_stream_raw`'s loop, block by
+    block, keeping whole lines whole (a piece inside one block is shorter than a block, so only
+    a line that began in an earlier block can be too long: checked as it ends)."""
+    batcher = _Batcher(sizes)
+    number = 0  # the number of the last line counted
+    pending = b""  # the start of the next line
+    skipping: str | None = None  # preview of an over-long line being dropped
+    read = getattr(stream, "read1", stream.read)
+    while True:
+        yield from batcher.take()
+        try:
+            block = read(READ_BLOCK_BYTES)
+        except (OSError, EOFError, zlib.error) as exc:
+            batcher.line(SourceLine(number + 1, None, _damage_reason(number + 1, exc),
+                                    skipping or (_preview(pending) if pending else ""),
+                                    False, True))
+            pending, skipping = b"", None
+            break
+        if not block:
+            break
+        if skip_blank and skipping is None and not block.translate(None, _BLANK_BYTES) \
+                and not pending.translate(None, _BLANK_BYTES):
+            newlines = block.count(b"\n")
+            number += newlines
+            pending = b"" if newlines else pending
+            continue
+        if skipping is not None:
+            end = block.find(b"\n")
+            if end < 0:
+                continue
+            number += 1
+            batcher.line(SourceLine(number, None, _too_long(number, max_line_bytes), skipping,
+                                    True))
+            skipping = None
+            block = block[end + 1:]
+        last = block.rfind(b"\n")
+        if last < 0:
+            pending += block
+        else:
+            first = block.find(b"\n")
+            if pending and len(pending) + first > max_line_bytes:
+                number += 1
+                batcher.line(SourceLine(number, None, _too_long(number, max_line_bytes),
+                                        _preview(pending + block[:first]), True))
+                pending = b""
+                block = block[first + 1:]
+                last -= first + 1
+            if last >= 0:
+                whole = pending + block[:last + 1] if pending else block[:last + 1]
+                count = whole.count(b"\n")
+                batcher.lines(number + 1, whole, count)
+                number += count
+            pending = block[last + 1:]
+        if len(pending) > max_line_bytes:
+            skipping = _preview(pending)
+            pending = b""
+    if skipping is not None:
+        batcher.line(SourceLine(number + 1, None, _too_long(number + 1, max_line_bytes), skipping,
+                                False, True))
+    elif pending and b"\0" in pending:
+        batcher.line(SourceLine(number + 1, None, _binary_line(number + 1), _preview(pending),
+                                False, True))
+    elif pending:
+        batcher.line((number + 1, pending, False))
+    yield from batcher.take()
+    if batcher.items:
+        yield batcher.items
 
 
 def damaged_line(number: int, error: BaseException) -> SourceLine:

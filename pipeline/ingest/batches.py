@@ -27,7 +27,7 @@ from pipeline import store
 from pipeline.formats import SourceRecord
 from pipeline.formats import canonical as canonical_reader
 from pipeline.formats.base import clip_raw
-from pipeline.formats.source import RawLine, SourceLine, decode_line
+from pipeline.formats.source import PackedLines, RawLine, SourceLine, decode_line, expand_lines
 from pipeline.ingest.columns import HandColumns, concat_columns, content_hash
 from pipeline.ingest.columns import from_records as columns_from_records
 from pipeline.ingest.defaults import DEFAULT_BATCH_SIZE
@@ -108,7 +108,7 @@ class PreparedBatch:
     frames: dict[str, pa.Table] | None  # rows of every hand, for every hand table
     raws: dict[int, str]  # line → original text, for records that did not come as lines
     spill: str | None = None  # path prefix of the frames' Arrow files
-    lines: list[RawLine | SourceLine] | None = None  # the batch's lines, set by the reader
+    lines: PackedLines | list[RawLine | SourceLine] | None = None  # the batch's lines, set by the reader
     warnings: list[str] | None = None  # what readers had to guess (said aloud, records kept)
 
     def spill_frames(self, prefix: str) -> PreparedBatch:
@@ -143,7 +143,7 @@ class PreparedBatch:
         if line not in self.raws and self.lines:
             # First call for lines read as bytes: index the batch's texts once (a re-ingest of
             # edited hands asks for every line of the batch).
-            for item in self.lines:
+            for item in expand_lines(self.lines):
                 number = item[0]
                 if number not in self.raws:
                     self.raws[number] = (

@@ -18,7 +18,14 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from pipeline.formats import FormatError, SourceRecord
-from pipeline.formats.source import RawLine, SourceLine, collector_paused, read_raw_lines
+from pipeline.formats.source import (
+    PackedLines,
+    RawLine,
+    SourceLine,
+    collector_paused,
+    read_raw_batches,
+    read_raw_lines,
+)
 from pipeline.ingest.aggregates import Deferral
 from pipeline.ingest.batches import BatchBuilder, PreparedBatch, prepare_canonical
 from pipeline.ingest.summary import MAX_STORED_REJECTS, BatchReport, FileSummary
@@ -109,14 +116,13 @@ class Ingestor:
                     self._write_counted(prepared, summary)
                     gc.collect(0)
             else:
-                batches = self._line_batches(read_raw_lines(path, skip_blank=True), ramp=True)
-                self._run_pool(pool, file_name, batches, summary, workers)
+                self._run_pool(pool, file_name, self._packed_batches(path), summary, workers)
         if self.read_error is not None:
             raise self.read_error
 
     def _run_pool(
         self, pool: ProcessPoolExecutor, file_name: str,
-        batches: Iterator[list[RawLine | SourceLine]], summary: FileSummary, workers: int,
+        batches: Iterator[PackedLines], summary: FileSummary, workers: int,
     ) -> None:
         """The batches prepared by the pool's worker processes, written here in order."""
         with tempfile.TemporaryDirectory(prefix="ofc-ingest-") as spill_folder:
@@ -130,6 +136,24 @@ class Ingestor:
             while pending:
                 self._write_pending(pending.popleft(), summary)
 
+    def _batch_sizes(self, ramp: bool) -> Iterator[int]:
+        """Lines per batch: ``batch_size``; with ``ramp`` the first three are an eighth, a
+        quarter and a half of that, so the writer starts sooner."""
+        parts = (8, 4, 2) if ramp else ()
+        yield from (max(1, self.batch_size // part) for part in parts)
+        while True:
+            yield self.batch_size
+
+    def _packed_batches(self, path: Path) -> Iterator[PackedLines]:
+        """The file's lines in :meth:`_line_batches`' batches (ramped), packed for the workers
+        (:func:`~pipeline.formats.source.read_raw_batches`: this process never splits them
+        into lines, a worker does). A FormatError ends the batches, as in
+        :meth:`_line_batches`."""
+        try:
+            yield from read_raw_batches(path, self._batch_sizes(ramp=True), skip_blank=True)
+        except FormatError as error:
+            self.read_error = error
+
     def _line_batches(
         self, lines: Iterator[RawLine | SourceLine], ramp: bool = False
     ) -> Iterator[list[RawLine | SourceLine]]:
@@ -137,8 +161,8 @@ class Ingestor:
         quarter and a half of that, so the writer starts sooner. A FormatError (a reader giving
         up on the file) ends the batches after the lines read so far; run_canonical raises it
         once they are written."""
-        sizes = [max(1, self.batch_size // part) for part in ((8, 4, 2) if ramp else ())]
-        size = sizes.pop(0) if sizes else self.batch_size
+        sizes = self._batch_sizes(ramp)
+        size = next(sizes)
         batch: list[RawLine | SourceLine] = []
         try:
             for line in lines:
@@ -146,7 +170,7 @@ class Ingestor:
                 if len(batch) >= size:
                     yield batch
                     batch = []
-                    size = sizes.pop(0) if sizes else self.batch_size
+                    size = next(sizes)
         except FormatError as error:
             self.read_error = error
         if batch:

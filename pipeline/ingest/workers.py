@@ -15,7 +15,7 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 
-from pipeline.formats.source import RawLine, SourceLine
+from pipeline.formats.source import PackedLines, RawLine, SourceLine, expand_lines
 from pipeline.ingest.batches import PreparedBatch, prepare_canonical
 from pipeline.ingest.defaults import (
     PARALLEL_MIN_BYTES,
@@ -71,8 +71,10 @@ def _worker_start(ingesting_process: int) -> None:
 
 
 def prepare_spilled(
-    file_name: str, lines: list[RawLine | SourceLine], resolver: RulesResolver, spill: str
+    file_name: str, lines: PackedLines | list[RawLine | SourceLine], resolver: RulesResolver,
+    spill: str,
 ) -> PreparedBatch:
-    """In a worker: :func:`~pipeline.ingest.batches.prepare_canonical` a batch of lines, leaving
-    its frames in Arrow files at the path prefix ``spill``."""
-    return prepare_canonical(file_name, lines, resolver).spill_frames(spill)
+    """In a worker: :func:`~pipeline.ingest.batches.prepare_canonical` a batch of lines (packed
+    by :func:`~pipeline.formats.source.read_raw_batches`, split here), leaving its frames in
+    Arrow files at the path prefix ``spill``."""
+    return prepare_canonical(file_name, expand_lines(lines), resolver).spill_frames(spill)

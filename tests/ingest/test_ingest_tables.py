@@ -231,11 +231,14 @@ def test_canonical_files_are_streamed(
     tmp_path: Path, database: Path, monkeypatch, workers: int
 ) -> None:
     """A canonical file's lines are read as batches are written, never all first: when the
-    first batch commits, at most the batches in flight have been read."""
+    first batch commits, at most the batches in flight have been read (for workers, in packed
+    batches: a block of the file at a time, cut into batches as they are handed out)."""
     import pipeline.ingest.ingestor as ingestor_module
+    from pipeline.formats.source import expand_lines
 
     source = write_jsonl(tmp_path / "a.jsonl", [deal_hand(seed) for seed in range(200)])
     real_read_raw_lines = ingestor_module.read_raw_lines
+    real_read_raw_batches = ingestor_module.read_raw_batches
     pulled = 0
     pulled_at_first_commit: list[int] = []
 
@@ -245,7 +248,14 @@ def test_canonical_files_are_streamed(
             pulled += 1
             yield line
 
+    def counting_batches(path, sizes, **options):
+        nonlocal pulled
+        for batch in real_read_raw_batches(path, sizes, **options):
+            pulled += len(expand_lines(batch))
+            yield batch
+
     monkeypatch.setattr(ingestor_module, "read_raw_lines", counting_lines)
+    monkeypatch.setattr(ingestor_module, "read_raw_batches", counting_batches)
     summary = ingest_paths(
         [source], database, batch_size=10, workers=workers,
         on_batch=lambda batch: pulled_at_first_commit.append(pulled),
