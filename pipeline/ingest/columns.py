@@ -113,10 +113,21 @@ def player_bytes(
     name: str, seat: int, fantasyland: bool, reported: float | None,
     extra: dict[str, Any] | None,
 ) -> bytes:
-    """The per-player text part of the bytes :func:`content_hash` hashes (cards follow it)."""
+    """The per-player text part of the bytes :func:`content_hash` hashes (cards follow it):
+    :func:`player_head_bytes`, then :func:`player_tail_bytes`."""
+    return player_head_bytes(name, seat, fantasyland) + player_tail_bytes(reported, extra)
+
+
+def player_head_bytes(name: str, seat: int, fantasyland: bool) -> bytes:
+    """The start of :func:`player_bytes`: who sits where (it repeats from hand to hand)."""
+    return f"\x1e{len(name)}:{name}\x1f{seat}\x1f{int(fantasyland)}\x1f".encode(
+        "utf-8", "surrogatepass")
+
+
+def player_tail_bytes(reported: float | None, extra: dict[str, Any] | None) -> bytes:
+    """The end of :func:`player_bytes`: the points reported and the extras."""
     return (
-        f"\x1e{len(name)}:{name}\x1f{seat}\x1f{int(fantasyland)}"
-        f"\x1f{'' if reported is None else float(reported)!r}\x1f"
+        f"{'' if reported is None else float(reported)!r}\x1f"
         f"{_dumps(extra, sort_keys=True, ensure_ascii=False, default=str) if extra else ''}"
     ).encode("utf-8", "surrogatepass")
 

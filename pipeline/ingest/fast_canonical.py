@@ -42,7 +42,8 @@ from pipeline.ingest.columns import (
     SUIT_OF_BYTE,
     HandColumns,
     header_bytes,
-    player_bytes,
+    player_head_bytes,
+    player_tail_bytes,
     utc_timestamp,
 )
 from pipeline.records.validate import (
@@ -825,8 +826,10 @@ def _identities(
     digests: list[str] = []
     ok_list = hand_ok.tolist()
     player = 0
-    # A player's text part repeats from hand to hand (same name, seat, no points reported).
-    texts: dict[tuple, bytes] = {}
+    # A player's text part repeats from hand to hand: who sits where, and the points reported
+    # (few distinct values), each made once.
+    heads: dict[tuple, bytes] = {}
+    tails: dict[float | None, bytes] = {}
     for hand in range(hand_count):
         count = player_count_list[hand]
         if not ok_list[hand]:
@@ -840,11 +843,16 @@ def _identities(
                               variant.value, rules[hand], buttons[hand],
                               None if match_id is None else {"match_id": match_id})]
         for index in range(player, player + count):
-            facts = (names[index], seat_list[index], fantasyland_list[index], reported[index])
-            text = texts.get(facts)
-            if text is None:
-                text = texts[facts] = player_bytes(*facts, None)
-            parts.append(text)
+            facts = (names[index], seat_list[index], fantasyland_list[index])
+            head = heads.get(facts)
+            if head is None:
+                head = heads[facts] = player_head_bytes(*facts)
+            points = reported[index]
+            tail = tails.get(points)
+            if tail is None or points == 0:  # 0.0 and -0.0 are one key but two texts
+                tail = tails[points] = player_tail_bytes(points, None)
+            parts.append(head)
+            parts.append(tail)
             parts.append(flat[byte_starts_list[index]:byte_ends[index]])
         player += count
         digests.append(_blake2b(b"".join(parts), digest_size=16).hexdigest())

@@ -310,3 +310,18 @@ def test_byte_level_damage_gets_the_same_verdict_on_both_paths() -> None:
         random.Random(7), bases, 800, (b" \t",), (b"10", b"Ah", b"xx", b"[]"))]
     candidates, rejects = assert_paths_agree(texts)
     assert candidates > 10 and rejects > 400
+
+
+def test_reported_points_hash_as_the_record_path_hashes_them() -> None:
+    """The columnar path makes each player's part of the content hash once per distinct seat
+    and points reported: every value (a whole number and its float, both zeros, none) hashes
+    as the record path hashes it, and 0 and -0.0 stay two texts."""
+    values = [0, -0.0, 0.0, 3, 3.0, -6, 12.5, None, -0.0, 0]
+    texts = []
+    for index, value in enumerate(values):
+        record = deal_hand(40 + index, hand_id=f"points-{index}")
+        for player in record["players"]:
+            player["reported_points"] = value
+        texts.append(json.dumps(record))
+    candidates, rejects = assert_paths_agree(texts)  # content hashes included
+    assert (candidates, rejects) == (len(values), 0)
