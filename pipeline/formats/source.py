@@ -330,7 +330,62 @@ def read_stream_raw(
     With ``skip_blank``, a block holding only blank lines (spaces, tabs, line ends) is counted
     and passed over without splitting it (see :func:`read_lines`).
     """
-    number = first_number - 1  # the number of the last line yielded
+    runs = _line_runs(stream, max_line_bytes, first_number, skip_blank)
+    count = None  # the lines of the last run, sent back: the loop need not count them again
+    while True:
+        try:
+            run = runs.send(count)
+        except StopIteration:
+            return
+        count = None
+        if type(run) is not _Run:
+            yield run
+            continue
+        number, buffer, _ = run
+        number -= 1
+        pieces = buffer.split(b"\n")
+        pieces.pop()  # the start of the next line
+        count = len(pieces)
+        binary = b"\0" in buffer  # one scan per block: lines are checked only then
+        for piece in pieces:
+            number += 1
+            if len(piece) > max_line_bytes:
+                yield SourceLine(number, None, _too_long(number, max_line_bytes),
+                                 _preview(piece), True)
+            elif binary and b"\0" in piece:
+                yield SourceLine(number, None, _binary_line(number), _preview(piece), True)
+            else:
+                yield (number, piece[:-1] if piece[-1:] == b"\r" else piece, True)
+
+
+class LineBlock(NamedTuple):
+    """Whole lines of a file kept as one bytes object: the lines numbered ``first_number`` on,
+    each ending in ``\n``. A batch of these crosses a pipe as a few large bytes objects instead
+    of a tuple per line; :func:`expand_lines` gives the lines :func:`read_stream_raw` gives for
+    them."""
+
+    first_number: int
+    data: bytes
+
+
+class _Run(NamedTuple):
+    """Whole lines in a block read: ``buffer[:end]``, the lines numbered ``first_number`` on
+    (after ``end``, the start of the next line)."""
+
+    first_number: int
+    buffer: bytes
+    end: int
+
+
+def _line_runs(
+    stream: IO[bytes], max_line_bytes: int, first_number: int, skip_blank: bool
+) -> Iterator[_Run | RawLine | SourceLine]:
+    """The block loop of :func:`read_stream_raw` and :func:`read_raw_batches`: each block read
+    as a :class:`_Run` of the whole lines it ends (a line carried over from the blocks before
+    it first), not split nor copied; the lines too long to keep and the damage as error lines;
+    the last line when it has no newline. A run's first line may be too long (it began in an
+    earlier block); a line inside one block is shorter than a block."""
+    number = first_number - 1  # the number of the last line given
     pending = b""  # the start of the next line
     skipping: str | None = None  # preview of an over-long line being dropped
     # read1: what one read of the underlying file gives, so a damaged gzip stream still yields
@@ -361,19 +416,15 @@ def read_stream_raw(
             yield SourceLine(number, None, _too_long(number, max_line_bytes), skipping, True)
             skipping = None
             block = block[end + 1:]
-        # one scan per block (and the carried start of a line): lines are checked only then
-        binary = b"\0" in block or b"\0" in pending
-        pieces = (pending + block).split(b"\n") if pending else block.split(b"\n")
-        pending = pieces.pop()
-        for piece in pieces:
-            number += 1
-            if len(piece) > max_line_bytes:
-                yield SourceLine(number, None, _too_long(number, max_line_bytes),
-                                 _preview(piece), True)
-            elif binary and b"\0" in piece:
-                yield SourceLine(number, None, _binary_line(number), _preview(piece), True)
-            else:
-                yield (number, piece[:-1] if piece[-1:] == b"\r" else piece, True)
+        last = block.rfind(b"\n")
+        if last < 0:
+            pending += block
+        else:
+            buffer = pending + block if pending else block
+            end = len(pending) + last + 1
+            count = yield _Run(number + 1, buffer, end)  # sent back: its lines, when counted
+            number += buffer.count(b"\n") if count is None else count
+            pending = block[last + 1:]
         if len(pending) > max_line_bytes:
             skipping = _preview(pending)
             pending = b""
@@ -384,16 +435,6 @@ def read_stream_raw(
         yield SourceLine(number + 1, None, _binary_line(number + 1), _preview(pending), False, True)
     elif pending:
         yield (number + 1, pending, False)
-
-
-class LineBlock(NamedTuple):
-    """Whole lines of a file kept as one bytes object: the lines numbered ``first_number`` on,
-    each ending in ``\n`` (the file's last line may have none). A batch of these crosses a
-    pipe as a few large bytes objects instead of a tuple per line; :func:`expand_lines` gives
-    the lines :func:`read_stream_raw` gives for them."""
-
-    first_number: int
-    data: bytes
 
 
 PackedLines = list[LineBlock | tuple[int, bytes, bool] | SourceLine]
@@ -410,7 +451,7 @@ def expand_lines(items: PackedLines | list) -> list:
     lines: list = []
     for item in items:
         if type(item) is LineBlock:
-            # every line was checked for its length as the block was cut (:func:`read_raw_batches`)
+            # every line's length was checked as the batch was cut (:func:`read_raw_batches`)
             lines += read_stream_raw(io.BytesIO(item.data), sys.maxsize,
                                      first_number=item.first_number)
         else:
@@ -425,29 +466,42 @@ def read_raw_batches(
     """The lines :func:`read_raw_lines` gives, in batches of ``next(sizes)`` lines each (the
     last one shorter), packed: whole lines stay in :class:`LineBlock` bytes, never split here
     (:func:`expand_lines` splits them where they are used, in a worker process), so the
-    reading process does not touch lines one by one. The blocks read, the blank runs passed
-    over, and the lines that are too long or cut off by damaged data are exactly those of
-    :func:`read_stream_raw`; with a ``max_line_bytes`` below :data:`READ_BLOCK_BYTES` every
-    line is read one by one (by :func:`read_raw_lines`).
+    reading process does not touch lines one by one. The blocks are those
+    :func:`read_stream_raw` reads (:func:`_line_runs`); a line too long to keep becomes its
+    error line here. With a ``max_line_bytes`` below :data:`READ_BLOCK_BYTES` every line is
+    read one by one.
 
     Raises :class:`FormatError` when the file cannot be opened."""
-    if max_line_bytes < READ_BLOCK_BYTES:
-        batch: PackedLines = []
-        size = next(sizes)
-        for line in read_raw_lines(path, max_line_bytes, skip_blank):
-            batch.append(line)
-            if len(batch) >= size:
-                yield batch
-                batch = []
-                size = next(sizes)
-        if batch:
-            yield batch
-        return
     stream = open_binary(path)
+    batcher = _Batcher(sizes)
+    packed = max_line_bytes >= READ_BLOCK_BYTES
     try:
-        yield from _packed_batches(stream, sizes, max_line_bytes, skip_blank)
+        for run in _line_runs(stream, max_line_bytes, 1, skip_blank):
+            if type(run) is not _Run:
+                batcher.line(run)
+                yield from batcher.take()
+                continue
+            first_number, buffer, end = run
+            data = buffer[:end]
+            if not packed:
+                for line in read_stream_raw(io.BytesIO(data), max_line_bytes,
+                                            first_number=first_number):
+                    batcher.line(line)
+            else:
+                first = data.index(b"\n")
+                if first > max_line_bytes:  # only the first can be: the others fit a block
+                    batcher.line(SourceLine(first_number, None,
+                                            _too_long(first_number, max_line_bytes),
+                                            _preview(data[:first]), True))
+                    first_number += 1
+                    data = data[first + 1:]
+                if data:
+                    batcher.lines(first_number, data, data.count(b"\n"))
+            yield from batcher.take()
     finally:
         stream.close()
+    if batcher.items:
+        yield batcher.items
 
 
 class _Batcher:
@@ -499,78 +553,6 @@ class _Batcher:
         """The batches filled since the last call."""
         full, self.full = self.full, []
         return full
-
-
-def _packed_batches(
-    stream: IO[bytes], sizes: Iterator[int], max_line_bytes: int, skip_blank: bool
-) -> Iterator[PackedLines]:
-    """:func:`read_raw_batches` of an open stream: :func:`read_stream_raw`'s loop, block by
-    block, keeping whole lines whole (a piece inside one block is shorter than a block, so only
-    a line that began in an earlier block can be too long: checked as it ends)."""
-    batcher = _Batcher(sizes)
-    number = 0  # the number of the last line counted
-    pending = b""  # the start of the next line
-    skipping: str | None = None  # preview of an over-long line being dropped
-    read = getattr(stream, "read1", stream.read)
-    while True:
-        yield from batcher.take()
-        try:
-            block = read(READ_BLOCK_BYTES)
-        except (OSError, EOFError, zlib.error) as exc:
-            batcher.line(SourceLine(number + 1, None, _damage_reason(number + 1, exc),
-                                    skipping or (_preview(pending) if pending else ""),
-                                    False, True))
-            pending, skipping = b"", None
-            break
-        if not block:
-            break
-        if skip_blank and skipping is None and not block.translate(None, _BLANK_BYTES) \
-                and not pending.translate(None, _BLANK_BYTES):
-            newlines = block.count(b"\n")
-            number += newlines
-            pending = b"" if newlines else pending
-            continue
-        if skipping is not None:
-            end = block.find(b"\n")
-            if end < 0:
-                continue
-            number += 1
-            batcher.line(SourceLine(number, None, _too_long(number, max_line_bytes), skipping,
-                                    True))
-            skipping = None
-            block = block[end + 1:]
-        last = block.rfind(b"\n")
-        if last < 0:
-            pending += block
-        else:
-            first = block.find(b"\n")
-            if pending and len(pending) + first > max_line_bytes:
-                number += 1
-                batcher.line(SourceLine(number, None, _too_long(number, max_line_bytes),
-                                        _preview(pending + block[:first]), True))
-                pending = b""
-                block = block[first + 1:]
-                last -= first + 1
-            if last >= 0:
-                whole = pending + block[:last + 1] if pending else block[:last + 1]
-                count = whole.count(b"\n")
-                batcher.lines(number + 1, whole, count)
-                number += count
-            pending = block[last + 1:]
-        if len(pending) > max_line_bytes:
-            skipping = _preview(pending)
-            pending = b""
-    if skipping is not None:
-        batcher.line(SourceLine(number + 1, None, _too_long(number + 1, max_line_bytes), skipping,
-                                False, True))
-    elif pending and b"\0" in pending:
-        batcher.line(SourceLine(number + 1, None, _binary_line(number + 1), _preview(pending),
-                                False, True))
-    elif pending:
-        batcher.line((number + 1, pending, False))
-    yield from batcher.take()
-    if batcher.items:
-        yield batcher.items
 
 
 def damaged_line(number: int, error: BaseException) -> SourceLine:
