@@ -56,7 +56,8 @@ def _odd_file(seed: int) -> bytes:
             parts.append(b'{"hand_id": "h%d", "pad": "%s"}\n'
                          % (index, b"p" * chance.randint(0, 3000)))
         if index == 700:
-            parts.append(b" \t\n" * READ_BLOCK_BYTES)  # a blank run over whole blocks
+            # a blank run over a whole block at least, in long lines (few of them to count)
+            parts.append((b" " * 1020 + b"\t\r\n") * (2 * READ_BLOCK_BYTES // 1024 + 64))
         if index == 1500:
             parts.append(b"y" * (MAX_LINE_BYTES + 10) + b"\n")  # too long by a little
         if index == 2200:
@@ -74,6 +75,9 @@ def odd_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "ends in NUL": body + b'{"cut": "\x00\x00',
         "ends with a newline": body,
         "small": b'a\n\nb\r\n\x00c\n  \nd',
+        # a line that begins near a block's end and is too long only with its end in the next
+        "straddles": (b"s" * 99 + b"\n") * ((READ_BLOCK_BYTES - 100) // 100)
+        + b"L" * (MAX_LINE_BYTES + 50) + b"\nafter\n",
         "empty": b"",
     }
     paths = {}
@@ -93,7 +97,7 @@ def odd_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.mark.parametrize("skip_blank", [False, True])
 @pytest.mark.parametrize("name", ["plain", "ends too long", "ends in NUL", "ends with a newline",
-                                  "small", "empty", "gzip", "damaged gzip"])
+                                  "small", "straddles", "empty", "gzip", "damaged gzip"])
 def test_packed_batches_expand_to_the_lines_read_one_by_one(
         odd_files: dict[str, Path], name: str, skip_blank: bool) -> None:
     path = odd_files[name]
