@@ -136,41 +136,36 @@ class Ingestor:
             while pending:
                 self._write_pending(pending.popleft(), summary)
 
-    def _batch_sizes(self, ramp: bool) -> Iterator[int]:
-        """Lines per batch: ``batch_size``; with ``ramp`` the first three are an eighth, a
-        quarter and a half of that, so the writer starts sooner."""
-        parts = (8, 4, 2) if ramp else ()
-        yield from (max(1, self.batch_size // part) for part in parts)
+    def _ramped_sizes(self) -> Iterator[int]:
+        """Lines per batch handed to the workers: ``batch_size``, but the first three are an
+        eighth, a quarter and a half of that, so the writer starts sooner."""
+        yield from (max(1, self.batch_size // part) for part in (8, 4, 2))
         while True:
             yield self.batch_size
 
     def _packed_batches(self, path: Path) -> Iterator[PackedLines]:
-        """The file's lines in :meth:`_line_batches`' batches (ramped), packed for the workers
+        """The file's lines in batches of :meth:`_ramped_sizes`, packed for the workers
         (:func:`~pipeline.formats.source.read_raw_batches`: this process never splits them
         into lines, a worker does). A FormatError ends the batches, as in
         :meth:`_line_batches`."""
         try:
-            yield from read_raw_batches(path, self._batch_sizes(ramp=True), skip_blank=True)
+            yield from read_raw_batches(path, self._ramped_sizes(), skip_blank=True)
         except FormatError as error:
             self.read_error = error
 
     def _line_batches(
-        self, lines: Iterator[RawLine | SourceLine], ramp: bool = False
+        self, lines: Iterator[RawLine | SourceLine]
     ) -> Iterator[list[RawLine | SourceLine]]:
-        """Lines in batches of ``batch_size``; with ``ramp`` the first three are an eighth, a
-        quarter and a half of that, so the writer starts sooner. A FormatError (a reader giving
-        up on the file) ends the batches after the lines read so far; run_canonical raises it
-        once they are written."""
-        sizes = self._batch_sizes(ramp)
-        size = next(sizes)
+        """Lines in batches of ``batch_size``. A FormatError (a reader giving up on the file)
+        ends the batches after the lines read so far; run_canonical raises it once they are
+        written."""
         batch: list[RawLine | SourceLine] = []
         try:
             for line in lines:
                 batch.append(line)
-                if len(batch) >= size:
+                if len(batch) >= self.batch_size:
                     yield batch
                     batch = []
-                    size = next(sizes)
         except FormatError as error:
             self.read_error = error
         if batch:
