@@ -16,9 +16,9 @@ import gzip
 import io
 import json
 import os
-import sys
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
@@ -330,24 +330,34 @@ def read_stream_raw(
     With ``skip_blank``, a block holding only blank lines (spaces, tabs, line ends) is counted
     and passed over without splitting it (see :func:`read_lines`).
     """
-    runs = _line_runs(stream, max_line_bytes, first_number, skip_blank)
-    count = None  # the lines of the last run, sent back: the loop need not count them again
-    while True:
-        try:
-            run = runs.send(count)
-        except StopIteration:
-            return
-        count = None
-        if type(run) is not _Run:
+    cut = partial(_split_lines, max_line_bytes=max_line_bytes)
+    for run in _line_runs(stream, max_line_bytes, first_number, skip_blank, cut):
+        if type(run) is _Run:
+            yield from run.kept.numbered(run.first_number)
+        else:
             yield run
-            continue
-        number, buffer, _ = run
-        number -= 1
-        pieces = buffer.split(b"\n")
-        pieces.pop()  # the start of the next line
-        count = len(pieces)
-        binary = b"\0" in buffer  # one scan per block: lines are checked only then
-        for piece in pieces:
+
+
+def _split_lines(buffer: bytes, end: int, max_line_bytes: int) -> tuple[_Lines, int]:
+    """The whole lines of ``buffer[:end]`` split (:class:`_Lines`), and how many there are."""
+    pieces = buffer.split(b"\n")
+    pieces.pop()  # after ``end``: the start of the next line
+    return _Lines(pieces, b"\0" in buffer, max_line_bytes), len(pieces)
+
+
+class _Lines(NamedTuple):
+    """Split whole lines, checked as they are given (:meth:`numbered`)."""
+
+    pieces: list[bytes]
+    binary: bool  # whether any of them may hold a NUL byte
+    max_line_bytes: int
+
+    def numbered(self, first_number: int) -> Iterator[RawLine | SourceLine]:
+        """A :data:`RawLine` per line numbered from ``first_number``, or its error line (too
+        long, or holding NUL bytes)."""
+        number = first_number - 1
+        max_line_bytes, binary = self.max_line_bytes, self.binary
+        for piece in self.pieces:
             number += 1
             if len(piece) > max_line_bytes:
                 yield SourceLine(number, None, _too_long(number, max_line_bytes),
@@ -360,31 +370,34 @@ def read_stream_raw(
 
 class LineBlock(NamedTuple):
     """Whole lines of a file kept as one bytes object: the lines numbered ``first_number`` on,
-    each ending in ``\n``. A batch of these crosses a pipe as a few large bytes objects instead
-    of a tuple per line; :func:`expand_lines` gives the lines :func:`read_stream_raw` gives for
-    them."""
+    each ending in ``\n``, to be checked against ``max_line_bytes`` where they are split
+    (:func:`expand_lines`, in a worker process). A batch of these crosses a pipe as a few large
+    bytes objects instead of a tuple per line."""
 
     first_number: int
     data: bytes
+    max_line_bytes: int
 
 
 class _Run(NamedTuple):
-    """Whole lines in a block read: ``buffer[:end]``, the lines numbered ``first_number`` on
-    (after ``end``, the start of the next line)."""
+    """The ``count`` whole lines of a block read, as the caller of :func:`_line_runs` cut them
+    (``kept``), numbered ``first_number`` on."""
 
     first_number: int
-    buffer: bytes
-    end: int
+    kept: Any
+    count: int
 
 
 def _line_runs(
-    stream: IO[bytes], max_line_bytes: int, first_number: int, skip_blank: bool
+    stream: IO[bytes], max_line_bytes: int, first_number: int, skip_blank: bool,
+    cut: Callable[[bytes, int], tuple[Any, int]],
 ) -> Iterator[_Run | RawLine | SourceLine]:
-    """The block loop of :func:`read_stream_raw` and :func:`read_raw_batches`: each block read
-    as a :class:`_Run` of the whole lines it ends (a line carried over from the blocks before
-    it first), not split nor copied; the lines too long to keep and the damage as error lines;
-    the last line when it has no newline. A run's first line may be too long (it began in an
-    earlier block); a line inside one block is shorter than a block."""
+    """The block loop of :func:`read_stream_raw` and :func:`read_raw_batches`: the whole lines
+    each block ends (a line carried over from the blocks before it first) as
+    ``cut(buffer, end)`` keeps them (``buffer[:end]``: split into lines, or kept whole) with
+    how many they are; the lines too long to keep and the damage as error lines; the last line
+    when it has no newline. A run's first line may be too long (it began in an earlier block);
+    a line inside one block is shorter than a block."""
     number = first_number - 1  # the number of the last line given
     pending = b""  # the start of the next line
     skipping: str | None = None  # preview of an over-long line being dropped
@@ -421,9 +434,9 @@ def _line_runs(
             pending += block
         else:
             buffer = pending + block if pending else block
-            end = len(pending) + last + 1
-            count = yield _Run(number + 1, buffer, end)  # sent back: its lines, when counted
-            number += buffer.count(b"\n") if count is None else count
+            run = _Run(number + 1, *cut(buffer, len(pending) + last + 1))
+            yield run
+            number += run.count
             pending = block[last + 1:]
         if len(pending) > max_line_bytes:
             skipping = _preview(pending)
@@ -451,12 +464,17 @@ def expand_lines(items: PackedLines | list) -> list:
     lines: list = []
     for item in items:
         if type(item) is LineBlock:
-            # every line's length was checked as the batch was cut (:func:`read_raw_batches`)
-            lines += read_stream_raw(io.BytesIO(item.data), sys.maxsize,
-                                     first_number=item.first_number)
+            split, _ = _split_lines(item.data, len(item.data), item.max_line_bytes)
+            lines += split.numbered(item.first_number)
         else:
             lines.append(item)
     return lines
+
+
+def _whole(buffer: bytes, end: int) -> tuple[bytes, int]:
+    """The whole lines of ``buffer[:end]`` kept as one bytes object, and how many there are."""
+    data = buffer[:end]
+    return data, data.count(b"\n")
 
 
 def read_raw_batches(
@@ -465,38 +483,19 @@ def read_raw_batches(
 ) -> Iterator[PackedLines]:
     """The lines :func:`read_raw_lines` gives, in batches of ``next(sizes)`` lines each (the
     last one shorter), packed: whole lines stay in :class:`LineBlock` bytes, never split here
-    (:func:`expand_lines` splits them where they are used, in a worker process), so the
-    reading process does not touch lines one by one. The blocks are those
-    :func:`read_stream_raw` reads (:func:`_line_runs`); a line too long to keep becomes its
-    error line here. With a ``max_line_bytes`` below :data:`READ_BLOCK_BYTES` every line is
-    read one by one.
+    (:func:`expand_lines` splits and checks them where they are used, in a worker process), so
+    the reading process does not touch lines one by one. The blocks are those
+    :func:`read_stream_raw` reads (:func:`_line_runs`).
 
     Raises :class:`FormatError` when the file cannot be opened."""
     stream = open_binary(path)
-    batcher = _Batcher(sizes)
-    packed = max_line_bytes >= READ_BLOCK_BYTES
+    batcher = _Batcher(sizes, max_line_bytes)
     try:
-        for run in _line_runs(stream, max_line_bytes, 1, skip_blank):
-            if type(run) is not _Run:
-                batcher.line(run)
-                yield from batcher.take()
-                continue
-            first_number, buffer, end = run
-            data = buffer[:end]
-            if not packed:
-                for line in read_stream_raw(io.BytesIO(data), max_line_bytes,
-                                            first_number=first_number):
-                    batcher.line(line)
+        for run in _line_runs(stream, max_line_bytes, 1, skip_blank, _whole):
+            if type(run) is _Run:
+                batcher.lines(run.first_number, run.kept, run.count)
             else:
-                first = data.index(b"\n")
-                if first > max_line_bytes:  # only the first can be: the others fit a block
-                    batcher.line(SourceLine(first_number, None,
-                                            _too_long(first_number, max_line_bytes),
-                                            _preview(data[:first]), True))
-                    first_number += 1
-                    data = data[first + 1:]
-                if data:
-                    batcher.lines(first_number, data, data.count(b"\n"))
+                batcher.line(run)
             yield from batcher.take()
     finally:
         stream.close()
@@ -507,8 +506,9 @@ def read_raw_batches(
 class _Batcher:
     """Fills batches of a given number of lines with blocks of whole lines and single lines."""
 
-    def __init__(self, sizes: Iterator[int]) -> None:
+    def __init__(self, sizes: Iterator[int], max_line_bytes: int) -> None:
         self.sizes = sizes
+        self.max_line_bytes = max_line_bytes
         self.size = next(sizes)
         self.items: PackedLines = []
         self.count = 0  # lines in items
@@ -521,14 +521,15 @@ class _Batcher:
         while count:
             room = self.size - self.count
             if count <= room:
-                self.items.append(LineBlock(first_number, data[start:] if start else data))
+                self.items.append(LineBlock(first_number, data[start:] if start else data,
+                                             self.max_line_bytes))
                 self.count += count
                 count = 0
             else:
                 end = start
                 for _ in range(room):
                     end = data.index(b"\n", end) + 1
-                self.items.append(LineBlock(first_number, data[start:end]))
+                self.items.append(LineBlock(first_number, data[start:end], self.max_line_bytes))
                 self.count += room
                 first_number += room
                 count -= room
