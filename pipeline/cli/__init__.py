@@ -113,6 +113,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     requested = arguments_list[0] if arguments_list else None
     parser = build_parser(requested if requested and not requested.startswith("-") else None)
     arguments = parser.parse_args(arguments_list)
+    # Called without arguments, main is the ``ofc`` command's own process (the console script,
+    # ``python -m pipeline.cli``): a command may then choose process-wide settings; called with
+    # arguments (a test, a program) it leaves them to its caller.
+    arguments.own_process = argv is None
     try:
         previous = signal.signal(signal.SIGTERM, _raise_terminated)
     except ValueError:  # not the main thread: signals are not ours to handle

@@ -164,6 +164,11 @@ def run(arguments: argparse.Namespace) -> int:
 
         with contextlib.suppress(ValueError, OSError):  # no forkserver: the pool says so later
             start_forkserver(WORKER_PRELOAD)  # its imports overlap this process's own
+    if getattr(arguments, "own_process", False):
+        # this process only ingests: pyarrow need not import pandas (about 0.2 s)
+        from pipeline.ingest.no_pandas import hide_pandas_from_pyarrow
+
+        hide_pandas_from_pyarrow()
     from pipeline.ingest.driver import ingest_paths
 
     rules = rules_from_option(arguments.rules)

@@ -18,12 +18,13 @@ WORKER_MODULE = "pipeline.ingest.workers"
 """The module the workers' forkserver imports before it forks them (everything a batch
 needs)."""
 
-WORKER_PRELOAD = [WORKER_MODULE, "pandas"]
+WORKER_PRELOAD = [WORKER_MODULE]
 """What the workers' forkserver imports before it forks a worker: the workers' module, and so
 everything a batch needs (``ofc ingest`` starts the server with it early:
-:func:`~pipeline.ingest.lifetime.start_forkserver`), and pandas, which pyarrow imports on a
-process's first array (about 0.17 s): once, in the server, not in every worker at its first
-batch. (The writing process builds no array in a parallel load: it does not import pandas.)"""
+:func:`~pipeline.ingest.lifetime.start_forkserver`). Not pandas, which pyarrow would import on
+a process's first array (about 0.2 s): each worker tells pyarrow it is absent
+(:func:`~pipeline.ingest.no_pandas.hide_pandas_from_pyarrow`), and the writing process builds
+no array in a parallel load; neither imports it."""
 
 DEFAULT_SESSION_GAP_MINUTES = 30.0
 """A break this long (minutes) or longer between two hands starts a new session."""

@@ -23,6 +23,7 @@ from pipeline.ingest.defaults import (
     parallel_workers,
 )
 from pipeline.ingest.lifetime import PARENT_POLL_SECONDS, exit_with, start_forkserver
+from pipeline.ingest.no_pandas import hide_pandas_from_pyarrow
 from pipeline.records.rules_file import RulesResolver
 
 __all__ = [
@@ -63,8 +64,10 @@ def _worker_ready() -> None:
 def _worker_start(ingesting_process: int) -> None:
     """Worker processes: no cyclic garbage collection (see Ingestor.run), a lower CPU priority
     than the writer, which is the one serial step (when the cores are busy it should not wait
-    for them), and an end together with the ingesting process."""
+    for them), pyarrow without pandas (a worker builds its tables from numpy arrays and lists:
+    :mod:`pipeline.ingest.no_pandas`), and an end together with the ingesting process."""
     gc.disable()
+    hide_pandas_from_pyarrow()
     with contextlib.suppress(OSError, AttributeError):  # os.nice is Unix only
         os.nice(WORKER_NICENESS)
     exit_with(ingesting_process)

@@ -11,10 +11,12 @@ from multiprocessing import forkserver
 from pathlib import Path
 
 from pipeline.cli.ingest import forks_workers
+from pipeline.formats.source import read_raw_batches
 from pipeline.ingest.defaults import PARALLEL_MIN_BYTES, WORKER_PRELOAD
 from pipeline.ingest.driver import ingest_paths
 from pipeline.ingest.lifetime import start_forkserver
-from pipeline.ingest.workers import worker_pool
+from pipeline.ingest.workers import prepare_spilled, worker_pool
+from pipeline.records.rules_file import RulesResolver
 from tests.ingest.conftest import HAND_TABLES, REPO, count, deal_hand, table_rows
 
 
@@ -148,3 +150,20 @@ def test_the_writer_of_a_parallel_load_never_imports_pandas(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert ast.literal_eval(done.stdout.strip().splitlines()[-1]) == (40, 0, False)
     assert count(tmp_path / "load.duckdb", "sessions") > 0
+
+
+def test_a_worker_builds_its_batch_without_pandas(tmp_path: Path) -> None:
+    """A worker tells pyarrow pandas is absent before its first array (the server does not
+    import pandas either): it prepares and spills a batch, and pandas is not imported in it."""
+    source = tmp_path / "hands.jsonl"
+    source.write_text("".join(json.dumps(deal_hand(seed)) + "\n" for seed in range(12)))
+    batch = next(read_raw_batches(source, iter([100])))
+    pool = worker_pool(1)
+    try:
+        prepared = pool.submit(prepare_spilled, str(source), batch, RulesResolver(),
+                               str(tmp_path / "spill")).result(timeout=120)
+        imported = pool.submit(eval, "'pandas' in __import__('sys').modules").result(timeout=60)
+    finally:
+        pool.shutdown()
+    assert prepared.records == 12 and not prepared.rejects
+    assert imported is False
