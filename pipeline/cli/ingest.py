@@ -15,6 +15,7 @@ from pipeline.cli.common import (
     add_rules_option,
     add_session_gap_option,
     check_session_gap,
+    only_ingests,
     rules_from_option,
     terminal_cell,
 )
@@ -164,11 +165,7 @@ def run(arguments: argparse.Namespace) -> int:
 
         with contextlib.suppress(ValueError, OSError):  # no forkserver: the pool says so later
             start_forkserver(WORKER_PRELOAD)  # its imports overlap this process's own
-    if getattr(arguments, "own_process", False):
-        # this process only ingests: pyarrow need not import pandas (about 0.2 s)
-        from pipeline.ingest.no_pandas import hide_pandas_from_pyarrow
-
-        hide_pandas_from_pyarrow()
+    only_ingests(arguments)
     from pipeline.ingest.driver import ingest_paths
 
     rules = rules_from_option(arguments.rules)

@@ -149,10 +149,11 @@ def run(arguments: argparse.Namespace) -> int:
     """Follow the folders until Ctrl-C (or once, with --once); exit 1 when the database cannot
     be used or a folder does not exist, or (--once) when a part could not be stored; 2 for
     bad options."""
-    from pipeline.cli.common import terminal_text
+    from pipeline.cli.common import only_ingests, terminal_text
     from pipeline.ingest.errors import DatabaseError
     from pipeline.ingest.watch import Watcher
 
+    only_ingests(arguments)
     options = _options(arguments)
     for folder in arguments.folders:
         path = Path(folder).expanduser()

@@ -56,21 +56,36 @@ def test_a_process_that_imported_pandas_keeps_it_in_pyarrow() -> None:
 OWN_PROCESS = r"""
 import sys
 from pipeline.cli import main
-sys.argv = ["ofc", "ingest", sys.argv[1], "--db", sys.argv[2], "--quiet"]
+sys.argv = ["ofc", *sys.argv[1:]]
 status = main()
 print(repr((status, "pandas" in sys.modules)))
 """
 
 
-def test_ofc_ingest_in_its_own_process_never_imports_pandas(tmp_path: Path) -> None:
-    """``ofc ingest`` of a small file (parsed in its own process, no workers) stores every hand
-    without importing pandas; called with arguments (as a test or a program calls it) it
-    leaves pyarrow alone."""
-    source = tmp_path / "hands.jsonl"
+def test_ofc_ingest_and_watch_in_their_own_process_never_import_pandas(tmp_path: Path) -> None:
+    """``ofc ingest`` of a small file (parsed in its own process, no workers) and ``ofc watch
+    --once`` of a folder store every hand without importing pandas."""
+    folder = tmp_path / "hands"
+    folder.mkdir()
+    source = folder / "hands.jsonl"
     source.write_text("".join(json.dumps(deal_hand(seed)) + "\n" for seed in range(8)))
-    done = subprocess.run([sys.executable, "-c", OWN_PROCESS, str(source),
-                           str(tmp_path / "own.duckdb")],
+    for command in (["ingest", str(source), "--quiet"], ["watch", str(folder), "--once"]):
+        database = tmp_path / f"{command[0]}.duckdb"
+        done = subprocess.run([sys.executable, "-c", OWN_PROCESS, *command, "--db", str(database)],
+                              capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
+        assert done.returncode == 0, done.stderr
+        assert ast.literal_eval(done.stdout.strip().splitlines()[-1]) == (0, False), command
+        assert count(database, "hands") == 8
+
+
+def test_called_with_arguments_the_command_leaves_pyarrow_alone(tmp_path: Path) -> None:
+    """``main([...])`` (a test, a program) is not the command's own process: pyarrow keeps
+    looking for pandas as usual (here it finds and imports it at the first batch)."""
+    source = tmp_path / "hands.jsonl"
+    source.write_text("".join(json.dumps(deal_hand(seed)) + "\n" for seed in range(4)))
+    script = OWN_PROCESS.replace("status = main()", "status = main(sys.argv[1:])")
+    done = subprocess.run([sys.executable, "-c", script, "ingest", str(source), "--quiet",
+                           "--db", str(tmp_path / "called.duckdb")],
                           capture_output=True, text=True, timeout=300, cwd=REPO, check=False)
     assert done.returncode == 0, done.stderr
-    assert ast.literal_eval(done.stdout.strip().splitlines()[-1]) == (0, False)
-    assert count(tmp_path / "own.duckdb", "hands") == 8
+    assert ast.literal_eval(done.stdout.strip().splitlines()[-1]) == (0, True)
