@@ -2,9 +2,10 @@
 
 pyarrow looks for pandas the first time a process builds an array (to tell pandas objects from
 other sequences), and importing pandas costs about 0.2 s of CPU: a fifth of a 2,000-hand
-``ofc ingest``. An ingest worker, and the ``ofc ingest`` command in a process of its own, build
-their Arrow tables from numpy arrays and Python lists only: they tell pyarrow that pandas is
-absent (:func:`hide_pandas_from_pyarrow`) and never import it. pandas stays importable there,
+``ofc ingest``. An ingest worker, and ``ofc ingest`` and ``ofc watch`` in a process of their own
+(:func:`pipeline.cli.common.only_ingests`), build their Arrow tables from numpy arrays and Python
+lists only: they tell pyarrow that pandas is absent (:func:`hide_pandas_from_pyarrow`) and never
+import it. pandas stays importable there,
 and pyarrow's conversions (``to_pandas``, ``from_pandas``) import it themselves and still work;
 only ``pyarrow.array`` of a pandas object would take it for a plain sequence.
 

@@ -136,9 +136,10 @@ print(repr((summary.stored, summary.rejected, "pandas" in sys.modules)))
 
 
 def test_the_writer_of_a_parallel_load_never_imports_pandas(tmp_path: Path) -> None:
-    """pyarrow imports pandas on a process's first array (about 0.17 s): the workers' server
-    imports it once, and the writing process, which only inserts the workers' batches and
-    works out sessions and aggregates in DuckDB, builds no array and never imports it."""
+    """pyarrow imports pandas on a process's first array (about 0.2 s): the writing process,
+    which only inserts the workers' batches and works out sessions and aggregates in DuckDB,
+    builds no array and never imports it (the workers tell pyarrow it is absent: the next
+    test)."""
     source = tmp_path / "hands.jsonl"
     source.write_text("".join(
         json.dumps(deal_hand(seed, table=f"T{seed % 2}",

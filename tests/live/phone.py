@@ -83,10 +83,12 @@ def open_record(context: Any, url: str) -> Any:
     expect(page.get_by_role("heading", name="Record")).to_be_visible()
     # The page's own CSS (every control >= 44 px) comes in an element of its own: on a busy
     # machine the heading can be drawn before that style is in effect, and a control measured
-    # then has the theme's height. Wait until the page's style applies (its 40rem column).
+    # then has the theme's height. Wait until the page's style applies: its column's max-width
+    # is 40rem (Streamlit's own is 100%).
     page.wait_for_function(
         "() => { const page = document.querySelector('.st-key-rec_page');"
-        " return page !== null && getComputedStyle(page).maxWidth === '640px'; }")
+        " const rem = parseFloat(getComputedStyle(document.documentElement).fontSize);"
+        " return page !== null && getComputedStyle(page).maxWidth === `${40 * rem}px`; }")
     return page
 
 
