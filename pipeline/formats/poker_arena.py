@@ -276,6 +276,9 @@ class _HandLines:
     scored_seats: set[int] = field(default_factory=set)
     digest: Any = None
     damaged: bool = False  # a line of the hand shows the file ends early
+    # rejects of lines read while the hand was open that cannot be lines of any hand (not
+    # even the start of a JSON object): reported on their own, right after the hand
+    aside: list[SourceRecord] = field(default_factory=list)
 
     def add_text(self, text: str) -> None:
         """Remember a line's text (for the raw field and the match digest)."""
@@ -306,9 +309,11 @@ class _HandLines:
             self.scored_seats.add(event["seat"])
 
     @property
-    def is_complete(self) -> bool:
-        """True when every seat of a well-formed hand has its score (the hand is over)."""
-        if self.header is None or self.problem is not None:
+    def is_over(self) -> bool:
+        """True when the hand has a header and every one of its seats has a score: nothing
+        after its last score belongs to it. A hand spoilt by a problem is over the same way,
+        so an unreadable line after it is reported on its own, not as one more of its lines."""
+        if self.header is None:
             return False
         seats = self.header.get("seats")
         return isinstance(seats, list) and len(self.scored_seats) >= len(seats) > 0
@@ -341,8 +346,10 @@ def read_poker_arena(
 
     A hand with a malformed line, an unknown event, a deal never placed, or no showdown or
     score for a seat becomes an error record (line = where the hand starts, raw = its lines,
-    clipped); events before any header become one error record per run. Later hands still
-    come through. The ``log_summary`` line is skipped.
+    clipped); events before any header become one error record per run. A hand is over once
+    every seat has scored (spoilt or not); an unreadable line after that, or one that is not
+    even the start of a JSON object while a hand is open (junk between hands), is an error
+    record of its own. Later hands still come through. The ``log_summary`` line is skipped.
     """
     if game is not None:
         try:
@@ -399,28 +406,32 @@ def _read_hands(
     # what was known when the open hand started: where a follow read resumes
     started_with: tuple[str | None, int | None] = (match_digest, last_hand_number)
 
-    def finish(hand: _HandLines | None) -> SourceRecord | None:
+    def finish(hand: _HandLines | None) -> list[SourceRecord]:
+        """The hand's record, then the rejects of the lines set aside while it was open."""
         nonlocal match_digest
         if hand is None:
-            return None
+            return []
         hand_digest = hand.digest.hexdigest()[:12] if hand.digest is not None else None
         if hand.first_of_match and hand_digest is not None:
             match_digest = hand_digest
-        return _hand_record(file_name, hand, game, match_digest, hand_digest)
+        return [_hand_record(file_name, hand, game, match_digest, hand_digest), *hand.aside]
 
     for line in read_lines(path, skip_blank=True) if lines is None else lines:
         if line.text is not None and not line.text.strip():
             continue
         value, reason = _parse_line(line)
         if reason is not None:
-            if current is None or current.is_complete:
+            alone = SourceRecord(file_name, line.number, clip_raw(line.raw), None, reason,
+                                 damaged=ends_early(line))
+            if current is None or current.is_over:
                 # Not part of an open hand: report it on its own, keep the finished hand.
-                record = finish(current)
-                if record is not None:
-                    yield record
+                yield from finish(current)
                 current = None
-                yield SourceRecord(file_name, line.number, clip_raw(line.raw), None, reason,
-                                   damaged=ends_early(line))
+                yield alone
+            elif not _could_be_hand_line(line):
+                # Junk between hands (a comment, a separator) while a hand is still open:
+                # its own reject, after the hand's; the hand is judged without it.
+                current.aside.append(alone)
             else:
                 current.add_text(line.raw)
                 current.add_problem(reason)
@@ -428,9 +439,7 @@ def _read_hands(
             continue
         assert value is not None
         if "log_summary" in value and "hand" not in value:
-            record = finish(current)
-            if record is not None:
-                yield record
+            yield from finish(current)
             current = None
             match_digest = None
             last_hand_number = None
@@ -438,9 +447,7 @@ def _read_hands(
         number = _hand_number(value)
         if "ev" not in value:
             # A header: the previous hand is over, a new one starts.
-            record = finish(current)
-            if record is not None:
-                yield record
+            yield from finish(current)
             started_with = (match_digest, last_hand_number)
             if number is not None:
                 if last_hand_number is not None and number <= last_hand_number:
@@ -456,13 +463,11 @@ def _read_hands(
                 current.add_problem(problem)
             continue
         if (current is None or current.hand_number != number or number is None
-                or current.is_complete):
+                or current.is_over):
             # An event that is not part of an open hand. After a hand whose every seat is
             # scored, that hand is over (a reader following the file has taken it already):
             # the event is reported on its own, the hand kept.
-            record = finish(current)
-            if record is not None:
-                yield record
+            yield from finish(current)
             started_with = (match_digest, last_hand_number)
             current = _HandLines(line.number, number, None, first_of_match=False)
             if number is not None and number == last_hand_number:
@@ -481,15 +486,13 @@ def _read_hands(
             current.add_problem(f"line {line.number}: 'ev' is not an object")
         else:
             current.add_event(line.number, event)
-    if follow is not None and not follow.final and current is not None and not current.is_complete:
+    if follow is not None and not follow.final and current is not None and not current.is_over:
         # the hand may go on in lines not written yet: the next part starts with it
         follow.resume_line = current.start_line
         follow.state = {"match_digest": started_with[0], "last_hand_number": started_with[1]}
         follow.finished = True
         return
-    record = finish(current)
-    if record is not None:
-        yield record
+    yield from finish(current)
     if follow is not None:
         follow.resume_line = None
         follow.state = {"match_digest": match_digest, "last_hand_number": last_hand_number}
@@ -516,6 +519,13 @@ def _parse_line(line: SourceLine) -> tuple[dict[str, Any] | None, str | None]:
     if "ev" not in value and "seats" not in value:
         return None, f'line {line.number} has neither "seats" (a header) nor "ev" (an event)'
     return value, None
+
+
+def _could_be_hand_line(line: SourceLine) -> bool:
+    """Whether an unreadable line may be a damaged line of the hand around it: any line
+    that cannot be decoded, or whose text starts (after spaces) as a JSON object does. A
+    line of other text (``# --- next table ---``) is no hand's."""
+    return line.text is None or line.text.lstrip().startswith("{")
 
 
 def _header_problem(header: dict[str, Any], number: int) -> str | None:

@@ -151,6 +151,25 @@ def test_an_unfinished_poker_arena_hand_waits_and_a_scored_one_is_taken(tmp_path
     assert follow.resume_line is None and follow.state["last_hand_number"] == 3
 
 
+def test_junk_read_while_a_hand_is_open_is_reported_once(tmp_path: Path) -> None:
+    """A junk line after a hand that is still open gets its own reject, after the hand's
+    (tests/formats/test_poker_arena.py). A follower that reads up to the junk line waits for
+    the hand and drops that reject; reading on, it reports it once, as the whole file does."""
+    headers = [index for index, line in enumerate(ARENA_LINES) if b'"seats"' in line]
+    lines = list(ARENA_LINES)
+    del lines[headers[1] - 1]  # the first hand's last score: the hand stays open
+    lines.insert(headers[1] - 1, b"not json\n")
+    data = b"".join(lines)
+    path = tmp_path / "ofc.jsonl"
+    cut = len(b"".join(lines[: headers[1]]))  # the file ends just after the junk line
+    parts = read_in_parts(path, data, [cut], "poker-arena", "ofc")
+    assert parts == _whole(path, "poker-arena", "ofc")
+    junk = [record for record in parts if record.raw == "not json"]
+    assert len(junk) == 1 and junk[0].line == headers[1] and junk[0].error is not None
+    first = next(record for record in parts if record.line == 1)
+    assert first.record is None and "incomplete" in (first.error or "")
+
+
 def test_a_boards_csv_last_hand_is_taken_once_settled_but_not_inside_an_open_quote(
     tmp_path: Path,
 ) -> None:

@@ -314,6 +314,60 @@ def test_malformed_line_spoils_only_its_hand(pineapple_log: Path, tmp_path: Path
     assert records[1].error.startswith(f"line {line_number}: invalid JSON: ")
 
 
+@pytest.mark.parametrize("after", ["# --- next table ---", '{"hand": 96, "se'])
+def test_a_line_after_a_spoilt_hands_last_score_is_reported_on_its_own(
+    pineapple_log: Path, tmp_path: Path, after: str
+) -> None:
+    """A hand spoilt by a damaged line is still over once every seat has scored: an
+    unreadable line after it (junk between hands, a cut header) is its own quarantined
+    record with its own line and reason, not one more line of the spoilt hand. (Found by a
+    long run of tests/ingest/test_fuzz_ingest.py: the junk line had no reject of its own.)"""
+    hands = _hands(pineapple_log)
+    broken = list(hands[1])
+    broken[2] = broken[2][:40]
+    path = _write(tmp_path / "ofc-pineapple.jsonl", hands[0] + broken + [after] + hands[2])
+    records = list(read_poker_arena(path))
+    assert [record.record is not None for record in records] == [True, False, False, True]
+    spoilt, junk = records[1], records[2]
+    assert spoilt.line == len(hands[0]) + 1
+    assert spoilt.error is not None
+    assert spoilt.error.startswith(f"line {len(hands[0]) + 3}: invalid JSON: ")
+    assert spoilt.raw.splitlines() == broken
+    junk_line = len(hands[0]) + len(broken) + 1
+    assert junk.line == junk_line and junk.raw == after
+    assert junk.error is not None and junk.error.startswith(f"line {junk_line}")
+
+
+def test_junk_after_an_unfinished_hand_is_its_own_reject(
+    pineapple_log: Path, tmp_path: Path
+) -> None:
+    """A hand missing its last score is still open when a junk line comes: a line that is not
+    even the start of a JSON object is no hand's line, so it gets its own reject (after the
+    hand's) and the hand is judged without it. A line that starts as a JSON object may be a
+    damaged line of the open hand and stays in it. (The first case was found by a long run of
+    tests/ingest/test_fuzz_ingest.py.)"""
+    hands = _hands(pineapple_log)
+    unfinished = [line for line in hands[1] if '"score"' not in line]
+    junk = "# --- next table ---"
+    path = _write(tmp_path / "ofc-pineapple.jsonl", hands[0] + unfinished + [junk] + hands[2])
+    records = list(read_poker_arena(path))
+    assert [record.record is not None for record in records] == [True, False, False, True]
+    hand, alone = records[1], records[2]
+    assert hand.line == len(hands[0]) + 1 and hand.raw.splitlines() == unfinished
+    assert hand.error == "hand 96 (line 38): no score for seat 0 (greedy): the hand is incomplete"
+    junk_line = len(hands[0]) + len(unfinished) + 1
+    assert alone.line == junk_line and alone.raw == junk
+    assert alone.error is not None and alone.error.startswith(f"line {junk_line}")
+
+    cut = '{"hand":96,"ev":{"event":"sco'
+    path = _write(tmp_path / "ofc-pineapple.jsonl", hands[0] + unfinished + [cut] + hands[2])
+    records = list(read_poker_arena(path))
+    assert [record.record is not None for record in records] == [True, False, True]
+    assert records[1].raw.splitlines() == [*unfinished, cut]
+    assert records[1].error is not None
+    assert records[1].error.startswith(f"line {junk_line}: invalid JSON: ")
+
+
 def test_unknown_event_kind(pineapple_log: Path, tmp_path: Path) -> None:
     hands = _hands(pineapple_log)
     odd = hands[0][:3] + ['{"hand":45,"ev":{"event":"chat","seat":1,"text":"gl"}}'] + hands[0][3:]
