@@ -216,20 +216,22 @@ class GradeSettings:
             raise ValueError(f"screen must be ≥ 0, got {self.screen}")
         if not 0 < self.alpha < 1:
             raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
-        if self.min_loss < 0:
-            raise ValueError(f"min_loss must be ≥ 0, got {self.min_loss}")
+        if not 0 <= self.min_loss < math.inf:  # also false for nan
+            raise ValueError(f"min_loss must be a finite number ≥ 0, got {self.min_loss}")
         if self.exact_limit < 0:
             raise ValueError(f"exact limit must be ≥ 0, got {self.exact_limit}")
         if self.contenders < 0:
             raise ValueError(f"contenders must be ≥ 0, got {self.contenders}")
         if self.race_to is not None and self.race_to < 2:
             raise ValueError(f"race_to must be at least 2, got {self.race_to}")
-        if not self.contender_z > 0:
-            raise ValueError(f"contender_z must be > 0, got {self.contender_z}")
+        if not 0 < self.contender_z < math.inf:
+            raise ValueError(f"contender_z must be a finite number > 0, got {self.contender_z}")
+        if not 0 < self.screen_z < math.inf:
+            raise ValueError(f"screen_z must be a finite number > 0, got {self.screen_z}")
         if self.race_limit < 0:
             raise ValueError(f"race_limit must be ≥ 0, got {self.race_limit}")
-        if not self.evaluation_se >= 0:
-            raise ValueError(f"evaluation_se must be ≥ 0, got {self.evaluation_se}")
+        if not 0 <= self.evaluation_se < math.inf:
+            raise ValueError(f"evaluation_se must be a finite number ≥ 0, got {self.evaluation_se}")
         if self.prune < 0:
             raise ValueError(f"prune must be ≥ 0, got {self.prune}")
         if self.policy not in BOTS:
@@ -239,8 +241,13 @@ class GradeSettings:
                              f"(bots: {', '.join(BOTS)})")
         if self.second_samples is not None and self.second_samples < 2:
             raise ValueError(f"second samples must be at least 2, got {self.second_samples}")
-        if self.second_z < 0:
-            raise ValueError(f"second_z must be ≥ 0, got {self.second_z}")
+        if not 0 <= self.second_z < math.inf:
+            raise ValueError(f"second_z must be a finite number ≥ 0, got {self.second_z}")
+        if not 0 <= self.fantasyland_value < math.inf:
+            # the points a board earning Fantasyland adds, and the Fantasyland setter's stay
+            # value: a negative one stopped the setter in a worker, nan made every comparison false
+            raise ValueError(f"fantasyland_value must be a finite number ≥ 0, got "
+                             f"{self.fantasyland_value}")
 
     @property
     def second_count(self) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from datetime import date
 from pathlib import Path
@@ -48,8 +49,8 @@ def _positive_float(text: str) -> float:
         value = float(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from error
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be above 0: {text!r}")
+    if not 0 < value < math.inf:  # nan and inf too
+        raise argparse.ArgumentTypeError(f"must be a finite number above 0: {text!r}")
     return value
 
 

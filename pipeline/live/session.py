@@ -54,7 +54,13 @@ from pipeline.rules.ruleset import (
     ruleset_to_mapping,
     with_match_cap,
 )
-from pipeline.rules.settlement import MatchTotal, Settlement, settle_under_rules
+from pipeline.rules.settlement import (
+    MatchTotal,
+    Settlement,
+    SettlementError,
+    settle_under_rules,
+    stake_value,
+)
 
 __all__ = [
     "LIVE_SITE",
@@ -274,12 +280,13 @@ def _stake(value: Decimal | float | int | str | None, rules: RuleSet) -> Decimal
     if value is None or value == "":
         value = rules.scoring.stake
     try:
-        stake = Decimal(str(value).strip())
+        Decimal(str(value).strip())
     except InvalidOperation:
         raise LiveError(f"stake {value!r} is not a number (money per point, e.g. 0.10)") from None
-    if not stake.is_finite() or stake < 0:
-        raise LiveError(f"stake {value!r} must be a number ≥ 0 (money per point)")
-    return stake
+    try:
+        return stake_value(value)  # the bounds every settlement checks
+    except SettlementError as error:
+        raise LiveError(f"{error} (money per point)") from None
 
 
 def start_session(

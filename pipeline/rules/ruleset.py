@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from enum import StrEnum
 from typing import Any
 
@@ -218,6 +219,19 @@ def _expect_table(mapping: Any, path: str, allowed: tuple[str, ...]) -> Mapping[
 
 MAX_STAKE = 1_000_000
 """Largest ``scoring.stake`` (money per point) a rule set may have (schemas/rules.schema.json)."""
+MAX_STAKE_DECIMALS = 12
+"""Most decimals a stake may have: money is paid in its last decimal (a cent at the least), so
+the finest unit is 10^-12."""
+
+
+def stake_decimals(stake: Decimal) -> int:
+    """How many decimals a finite stake is written with (0.10 and 0.1: 1; 2 and 2.0: 0).
+
+    >>> stake_decimals(Decimal("0.10")), stake_decimals(Decimal("2.0")), stake_decimals(Decimal("1e-13"))
+    (1, 0, 13)
+    """
+    exponent = stake.normalize().as_tuple().exponent if stake else 0
+    return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
 def _expect_int(value: Any, path: str, minimum: int = 0, maximum: int = 1_000_000) -> int:
@@ -357,8 +371,10 @@ def _build(mapping: Mapping[str, Any]) -> RuleSet:
     if (
         isinstance(stake, bool) or not isinstance(stake, int | float)
         or not 0 <= stake <= MAX_STAKE  # also false for nan
+        or stake_decimals(Decimal(repr(stake))) > MAX_STAKE_DECIMALS
     ):
-        raise RulesError(f"scoring.stake: expected a finite number 0..{MAX_STAKE:,}, got {stake!r}")
+        raise RulesError(f"scoring.stake: expected a finite number 0..{MAX_STAKE:,} with at most "
+                         f"{MAX_STAKE_DECIMALS} decimals, got {stake!r}")
     scoring = ScoringRules(
         method=ScoringMethod(_expect_choice(scoring_table["method"], "scoring.method", ("1-6", "2-4"))),
         scoop_bonus=_expect_int(scoring_table["scoop_bonus"], "scoring.scoop_bonus", 0, 100),

@@ -31,10 +31,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 
-from pipeline.rules.ruleset import CapScope, RuleSet
+from pipeline.rules.ruleset import (
+    MAX_STAKE,
+    MAX_STAKE_DECIMALS,
+    CapScope,
+    RuleSet,
+    stake_decimals,
+)
 
 __all__ = [
     "POINTS_UNIT",
@@ -110,7 +116,8 @@ class Settlement:
 def stake_value(stake: Decimal | float | int | str) -> Decimal:
     """A stake (money per point) as an exact decimal: floats by their shortest text (0.1 is
     ``Decimal("0.1")``, not the binary fraction). Raises :class:`SettlementError` for a negative,
-    infinite or unreadable stake.
+    infinite or unreadable stake, one above :data:`~pipeline.rules.ruleset.MAX_STAKE` or with
+    more than :data:`~pipeline.rules.ruleset.MAX_STAKE_DECIMALS` decimals.
 
     >>> stake_value(0.1), stake_value("0.05"), stake_value(2)
     (Decimal('0.1'), Decimal('0.05'), Decimal('2'))
@@ -119,8 +126,11 @@ def stake_value(stake: Decimal | float | int | str) -> Decimal:
         value = stake if isinstance(stake, Decimal) else Decimal(str(stake).strip())
     except InvalidOperation:
         raise SettlementError(f"stake {stake!r} is not a number") from None
-    if not value.is_finite() or value < 0:
-        raise SettlementError(f"stake {stake!r} must be a finite number ≥ 0")
+    if not value.is_finite() or value < 0 or value > MAX_STAKE:
+        raise SettlementError(f"stake {stake!r} must be a finite number ≥ 0 and at most "
+                              f"{MAX_STAKE:,}")
+    if stake_decimals(value) > MAX_STAKE_DECIMALS:
+        raise SettlementError(f"stake {stake!r} has more than {MAX_STAKE_DECIMALS} decimals")
     return value
 
 
@@ -130,9 +140,7 @@ def money_unit(stake: Decimal) -> Decimal:
     >>> money_unit(Decimal("0.1")), money_unit(Decimal("2")), money_unit(Decimal("0.005"))
     (Decimal('0.01'), Decimal('0.01'), Decimal('0.001'))
     """
-    exponent = stake.normalize().as_tuple().exponent if stake else 0
-    decimals = max(2, -exponent) if isinstance(exponent, int) else 2
-    return Decimal(1).scaleb(-decimals)
+    return Decimal(1).scaleb(-max(2, stake_decimals(stake)))
 
 
 def apportion(amounts: Sequence[Fraction], unit: Fraction) -> list[Fraction]:
@@ -196,6 +204,19 @@ def settle_match(
         raise SettlementError(f"the match's points sum to {balance:+d}, not 0: it cannot be settled")
     stake_decimal = stake_value(stake)
     unit = money_unit(stake_decimal)
+    # Money is exact: quantizing it needs as many digits as the largest amount has before the
+    # point and the unit after it (Decimal's default of 28 fell short for large totals at
+    # fine stakes).
+    digits = (len(str(max((abs(total.points) for total in players), default=0)))
+              + len(str(int(stake_decimal))) + MAX_STAKE_DECIMALS + 4)
+    with localcontext() as context:
+        context.prec = max(context.prec, digits)
+        return _settled(players, names, cap, stake_decimal, unit)
+
+
+def _settled(players: list[MatchTotal], names: list[str], cap: int, stake_decimal: Decimal,
+             unit: Decimal) -> Settlement:
+    """:func:`settle_match` once its totals, cap and stake are checked."""
     capped = [bool(cap) and total.points < -cap for total in players]
     if not any(capped):
         # the plain totals: whole points, and money a whole number of units (no rounding)

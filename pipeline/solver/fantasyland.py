@@ -22,6 +22,7 @@ against brute force over every arrangement of random 13- and 14-card deals.
 from __future__ import annotations
 
 import itertools
+import math
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -186,8 +187,8 @@ def check_setter_rules(rules: RuleSet, stay_value: float) -> None:
     """Raise :class:`ValueError` when the setter cannot run under these rules: a negative
     ``stay_value`` or a negative royalty (its pruning counts on non-negative scores)."""
     tables = rules.royalties
-    if stay_value < 0:
-        raise ValueError(f"stay_value must be ≥ 0, got {stay_value}")
+    if not 0 <= stay_value < math.inf:  # also false for nan
+        raise ValueError(f"stay_value must be a finite number ≥ 0, got {stay_value}")
     for name in ("top_pairs", "top_trips", "middle", "bottom", "lowball_middle"):
         if min(getattr(tables, name)) < 0:
             raise ValueError(

@@ -125,7 +125,12 @@ def test_analyze_takes_the_race_and_evaluation_options(
     assert grades and all(row[0] == 8 for row in grades)
     assert all(row[1] == (0 if row[2] else 10) for row in grades)
     for bad in (["--contenders", "-1"], ["--race-to", "1"], ["--evaluation-se", "-0.5"],
-                ["--race-limit", "-2"], ["--second-z", "-1"]):
+                ["--race-limit", "-2"], ["--second-z", "-1"],
+                # not finite: each used to grade silently (nan compares false everywhere), and a
+                # negative Fantasyland value stopped a worker with a traceback
+                ["--fantasyland-value", "nan"], ["--fantasyland-value", "inf"],
+                ["--fantasyland-value", "-5"], ["--min-loss", "nan"], ["--min-loss", "inf"],
+                ["--second-z", "nan"], ["--second-z", "inf"], ["--evaluation-se", "inf"]):
         assert main(["analyze", "--db", str(simulated_db), "--quiet", *bad]) == 2
         assert "must be" in capsys.readouterr().err
 
@@ -156,6 +161,10 @@ def test_solve_fl_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     (["Ah"] * 14, "appears twice"),
     ([*DEAL[:12], "Zz"], "not a card"),
     ([*DEAL[:13], "--rules", "nonesuch"], "unknown rules"),
+    # a stay value of nan used to pick a board that "does not stay" (every comparison false)
+    ([*DEAL[:13], "--stay-value", "nan"], "stay_value"),
+    ([*DEAL[:13], "--stay-value", "inf"], "stay_value"),
+    ([*DEAL[:13], "--stay-value", "-1"], "stay_value"),
 ])
 def test_solve_fl_refuses_bad_input(arguments: list[str], message: str,
                                     capsys: pytest.CaptureFixture[str]) -> None:

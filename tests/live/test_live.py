@@ -105,6 +105,8 @@ def test_stake_defaults_to_the_rules_stake() -> None:
         (["mara", "jun"], {"rules": "nope"}, "unknown rules"),
         (["mara", "jun"], {"stake": "ten"}, "not a number"),
         (["mara", "jun"], {"stake": "-1"}, "≥ 0"),
+        (["mara", "jun"], {"stake": "1e400"}, "1,000,000"),
+        (["mara", "jun"], {"stake": "0.0000000000001"}, "decimals"),
         (["mara", "jun"], {"button": "ivo"}, "not one of the players"),
         (["mara", "jun"], {"fantasyland": {"ivo": 14}}, "not playing"),
         (["mara", "x" * 41], {}, "longer than 40"),

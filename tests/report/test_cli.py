@@ -61,6 +61,11 @@ def test_errors(report_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert "--since is after --until" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["report", HERO, "--since", "yesterday"])
+    capsys.readouterr()
+    for sd in ("nan", "inf", "0"):  # nan and inf used to give a report with no outlier rule
+        with pytest.raises(SystemExit):
+            main(["report", HERO, "--db", str(report_db), "--outlier-sd", sd])
+        assert "--outlier-sd: must be a finite number above 0" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
 
 

@@ -159,10 +159,27 @@ def test_a_player_twice_is_refused():
         settle_match([MatchTotal("ann", 1, 5), MatchTotal("ann", 1, -5)])
 
 
-@pytest.mark.parametrize("stake", ["-1", "nan", "inf", "ten"])
+@pytest.mark.parametrize("stake", ["-1", "nan", "inf", "ten", "1e400", "1000000.01",
+                                   "0.0000000000001"])
 def test_a_bad_stake_is_refused(stake):
+    """Also a stake past a rules file's largest (1,000,000 per point; 1e400 used to stop
+    with decimal.InvalidOperation) or finer than twelve decimals."""
     with pytest.raises(SettlementError, match="stake"):
         settle_match({"ann": 1, "bob": -1}, stake=stake)
+
+
+def test_the_largest_and_finest_stakes_settle_exactly():
+    """Money is worked out with the digits it needs: the largest stake against a big total,
+    and the finest stake, both exactly (quantizing at 28 digits used to fail)."""
+    settled = settle_match({"ann": 123_456_789_012, "bob": -123_456_789_012},
+                           stake="999999.000000000001")
+    assert [p.money for p in settled.players] == [
+        Decimal("123456665555210988.123456789012"),
+        Decimal("-123456665555210988.123456789012")]
+    fine = settle_match({"ann": 7, "bob": 5, "cy": -12}, cap=10, stake="999999.000000000001")
+    assert fine.money_unit == Decimal("1e-12")
+    assert sum(p.money for p in fine.players) == 0
+    assert fine.players[2].money == Decimal("-9999990.00000000001")
 
 
 def test_a_rounding_tie_goes_to_the_same_player_in_any_order():
