@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import stat
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,15 +97,28 @@ def validate_rules_mapping(mapping: dict[str, Any], source: str = "rules") -> No
     raise RulesError(f"{source}: {key or '(top level)'}: {error.message}")
 
 
+MAX_RULES_FILE_BYTES = 1 << 20
+"""The largest rules file read (one with every key is under 2 KB): a larger file, a device or a
+pipe given as one is refused before it is read whole."""
+
+
 def load_rules_file(path: str | Path) -> RuleSet:
-    """Read and validate a TOML rules file; the rule set is named after the file unless it says."""
+    """Read and validate a TOML rules file; the rule set is named after the file unless it says.
+    At most :data:`MAX_RULES_FILE_BYTES` of a regular file are read."""
     import tomllib  # here: ofc score of preset rules starts sooner
 
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        if not stat.S_ISREG(path.stat().st_mode):  # a device or a pipe: never read (nor waited on)
+            raise RulesError(f"rules file {path} is not a regular file")
+        with path.open("rb") as file:
+            data = file.read(MAX_RULES_FILE_BYTES + 1)
     except OSError as error:
         raise RulesError(f"cannot read rules file {path}: {error.strerror or error}") from error
+    if len(data) > MAX_RULES_FILE_BYTES:
+        raise RulesError(f"rules file {path} is larger than 1 MiB: not a rules file")
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise RulesError(f"rules file {path} is not UTF-8 text") from error
     try:

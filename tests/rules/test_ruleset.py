@@ -5,6 +5,7 @@ schemas/rules.schema.json, and errors that name the offending key."""
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import pytest
 
@@ -288,6 +289,24 @@ def test_rules_file_not_toml(tmp_path):
 def test_rules_file_missing(tmp_path):
     with pytest.raises(RulesError):
         load_rules_file(tmp_path / "absent.toml")
+
+
+def test_a_rules_file_is_read_only_up_to_its_size_limit(tmp_path):
+    """A rules file is a few hundred bytes: one past 1 MiB is refused before it is read whole,
+    and a device or a pipe is no rules file (``--rules /dev/zero`` used to read until the
+    machine ran out of memory: 24 GB in 30 s)."""
+    path = tmp_path / "huge.toml"
+    path.write_bytes(b"# " + b"x" * (1 << 20) + b"\n[scoring]\nscoop_bonus = 6\n")
+    with pytest.raises(RulesError, match="larger than 1 MiB"):
+        load_rules_file(path)
+    with pytest.raises(RulesError, match="not a regular file"):
+        resolve_rules("/dev/zero")
+    fifo = tmp_path / "pipe.toml"
+    os.mkfifo(fifo)
+    with pytest.raises(RulesError, match="not a regular file"):  # and no wait for a writer
+        load_rules_file(fifo)
+    path.write_bytes(b"# " + b"x" * 1000 + b"\n[scoring]\nscoop_bonus = 6\n")
+    assert load_rules_file(path).scoring.scoop_bonus == 6
 
 
 def test_resolve_rules_by_preset_name_or_path(tmp_path):
