@@ -328,5 +328,5 @@ def _results(tasks: Sequence[_Task], jobs: int):  # noqa: ANN202
     if context.get_start_method() == "fork":  # the workers inherit the compiled policy
         first = tasks[0]
         prepare_policy(first.settings.policy, first.rules, first.hand.variant)
-    with context.Pool(processes=jobs) as pool:
+    with context.Pool(processes=min(jobs, len(tasks))) as pool:  # never more than the work
         yield from pool.imap_unordered(_run_task, tasks, chunksize=1)

@@ -13,6 +13,7 @@ from pipeline.cli import CommandError
 from pipeline.cli.common import (
     add_rules_option,
     describe_when_shown,
+    process_count,
     rules_from_option,
     terminal_cell,
 )
@@ -195,6 +196,7 @@ def run(arguments: argparse.Namespace) -> int:
         raise CommandError("--hands must be at least 1", code=2)
     if arguments.jobs < 1:
         raise CommandError("--jobs must be at least 1", code=2)
+    arguments.jobs = process_count(arguments.jobs, "--jobs")
     settings = GradeSettings(
         rollouts=arguments.rollouts, screen=arguments.screen, policy=arguments.policy,
         fantasyland_value=arguments.fantasyland_value, seed=arguments.seed,

@@ -46,6 +46,36 @@ def check_session_gap(minutes: float) -> None:
             f"{MAX_SESSION_GAP_MINUTES:,}, got {minutes}", code=2)
 
 
+MAX_PROCESSES_PER_CPU = 4
+"""Most processes a ``--jobs`` or ``--workers`` option starts per usable CPU: more only take
+turns on the CPUs, and each holds its own memory (``ofc score --jobs 500`` started 500)."""
+
+
+def process_count(requested: int | None, option: str) -> int | None:
+    """A process count given on the command line, at most :data:`MAX_PROCESSES_PER_CPU` per
+    CPU this process may run on; said on stderr when it is cut. None (the command's own
+    default) stays None.
+
+    >>> process_count(None, "--jobs") is None, process_count(1, "--jobs")
+    (True, 1)
+    """
+    if requested is None:
+        return None
+    import os
+    import sys
+
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    most = MAX_PROCESSES_PER_CPU * max(1, cpus)
+    if requested <= most:
+        return requested
+    print(f"ofc: {option} {requested:,} is more than {MAX_PROCESSES_PER_CPU} processes per CPU "
+          f"({cpus} here): using {most}", file=sys.stderr)
+    return most
+
+
 def _whole_number_at_least(text: str, smallest: int) -> int:
     """``text`` as a whole number of at least ``smallest``, or argparse's type error."""
     try:

@@ -16,6 +16,7 @@ from pipeline.cli.common import (
     add_session_gap_option,
     check_session_gap,
     only_ingests,
+    process_count,
     rules_from_option,
     terminal_cell,
 )
@@ -160,6 +161,7 @@ def run(arguments: argparse.Namespace) -> int:
         raise CommandError(f"--batch-size must be 1 or more, got {arguments.batch_size}", code=2)
     if arguments.workers is not None and arguments.workers < 1:
         raise CommandError(f"--workers must be 1 or more, got {arguments.workers}", code=2)
+    arguments.workers = process_count(arguments.workers, "--workers")
     if forks_workers(arguments.paths, arguments.format, arguments.workers):
         from pipeline.ingest.lifetime import start_forkserver
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from pipeline.cli import CommandError
-from pipeline.cli.common import add_rules_option, rules_from_option
+from pipeline.cli.common import add_rules_option, process_count, rules_from_option
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -66,6 +66,7 @@ def run(arguments: argparse.Namespace) -> int:
     try:
         if arguments.jobs is not None and arguments.jobs < 1:
             raise CommandError(f"--jobs must be 1 or more, got {arguments.jobs}", code=2)
+        arguments.jobs = process_count(arguments.jobs, "--jobs")
         folders = ([Path.cwd()] if arguments.file == "-"
                    else [Path(arguments.file).parent, Path.cwd()])
         resolver = RulesResolver(override=rules_from_option(arguments.rules),

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from pipeline.cli import CommandError
-from pipeline.cli.common import describe_when_shown, rules_from_option
+from pipeline.cli.common import describe_when_shown, process_count, rules_from_option
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import PRESET_NAMES, STANDARD
 
@@ -189,7 +189,7 @@ def run(arguments: argparse.Namespace) -> int:
     from pipeline.simulate.writer import write_simulation
 
     config = build_config(arguments)
-    jobs = arguments.jobs if arguments.jobs > 0 else (os.cpu_count() or 1)
+    jobs = process_count(arguments.jobs, "--jobs") if arguments.jobs > 0 else (os.cpu_count() or 1)
     errors = Console(stderr=True)
     show_progress = not arguments.quiet and config.hands >= PROGRESS_FROM_HANDS
     try:

@@ -56,3 +56,32 @@ def test_every_command_that_stores_hands_refuses_a_bad_session_gap(
         assert main([*arguments, "--session-gap", value]) == 2
         assert "--session-gap must be" in capsys.readouterr().err
     assert not (tmp_path / "x.duckdb").exists() and not (tmp_path / "lake").exists()
+
+
+def test_a_process_count_past_four_per_cpu_is_cut_and_said(tmp_path: Path) -> None:
+    """``--jobs 500`` used to start 500 processes on a 2-CPU machine (``ofc score`` forked them
+    all even for three blocks of lines; ``ofc analyze`` made a pool of 500 for 3 hands). Every
+    ``--jobs``/``--workers`` is cut to four per usable CPU, and the command says so; the output
+    is the same."""
+    import os
+    import subprocess
+    import sys
+
+    from pipeline.cli.common import MAX_PROCESSES_PER_CPU, process_count
+
+    most = MAX_PROCESSES_PER_CPU * len(os.sched_getaffinity(0))
+    assert process_count(None, "--jobs") is None
+    assert process_count(most, "--jobs") == most
+    assert process_count(10**6, "--workers") == most
+    source = Path(__file__).parents[1] / "formats" / "data" / "ofc-pineapple.jsonl"
+    path = tmp_path / "hands.jsonl"
+    # canonical lines: the three hands of the log, scored by ofc score, many times over
+    hands = [json.dumps(record.record) for record in read_source(source, game="ofc-pineapple")
+             if record.record is not None]
+    path.write_text("\n".join(hands * 700) + "\n", encoding="utf-8")
+    runs = [subprocess.run([sys.executable, "-m", "pipeline.cli", "score", str(path), "--jobs", jobs],
+                           capture_output=True, text=True, check=True, timeout=120)
+            for jobs in ("500", "1")]
+    assert f"ofc: --jobs 500 is more than {MAX_PROCESSES_PER_CPU} processes per CPU" in runs[0].stderr
+    assert f"using {most}" in runs[0].stderr and runs[1].stderr == ""
+    assert runs[0].stdout == runs[1].stdout and runs[0].stdout.count("\n") == 700 * len(hands)
