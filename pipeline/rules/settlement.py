@@ -168,6 +168,12 @@ def apportion(amounts: Sequence[Fraction], unit: Fraction) -> list[Fraction]:
     return [Fraction(value) * unit for value in floors]
 
 
+def _unsigned_zero(value: Decimal) -> Decimal:
+    """``value``, but never a negative zero (a loser's points at a stake of 0 printed as
+    ``-0.00``)."""
+    return value if value else value.copy_abs()
+
+
 def _decimal(value: Fraction) -> Decimal:
     """An exact fraction with a terminating decimal expansion as a Decimal."""
     return Decimal(value.numerator) / Decimal(value.denominator)
@@ -226,7 +232,8 @@ def _settled(players: list[MatchTotal], names: list[str], cap: int, stake_decima
                     player=total.player, hands=total.hands, points=total.points,
                     settled=Fraction(total.points),
                     settled_shown=Decimal(total.points).quantize(POINTS_UNIT),
-                    money=(total.points * stake_decimal).quantize(unit), capped=False,
+                    money=_unsigned_zero((total.points * stake_decimal).quantize(unit)),
+                    capped=False,
                 )
                 for total in players
             ),

@@ -168,6 +168,15 @@ def test_a_bad_stake_is_refused(stake):
         settle_match({"ann": 1, "bob": -1}, stake=stake)
 
 
+def test_no_stake_settles_to_zero_money_without_a_sign():
+    """Points only (stake 0): every player's money is 0.00, the loser's too (it printed as
+    ``-0.00`` in ``ofc settle``)."""
+    settled = settle_match({"ann": 45, "bob": -45})
+    assert [str(p.money) for p in settled.players] == ["0.00", "0.00"]
+    capped = settle_match({"ann": 45, "bob": -45}, cap=30)
+    assert [str(p.money) for p in capped.players] == ["0.00", "0.00"]
+
+
 def test_the_largest_and_finest_stakes_settle_exactly():
     """Money is worked out with the digits it needs: the largest stake against a big total,
     and the finest stake, both exactly (quantizing at 28 digits used to fail)."""
