@@ -346,13 +346,27 @@ def choose_reference(totals: pl.DataFrame, pairs: pl.DataFrame, spec: ReferenceS
     per_player = _per_player(candidates(totals, spec, exclude))
     left_out, centre, spread, player_z, notes = field_outliers(
         totals, pairs, spec.outlier_sd, exclude, min_sample)
+    said: list[str] = []
     if spec.kind is GroupKind.NAMED:
         missing = [name for name in spec.names if name not in set(per_player["player"])
                    and name not in exclude]
         if missing:
-            notes.insert(0, f"no hands in scope for {', '.join(missing)}")
+            said.append(f"no hands in scope for {', '.join(missing)}")
+        own = [name for name in spec.names if name in exclude]
+        if own:
+            said.append(f"{', '.join(own)} {'is' if len(own) == 1 else 'are'} the player under "
+                        "review: never in the reference group")
+    elif spec.kind is GroupKind.STAKE:
+        played = sorted(set(totals["rules"].to_list())) if "rules" in totals.columns else []
+        unplayed = [name for name in spec.rules if name not in played]
+        if unplayed:
+            said.append(f"no hands in scope under rules {', '.join(unplayed)} "
+                        f"(in scope: {', '.join(played) or 'none'})")
     out_names = {item.player for item in left_out}
     members = tuple(name for name in per_player["player"].to_list() if name not in out_names)
+    if not members:
+        said.append("nobody is in it: nothing is compared")
+    notes[:0] = said
     return ReferenceGroup(
         spec=spec, members=members, left_out=tuple(left_out),
         rules=spec.rules if spec.kind is GroupKind.STAKE else (),

@@ -120,6 +120,27 @@ def test_named_stake_and_qualified_groups() -> None:
     assert stake.label == "players at club-50c"
 
 
+def test_a_group_that_selects_nobody_says_why() -> None:
+    """A rules name no hand in scope is played under, or naming the player under review, used
+    to give an empty group and a report of 0 tests with nothing saying why."""
+    totals, pairs = _field()
+    typo = choose_reference(totals, pairs, ReferenceSpec.parse("stake:standrd,standard"),
+                            ("hero",))
+    assert set(typo.members) == set(REGULARS)
+    assert typo.notes[0] == "no hands in scope under rules standrd (in scope: standard)"
+    nobody = choose_reference(totals, pairs, ReferenceSpec.parse("stake:standrd"), ("hero",))
+    assert nobody.members == ()
+    assert nobody.notes[:2] == ("no hands in scope under rules standrd (in scope: standard)",
+                                "nobody is in it: nothing is compared")
+    own = choose_reference(totals, pairs, ReferenceSpec.parse("named:hero,a"), ("hero",))
+    assert own.members == ("a",)
+    assert own.notes[0] == "hero is the player under review: never in the reference group"
+    alone = choose_reference(totals, pairs, ReferenceSpec.parse("named:hero"), ("hero",))
+    assert alone.members == () and alone.notes[1] == "nobody is in it: nothing is compared"
+    fine = choose_reference(totals, pairs, ReferenceSpec.parse("named:a,b"), ("hero",))
+    assert not any("nobody" in note or "review" in note for note in fine.notes)
+
+
 @pytest.mark.parametrize("text", ["named:", "stake:", "qualified:10", "qualified:x:y",
                                   "bogus", "qualified:0:20"])
 def test_bad_group_specs_are_refused(text: str) -> None:
