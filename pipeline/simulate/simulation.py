@@ -21,6 +21,11 @@ from pipeline.simulate.players import default_pool_size, player_pool
 from pipeline.simulate.sessions import DEFAULT_START, SessionPlan, plan_sessions
 from pipeline.solver.fantasyland import DEFAULT_STAY_VALUE
 
+MAX_TABLES = 100_000
+"""Most tables a simulation plays at once (each is a session of its own, with its own seats)."""
+MAX_POOL = 1_000_000
+"""Most named players in a simulation's pool (they are built before the first hand)."""
+
 
 class SimulationError(ValueError):
     """A simulation that cannot be run as configured; the message says why."""
@@ -47,6 +52,14 @@ class SimulationConfig:
             raise SimulationError(f"--hands must be at least 1, got {self.hands}")
         if self.tables < 1:
             raise SimulationError(f"--tables must be at least 1, got {self.tables}")
+        if self.tables > self.hands:
+            raise SimulationError(f"--tables {self.tables:,} is more tables than hands "
+                                  f"({self.hands:,}): every table plays at least one hand")
+        if self.tables > MAX_TABLES:
+            raise SimulationError(f"--tables must be at most {MAX_TABLES:,}, got {self.tables:,}")
+        if self.pool_size is not None and self.pool_size > MAX_POOL:
+            raise SimulationError(f"--pool must be at most {MAX_POOL:,} players, got "
+                                  f"{self.pool_size:,}")
         if not self.variants:
             raise SimulationError("at least one variant is needed")
         unknown = [bot for bot in self.bots if bot not in BOTS]

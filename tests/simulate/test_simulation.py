@@ -186,6 +186,11 @@ def test_same_seed_same_bytes_whatever_the_jobs_and_blocks() -> None:
         ({"bots": ("solid", "genius")}, "unknown bot 'genius'"),
         ({"hands": 0}, "--hands"),
         ({"pool_size": 2}, "pool of 2"),
+        # each used to build millions of players before the first hand (1.7 GB in 15 s)
+        ({"tables": 11}, "more tables than hands"),
+        ({"hands": 10**9, "tables": 100_001}, "--tables must be at most 100,000"),
+        ({"pool_size": 1_000_001}, "at most 1,000,000 players"),
+        ({"hands": 10**6, "tables": 100_000, "pool_size": 1_000_000}, None),
         ({"rules": preset("progressive"), "variants": (Variant.CLASSIC,), "players": 4}, None),
     ],
 )
