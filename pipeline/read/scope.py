@@ -68,10 +68,12 @@ def placeholders(values: Sequence[Any]) -> str:
 
 
 def day_bounds(filters: Filters) -> tuple[datetime | None, datetime | None]:
+    """The filters' days as [start, end) moments: from the first day's midnight to the midnight
+    after the last day (none after the last day there is: 9999-12-31 used to overflow)."""
     start = datetime.combine(filters.date_from, datetime.min.time()) if filters.date_from else None
     end = (
         datetime.combine(filters.date_to + timedelta(days=1), datetime.min.time())
-        if filters.date_to
+        if filters.date_to and filters.date_to < date.max
         else None
     )
     return start, end

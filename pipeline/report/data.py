@@ -7,7 +7,7 @@ database.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import polars as pl
 
@@ -105,7 +105,12 @@ def gather_report_data(db: Database, request: ReportRequest,
     with read.source.reading(db) as connection, readiness_checked_once():
         hands = read.report.report_own_hands(connection, mine)
         if hands.is_empty():
-            raise NoHandsError(_no_hands_message(request))
+            untimed = 0
+            if request.since or request.until:  # hands without a start time are in no range
+                undated = replace(mine, date_from=None, date_to=None)
+                untimed = read.report.report_own_hands(connection, undated)[
+                    "started_at"].null_count()
+            raise NoHandsError(_no_hands_message(request, untimed))
         player_totals = read.report.report_player_totals(connection, scope)
         pair_totals = read.report.report_pair_totals(connection, scope)
         reference = choose_reference(player_totals, pair_totals, request.reference, names,
@@ -154,7 +159,7 @@ def gather_report_data(db: Database, request: ReportRequest,
     )
 
 
-def _no_hands_message(request: ReportRequest) -> str:
+def _no_hands_message(request: ReportRequest, untimed: int = 0) -> str:
     names = ", ".join(request.names)
     where = []
     if request.variant:
@@ -163,5 +168,8 @@ def _no_hands_message(request: ReportRequest) -> str:
         where.append(f"since {request.since.isoformat()}")
     if request.until:
         where.append(f"until {request.until.isoformat()}")
+    if untimed:
+        where.append(f"{untimed:,} of their hands have no start time, and a date range leaves "
+                     "such hands out")
     scope = f" ({'; '.join(where)})" if where else ""
     return f"no hands for {names}{scope}"

@@ -73,6 +73,11 @@ def test_filters_narrow_the_hands(fixture_db, expected) -> None:  # noqa: ANN001
     one = sessions["session_id"][0]
     only = read.overview.overview_totals(fixture_db, Filters(sessions=(one,))).row(0, named=True)
     assert only["hands"] == sessions["hands"][0]
+    # the widest range there is keeps every timed hand (9999-12-31 used to overflow a date)
+    every = read.overview.overview_totals(fixture_db, Filters()).row(0, named=True)
+    widest = read.overview.overview_totals(
+        fixture_db, Filters(date_from=date.min, date_to=date.max)).row(0, named=True)
+    assert widest["hands"] == every["hands"] > 35
 
 
 def test_session_points_add_up(fixture_db, expected) -> None:  # noqa: ANN001

@@ -95,3 +95,23 @@ def test_bad_reference_groups(report_db: Path, capsys: pytest.CaptureFixture[str
     assert message in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["report", HERO, "--fdr", "150"])
+
+
+def test_a_date_range_says_when_it_leaves_out_hands_without_a_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """poker-arena logs carry no start time: a date range leaves their hands out, and the
+    message says so instead of only "no hands" (and --until 9999-12-31 no longer overflows)."""
+    log = Path(__file__).parents[1] / "formats" / "data" / "ofc-pineapple.jsonl"
+    database = tmp_path / "arena.duckdb"
+    assert main(["ingest", str(log), "--db", str(database), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["report", "random", "--db", str(database), "--since", "1900-01-01",
+                 "--out", str(tmp_path / "r.json")]) == 1
+    assert ("no hands for random (since 1900-01-01; 3 of their hands have no start time, and a "
+            "date range leaves such hands out)") in capsys.readouterr().err
+    assert main(["report", "random", "--db", str(database), "--out", str(tmp_path / "r.json")]) == 0
+    assert main(["report", "nobody", "--db", str(database), "--until", "9999-12-31",
+                 "--out", str(tmp_path / "r.json")]) == 1
+    err = capsys.readouterr().err
+    assert "no hands for nobody (until 9999-12-31) in" in err and "start time" not in err
