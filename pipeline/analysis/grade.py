@@ -117,6 +117,15 @@ more."""
 CONTENDER_FACTOR = 4
 """Selection samples of a play still in contention over ``rollouts``, when ``race_to`` is unset."""
 
+MAX_SAMPLES = 100_000
+"""Most samples a setting may ask for per play (``rollouts``, ``evaluation``, ``second_samples``;
+``race_to`` up to :data:`CONTENDER_FACTOR` times it): the 50x reference of docs/grading.md takes
+30,000 and 50,000. An opening's 200 plays of this many samples hold about 160 MB; ``--rollouts
+1000000000000`` used to stop with numpy's "Unable to allocate 342. TiB"."""
+
+MAX_EXACT_LIMIT = 1_000_000
+"""Most deals a decision may be enumerated over (``exact_limit``; 25 times the default)."""
+
 SECOND_POLICY = "solid"
 """The second continuation: the bot that plays the rest of the hand in the second look at a
 mistake (:func:`second_look`). Another deterministic heuristic than the rollout policy."""
@@ -208,22 +217,27 @@ class GradeSettings:
 
     def check(self) -> None:
         """Raise ValueError for unusable settings."""
-        if self.rollouts < 2:
-            raise ValueError(f"rollouts must be at least 2, got {self.rollouts}")
-        if self.evaluation_samples < 2:
-            raise ValueError(f"evaluation samples must be at least 2, got {self.evaluation_samples}")
+        if not 2 <= self.rollouts <= MAX_SAMPLES:
+            raise ValueError(f"rollouts must be from 2 to {MAX_SAMPLES:,}, got {self.rollouts:,}")
+        if not 2 <= self.evaluation_samples <= MAX_SAMPLES:
+            raise ValueError(f"evaluation samples must be from 2 to {MAX_SAMPLES:,}, got "
+                             f"{self.evaluation_samples:,}")
+        if not -(2**63) <= self.seed < 2**63:
+            raise ValueError(f"seed must be a whole number that fits in 64 bits, got {self.seed}")
         if self.screen < 0:
             raise ValueError(f"screen must be ≥ 0, got {self.screen}")
         if not 0 < self.alpha < 1:
             raise ValueError(f"alpha must be in (0, 1), got {self.alpha}")
         if not 0 <= self.min_loss < math.inf:  # also false for nan
             raise ValueError(f"min_loss must be a finite number ≥ 0, got {self.min_loss}")
-        if self.exact_limit < 0:
-            raise ValueError(f"exact limit must be ≥ 0, got {self.exact_limit}")
+        if not 0 <= self.exact_limit <= MAX_EXACT_LIMIT:
+            raise ValueError(f"exact limit must be from 0 to {MAX_EXACT_LIMIT:,}, got "
+                             f"{self.exact_limit:,}")
         if self.contenders < 0:
             raise ValueError(f"contenders must be ≥ 0, got {self.contenders}")
-        if self.race_to is not None and self.race_to < 2:
-            raise ValueError(f"race_to must be at least 2, got {self.race_to}")
+        if self.race_to is not None and not 2 <= self.race_to <= CONTENDER_FACTOR * MAX_SAMPLES:
+            raise ValueError(f"race_to must be from 2 to {CONTENDER_FACTOR * MAX_SAMPLES:,}, got "
+                             f"{self.race_to:,}")
         if not 0 < self.contender_z < math.inf:
             raise ValueError(f"contender_z must be a finite number > 0, got {self.contender_z}")
         if not 0 < self.screen_z < math.inf:
@@ -239,8 +253,9 @@ class GradeSettings:
         if self.second_policy is not None and self.second_policy not in BOTS:
             raise ValueError(f"unknown second policy {self.second_policy!r} "
                              f"(bots: {', '.join(BOTS)})")
-        if self.second_samples is not None and self.second_samples < 2:
-            raise ValueError(f"second samples must be at least 2, got {self.second_samples}")
+        if self.second_samples is not None and not 2 <= self.second_samples <= MAX_SAMPLES:
+            raise ValueError(f"second samples must be from 2 to {MAX_SAMPLES:,}, got "
+                             f"{self.second_samples:,}")
         if not 0 <= self.second_z < math.inf:
             raise ValueError(f"second_z must be a finite number ≥ 0, got {self.second_z}")
         if not 0 <= self.fantasyland_value < math.inf:

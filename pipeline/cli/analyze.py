@@ -192,8 +192,9 @@ def run(arguments: argparse.Namespace) -> int:
     if not Path(arguments.db).is_file():
         raise CommandError(f"no database at {arguments.db} (create one with: ofc ingest PATH "
                            f"--db {arguments.db})")
-    if arguments.hands is not None and arguments.hands < 1:
-        raise CommandError("--hands must be at least 1", code=2)
+    if arguments.hands is not None and not 1 <= arguments.hands < 2**63:
+        raise CommandError("--hands must be a whole number from 1 (a database holds fewer than "
+                           f"2**63 hands), got {arguments.hands}", code=2)
     if arguments.jobs < 1:
         raise CommandError("--jobs must be at least 1", code=2)
     arguments.jobs = process_count(arguments.jobs, "--jobs")

@@ -130,7 +130,11 @@ def test_analyze_takes_the_race_and_evaluation_options(
                 # negative Fantasyland value stopped a worker with a traceback
                 ["--fantasyland-value", "nan"], ["--fantasyland-value", "inf"],
                 ["--fantasyland-value", "-5"], ["--min-loss", "nan"], ["--min-loss", "inf"],
-                ["--second-z", "nan"], ["--second-z", "inf"], ["--evaluation-se", "inf"]):
+                ["--second-z", "nan"], ["--second-z", "inf"], ["--evaluation-se", "inf"],
+                # too large for memory or for a 64-bit column: each stopped with a traceback
+                ["--rollouts", "1000000000000"], ["--evaluation", "100001"],
+                ["--race-to", "400001"], ["--exact-limit", "1000001"],
+                ["--seed", "99999999999999999999999"], ["--hands", "1000000000000000000000"]):
         assert main(["analyze", "--db", str(simulated_db), "--quiet", *bad]) == 2
         assert "must be" in capsys.readouterr().err
 
