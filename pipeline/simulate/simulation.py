@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from pipeline.records.validate import STARTED_AT_YEARS
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import STANDARD, RuleSet
 from pipeline.simulate.bots import BOTS, DEFAULT_BOTS
@@ -52,6 +53,10 @@ class SimulationConfig:
             raise SimulationError(f"--hands must be at least 1, got {self.hands}")
         if self.tables < 1:
             raise SimulationError(f"--tables must be at least 1, got {self.tables}")
+        first_year, last_year = STARTED_AT_YEARS
+        if not first_year <= self.start.year <= last_year:
+            raise SimulationError(f"--start must fall in the years {first_year}-{last_year} (when a "
+                                  f"hand may start), got {self.start.isoformat()}")
         if self.tables > self.hands:
             raise SimulationError(f"--tables {self.tables:,} is more tables than hands "
                                   f"({self.hands:,}): every table plays at least one hand")

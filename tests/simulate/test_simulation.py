@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -188,6 +188,10 @@ def test_same_seed_same_bytes_whatever_the_jobs_and_blocks() -> None:
         ({"pool_size": 2}, "pool of 2"),
         # each used to build millions of players before the first hand (1.7 GB in 15 s)
         ({"tables": 11}, "more tables than hands"),
+        # a start past 9999 stopped with OverflowError; one before 1900 wrote hands that are
+        # all refused at ingest
+        ({"start": datetime(9999, 12, 31, 23, tzinfo=UTC)}, "years 1900-2199"),
+        ({"start": datetime(1, 1, 1, tzinfo=UTC)}, "years 1900-2199"),
         ({"hands": 10**9, "tables": 100_001}, "--tables must be at most 100,000"),
         ({"pool_size": 1_000_001}, "at most 1,000,000 players"),
         ({"hands": 10**6, "tables": 100_000, "pool_size": 1_000_000}, None),
