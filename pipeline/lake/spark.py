@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -76,8 +77,10 @@ __all__ = [
     "SparkFailed",
     "SparkUnavailable",
     "failure_message",
+    "master_problem",
     "spark_problem",
     "spark_session",
+    "start_failure_message",
 ]
 
 INSTALL_HINT = "pip install -e '.[spark]'  (or: pip install 'ofc-analytics[spark]')"
@@ -132,6 +135,37 @@ def failure_message(label: str, error: BaseException, master: str, driver_memory
     return (f"Spark failed in step '{label}' (master {master}): {first[:300]}; {unchanged}. "
             f"Check that the master is reachable and has memory to spare (--driver-memory, "
             f"--master local[2]); Spark's log: {LOG_FILE}")
+
+
+_LOCAL_MASTER = re.compile(r"local(\[(\*|[1-9][0-9]*)(, *[0-9]+)?\])?")
+_CLUSTER_MASTER = re.compile(r"(spark|mesos|k8s)://\S+|yarn")
+
+
+def master_problem(master: str) -> str | None:
+    """Why ``master`` cannot be a Spark master URL, or None: ``local``, ``local[N]`` (N ≥ 1
+    threads), ``local[*]``, ``local[N,F]``, ``spark://HOST:PORT``, ``yarn``, ``k8s://...``,
+    ``mesos://...``. Checked before a JVM starts (``local[0]`` used to end in a Java trace).
+
+    >>> master_problem("local[2]") is None, master_problem("spark://head:7077") is None
+    (True, True)
+    >>> master_problem("local[0]")
+    "--master 'local[0]' is not a Spark master: use local, local[N] (N threads, 1 or more), local[*], spark://HOST:PORT, yarn or k8s://URL"
+    """
+    if _LOCAL_MASTER.fullmatch(master) or _CLUSTER_MASTER.fullmatch(master):
+        return None
+    return (f"--master {master!r} is not a Spark master: use local, local[N] (N threads, 1 or "
+            "more), local[*], spark://HOST:PORT, yarn or k8s://URL")
+
+
+def start_failure_message(error: BaseException, master: str) -> str:
+    """What a user reads when Spark did not start: the first line that names the error (never
+    the Java trace under it) and what to check."""
+    text = str(error)
+    first = next((line.strip().lstrip(": ") for line in text.splitlines()
+                  if "Exception" in line or "Error" in line), text.strip()[:200])
+    return (f"Spark did not start (master {master}): {first[:300]}. Check --master (local[2], "
+            f"or a cluster's spark://HOST:PORT that is reachable) and --driver-memory; "
+            f"Spark's log: {LOG_FILE}")
 
 
 def driver_failure_message(label: str, error: BaseException) -> str:
@@ -194,7 +228,7 @@ def spark_session(master: str = "local[2]", app_name: str = "ofc lake",
     else Spark's default) sizes the driver's JVM heap (in ``local`` mode, where the work runs).
     A session already running in this process is reused.
     Raises :class:`SparkUnavailable` when Spark cannot start here."""
-    problem = spark_problem()
+    problem = spark_problem() or master_problem(master)
     if problem is not None:
         raise SparkUnavailable(problem)
     warnings.filterwarnings("ignore", message=_PANDAS_WARNING, category=FutureWarning)
@@ -234,7 +268,7 @@ def spark_session(master: str = "local[2]", app_name: str = "ofc lake",
             gateway = launch_gateway(conf, popen_kwargs={"stdout": log, "stderr": log})
             context = SparkContext(conf=conf, gateway=gateway)
         except Exception as error:
-            raise SparkUnavailable(f"Spark did not start ({error}); its log: {LOG_FILE}") from error
+            raise SparkUnavailable(start_failure_message(error, master)) from error
         context.setLogLevel("ERROR")
         return SparkSession(context)
 

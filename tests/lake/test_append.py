@@ -10,8 +10,10 @@ tests/lake/test_equivalence.py builds its lakes in two appends).
 
 from __future__ import annotations
 
+import json
 import random
 import shutil
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -125,6 +127,36 @@ def test_a_spark_failure_says_what_to_change_not_a_java_trace() -> None:
         "enough memory to build and broadcast the table to all worker nodes.\n\tat a.b(C.java:1)"),
         "local[2]", "1g")
     assert "ran out of memory in step 'outcomes'" in broadcast and "\tat " not in broadcast
+
+
+def test_a_bad_master_is_refused_before_a_jvm_starts_and_a_failed_start_shows_no_trace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--master local[0]`` used to start a JVM and print its whole Java trace."""
+    from pipeline.cli import main
+    from pipeline.lake.spark import master_problem, start_failure_message
+
+    for good in ("local", "local[1]", "local[*]", "local[4,2]", "spark://head:7077", "yarn",
+                 "k8s://https://api:6443"):
+        assert master_problem(good) is None, good
+    for bad in ("local[0]", "locl[2]", "local[-1]", "local[two]", "", "head:7077"):
+        assert "is not a Spark master" in (master_problem(bad) or ""), bad
+    source = tmp_path / "hands.jsonl"
+    source.write_text(json.dumps(deal_hand(1)) + "\n", encoding="utf-8")
+    started = time.perf_counter()
+    assert main(["lake", "build", str(source), "--lake", str(tmp_path / "lake"), "--quiet",
+                 "--engine", "spark", "--master", "local[0]"]) == 1
+    err = capsys.readouterr().err
+    assert "--master 'local[0]' is not a Spark master" in err and "\tat " not in err
+    assert time.perf_counter() - started < 5  # refused before any JVM
+    trace = ("An error occurred while calling None.org.apache.spark.api.java.JavaSparkContext.\n"
+             ": org.apache.spark.SparkException: Asked to run locally with 0 threads\n"
+             "\tat org.apache.spark.SparkContext$.createTaskScheduler(SparkContext.scala:3333)\n"
+             "\tat java.base/java.lang.Thread.run(Thread.java:840)\n")
+    message = start_failure_message(RuntimeError(trace), "local[0]")
+    assert message.startswith("Spark did not start (master local[0]): "
+                              "org.apache.spark.SparkException: Asked to run locally with 0 threads.")
+    assert "\tat " not in message and "Thread.java" not in message and "--master" in message
 
 
 def test_a_failure_in_the_drivers_duckdb_leaves_the_lake_as_it_was(
