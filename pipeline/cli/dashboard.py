@@ -92,14 +92,23 @@ class ServeOptions:
                    arguments.password_file, arguments.read_only, arguments.sign_in_hours)
 
 
+MAX_PASSWORD_CHARACTERS = 1024
+"""The longest password a --password-file may hold (its first line is read up to one more)."""
+
+
 def read_password(path: Path) -> str:
-    """The password in the first line of ``path`` (a CommandError when missing or empty)."""
+    """The password in the first line of ``path`` (a CommandError when missing, empty or
+    longer than :data:`MAX_PASSWORD_CHARACTERS`). A pipe works (``--password-file <(pass
+    ofc)``); a first line that never ends (``/dev/zero``) is not read past the limit."""
     try:
         with open(path.expanduser(), encoding="utf-8") as stream:
-            password = stream.readline().strip("\r\n")
+            password = stream.readline(MAX_PASSWORD_CHARACTERS + 2).strip("\r\n")
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else error
         raise CommandError(f"cannot read --password-file {path}: {reason}", code=2) from error
+    if len(password) > MAX_PASSWORD_CHARACTERS:
+        raise CommandError(f"--password-file {path}: its first line is longer than "
+                           f"{MAX_PASSWORD_CHARACTERS:,} characters: not a password", code=2)
     if not password.strip():
         raise CommandError(f"--password-file {path}: its first line is empty", code=2)
     return password

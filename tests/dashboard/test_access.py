@@ -437,11 +437,14 @@ def test_one_global_limit_on_attempts_with_a_growing_wait(fixture_db, tmp_path) 
         assert ended.status == 303 and "why=expired" in ended.location
 
 
-@pytest.mark.parametrize("problem", ["missing", "empty"])
+@pytest.mark.parametrize("problem", ["missing", "empty", "endless"])
 def test_a_bad_password_file_is_refused(problem: str, tmp_path: Path) -> None:
+    """``endless``: /dev/zero, a first line that never ends, was read until memory ran out."""
     password_file = tmp_path / "password.txt"
     if problem == "empty":
         password_file.write_text("\n", encoding="utf-8")
+    if problem == "endless":
+        password_file = Path("/dev/zero")
     completed = subprocess.run(
         [*OFC, "dashboard", "--db", str(tmp_path / "a.duckdb"), "--host", "0.0.0.0",
          "--password-file", str(password_file), "--no-browser"],
