@@ -85,6 +85,11 @@ _GAME_ALIASES: dict[str, str] = {
 MAX_HAND_LINES = 5000
 """A hand with more lines than this is reported as an error (a real hand has under 100)."""
 
+MAX_ASIDE_LINES = 100
+"""Junk lines set aside while a hand is open, at most: at this many the open hand is taken as
+ended there (reported as it stands, say incomplete) and the reader goes on without it, so a
+file of a header and millions of junk lines is read with bounded memory."""
+
 _ROW_NAMES = {"top": "top", "front": "top", "middle": "middle", "mid": "middle",
               "bottom": "bottom", "back": "bottom"}
 _ROWS = ("top", "middle", "bottom")
@@ -432,6 +437,9 @@ def _read_hands(
                 # Junk between hands (a comment, a separator) while a hand is still open:
                 # its own reject, after the hand's; the hand is judged without it.
                 current.aside.append(alone)
+                if len(current.aside) >= MAX_ASIDE_LINES:
+                    yield from finish(current)
+                    current = None
             else:
                 current.add_text(line.raw)
                 current.add_problem(reason)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import shutil
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -366,6 +368,40 @@ def test_junk_after_an_unfinished_hand_is_its_own_reject(
     assert records[1].raw.splitlines() == [*unfinished, cut]
     assert records[1].error is not None
     assert records[1].error.startswith(f"line {junk_line}: invalid JSON: ")
+
+
+def test_junk_after_an_open_hand_is_read_with_bounded_memory(
+    pineapple_log: Path, tmp_path: Path
+) -> None:
+    """Junk lines set aside while a hand is open are held until the hand ends: past
+    MAX_ASIDE_LINES of them the hand is taken as ended there, so a header followed by millions
+    of junk lines is streamed, not held (the hand's record comes out before the rest is read)."""
+    from pipeline.formats.follow import Follow, FollowMode
+    from pipeline.formats.poker_arena import MAX_ASIDE_LINES, follow_poker_arena
+    from pipeline.formats.source import read_stream_raw
+
+    hands = _hands(pineapple_log)
+    unfinished = [line for line in hands[1] if '"score"' not in line]
+    junk = [f"# junk {number}" for number in range(3 * MAX_ASIDE_LINES)]
+    path = _write(tmp_path / "ofc-pineapple.jsonl", unfinished + junk + hands[2])
+    data = path.read_bytes()
+    consumed = 0
+
+    def counted() -> Iterator:
+        nonlocal consumed
+        for line in read_stream_raw(io.BytesIO(data)):
+            consumed += 1
+            yield line
+
+    records = follow_poker_arena(path, counted(), Follow(FollowMode.FINAL), game="ofc-pineapple")
+    first = next(records)
+    assert first.line == 1 and first.error is not None and "incomplete" in first.error
+    assert consumed == len(unfinished) + MAX_ASIDE_LINES  # streamed: not held to the end
+    rest = list(records)
+    assert [record.line for record in rest[:3]] == [len(unfinished) + 1 + number
+                                                    for number in range(3)]
+    assert sum(record.raw.startswith("# junk") for record in rest) == len(junk)
+    assert rest[-1].record is not None  # the next hand still lands
 
 
 def test_unknown_event_kind(pineapple_log: Path, tmp_path: Path) -> None:
