@@ -35,7 +35,7 @@ from pipeline.ingest.fast_canonical import parse_canonical_batch
 from pipeline.ingest.tables import FRAME_ORDER, hand_tables
 from pipeline.records.record import HandRecord
 from pipeline.records.rules_file import RulesResolver
-from pipeline.records.validate import InvalidHand, parse_hand
+from pipeline.records.validate import InvalidHand, clip_reason, parse_hand
 from pipeline.rules.ruleset import RulesError
 
 __all__ = [
@@ -71,6 +71,10 @@ class Reject:
     kind: str
     conflict_with: str | None = None
     site: str | None = None  # the record's site, when it could be read
+
+    def __post_init__(self) -> None:
+        # a reason from any reader or check stays short (:func:`clip_reason`), as raw does
+        self.reason = clip_reason(self.reason)
 
 
 @dataclass(slots=True)

@@ -39,11 +39,13 @@ from pipeline.rules.game import ROW_SIZES, ROWS, VARIANTS_BY_NAME, Row, Variant
 __all__ = [
     "MAX_ID_LENGTH",
     "MAX_NAME_LENGTH",
+    "MAX_REASON_CHARACTERS",
     "MAX_REPORTED_POINTS",
     "MAX_SEAT",
     "STARTED_AT_PATTERN",
     "STARTED_AT_YEARS",
     "InvalidHand",
+    "clip_reason",
     "hand_to_mapping",
     "is_plain_text",
     "normalise_text",
@@ -60,9 +62,29 @@ class InvalidHand(ValueError):
     """
 
     def __init__(self, reason: str, hand_id: str | None = None) -> None:
+        reason = clip_reason(reason)
         super().__init__(reason)
         self.reason = reason
         self.hand_id = hand_id
+
+
+MAX_REASON_CHARACTERS = 2_000
+"""The longest reason kept (a reject's, an ``ofc score`` error's): one quoting a long part of a
+record is cut, saying how much was."""
+
+
+def clip_reason(reason: str) -> str:
+    """``reason``, cut to :data:`MAX_REASON_CHARACTERS` with how much was cut said.
+
+    >>> clip_reason("short")
+    'short'
+    >>> clip_reason("x" * 2_010)[-28:]
+    'xxxx… [10 more characters]'
+    """
+    if len(reason) <= MAX_REASON_CHARACTERS:
+        return reason
+    return (reason[:MAX_REASON_CHARACTERS]
+            + f"… [{len(reason) - MAX_REASON_CHARACTERS:,} more characters]")
 
 
 # --- constants ------------------------------------------------------------------------------
@@ -224,9 +246,17 @@ def _count(cards: int) -> str:
     return "1 card" if cards == 1 else f"{cards} cards"
 
 
+_CARDS_SHOWN = 20
+"""Cards a reason shows of a list, at most (a street holds at most 17)."""
+
+
 def _cards_text(cards: Any) -> str:
-    """Card codes as ``[Ah Kd]``."""
-    return "[" + " ".join(_CARD_TEXT[card] for card in cards) + "]"
+    """Card codes as ``[Ah Kd]``; a list longer than :data:`_CARDS_SHOWN` shows its first ones
+    and its length (``[Ah Ah … (150,000 cards)]``)."""
+    shown = " ".join(_CARD_TEXT[card] for card in cards[:_CARDS_SHOWN])
+    if len(cards) > _CARDS_SHOWN:
+        shown += f" … ({len(cards):,} cards)"
+    return "[" + shown + "]"
 
 
 def _remember_card(token: str, card: Card) -> None:

@@ -183,3 +183,24 @@ def test_records_before_a_reader_gives_up_still_land(
     assert summary.files[0].message == "cannot read past line 3: damaged data"
     assert summary.stored == 3 and count(database, "hands") == 3
     assert count(database, "rejects", "kind = 'file' AND line IS NULL") == 1
+
+
+def test_a_reject_reason_is_kept_short_whatever_the_line_holds(
+    tmp_path: Path, database: Path
+) -> None:
+    """A street dealt 150,000 cards (a line under 1 MiB) gave a 450 KB reason in the rejects
+    table; reasons now show at most 20 cards of a list, and any reason at most 2,000
+    characters, as raw is clipped (``Reject`` clips whatever made the reason)."""
+    from pipeline.ingest.batches import Reject
+    from pipeline.records.validate import MAX_REASON_CHARACTERS
+
+    hand = deal_hand(6)
+    hand["players"][0]["streets"][0]["dealt"] = ["Ah"] * 150_000
+    path = write_jsonl(tmp_path / "long.jsonl", [json.dumps(hand), json.dumps(deal_hand(7))])
+    summary = ingest_paths([path], database)
+    assert summary.stored == 1
+    ((line, _, reason, raw, kind),) = _rejects(database)
+    assert line == 1 and kind == "invalid" and len(reason) < 300
+    assert reason.endswith("… (150,000 cards)]") and len(raw) < 25_000
+    clipped = Reject("f", 1, None, "y" * 50_000, "", "read").reason
+    assert len(clipped) < MAX_REASON_CHARACTERS + 40 and clipped.endswith("more characters]")

@@ -697,6 +697,27 @@ def test_placed_and_discarded_must_be_the_dealt_cards() -> None:
     )
 
 
+def test_a_reason_quoting_the_record_stays_short() -> None:
+    """A reason shows at most 20 cards of a list and at most 2,000 characters: a street dealt
+    150,000 cards (a line under 1 MiB) gave a 450 KB reason, stored and printed whole."""
+    record = fixed_pineapple_hand()
+    record["players"][1]["streets"][2]["dealt"] = ["Ah"] * 150_000
+    text = reason(record)
+    assert text.startswith("players[1] ('jun') street 3: placed + discarded [Qs Qh 3c] differ "
+                           "from dealt [Ah Ah Ah")
+    assert text.endswith("Ah … (150,000 cards)]") and len(text) < 300
+    long_name = "k" * 5000
+    record = fixed_pineapple_hand()
+    nested: list = []
+    for _ in range(40):  # deeper than an extra field may be: the reason names the field
+        nested = [nested]
+    record[long_name] = nested
+    text = reason(record)
+    assert len(text) <= validate.MAX_REASON_CHARACTERS + 40 and text.endswith("more characters]")
+    assert str(InvalidHand("x" * 10_000)) == InvalidHand("x" * 10_000).reason
+    assert len(InvalidHand("x" * 10_000).reason) < 2_100
+
+
 def test_a_dealt_card_left_unplaced() -> None:
     record = fixed_pineapple_hand()
     record["players"][0]["streets"][0]["placed"]["bottom"] = ["Kd"]
