@@ -78,7 +78,7 @@ def clip_reason(reason: str) -> str:
 
     >>> clip_reason("short")
     'short'
-    >>> clip_reason("x" * 2_010)[-28:]
+    >>> clip_reason("x" * 2_010)[-26:]
     'xxxx… [10 more characters]'
     """
     if len(reason) <= MAX_REASON_CHARACTERS:
