@@ -33,7 +33,7 @@ import unicodedata
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from pipeline.ingest.evaluate import ScoredHand, score_record
@@ -280,13 +280,9 @@ def _stake(value: Decimal | float | int | str | None, rules: RuleSet) -> Decimal
     if value is None or value == "":
         value = rules.scoring.stake
     try:
-        Decimal(str(value).strip())
-    except InvalidOperation:
-        raise LiveError(f"stake {value!r} is not a number (money per point, e.g. 0.10)") from None
-    try:
-        return stake_value(value)  # the bounds every settlement checks
+        return stake_value(value)  # read and bounded as every settlement does
     except SettlementError as error:
-        raise LiveError(f"{error} (money per point)") from None
+        raise LiveError(f"{error} (money per point, e.g. 0.10)") from None
 
 
 def start_session(

@@ -234,6 +234,22 @@ def stake_decimals(stake: Decimal) -> int:
     return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
+def stake_problem(stake: Decimal) -> str | None:
+    """Why ``stake`` (money per point) cannot be used, or None: the one definition of a stake's
+    bounds, for rules files and for every settlement (a live session's own stake too).
+
+    >>> stake_problem(Decimal("0.05")) is None, stake_problem(Decimal("NaN"))
+    (True, 'must be a finite number ≥ 0 and at most 1,000,000')
+    >>> stake_problem(Decimal("1e-13"))
+    'has more than 12 decimals'
+    """
+    if not stake.is_finite() or not 0 <= stake <= MAX_STAKE:
+        return f"must be a finite number ≥ 0 and at most {MAX_STAKE:,}"
+    if stake_decimals(stake) > MAX_STAKE_DECIMALS:
+        return f"has more than {MAX_STAKE_DECIMALS} decimals"
+    return None
+
+
 def _expect_int(value: Any, path: str, minimum: int = 0, maximum: int = 1_000_000) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise RulesError(f"{path}: expected a whole number, got {value!r}")
@@ -368,13 +384,11 @@ def _build(mapping: Mapping[str, Any]) -> RuleSet:
     scoring_table = _expect_table(mapping["scoring"], "scoring", _SCORING_KEYS)
     cap_scope, hand_cap, match_cap = _caps(scoring_table)
     stake = scoring_table["stake"]
-    if (
-        isinstance(stake, bool) or not isinstance(stake, int | float)
-        or not 0 <= stake <= MAX_STAKE  # also false for nan
-        or stake_decimals(Decimal(repr(stake))) > MAX_STAKE_DECIMALS
-    ):
-        raise RulesError(f"scoring.stake: expected a finite number 0..{MAX_STAKE:,} with at most "
-                         f"{MAX_STAKE_DECIMALS} decimals, got {stake!r}")
+    if isinstance(stake, bool) or not isinstance(stake, int | float):
+        raise RulesError(f"scoring.stake: expected a number, got {stake!r}")
+    problem = stake_problem(Decimal(repr(stake)))  # a float by its shortest text, as written
+    if problem is not None:
+        raise RulesError(f"scoring.stake: {stake!r} {problem}")
     scoring = ScoringRules(
         method=ScoringMethod(_expect_choice(scoring_table["method"], "scoring.method", ("1-6", "2-4"))),
         scoop_bonus=_expect_int(scoring_table["scoop_bonus"], "scoring.scoop_bonus", 0, 100),

@@ -35,11 +35,11 @@ from decimal import Decimal, InvalidOperation, localcontext
 from fractions import Fraction
 
 from pipeline.rules.ruleset import (
-    MAX_STAKE,
     MAX_STAKE_DECIMALS,
     CapScope,
     RuleSet,
     stake_decimals,
+    stake_problem,
 )
 
 __all__ = [
@@ -116,8 +116,8 @@ class Settlement:
 def stake_value(stake: Decimal | float | int | str) -> Decimal:
     """A stake (money per point) as an exact decimal: floats by their shortest text (0.1 is
     ``Decimal("0.1")``, not the binary fraction). Raises :class:`SettlementError` for a negative,
-    infinite or unreadable stake, one above :data:`~pipeline.rules.ruleset.MAX_STAKE` or with
-    more than :data:`~pipeline.rules.ruleset.MAX_STAKE_DECIMALS` decimals.
+    infinite or unreadable stake, and one beyond the bounds of
+    :func:`~pipeline.rules.ruleset.stake_problem`.
 
     >>> stake_value(0.1), stake_value("0.05"), stake_value(2)
     (Decimal('0.1'), Decimal('0.05'), Decimal('2'))
@@ -126,11 +126,9 @@ def stake_value(stake: Decimal | float | int | str) -> Decimal:
         value = stake if isinstance(stake, Decimal) else Decimal(str(stake).strip())
     except InvalidOperation:
         raise SettlementError(f"stake {stake!r} is not a number") from None
-    if not value.is_finite() or value < 0 or value > MAX_STAKE:
-        raise SettlementError(f"stake {stake!r} must be a finite number ≥ 0 and at most "
-                              f"{MAX_STAKE:,}")
-    if stake_decimals(value) > MAX_STAKE_DECIMALS:
-        raise SettlementError(f"stake {stake!r} has more than {MAX_STAKE_DECIMALS} decimals")
+    problem = stake_problem(value)
+    if problem is not None:
+        raise SettlementError(f"stake {stake!r} {problem}")
     return value
 
 

@@ -177,6 +177,16 @@ def test_no_stake_settles_to_zero_money_without_a_sign():
     assert [str(p.money) for p in capped.players] == ["0.00", "0.00"]
 
 
+@pytest.mark.parametrize(("stake", "message"), [
+    (1e-13, "has more than 12 decimals"), (float("nan"), "must be a finite number"),
+    (1_000_001, "at most 1,000,000"), ("0.1", "expected a number")])
+def test_a_rules_file_stake_has_the_bounds_of_a_settlement(stake, message):
+    """A rules file is refused a stake no settlement could pay, with the same words."""
+    with pytest.raises(RulesError, match=f"scoring\\.stake: .*{message}"):
+        ruleset_from_mapping({"scoring": {"stake": stake}})
+    assert ruleset_from_mapping({"scoring": {"stake": 1e-12}}).scoring.stake == 1e-12
+
+
 def test_the_largest_and_finest_stakes_settle_exactly():
     """Money is worked out with the digits it needs: the largest stake against a big total,
     and the finest stake, both exactly (quantizing at 28 digits used to fail)."""
