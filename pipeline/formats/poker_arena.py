@@ -426,17 +426,15 @@ def _read_hands(
             continue
         value, reason = _parse_line(line)
         if reason is not None:
-            alone = SourceRecord(file_name, line.number, clip_raw(line.raw), None, reason,
-                                 damaged=ends_early(line))
             if current is None or current.is_over:
                 # Not part of an open hand: report it on its own, keep the finished hand.
                 yield from finish(current)
                 current = None
-                yield alone
+                yield _alone(file_name, line, reason)
             elif not _could_be_hand_line(line):
                 # Junk between hands (a comment, a separator) while a hand is still open:
                 # its own reject, after the hand's; the hand is judged without it.
-                current.aside.append(alone)
+                current.aside.append(_alone(file_name, line, reason))
                 if len(current.aside) >= MAX_ASIDE_LINES:
                     yield from finish(current)
                     current = None
@@ -527,6 +525,12 @@ def _parse_line(line: SourceLine) -> tuple[dict[str, Any] | None, str | None]:
     if "ev" not in value and "seats" not in value:
         return None, f'line {line.number} has neither "seats" (a header) nor "ev" (an event)'
     return value, None
+
+
+def _alone(file_name: str, line: SourceLine, reason: str) -> SourceRecord:
+    """An unreadable line that is no hand's line, as its own error record."""
+    return SourceRecord(file_name, line.number, clip_raw(line.raw), None, reason,
+                        damaged=ends_early(line))
 
 
 def _could_be_hand_line(line: SourceLine) -> bool:
