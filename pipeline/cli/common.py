@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -61,9 +63,6 @@ def process_count(requested: int | None, option: str) -> int | None:
     """
     if requested is None:
         return None
-    import os
-    import sys
-
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
