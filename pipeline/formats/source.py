@@ -414,9 +414,10 @@ def _line_runs(
             return
         if not block:
             break
-        if skip_blank and skipping is None and not block.translate(None, _BLANK_BYTES) \
-                and not pending.translate(None, _BLANK_BYTES):
-            # only blank lines (and a blank start of a line carried over): count them
+        if skip_blank and skipping is None and not block.lstrip(_BLANK_BYTES) \
+                and not pending.lstrip(_BLANK_BYTES):
+            # only blank lines (and a blank start of a line carried over): count them (lstrip
+            # stops at the first other byte, where deleting the blanks copied the whole block)
             newlines = block.count(b"\n")
             number += newlines
             pending = b"" if newlines else pending  # a blank unfinished line is nothing
