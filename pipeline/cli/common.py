@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pipeline.cli import CommandError
-from pipeline.ingest.defaults import DEFAULT_SESSION_GAP_MINUTES
+from pipeline.ingest.defaults import DEFAULT_SESSION_GAP_MINUTES, MAX_BATCH_SIZE
 from pipeline.rules.ruleset import PRESET_NAMES, RulesError, RuleSet
 
 if TYPE_CHECKING:
@@ -89,6 +89,20 @@ def _whole_number_at_least(text: str, smallest: int) -> int:
 def positive_whole_number(text: str) -> int:
     """An argparse type: a whole number of at least 1."""
     return _whole_number_at_least(text, 1)
+
+
+def batch_size(text: str) -> int:
+    """An argparse type for ``--batch-size``: a whole number from 1 to
+    :data:`~pipeline.ingest.defaults.MAX_BATCH_SIZE` (a batch is held in memory).
+
+    >>> batch_size("20000")
+    20000
+    """
+    value = _whole_number_at_least(text, 1)
+    if value > MAX_BATCH_SIZE:
+        raise argparse.ArgumentTypeError(
+            f"must be at most {MAX_BATCH_SIZE:,} (a batch is held in memory): {text!r}")
+    return value
 
 
 def whole_number(text: str) -> int:

@@ -14,6 +14,7 @@ from pipeline.cli import CommandError
 from pipeline.cli.common import (
     add_rules_option,
     add_session_gap_option,
+    batch_size,
     check_session_gap,
     only_ingests,
     process_count,
@@ -24,6 +25,7 @@ from pipeline.cli.database import add_database_option
 from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES, FORMATS
 from pipeline.ingest.defaults import (
     DEFAULT_BATCH_SIZE,
+    MAX_BATCH_SIZE,
     PARALLEL_MIN_BYTES,
     WORKER_PRELOAD,
     parallel_workers,
@@ -71,8 +73,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_session_gap_option(parser)
     parser.add_argument(
-        "--batch-size", type=int, default=DEFAULT_BATCH_SIZE, metavar="N",
-        help="records per transaction (default: %(default)d)",
+        "--batch-size", type=batch_size, default=DEFAULT_BATCH_SIZE, metavar="N",
+        help=f"records per transaction (default: %(default)d; at most {MAX_BATCH_SIZE:,})",
     )
     parser.add_argument(
         "--workers", type=int, metavar="N",
@@ -157,8 +159,6 @@ def forks_workers(paths: Sequence[str], format: str | None, workers: int | None)
 def run(arguments: argparse.Namespace) -> int:
     """Ingest the paths; exit 0 when they were read, 1 for fatal problems, 2 for bad options."""
     check_session_gap(arguments.session_gap)
-    if arguments.batch_size < 1:
-        raise CommandError(f"--batch-size must be 1 or more, got {arguments.batch_size}", code=2)
     if arguments.workers is not None and arguments.workers < 1:
         raise CommandError(f"--workers must be 1 or more, got {arguments.workers}", code=2)
     arguments.workers = process_count(arguments.workers, "--workers")

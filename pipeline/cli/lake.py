@@ -10,12 +10,13 @@ from pipeline.cli import CommandError
 from pipeline.cli.common import (
     add_rules_option,
     add_session_gap_option,
+    batch_size,
     check_session_gap,
     positive_whole_number,
     rules_from_option,
     whole_number,
 )
-from pipeline.ingest.defaults import DEFAULT_BATCH_SIZE
+from pipeline.ingest.defaults import DEFAULT_BATCH_SIZE, MAX_BATCH_SIZE
 
 ENGINES = ("local", "spark")
 DEFAULT_MASTER = "local[*]"
@@ -60,8 +61,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                        help="the poker-arena game (ofc, ofc-pineapple, ofc-progressive, ofc-27) "
                             "when the file name does not say it")
     add_session_gap_option(build)
-    build.add_argument("--batch-size", type=positive_whole_number, default=DEFAULT_BATCH_SIZE, metavar="N",
-                       help="records scored together (default: %(default)d)")
+    build.add_argument("--batch-size", type=batch_size, default=DEFAULT_BATCH_SIZE, metavar="N",
+                       help=f"records scored together (default: %(default)d; at most "
+                            f"{MAX_BATCH_SIZE:,})")
     build.add_argument("--split-mb", type=positive_whole_number, default=64, metavar="MB",
                        help="plain canonical files are read in parts of about this size, one "
                             "Spark partition each (default: %(default)d)")

@@ -11,6 +11,12 @@ import os
 DEFAULT_BATCH_SIZE = 20_000
 """Records per batch (one transaction each)."""
 
+MAX_BATCH_SIZE = 200_000
+"""The most records per batch a user may ask for (``--batch-size``): a batch is held in memory
+while it is scored and written, and one of 1,000,000 records took 2.9 GB in one process (the
+default's 20,000: under 0.5 GB) and was slower, not faster; ``--batch-size 10000000`` would run
+a machine like the test machine out of memory."""
+
 PARALLEL_MIN_BYTES = 64 << 20
 """Canonical files this large (about 30,000 hands) are parsed by worker processes."""
 

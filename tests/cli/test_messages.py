@@ -40,9 +40,35 @@ def test_ingest_options_out_of_range_are_refused(tmp_path: Path, capsys) -> None
     hands.write_text("", encoding="utf-8")
     for option, value in (("--session-gap", "nan"), ("--session-gap", "-5"),
                           ("--batch-size", "0"), ("--workers", "-2")):
-        assert main(["ingest", str(hands), "--db", str(tmp_path / "x.duckdb"), option, value]) == 2
+        try:
+            code = main(["ingest", str(hands), "--db", str(tmp_path / "x.duckdb"), option, value])
+        except SystemExit as stopped:  # refused by the option's type, as argparse does
+            code = stopped.code
+        assert code == 2
         assert option in capsys.readouterr().err
     assert not (tmp_path / "x.duckdb").exists()
+
+
+@pytest.mark.parametrize("command", ["ingest", "lake"])
+def test_a_batch_too_large_to_hold_is_refused(command: str, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    """A batch is held in memory while it is scored and written: ``--batch-size 10000000``
+    would run a machine out of memory, so the most is MAX_BATCH_SIZE (which still works)."""
+    from pipeline.cli import main
+    from pipeline.ingest.defaults import MAX_BATCH_SIZE
+
+    hands = tmp_path / "none.jsonl"
+    hands.write_text("", encoding="utf-8")
+    arguments = (["ingest", str(hands), "--db", str(tmp_path / "x.duckdb"), "--quiet"]
+                 if command == "ingest"
+                 else ["lake", "build", str(hands), "--lake", str(tmp_path / "lake"), "--quiet"])
+    for value in (str(MAX_BATCH_SIZE + 1), "10000000"):
+        with pytest.raises(SystemExit) as stopped:
+            main([*arguments, "--batch-size", value])
+        assert stopped.value.code == 2
+        error = capsys.readouterr().err
+        assert "--batch-size" in error and f"at most {MAX_BATCH_SIZE:,}" in error
+    assert not (tmp_path / "x.duckdb").exists() and not (tmp_path / "lake").exists()
+    assert main([*arguments, "--batch-size", str(MAX_BATCH_SIZE)]) == 0
 
 
 @pytest.mark.parametrize("command", ["watch", "lake"])
