@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib.util
 import os
 import signal
@@ -197,6 +198,45 @@ def upgrade_schema(database: Path) -> bool:
     return bring_up_to_date(database, "ofc dashboard")
 
 
+def listen_problem(host: str, port: int) -> CommandError | None:
+    """Why Streamlit could not listen on ``host``:``port``, found before it starts (it would
+    print a Python traceback for a host that is no address, and for a port in use only "Port
+    8501 is not available" after this command had said where it serves), or None.
+
+    The socket is opened as Streamlit opens it (IPv6 when the host holds a colon, address
+    reuse on), bound and closed at once."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            if os.name != "nt":
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except (socket.gaierror, UnicodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        return CommandError(f"--host {host!r} is not an address to listen on: {reason}", code=2)
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            return CommandError(f"port {port} is in use on {host} (another dashboard?): give "
+                                "another --port", code=1)
+        if error.errno == errno.EACCES:
+            return CommandError(f"not allowed to listen on port {port} (ports below 1024 need "
+                                "administrator rights): give another --port", code=1)
+        if error.errno == errno.EADDRNOTAVAIL:
+            return CommandError(f"--host {host} is not an address of this machine", code=2)
+        return CommandError(f"cannot listen on {host} port {port}: "
+                            f"{error.strerror or error}", code=1)
+    return None
+
+
+def url_host(host: str) -> str:
+    """``host`` as it is written in a URL: an IPv6 address in brackets.
+
+    >>> url_host("::1"), url_host("127.0.0.1")
+    ('[::1]', '127.0.0.1')
+    """
+    return f"[{host}]" if ":" in host else host
+
+
 def serve(database: str | Path, options: ServeOptions, lake: bool = False) -> int:
     """Run Streamlit on ``database`` (a lake folder with ``lake``) until interrupted; returns
     its exit status."""
@@ -206,6 +246,9 @@ def serve(database: str | Path, options: ServeOptions, lake: bool = False) -> in
         raise CommandError(f"--port must be between 1 and 65535, got {options.port}", code=2)
     if not options.host.strip():
         raise CommandError("--host is empty", code=2)
+    problem = listen_problem(options.host, options.port)
+    if problem is not None:
+        raise problem
     database = Path(database).expanduser().resolve()
     if lake:
         from pipeline.read.lake import is_lake
@@ -229,11 +272,12 @@ def serve(database: str | Path, options: ServeOptions, lake: bool = False) -> in
     environment.update(extra, **{(LAKE_ENV if lake else DATABASE_ENV): str(database)})
     port = options.port
     if access.is_loopback(options.host):
-        where = f"http://{'localhost' if options.host == DEFAULT_HOST else options.host}:{port}"
+        where = (f"http://{'localhost' if options.host == DEFAULT_HOST else url_host(options.host)}"
+                 f":{port}")
         reach = "this machine only"
     else:
         shown = socket.gethostname() if options.host in ("0.0.0.0", "::") else options.host
-        where = f"http://{shown}:{port}"
+        where = f"http://{url_host(shown)}:{port}"
         reach = f"the network ({options.host})"
     guard = "password" if options.password_file else ("token" if token else "no login")
     mode = ", read-only" if options.read_only else ""

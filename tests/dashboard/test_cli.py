@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import urllib.request
 from pathlib import Path
 
 from pipeline import read
 from pipeline.cli import build_parser
-from pipeline.cli.dashboard import headless, streamlit_command
+from pipeline.cli.dashboard import headless, streamlit_command, url_host
 from pipeline.ingest import demo
 from tests.serving import OFC, served
 
@@ -33,6 +34,46 @@ def test_bad_port_is_a_clean_error(tmp_path) -> None:  # noqa: ANN001
     assert completed.returncode == 2
     assert "--port must be between 1 and 65535" in completed.stderr
     assert "Traceback" not in completed.stderr
+
+
+def test_a_host_that_is_no_address_is_a_clean_error_before_anything_is_served(
+        tmp_path) -> None:  # noqa: ANN001
+    """It used to print where it served and a one-time access token, then Streamlit's
+    traceback (socket.gaierror)."""
+    for host, said in (("host.invalid", "is not an address to listen on"),
+                       ("999.1.1.1", "is not an address to listen on"),
+                       ("192.0.2.1", "is not an address of this machine")):  # TEST-NET-1
+        completed = subprocess.run(
+            [*OFC, "dashboard", "--db", str(tmp_path / "a.duckdb"), "--host", host,
+             "--no-browser"], capture_output=True, text=True, timeout=60)
+        assert completed.returncode == 2, completed.stderr
+        assert f"--host {host!r}" in completed.stderr or f"--host {host} " in completed.stderr
+        assert said in completed.stderr
+        assert "Traceback" not in completed.stderr
+        assert "serving" not in completed.stdout and "token" not in completed.stdout
+    assert not (tmp_path / "a.duckdb").exists()
+
+
+def test_a_port_in_use_is_said_before_anything_is_served(tmp_path) -> None:  # noqa: ANN001
+    """Streamlit only logged "Port N is not available" after this command had said it was
+    serving there."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        completed = subprocess.run(
+            [*OFC, "dashboard", "--db", str(tmp_path / "a.duckdb"), "--port", str(port),
+             "--no-browser"], capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 1, completed.stderr
+    assert f"port {port} is in use on 127.0.0.1" in completed.stderr
+    assert "--port" in completed.stderr and "Traceback" not in completed.stderr
+    assert "serving" not in completed.stdout
+
+
+def test_an_ipv6_address_is_bracketed_in_the_address_shown() -> None:
+    assert url_host("::1") == "[::1]"
+    assert url_host("fe80::1%eth0") == "[fe80::1%eth0]"
+    assert url_host("127.0.0.1") == "127.0.0.1" and url_host("example.org") == "example.org"
 
 
 def test_user_data_folder(monkeypatch, tmp_path) -> None:  # noqa: ANN001
