@@ -68,7 +68,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="print fouls, Fantasyland and points per bot at the end",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar or closing line")
-    parser.add_argument("--out", required=True, metavar="FILE", help="output file (.jsonl or .jsonl.gz)")
+    parser.add_argument("--out", required=True, metavar="FILE",
+                        help="output file (.jsonl or .jsonl.gz; '-' for standard output)")
     parser.set_defaults(handler=run)
 
 
@@ -214,15 +215,19 @@ def run(arguments: argparse.Namespace) -> int:
             summary = write_simulation(config, arguments.out, jobs)
     except SimulationError as error:
         raise CommandError(str(error), code=2) from error
+    except BrokenPipeError:
+        raise  # --out - read by a program that stopped early (| head): not an error
     except OSError as error:
         raise CommandError(f"cannot write {arguments.out}: {error.strerror or error}") from error
-    if arguments.summary:
-        width = None if sys.stdout.isatty() else 120
-        Console(file=sys.stdout, width=width).print(summary_table(summary))
+    if arguments.summary:  # beside the hands' lines when they went to standard output
+        shown = sys.stderr if arguments.out == "-" else sys.stdout
+        width = None if shown.isatty() else 120
+        Console(file=shown, width=width).print(summary_table(summary))
     if not arguments.quiet:
         errors.print(
             f"wrote {summary.hands:,} hands ({summary.sessions} sessions, {summary.players} "
-            f"players) to {summary.path} in {summary.seconds:.1f} s "
+            f"players) to {'standard output' if arguments.out == '-' else summary.path} in "
+            f"{summary.seconds:.1f} s "
             f"({summary.hands_per_second:,.0f} hands/s)",
             highlight=False, soft_wrap=True,
         )

@@ -1,14 +1,19 @@
 """Writing a simulation to a JSON Lines file (gzip when the name ends in ``.gz``).
 
 The file is written under a temporary name next to the target and renamed when complete, so an
-interrupted run never leaves a half-written file behind. Gzip output has no timestamp or file
-name in its header, so the same run gives the same bytes.
+interrupted run never leaves a half-written file behind (next to the file a symbolic link points
+to, so the link stays). A target that is no regular file (``/dev/null``, a named pipe, a
+process substitution's ``/dev/fd/63``) is written to directly: renaming over it would replace a
+device with a regular file (``--out /dev/null`` run as root did). Gzip output has no timestamp
+or file name in its header, so the same run gives the same bytes.
 """
 
 from __future__ import annotations
 
 import gzip
 import os
+import stat
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,6 +44,9 @@ class RunSummary:
         return len(set().union(*(stats.players for stats in self.stats.values())))
 
 
+STANDARD_OUTPUT = "-"
+"""The ``path`` that means standard output (``ofc simulate --out - | ofc score -``)."""
+
 GZIP_LEVEL = 6
 """zlib's default level: level 9 is four times slower here for files 8% smaller."""
 
@@ -58,18 +66,20 @@ def write_simulation(
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
 ) -> RunSummary:
-    """Run ``config`` and write its hands to ``path``; ``progress`` gets each session's hand count.
+    """Run ``config`` and write its hands to ``path`` (``-``: standard output); ``progress``
+    gets each session's hand count.
 
     Raises :class:`~pipeline.simulate.simulation.SimulationError` for an impossible configuration
     and :class:`OSError` when the file cannot be written.
     """
     target = Path(path)
     config.check()
-    temporary = target.with_name(f".{target.name}.partial")
     started = time.perf_counter()
     summary = RunSummary(target, 0, 0, 0.0)
-    try:
-        with open(temporary, "wb") as raw, compressor(target, raw) as output:
+
+    def write(raw: BinaryIO) -> None:
+        output = compressor(target, raw)
+        try:
             for session in simulate(config, jobs):
                 output.write(session.lines)
                 summary.hands += session.hands
@@ -77,9 +87,43 @@ def write_simulation(
                 merge_stats(summary.stats, session.stats)
                 if progress is not None:
                     progress(session.hands)
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+        finally:
+            if output is not raw:  # the gzip stream; ``raw`` is closed by its opener
+                output.close()
+
+    if str(path) == STANDARD_OUTPUT:
+        try:
+            write(sys.stdout.buffer)
+            sys.stdout.buffer.flush()
+        except BrokenPipeError:
+            # The reader stopped (``| head``): standard output now goes nowhere, so the
+            # interpreter's last flush at exit stays quiet.
+            nowhere = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(nowhere, sys.stdout.fileno())
+            os.close(nowhere)
+            raise
+    elif is_special_file(target):
+        with open(target, "wb") as raw:
+            write(raw)
+    else:
+        real = Path(os.path.realpath(target))
+        temporary = real.with_name(f".{real.name}.partial")
+        try:
+            with open(temporary, "wb") as raw:
+                write(raw)
+            os.replace(temporary, real)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def is_special_file(path: Path) -> bool:
+    """Whether ``path`` exists and is neither a regular file nor a folder (a device, a named
+    pipe, a socket; a symbolic link is followed): written to directly, never replaced."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:  # missing (or unreadable: the open says why)
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -105,3 +109,70 @@ def test_an_unwritable_path_is_a_clean_error(
     )
     assert status == 1
     assert "cannot write" in stderr
+
+
+def _simulate(*arguments: str, **options: object) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "pipeline.cli", "simulate",
+                             *arguments], **options)  # type: ignore[call-overload]
+
+
+def test_a_named_pipe_is_written_to_and_stays_a_pipe(tmp_path: Path) -> None:
+    """A target that is no regular file is written to directly: the file used to be written
+    beside it and renamed over it, so ``--out /dev/null`` run as root replaced the device with
+    a regular file (here: a named pipe, which the reader never saw written)."""
+    fifo = tmp_path / "hands.fifo"
+    os.mkfifo(fifo)
+    with open(tmp_path / "read.jsonl", "wb") as read:
+        reader = subprocess.Popen(["cat", str(fifo)], stdout=read)
+        writer = _simulate("--hands", "25", "--seed", "3", "--quiet", "--out", str(fifo))
+        try:
+            assert writer.wait(timeout=120) == 0
+            reader.wait(timeout=30)
+        finally:
+            reader.kill()
+            writer.kill()
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    lines = (tmp_path / "read.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 25
+    assert not list(tmp_path.glob(".*partial"))
+
+
+def test_a_symbolic_link_stays_a_link_to_the_file_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    real = tmp_path / "kept" / "hands.jsonl"
+    real.parent.mkdir()
+    link = tmp_path / "latest.jsonl"
+    link.symlink_to(real)
+    status, _, _ = run(["simulate", "--hands", "12", "--quiet", "--out", str(link)], capsys)
+    assert status == 0
+    assert link.is_symlink() and link.resolve() == real.resolve()
+    assert len(real.read_text(encoding="utf-8").splitlines()) == 12
+    assert not list(tmp_path.rglob(".*partial"))
+
+
+def test_out_dash_writes_the_hands_to_standard_output(tmp_path: Path) -> None:
+    """``--out -`` wrote a file named "-"; it is standard output, the summary going to standard
+    error, so ``ofc simulate --out - | ofc score -`` works."""
+    writer = _simulate("--hands", "30", "--seed", "4", "--summary", "--out", "-",
+                       cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    out, err = writer.communicate(timeout=120)
+    assert writer.returncode == 0, err
+    lines = out.decode().splitlines()
+    assert len(lines) == 30
+    for line in lines:
+        parse_hand(json.loads(line))
+    assert "wrote 30 hands" in err.decode() and "standard output" in err.decode()
+    assert "random" in err.decode() or "solid" in err.decode()  # the summary table
+    assert not (tmp_path / "-").exists()
+
+
+def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path: Path) -> None:
+    """``ofc simulate --out - | head -1``: no traceback, no "Exception ignored", status 0."""
+    writer = _simulate("--hands", "3000", "--quiet", "--out", "-", cwd=tmp_path,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = writer.stdout.readline()
+    writer.stdout.close()
+    err = writer.stderr.read().decode()
+    assert writer.wait(timeout=120) == 0, err
+    assert json.loads(first)["hand_id"]
+    assert "Traceback" not in err and "Exception" not in err and "Broken pipe" not in err
