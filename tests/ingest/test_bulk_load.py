@@ -11,7 +11,13 @@ import pytest
 
 from pipeline import store
 from pipeline.ingest import aggregates, writer
-from pipeline.ingest.driver import BULK_BYTES_PER_HAND, bulk_load, ingest_paths
+from pipeline.ingest.driver import (
+    BULK_BYTES_PER_HAND,
+    BULK_HANDS_PER_FILE,
+    bulk_load,
+    bulk_run,
+    ingest_paths,
+)
 from pipeline.ingest.errors import DatabaseError
 from pipeline.read.totals import aggregates_ready
 from pipeline.store.aggregates import AGGREGATES_META_KEY
@@ -139,3 +145,135 @@ def test_which_files_are_bulk_loads() -> None:
     assert bulk_load(1_600_000_000, 100_000)
     assert bulk_load(BULK_BYTES_PER_HAND * 500, 500)
     assert not bulk_load(BULK_BYTES_PER_HAND * 500 - 1, 500)
+
+
+def _same_hands(split: dict[str, list[tuple]], whole: dict[str, list[tuple]]) -> None:
+    """The tables of the split files' database are the whole files' one, table by table, but
+    for where each hand was read (``hands.source_path`` and ``source_line``)."""
+    for table, rows in whole.items():
+        if table == "hands":
+            assert [row[:12] + row[14:] for row in split[table]] == [
+                row[:12] + row[14:] for row in rows], table
+            assert {Path(row[12]).name for row in split[table]} != {
+                Path(row[12]).name for row in rows}
+        else:
+            assert split[table] == rows, table
+
+
+def _split(mixed: Mixed, folder: Path, parts: int) -> list[Path]:
+    """The mixed files' lines dealt into ``parts`` small files (a folder of session files)."""
+    lines = [line for path in mixed.files
+             for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    folder.mkdir()
+    files = []
+    for number in range(parts):
+        path = folder / f"part-{number:03d}.jsonl"
+        path.write_text("".join(line + "\n" for line in lines[number::parts]), encoding="utf-8")
+        files.append(path)
+    return files
+
+
+def test_a_run_of_many_files_counts_them_once_after_the_last(
+        mixed: Mixed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Many small files in one run (the default, ``bulk`` not given): their hands are counted
+    in the aggregates once, after the last file (each file used to merge its own into every
+    total, about 0.13 s a file whatever its size), and the database is the batch-by-batch one,
+    table by table."""
+    files = _split(mixed, tmp_path / "sessions", 25)
+    built: list[int] = []
+    real = aggregates.rebuild
+
+    def counted(connection, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        built.append(connection.execute("SELECT count(*) FROM hands").fetchall()[0][0])
+        return real(connection, *args, **kwargs)
+
+    added: list[int] = []
+    real_add = writer.add_hands
+
+    def adding(connection, frames, skip):  # noqa: ANN001, ANN202
+        added.append(1)
+        return real_add(connection, frames, skip)
+
+    monkeypatch.setattr(aggregates, "rebuild", counted)
+    monkeypatch.setattr(writer, "add_hands", adding)
+    database = tmp_path / "run.duckdb"
+    summary = ingest_paths(files, database, batch_size=BATCH)
+    assert summary.stored == 550 and summary.rejected == 0, summary
+    assert built == [550] and not added, (built, added)
+    monkeypatch.undo()
+    _same_hands(_tables(database), _tables(mixed.database))
+    connection = duckdb.connect(str(database), read_only=True)
+    try:
+        assert aggregates_ready(connection)
+    finally:
+        connection.close()
+
+
+def test_a_run_that_dies_midway_leaves_the_aggregates_to_the_next_write(
+        mixed: Mixed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run of many files that stops after some of them keeps those files' hands, with the
+    aggregates marked out of date (no reader uses them); the next ingest builds them."""
+    files = _split(mixed, tmp_path / "sessions", 10)
+    database = tmp_path / "died.duckdb"
+    calls = {"files": 0}
+    real = writer.finish_source
+
+    def dying(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        calls["files"] += 1
+        if calls["files"] == 4:
+            raise duckdb.IOException("disk full")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr("pipeline.ingest.driver.finish_source", dying)
+    with pytest.raises((DatabaseError, duckdb.Error)):
+        ingest_paths(files, database, batch_size=BATCH)
+    monkeypatch.undo()
+    connection = duckdb.connect(str(database), read_only=True)
+    try:
+        assert connection.sql("SELECT count(*) FROM hands").fetchall()[0][0] > 0
+        assert store.get_meta(connection, AGGREGATES_META_KEY) is None
+        assert not aggregates_ready(connection)
+    finally:
+        connection.close()
+    ingest_paths(files, database, batch_size=BATCH)
+    _same_hands(_tables(database), _tables(mixed.database))
+
+
+def test_which_runs_count_once_at_their_end() -> None:
+    """Several files together are a bulk load, or are enough files that counting each costs
+    more than one build; a few day's files into a big database are counted file by file."""
+    assert bulk_run(100, 2, 0)
+    assert bulk_run(BULK_BYTES_PER_HAND * 500, 2, 500)
+    assert bulk_run(1_000, 300, 1_000_000)  # 300 session files: 300 merges cost more
+    assert not bulk_run(1_600_000, 3, 1_000_000)  # three day's files into a million hands
+    assert bulk_run(1_000, 100, 100 * BULK_HANDS_PER_FILE)
+    assert not bulk_run(1_000, 99, 100 * BULK_HANDS_PER_FILE)
+
+
+def test_one_connection_serves_many_files(
+        mixed: Mixed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer keeps its connection from file to file (it lets readers in every
+    HOLD_SECONDS): closing it after every file cost a checkpoint and a new connection each,
+    about 90 ms a file. ``ofc watch`` likewise, within one look over its folder."""
+    from pipeline.ingest.watch import Watcher, WatchOptions
+
+    files = _split(mixed, tmp_path / "sessions", 12)
+    opened: list[int] = []
+    real = store.connect
+
+    def counting(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        opened.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "connect", counting)
+    monkeypatch.setattr(writer, "HOLD_SECONDS", 60.0)
+    monkeypatch.setattr(writer.Writer.__init__, "__defaults__", (60.0, None))
+    summary = ingest_paths(files, tmp_path / "one.duckdb", batch_size=BATCH)
+    assert summary.stored == 550
+    assert len(opened) <= 3, len(opened)  # the open check, then one for every file
+    opened.clear()
+    watcher = Watcher([tmp_path / "sessions"], tmp_path / "watched.duckdb",
+                      WatchOptions(settle=0.0, idle=0.0))
+    watcher.run(once=True)
+    assert watcher.status.new_hands == 550
+    assert len(opened) <= 4, len(opened)
