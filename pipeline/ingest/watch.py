@@ -45,6 +45,7 @@ from pipeline.formats import FORMATS, FormatError, detect_format, format_of_line
 from pipeline.formats.follow import Follow, FollowMode
 from pipeline.formats.poker_arena import game_from_file_name, infer_game, resolve_game
 from pipeline.formats.source import collector_paused, open_binary
+from pipeline.ingest.aggregates import Deferral
 from pipeline.ingest.batches import (
     DEFAULT_BATCH_SIZE,
     BatchBuilder,
@@ -52,6 +53,7 @@ from pipeline.ingest.batches import (
     Reject,
     prepare_canonical,
 )
+from pipeline.ingest.driver import bulk_run
 from pipeline.ingest.errors import DatabaseError, IngestError
 from pipeline.ingest.offsets import (
     Cursor,
@@ -71,6 +73,7 @@ from pipeline.ingest.summary import MAX_STORED_REJECTS, FileSummary
 from pipeline.ingest.tail import Part, ReadPrefix, is_compressed, read_part
 from pipeline.ingest.writer import (
     Writer,
+    finish_load,
     finish_source,
     open_check,
     resolve_rejects,
@@ -224,6 +227,7 @@ class Watcher:
         self.stop_requested = threading.Event()
         self.wake = threading.Event()
         self._started = False
+        self._deferral: Deferral | None = None  # this look's, when it counts its hands at its end
         self._said: dict[str, str] = {}
         self._changed: set[str] = set()  # paths file events named since the last pass
         self._changed_lock = threading.Lock()
@@ -291,9 +295,13 @@ class Watcher:
         paths = self._scan() if only is None else self._named(only)
         if only is None:
             self.status.files = len(paths)
+        self._deferral = self._deferral_for(paths)
         try:
             self._follow_each(paths)
+            if self._deferral is not None:
+                finish_load(self.writer, self._deferral)
         finally:
+            self._deferral = None
             # let readers (the dashboard) in once the look is over; within it the writer lets
             # go every HOLD_SECONDS (closing after every file cost a checkpoint and a new
             # connection each: about 90 ms a file, most of a folder of small files' time)
@@ -305,6 +313,27 @@ class Watcher:
                 self.status.waiting.pop(key, None)
             self.status.files = len(paths)
         self._report()
+
+    def _deferral_for(self, paths: list[Path]) -> Deferral | None:
+        """A deferral for this look when the files with bytes not read yet are, together, a run
+        that counts its hands in the aggregates once, at the look's end
+        (:func:`~pipeline.ingest.driver.bulk_run`: a first look over a folder of many
+        session files); else None (every part counted as it is stored)."""
+        files = size = 0
+        for path in paths:
+            key = str(path)
+            file = self.files.get(key)
+            cursor = file.cursor if file is not None else self.cursors.get(key)
+            try:
+                unread = path.stat().st_size - (cursor.bytes_read if cursor is not None else 0)
+            except OSError:
+                continue
+            if unread > 0:
+                files += 1
+                size += unread
+        if files > 1 and bulk_run(size, files, self.status.hands_in_database or 0):
+            return Deferral()
+        return None
 
     def _follow_each(self, paths: list[Path]) -> None:
         """:meth:`_follow` each of ``paths`` in turn, saying what went wrong with one and going
@@ -634,7 +663,8 @@ class Watcher:
 
         if prepared is not None:
             write_batch(self.writer, prepared, touched, in_transaction,
-                        reject_room=MAX_STORED_REJECTS - cursor.counts.rejected)
+                        reject_room=MAX_STORED_REJECTS - cursor.counts.rejected,
+                        deferral=self._deferral)
             for note in committed:  # only now: a commit that fails counts nothing
                 note()
             self.status.records += summary.records
