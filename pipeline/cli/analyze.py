@@ -195,8 +195,6 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.hands is not None and not 1 <= arguments.hands < 2**63:
         raise CommandError("--hands must be a whole number from 1 (a database holds fewer than "
                            f"2**63 hands), got {arguments.hands}", code=2)
-    if arguments.jobs < 1:
-        raise CommandError("--jobs must be at least 1", code=2)
     arguments.jobs = process_count(arguments.jobs, "--jobs")
     settings = GradeSettings(
         rollouts=arguments.rollouts, screen=arguments.screen, policy=arguments.policy,

@@ -56,13 +56,15 @@ turns on the CPUs, and each holds its own memory (``ofc score --jobs 500`` start
 def process_count(requested: int | None, option: str) -> int | None:
     """A process count given on the command line, at most :data:`MAX_PROCESSES_PER_CPU` per
     CPU this process may run on; said on stderr when it is cut. None (the command's own
-    default) stays None.
+    default) stays None; fewer than 1 is refused (a CommandError, exit status 2).
 
     >>> process_count(None, "--jobs") is None, process_count(1, "--jobs")
     (True, 1)
     """
     if requested is None:
         return None
+    if requested < 1:
+        raise CommandError(f"{option} must be 1 or more, got {requested}", code=2)
     try:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux

@@ -159,8 +159,6 @@ def forks_workers(paths: Sequence[str], format: str | None, workers: int | None)
 def run(arguments: argparse.Namespace) -> int:
     """Ingest the paths; exit 0 when they were read, 1 for fatal problems, 2 for bad options."""
     check_session_gap(arguments.session_gap)
-    if arguments.workers is not None and arguments.workers < 1:
-        raise CommandError(f"--workers must be 1 or more, got {arguments.workers}", code=2)
     arguments.workers = process_count(arguments.workers, "--workers")
     if forks_workers(arguments.paths, arguments.format, arguments.workers):
         from pipeline.ingest.lifetime import start_forkserver

@@ -64,8 +64,6 @@ def run(arguments: argparse.Namespace) -> int:
     atexit.unregister(gc.freeze)  # once, however often run() is called in one process
     atexit.register(gc.freeze)
     try:
-        if arguments.jobs is not None and arguments.jobs < 1:
-            raise CommandError(f"--jobs must be 1 or more, got {arguments.jobs}", code=2)
         arguments.jobs = process_count(arguments.jobs, "--jobs")
         folders = ([Path.cwd()] if arguments.file == "-"
                    else [Path(arguments.file).parent, Path.cwd()])

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cli import build_parser
+from pipeline.cli import CommandError, build_parser
 from pipeline.formats import read_source
 from pipeline.formats.source import json_error_reason
 
@@ -99,6 +99,9 @@ def test_a_process_count_past_four_per_cpu_is_cut_and_said(tmp_path: Path) -> No
     assert process_count(None, "--jobs") is None
     assert process_count(most, "--jobs") == most
     assert process_count(10**6, "--workers") == most
+    for refused in (0, -2):  # one check for every command's option
+        with pytest.raises(CommandError, match=f"--jobs must be 1 or more, got {refused}"):
+            process_count(refused, "--jobs")
     source = Path(__file__).parents[1] / "formats" / "data" / "ofc-pineapple.jsonl"
     path = tmp_path / "hands.jsonl"
     # canonical lines: the three hands of the log, scored by ofc score, many times over
