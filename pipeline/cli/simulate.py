@@ -187,7 +187,7 @@ def run(arguments: argparse.Namespace) -> int:
     )
 
     from pipeline.simulate.simulation import SimulationError
-    from pipeline.simulate.writer import write_simulation
+    from pipeline.simulate.writer import STANDARD_OUTPUT, write_simulation
 
     config = build_config(arguments)
     jobs = process_count(arguments.jobs, "--jobs") if arguments.jobs > 0 else (os.cpu_count() or 1)
@@ -220,13 +220,14 @@ def run(arguments: argparse.Namespace) -> int:
     except OSError as error:
         raise CommandError(f"cannot write {arguments.out}: {error.strerror or error}") from error
     if arguments.summary:  # beside the hands' lines when they went to standard output
-        shown = sys.stderr if arguments.out == "-" else sys.stdout
+        shown = sys.stderr if arguments.out == STANDARD_OUTPUT else sys.stdout
         width = None if shown.isatty() else 120
         Console(file=shown, width=width).print(summary_table(summary))
     if not arguments.quiet:
         errors.print(
             f"wrote {summary.hands:,} hands ({summary.sessions} sessions, {summary.players} "
-            f"players) to {'standard output' if arguments.out == '-' else summary.path} in "
+            f"players) to {'standard output' if arguments.out == STANDARD_OUTPUT else summary.path} "
+            f"in "
             f"{summary.seconds:.1f} s "
             f"({summary.hands_per_second:,.0f} hands/s)",
             highlight=False, soft_wrap=True,
