@@ -231,13 +231,13 @@ def _ingest_source_file(
         )
         finish_source(writer, summary, size, set(), session_gap)
         return summary
-    if run_deferral is not None:
-        deferral = run_deferral
-    else:
+    own_deferral = None  # this file's alone: caught up when the file is closed
+    if run_deferral is None:
         if bulk is None:
             bulk = bulk_load(size, stored_hands(writer))
-        deferral = Deferral() if bulk else None
-    ingestor = Ingestor(writer, resolver, batch_size, on_batch, display.advance, deferral)
+        own_deferral = Deferral() if bulk else None
+    ingestor = Ingestor(writer, resolver, batch_size, on_batch, display.advance,
+                        run_deferral or own_deferral)
     file_rejects: list[Reject] = []
     try:
         records = read_source(path, format=format, game=game)
@@ -262,7 +262,7 @@ def _ingest_source_file(
         summary.settle_status()
     stop_pool()  # a bulk load's build of the aggregates needs the workers' memory
     finish_source(writer, summary, size, ingestor.tables_touched, session_gap, file_rejects,
-                  deferral=None if run_deferral is not None else deferral)
+                  deferral=own_deferral)
     return summary
 
 
