@@ -127,19 +127,19 @@ def ingest_paths(
     open_check(writer)
     summary = IngestSummary(str(database))
     display = Progress(progress)
-    run_deferral = None
+    run_deferral = run_tables = None
     if bulk is None and len(files) > 1 and bulk_run(_total_bytes(files), len(files),
                                                     stored_hands(writer)):
-        run_deferral = Deferral()
+        run_deferral, run_tables = Deferral(), set()
     try:
         for path in files:
             file_summary = _ingest_file(
                 writer, path, resolver, format, game, batch_size, session_gap, on_batch, display,
-                workers, bulk, run_deferral,
+                workers, bulk, run_deferral, run_tables,
             )
             summary.files.append(file_summary)
         if run_deferral is not None:
-            finish_load(writer, run_deferral)
+            finish_load(writer, run_deferral, run_tables, session_gap)
     finally:
         writer.close()
         display.stop()
@@ -160,6 +160,7 @@ def _ingest_file(
     workers: int | None = None,
     bulk: bool | None = None,
     run_deferral: Deferral | None = None,
+    run_tables: set[tuple[str, str | None]] | None = None,
 ) -> FileSummary:
     summary = FileSummary(str(path), format=format)
     display.describe(path.name)
@@ -181,7 +182,7 @@ def _ingest_file(
     try:
         return _ingest_source_file(
             writer, path, summary, resolver, game, batch_size, session_gap, on_batch, display,
-            workers, start_pool, bulk, stop_pool, run_deferral,
+            workers, start_pool, bulk, stop_pool, run_deferral, run_tables,
         )
     finally:
         if pool is not None:
@@ -203,10 +204,12 @@ def _ingest_source_file(
     bulk: bool | None = None,
     stop_pool: Callable[[], None] = lambda: None,
     run_deferral: Deferral | None = None,
+    run_tables: set[tuple[str, str | None]] | None = None,
 ) -> FileSummary:
     """One file: read, stored batch by batch, closed. ``run_deferral``: a run of several files
     that counts their hands in the aggregates once after the last one (this file leaves them
-    out and does not catch up)."""
+    out and does not catch up); ``run_tables``: the tables whose sessions that run works out
+    after its last file (this file adds its own and leaves its sessions to then)."""
     format = summary.format
     try:
         size = path.stat().st_size
@@ -219,7 +222,7 @@ def _ingest_source_file(
         summary.message = f"cannot read: {error.strerror or error}"
         reject = Reject(str(path), None, None, summary.message, "", "file")
         summary.note_reject(None, summary.message, "file")
-        finish_source(writer, summary, None, set(), session_gap, [reject])
+        finish_source(writer, summary, None, set(), session_gap, [reject], run_tables=run_tables)
         return summary
     earlier = already_ingested(writer, summary.content_hash)
     if earlier is not None:
@@ -229,7 +232,7 @@ def _ingest_source_file(
         summary.message = (
             f"unchanged: already ingested{same} on {when:%Y-%m-%d %H:%M:%S} UTC; nothing new stored"
         )
-        finish_source(writer, summary, size, set(), session_gap)
+        finish_source(writer, summary, size, set(), session_gap, run_tables=run_tables)
         return summary
     own_deferral = None  # this file's alone: caught up when the file is closed
     if run_deferral is None:
@@ -262,7 +265,7 @@ def _ingest_source_file(
         summary.settle_status()
     stop_pool()  # a bulk load's build of the aggregates needs the workers' memory
     finish_source(writer, summary, size, ingestor.tables_touched, session_gap, file_rejects,
-                  deferral=own_deferral)
+                  deferral=own_deferral, run_tables=run_tables)
     return summary
 
 

@@ -41,6 +41,7 @@ from typing import Any
 
 import duckdb
 
+from pipeline import store
 from pipeline.formats import FORMATS, FormatError, detect_format, format_of_lines, sample_lines
 from pipeline.formats.follow import Follow, FollowMode
 from pipeline.formats.poker_arena import game_from_file_name, infer_game, resolve_game
@@ -67,6 +68,8 @@ from pipeline.ingest.offsets import (
 from pipeline.ingest.paths import expand_paths, file_hash, is_hand_file
 from pipeline.ingest.sessions import (
     DEFAULT_SESSION_GAP_MINUTES,
+    SESSIONS_PENDING_META_KEY,
+    defer_sessions,
     refresh_sessions,
 )
 from pipeline.ingest.summary import MAX_STORED_REJECTS, FileSummary
@@ -228,6 +231,8 @@ class Watcher:
         self.wake = threading.Event()
         self._started = False
         self._deferral: Deferral | None = None  # this look's, when it counts its hands at its end
+        # with it, the tables whose sessions the look works out at its end
+        self._look_tables: set[tuple[str, str | None]] | None = None
         self._said: dict[str, str] = {}
         self._changed: set[str] = set()  # paths file events named since the last pass
         self._changed_lock = threading.Lock()
@@ -242,6 +247,10 @@ class Watcher:
         with self.writer.transaction(release=True) as connection:
             self.cursors = load_cursors(connection)
             self.status.hands_in_database = _hand_count(connection)
+            if store.get_meta(connection, SESSIONS_PENDING_META_KEY) is not None:
+                # a look (or a run) that died before its end left sessions waiting, and every
+                # file may be read to its end already: no later write would find them
+                refresh_sessions(connection, set(), self.options.session_gap)
         self._started = True
 
     def request_stop(self) -> None:
@@ -296,12 +305,14 @@ class Watcher:
         if only is None:
             self.status.files = len(paths)
         self._deferral = self._deferral_for(paths)
+        self._look_tables = set() if self._deferral is not None else None
         try:
             self._follow_each(paths)
             if self._deferral is not None:
-                finish_load(self.writer, self._deferral)
+                finish_load(self.writer, self._deferral, self._look_tables,
+                            self.options.session_gap)
         finally:
-            self._deferral = None
+            self._deferral = self._look_tables = None
             # let readers (the dashboard) in once the look is over; within it the writer lets
             # go every HOLD_SECONDS (closing after every file cost a checkpoint and a new
             # connection each: about 90 ms a file, most of a folder of small files' time)
@@ -655,7 +666,11 @@ class Watcher:
                 summary.note_warning(warning)
             after.counts = cursor.counts.add(summary)
             save_cursor(connection, after, file.stored)
-            refresh_sessions(connection, touched, self.options.session_gap)
+            if self._look_tables is None:
+                refresh_sessions(connection, touched, self.options.session_gap)
+            else:  # a look that works out its sessions at its end
+                defer_sessions(connection, touched)
+                self._look_tables |= touched
             resolve_rejects(connection)
             if new_hands:
                 committed.append(self._new_hands_note(connection, name, part.first_line,
@@ -742,7 +757,7 @@ class Watcher:
             save_cursor(connection, after, file.stored)
 
         finish_source(self.writer, summary, stat.st_size, set(), self.options.session_gap,
-                      then=then)
+                      then=then, run_tables=self._look_tables)
         file.cursor = after
         file.stored = after.mark
 
@@ -768,7 +783,8 @@ class Watcher:
             save_cursor(connection, after, file.stored)
 
         finish_source(self.writer, summary, size, set(), self.options.session_gap,
-                      [Reject(key, None, None, reason, "", "file")], then=then)
+                      [Reject(key, None, None, reason, "", "file")], then=then,
+                      run_tables=self._look_tables)
         file.cursor = after
         file.stored = after.mark
         self._say(key, f"{file.path}: {reason}")

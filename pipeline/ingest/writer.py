@@ -33,10 +33,11 @@ from pipeline.formats.base import clip_raw
 from pipeline.ingest.aggregates import Deferral, add_hands, catch_up, defer_hands
 from pipeline.ingest.batches import Candidate, PreparedBatch, Reject
 from pipeline.ingest.errors import DatabaseError
-from pipeline.ingest.sessions import refresh_sessions
+from pipeline.ingest.sessions import defer_sessions, refresh_sessions
 from pipeline.ingest.summary import FileSummary
 from pipeline.ingest.tables import TABLE_SCHEMAS
 from pipeline.rules.ruleset import RuleSet, ruleset_to_mapping
+from pipeline.store.aggregates import aggregates_current
 
 __all__ = [
     "BUILD_MEMORY_LIMIT",
@@ -413,17 +414,25 @@ def finish_source(
     file_rejects: Sequence[Reject] = (),
     then: Callable[[duckdb.DuckDBPyConnection], None] | None = None,
     deferral: Deferral | None = None,
+    run_tables: set[tuple[str, str | None]] | None = None,
 ) -> None:
     """Close a source: its file-level rejects, affected sessions, the aggregates its batches
     left out (``deferral``, a bulk load's: :func:`~pipeline.ingest.aggregates.catch_up`) and
-    its ingested_files row (``then(connection)`` runs last, in the same transaction). The
+    its ingested_files row (``then(connection)`` runs last, in the same transaction).
+    ``run_tables``: the source is one of a run that works out its sessions once, after its
+    last source (:func:`finish_load`): its touched tables are added to them and its sessions
+    deferred (:func:`~pipeline.ingest.sessions.defer_sessions`). The
     writer keeps the database as after any transaction (it lets go once it held it
     ``hold_seconds``, and its caller closes it at its end): letting go after every source cost
     a checkpoint and a new connection each, about 90 ms a file, most of the time of a folder of
     small files."""
     with writer.transaction() as connection:
         insert_rejects(connection, file_rejects)
-        refresh_sessions(connection, touched, session_gap)
+        if run_tables is None:
+            refresh_sessions(connection, touched, session_gap)
+        else:
+            defer_sessions(connection, touched)
+            run_tables |= touched
         if deferral is not None and deferral.pending:
             _catch_up(connection, deferral)
         resolve_rejects(connection)
@@ -432,14 +441,27 @@ def finish_source(
             then(connection)
 
 
-def finish_load(writer: Writer, deferral: Deferral) -> None:
-    """Count in the aggregates what a load of several sources left out (``deferral``, shared by
-    its sources, which each closed without catching up: :func:`finish_source` without it), in
-    one transaction once every source is stored."""
-    if not deferral.pending:
+def finish_load(writer: Writer, deferral: Deferral,
+                run_tables: set[tuple[str, str | None]] | None = None,
+                session_gap: float | None = None) -> None:
+    """Once every source of a load of several is stored, in one transaction: the sessions its
+    sources left (``run_tables``, the tables they touched: :func:`finish_source` with
+    ``run_tables``), with ``session_gap``, then what they left out of the aggregates
+    (``deferral``, shared by its sources, which each closed without catching up), or every
+    aggregate when they are out of date and the run stored nothing new (an earlier run that
+    died before its end left them so)."""
+    # even with no tables of its own: an earlier run may have died before its sessions
+    sessions = run_tables is not None and session_gap is not None
+    if not deferral.pending and not sessions:
         return
     with writer.transaction() as connection:
-        _catch_up(connection, deferral)
+        if sessions:
+            refresh_sessions(connection, run_tables, session_gap)
+        if deferral.pending:
+            _catch_up(connection, deferral)
+        elif sessions and not aggregates_current(connection):
+            # an earlier run died before it counted its files, and this one found nothing new
+            _catch_up(connection, Deferral(pending=True))
 
 
 def _catch_up(connection: duckdb.DuckDBPyConnection, deferral: Deferral) -> None:

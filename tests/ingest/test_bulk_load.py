@@ -1,6 +1,8 @@
 """A bulk load counts its hands in the aggregates once, at the end of each file: the database
 is the one a batch-by-batch ingest gives, table by table; while it runs (and if it dies midway)
-no reader trusts the aggregates, and the next write builds them; which files are bulk loads."""
+no reader trusts the aggregates, and the next write builds them; which files are bulk loads.
+A run of many files also works out its sessions once, after its last file; should it die
+before, the next write finds the seats still waiting."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import duckdb
 import pytest
 
 from pipeline import store
-from pipeline.ingest import aggregates, writer
+from pipeline.ingest import aggregates, sessions, writer
 from pipeline.ingest.driver import (
     BULK_BYTES_PER_HAND,
     BULK_HANDS_PER_FILE,
@@ -19,6 +21,7 @@ from pipeline.ingest.driver import (
     ingest_paths,
 )
 from pipeline.ingest.errors import DatabaseError
+from pipeline.ingest.sessions import SESSIONS_PENDING_META_KEY
 from pipeline.read.totals import aggregates_ready
 from pipeline.store.aggregates import AGGREGATES_META_KEY
 from tests.simulated_mix import BATCH, Mixed, mixed, rebuilt_aggregates
@@ -320,3 +323,115 @@ def test_a_watchs_first_look_over_many_files_counts_them_once(
     by_watch, by_ingest = _tables(watched), _tables(ingested)
     for table, rows in by_ingest.items():
         assert by_watch[table] == rows, table
+
+
+def _count_session_work(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record, per call of the sessions' work (:func:`~pipeline.ingest.sessions.add_sessions` or
+    :func:`~pipeline.ingest.sessions.update_sessions`), how many hands the database held."""
+    calls: list[int] = []
+    for name in ("add_sessions", "update_sessions"):
+        real = getattr(sessions, name)
+
+        def counted(connection, *args, real=real, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+            calls.append(connection.execute("SELECT count(*) FROM hands").fetchall()[0][0])
+            return real(connection, *args, **kwargs)
+
+        monkeypatch.setattr(sessions, name, counted)
+    return calls
+
+
+def _waiting(database: Path) -> tuple[int, str | None]:
+    """Seats with a start time and no session yet, and the sessions-pending meta value."""
+    connection = duckdb.connect(str(database), read_only=True)
+    try:
+        waiting = connection.sql(
+            "SELECT count(*) FROM seats se JOIN hands h USING (hand_key) "
+            "WHERE se.session_id IS NULL AND h.started_at IS NOT NULL").fetchall()[0][0]
+        return int(waiting), store.get_meta(connection, SESSIONS_PENDING_META_KEY)
+    finally:
+        connection.close()
+
+
+def test_a_run_of_many_files_works_out_sessions_once(
+        mixed: Mixed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Into a database with stored sessions, a run of many small files merges their seats into
+    the sessions once, after the last file (per file it cost about 30 ms, half a folder of
+    one-hand files' time), and the sessions are those of the whole files, ids and all; ``ofc
+    watch``'s first look over such a folder does the same."""
+    from pipeline.ingest.watch import Watcher, WatchOptions
+
+    files = _split(mixed, tmp_path / "sessions", 25)
+    database = tmp_path / "run.duckdb"
+    ingest_paths(files[:1], database, batch_size=BATCH)  # the sessions so far, and their gap
+    calls = _count_session_work(monkeypatch)
+    summary = ingest_paths(files[1:], database, batch_size=BATCH)
+    assert summary.stored + 22 >= 550 and calls == [550], calls
+    watched = tmp_path / "watched.duckdb"
+    calls.clear()
+    Watcher([tmp_path / "sessions"], watched, WatchOptions(settle=0.0, idle=0.0)).run(once=True)
+    assert calls == [550], calls
+    monkeypatch.undo()
+    assert _waiting(database) == (0, None) and _waiting(watched) == (0, None)
+    whole = _tables(mixed.database)
+    _same_hands(_tables(database), whole)
+    _same_hands(_tables(watched), whole)
+
+
+@pytest.mark.parametrize("next_write", ["the same files again", "one file again"])
+def test_a_run_that_dies_before_its_sessions_leaves_them_to_the_next_write(
+        mixed: Mixed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, next_write: str) -> None:
+    """A run of many files that dies after storing every file but before its sessions (its
+    last transaction) leaves those seats waiting, marked in ``meta``; the next write finds
+    them, even one that stores nothing new (every file already ingested: a run's end, or
+    one file's), and the sessions are then those of one uninterrupted ingest. A run's end
+    also builds the aggregates the died run left out of date (one file's end leaves them to
+    the next write that stores hands: within a run they are out of date on purpose)."""
+    files = _split(mixed, tmp_path / "sessions", 10)
+    database = tmp_path / "died.duckdb"
+
+    def dying(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise duckdb.IOException("disk full")
+
+    monkeypatch.setattr("pipeline.ingest.driver.finish_load", dying)
+    with pytest.raises((DatabaseError, duckdb.Error)):
+        ingest_paths(files, database, batch_size=BATCH)
+    monkeypatch.undo()
+    waiting, pending = _waiting(database)
+    assert waiting > 0 and pending is not None, (waiting, pending)
+    again = ingest_paths(files if next_write == "the same files again" else files[:1], database,
+                         batch_size=BATCH)
+    assert again.stored == 0, again
+    assert _waiting(database) == (0, None)
+    stored, whole = _tables(database), _tables(mixed.database)
+    if next_write == "one file again":
+        kept = ("hands", "seats", "sessions", "session_totals")
+        stored, whole = ({table: tables[table] for table in kept} for tables in (stored, whole))
+    _same_hands(stored, whole)
+
+
+def test_a_watch_that_dies_before_its_sessions_leaves_them_to_its_next_start(
+        mixed: Mixed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ofc watch``'s first look over many files dies after reading every file to its end
+    but before its sessions: the next start finds nothing new to read, and still works out
+    the waiting seats' sessions when it opens the database."""
+    from pipeline.ingest.watch import Watcher, WatchOptions
+
+    _split(mixed, tmp_path / "sessions", 10)
+    watched = tmp_path / "watched.duckdb"
+
+    def dying(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise duckdb.IOException("disk full")
+
+    monkeypatch.setattr("pipeline.ingest.watch.finish_load", dying)
+    with pytest.raises((DatabaseError, duckdb.Error)):
+        Watcher([tmp_path / "sessions"], watched, WatchOptions(settle=0.0, idle=0.0)).run(once=True)
+    monkeypatch.undo()
+    waiting, pending = _waiting(watched)
+    assert waiting > 0 and pending is not None, (waiting, pending)
+    again = Watcher([tmp_path / "sessions"], watched, WatchOptions(settle=0.0, idle=0.0))
+    again.run(once=True)
+    assert again.status.new_hands == 0
+    assert _waiting(watched) == (0, None)
+    kept = ("hands", "seats", "sessions", "session_totals")
+    whole = _tables(mixed.database)
+    _same_hands(*({table: tables[table] for table in kept} for tables in (_tables(watched), whole)))
