@@ -109,6 +109,10 @@ _COLUMNS = (
     "duplicates, rejected, notes, size_bytes, modified_ns, recorded_hash"
 )
 
+_UPDATED = ", ".join(f"{column.strip()} = ?" for column in
+                     [*_COLUMNS.split(",")[1:], "updated_at"])
+"""The SET list of every column but the path, in :data:`_COLUMNS` order, then updated_at."""
+
 
 def _notes(counts: Counts) -> str:
     return json.dumps({"unreadable": counts.unreadable, "ends_early": counts.ends_early,
@@ -155,14 +159,19 @@ def save_cursor(
     if found != expected:
         raise CursorMoved(f"{cursor.path}: read by another watcher meanwhile")
     counts = cursor.counts
-    connection.execute(
-        f"INSERT OR REPLACE INTO file_offsets ({_COLUMNS}, updated_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [cursor.path, cursor.format, cursor.bytes_read, cursor.lines_read, cursor.mid_line,
-         cursor.read_hash, json.dumps(cursor.state), counts.records, counts.stored,
-         counts.duplicates, counts.rejected, _notes(counts), cursor.size_bytes,
-         cursor.modified_ns, cursor.recorded_hash, datetime.now(UTC).replace(tzinfo=None)],
-    )
+    values = [cursor.format, cursor.bytes_read, cursor.lines_read, cursor.mid_line,
+              cursor.read_hash, json.dumps(cursor.state), counts.records, counts.stored,
+              counts.duplicates, counts.rejected, _notes(counts), cursor.size_bytes,
+              cursor.modified_ns, cursor.recorded_hash, datetime.now(UTC).replace(tzinfo=None)]
+    # An UPDATE of the row found (or an INSERT of a new one), not INSERT OR REPLACE: that cost
+    # 2.8 ms a call against 0.5, twice per file of a folder that ofc watch follows.
+    if rows:
+        connection.execute(f"UPDATE file_offsets SET {_UPDATED} WHERE path = ?",
+                           [*values, cursor.path])
+    else:
+        connection.execute(
+            f"INSERT INTO file_offsets ({_COLUMNS}, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [cursor.path, *values])
 
 
 def ingested_counts(
