@@ -13,6 +13,11 @@ from pipeline import read
 
 filters = components.current_filters()
 st.title("Sessions")
+waiting = components.ask(read.sessions.hands_waiting_for_sessions)
+if waiting:
+    st.info(f"{waiting:,} stored hands have no session yet: an ingest of many files works "
+            "their sessions out after its last file. They appear here when it ends (should it "
+            "have stopped early, the next `ofc ingest` or `ofc watch` finishes them).")
 sessions = components.ask(read.sessions.session_results, filters)
 if sessions.is_empty():
     st.info("No sessions match these filters.")

@@ -23,6 +23,7 @@ import duckdb
 
 from pipeline import store
 from pipeline.ingest.defaults import DEFAULT_SESSION_GAP_MINUTES
+from pipeline.store import SESSIONS_PENDING_META_KEY
 
 __all__ = ["DEFAULT_SESSION_GAP_MINUTES", "SESSIONS_PENDING_META_KEY", "SESSION_GAP_META_KEY",
            "add_sessions", "defer_sessions", "refresh_sessions", "update_session_points",
@@ -30,11 +31,6 @@ __all__ = ["DEFAULT_SESSION_GAP_MINUTES", "SESSIONS_PENDING_META_KEY", "SESSION_
 
 SESSION_GAP_META_KEY = "session_gap_minutes"
 """meta key holding the gap the stored sessions were computed with."""
-
-SESSIONS_PENDING_META_KEY = "sessions_pending"
-"""meta key present while stored seats with a start time wait for their sessions: a run of
-several files works them out once, after its last file (:func:`defer_sessions`); should it
-die first, the next :func:`refresh_sessions` finds them."""
 
 _SCOPE = "_session_scope"
 

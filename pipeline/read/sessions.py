@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import duckdb
 import polars as pl
 
+from pipeline import store
 from pipeline.read.scope import (
     Filters,
     hand_scope,
@@ -96,3 +98,21 @@ def session_hands(db: Database, session_id: str) -> pl.DataFrame:
         ORDER BY h.started_at NULLS FIRST, h.hand_key
     """
     return frame(db, sql, [session_id])
+
+
+def hands_waiting_for_sessions(db: Database) -> int:
+    """How many stored hands (with a start time) have no session yet because a run of many
+    files works their sessions out after its last file (:data:`~pipeline.store.
+    SESSIONS_PENDING_META_KEY` set: the run is still going, or died before its end and the
+    next write will finish them); 0 otherwise, and for a source without the mark (a lake)."""
+    with reading(db) as connection:
+        try:
+            if store.get_meta(connection, store.SESSIONS_PENDING_META_KEY) is None:
+                return 0
+            rows = connection.sql(
+                "SELECT count(DISTINCT se.hand_key) FROM seats se JOIN hands h "
+                "ON h.hand_key = se.hand_key "
+                "WHERE se.session_id IS NULL AND h.started_at IS NOT NULL").fetchall()
+        except duckdb.CatalogException:  # no meta table: a lake
+            return 0
+    return int(rows[0][0])

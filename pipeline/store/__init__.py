@@ -622,6 +622,13 @@ the database was scored with by override (``--rules``, a live session's rules): 
 hands it scored and by ``ofc rescore``, read to settle matches (schemas/database.md)."""
 
 
+SESSIONS_PENDING_META_KEY = "sessions_pending"
+"""meta key present while stored seats with a start time wait for their sessions: a run of
+several files works them out once, after its last file
+(:func:`pipeline.ingest.sessions.defer_sessions`); should it die first, the next write finds
+them. Readers say how many hands wait (:func:`pipeline.read.sessions.hands_waiting_for_sessions`)."""
+
+
 def get_meta(connection: duckdb.DuckDBPyConnection, key: str) -> str | None:
     """A value of the meta table, or None."""
     rows = connection.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchall()

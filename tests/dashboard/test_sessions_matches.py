@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import duckdb
 import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from pipeline import read
 from pipeline.ingest.driver import ingest_paths
+from pipeline.ingest.errors import DatabaseError
 from pipeline.records.rules_file import load_rules_file
 from tests.dashboard.conftest import APP
 from tests.ingest.conftest import deal_hand, write_jsonl
@@ -52,3 +54,43 @@ def test_the_sessions_page_settles_the_matches_of_a_session(tmp_path: Path,
     assert shown.filter(pl.col("match") == "m1")["money"].sum() == 0
     caption = " ".join(element.value for element in app.caption)
     assert "**m2**: not settled" in caption and "match cap 10, 0.5 per point" in caption
+
+
+def test_the_sessions_page_says_how_many_hands_wait_for_their_sessions(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run of many files works out its sessions after its last file; one that died before
+    (or is still going) leaves hands without a session. The Sessions page says how many, and
+    stops saying it once the next ingest has worked them out."""
+    files = []
+    for number in range(4):  # four session files, a quarter of an hour apart
+        records = [deal_hand(10 * number + seed, hand_id=f"f{number}-{seed}",
+                             started_at=f"2026-11-01T2{number}:{2 * seed:02d}:00Z")
+                   for seed in range(3)]
+        files.append(write_jsonl(tmp_path / f"table-{number}.jsonl", records))
+    database = tmp_path / "db.duckdb"
+
+    def dying(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise duckdb.IOException("disk full")
+
+    with monkeypatch.context() as patched:
+        patched.setattr("pipeline.ingest.driver.finish_load", dying)
+        with pytest.raises((DatabaseError, duckdb.Error)):
+            ingest_paths(files, database)
+    assert read.sessions.hands_waiting_for_sessions(database) == 12
+
+    monkeypatch.setenv("OFC_DASHBOARD_DB", str(database))
+    app = AppTest.from_file(str(APP), default_timeout=60)
+    app.run()
+    app.switch_page("views/sessions.py").run()
+    assert not app.exception, [e.message for e in app.exception]
+    notes = " ".join(element.value for element in app.info)
+    assert "12 stored hands have no session yet" in notes, notes
+
+    ingest_paths(files, database)  # every file read already: it finds the waiting hands
+    assert read.sessions.hands_waiting_for_sessions(database) == 0
+    app = AppTest.from_file(str(APP), default_timeout=60)
+    app.run()
+    app.switch_page("views/sessions.py").run()
+    assert not app.exception, [e.message for e in app.exception]
+    assert not any("no session yet" in element.value for element in app.info)
+    assert read.sessions.session_results(database, read.scope.EVERYTHING).height > 0
