@@ -54,13 +54,19 @@ def run(arguments: argparse.Namespace) -> int:
     collecting, frozen_before = gc.isenabled(), gc.get_freeze_count()
     gc.disable()
     try:
-        from pipeline.formats.source import FormatError, read_raw_lines, read_stream_raw
+        from pipeline.formats.source import (
+            FormatError,
+            keep_freed_memory,
+            read_raw_lines,
+            read_stream_raw,
+        )
         from pipeline.ingest.score_lines import BLOCK_LINES, score_blocks
         from pipeline.records.rules_file import RulesResolver
     finally:
         gc.freeze()
         if collecting:
             gc.enable()
+    keep_freed_memory()  # blocks' memory reused, not faulted in again (0.05-0.07 s of 0.45)
     atexit.unregister(gc.freeze)  # once, however often run() is called in one process
     atexit.register(gc.freeze)
     try:

@@ -16,6 +16,7 @@ import gzip
 import io
 import json
 import os
+import sys
 import zlib
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -679,6 +680,40 @@ def file_name_stem(path: str | os.PathLike[str]) -> str:
             name = name[: -len(suffix)]
             break
     return name
+
+
+MALLOC_MMAP_THRESHOLD_BYTES = 32 << 20
+"""Allocations below this come from the heap, not from a mapping of their own
+(:func:`keep_freed_memory`)."""
+MALLOC_TRIM_THRESHOLD_BYTES = 512 << 20
+"""Freed memory at the heap's top is given back to the system only beyond this."""
+
+
+def keep_freed_memory() -> bool:
+    """Let glibc reuse freed memory instead of giving it back and faulting it in again (Linux
+    with glibc; elsewhere nothing). Returns whether it applied.
+
+    A command that reads a file in 1 MiB blocks and builds arrays of a block at a time
+    allocates and frees the same large sizes over and over. By default glibc maps each
+    allocation of 128 KiB or more on its own (the threshold grows with use) and trims the
+    heap's free top, so every block's memory is faulted in again, page by page. On the test
+    machine, ``ofc score`` of 20,000 hands took about 50,000 page faults and 0.15 s of system
+    time that way, against about 23,000 and 0.08 s with these thresholds (fixed: the process
+    may keep up to 512 MiB of freed memory for reuse; a command's own bound on what it holds
+    at once is unchanged). Forked workers inherit the setting. ``ofc score`` sets it; ``ofc
+    ingest`` does not: measured side by side (100,000 hands, writer and workers set), its wall
+    time did not change (0.94-1.02×) and its peak memory grew from 1.2 to 1.4 GB."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL(None).mallopt  # glibc; musl has none
+    except (OSError, AttributeError):
+        return False
+    trim_threshold, mmap_threshold = -1, -3  # M_TRIM_THRESHOLD, M_MMAP_THRESHOLD
+    return bool(mallopt(mmap_threshold, MALLOC_MMAP_THRESHOLD_BYTES)
+                and mallopt(trim_threshold, MALLOC_TRIM_THRESHOLD_BYTES))
 
 
 @contextlib.contextmanager
