@@ -227,8 +227,7 @@ def run(arguments: argparse.Namespace) -> int:
         errors.print(
             f"wrote {summary.hands:,} hands ({summary.sessions} sessions, {summary.players} "
             f"players) to {'standard output' if arguments.out == STANDARD_OUTPUT else summary.path} "
-            f"in "
-            f"{summary.seconds:.1f} s "
+            f"in {summary.seconds:.1f} s "
             f"({summary.hands_per_second:,.0f} hands/s)",
             highlight=False, soft_wrap=True,
         )

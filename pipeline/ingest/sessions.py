@@ -23,11 +23,11 @@ import duckdb
 
 from pipeline import store
 from pipeline.ingest.defaults import DEFAULT_SESSION_GAP_MINUTES
-from pipeline.store import SESSIONS_PENDING_META_KEY
+from pipeline.store import SEATS_WAITING_FOR_SESSIONS, SESSIONS_PENDING_META_KEY
 
 __all__ = ["DEFAULT_SESSION_GAP_MINUTES", "SESSIONS_PENDING_META_KEY", "SESSION_GAP_META_KEY",
-           "add_sessions", "defer_sessions", "refresh_sessions", "update_session_points",
-           "update_sessions"]
+           "add_sessions", "defer_sessions", "finish_waiting_sessions", "refresh_sessions",
+           "update_session_points", "update_sessions"]
 
 SESSION_GAP_META_KEY = "session_gap_minutes"
 """meta key holding the gap the stored sessions were computed with."""
@@ -350,6 +350,17 @@ def refresh_sessions(
     store.set_meta(connection, SESSION_GAP_META_KEY, repr(float(gap_minutes)))
 
 
+def finish_waiting_sessions(connection: duckdb.DuckDBPyConnection, gap_minutes: float) -> bool:
+    """Work out the sessions of seats a run left waiting (:data:`SESSIONS_PENDING_META_KEY`
+    set: it died before its end), in the caller's transaction, for a caller that may write
+    nothing else (``ofc watch`` starting over files read to their end already). True when
+    there were any."""
+    if store.get_meta(connection, SESSIONS_PENDING_META_KEY) is None:
+        return False
+    refresh_sessions(connection, (), gap_minutes)
+    return True
+
+
 def defer_sessions(connection: duckdb.DuckDBPyConnection,
                    touched: Iterable[tuple[str, str | None]]) -> None:
     """Leave the sessions of a source's new hands (at the ``touched`` (site, table) pairs) to
@@ -371,9 +382,7 @@ def defer_sessions(connection: duckdb.DuckDBPyConnection,
 def _waiting_tables(connection: duckdb.DuckDBPyConnection) -> set[tuple[str, str | None]]:
     """The (site, table) pairs of stored seats that have a start time and no session yet."""
     rows = connection.execute(
-        "SELECT DISTINCT h.site, h.table_name FROM seats se JOIN hands h "
-        "ON h.hand_key = se.hand_key WHERE se.session_id IS NULL AND h.started_at IS NOT NULL"
-    ).fetchall()
+        f"SELECT DISTINCT h.site, h.table_name FROM {SEATS_WAITING_FOR_SESSIONS}").fetchall()
     return {(site, table) for site, table in rows}
 
 

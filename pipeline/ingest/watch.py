@@ -41,7 +41,6 @@ from typing import Any
 
 import duckdb
 
-from pipeline import store
 from pipeline.formats import FORMATS, FormatError, detect_format, format_of_lines, sample_lines
 from pipeline.formats.follow import Follow, FollowMode
 from pipeline.formats.poker_arena import game_from_file_name, infer_game, resolve_game
@@ -68,8 +67,8 @@ from pipeline.ingest.offsets import (
 from pipeline.ingest.paths import expand_paths, file_hash, is_hand_file
 from pipeline.ingest.sessions import (
     DEFAULT_SESSION_GAP_MINUTES,
-    SESSIONS_PENDING_META_KEY,
     defer_sessions,
+    finish_waiting_sessions,
     refresh_sessions,
 )
 from pipeline.ingest.summary import MAX_STORED_REJECTS, FileSummary
@@ -247,10 +246,9 @@ class Watcher:
         with self.writer.transaction(release=True) as connection:
             self.cursors = load_cursors(connection)
             self.status.hands_in_database = _hand_count(connection)
-            if store.get_meta(connection, SESSIONS_PENDING_META_KEY) is not None:
-                # a look (or a run) that died before its end left sessions waiting, and every
-                # file may be read to its end already: no later write would find them
-                refresh_sessions(connection, set(), self.options.session_gap)
+            # a look (or a run) that died before its end may have left sessions waiting, and
+            # every file may be read to its end already: no later write would find them
+            finish_waiting_sessions(connection, self.options.session_gap)
         self._started = True
 
     def request_stop(self) -> None:

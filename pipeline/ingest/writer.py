@@ -441,25 +441,20 @@ def finish_source(
             then(connection)
 
 
-def finish_load(writer: Writer, deferral: Deferral,
-                run_tables: set[tuple[str, str | None]] | None = None,
-                session_gap: float | None = None) -> None:
+def finish_load(writer: Writer, deferral: Deferral, run_tables: set[tuple[str, str | None]],
+                session_gap: float) -> None:
     """Once every source of a load of several is stored, in one transaction: the sessions its
     sources left (``run_tables``, the tables they touched: :func:`finish_source` with
-    ``run_tables``), with ``session_gap``, then what they left out of the aggregates
+    ``run_tables``; also those of an earlier run that died before its end, even when this one
+    touched none), with ``session_gap``, then what they left out of the aggregates
     (``deferral``, shared by its sources, which each closed without catching up), or every
     aggregate when they are out of date and the run stored nothing new (an earlier run that
     died before its end left them so)."""
-    # even with no tables of its own: an earlier run may have died before its sessions
-    sessions = run_tables is not None and session_gap is not None
-    if not deferral.pending and not sessions:
-        return
     with writer.transaction() as connection:
-        if sessions:
-            refresh_sessions(connection, run_tables, session_gap)
+        refresh_sessions(connection, run_tables, session_gap)
         if deferral.pending:
             _catch_up(connection, deferral)
-        elif sessions and not aggregates_current(connection):
+        elif not aggregates_current(connection):
             # an earlier run died before it counted its files, and this one found nothing new
             _catch_up(connection, Deferral(pending=True))
 

@@ -110,9 +110,8 @@ def hands_waiting_for_sessions(db: Database) -> int:
             if store.get_meta(connection, store.SESSIONS_PENDING_META_KEY) is None:
                 return 0
             rows = connection.sql(
-                "SELECT count(DISTINCT se.hand_key) FROM seats se JOIN hands h "
-                "ON h.hand_key = se.hand_key "
-                "WHERE se.session_id IS NULL AND h.started_at IS NOT NULL").fetchall()
+                f"SELECT count(DISTINCT se.hand_key) FROM {store.SEATS_WAITING_FOR_SESSIONS}"
+            ).fetchall()
         except duckdb.CatalogException:  # no meta table: a lake
             return 0
     return int(rows[0][0])

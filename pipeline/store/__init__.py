@@ -628,6 +628,12 @@ several files works them out once, after its last file
 (:func:`pipeline.ingest.sessions.defer_sessions`); should it die first, the next write finds
 them. Readers say how many hands wait (:func:`pipeline.read.sessions.hands_waiting_for_sessions`)."""
 
+SEATS_WAITING_FOR_SESSIONS = (
+    "seats se JOIN hands h ON h.hand_key = se.hand_key "
+    "WHERE se.session_id IS NULL AND h.started_at IS NOT NULL")
+"""``FROM`` and ``WHERE`` of the stored seats (``se``, their hands ``h``) that have a start time
+and no session yet: the seats :data:`SESSIONS_PENDING_META_KEY` marks as waiting."""
+
 
 def get_meta(connection: duckdb.DuckDBPyConnection, key: str) -> str | None:
     """A value of the meta table, or None."""
