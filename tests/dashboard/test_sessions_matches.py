@@ -15,7 +15,7 @@ from pipeline.ingest.driver import ingest_paths
 from pipeline.ingest.errors import DatabaseError
 from pipeline.records.rules_file import load_rules_file
 from tests.dashboard.conftest import APP
-from tests.ingest.conftest import deal_hand, write_jsonl
+from tests.ingest.conftest import deal_hand, disk_full, write_jsonl
 
 
 def test_the_sessions_page_settles_the_matches_of_a_session(tmp_path: Path,
@@ -69,11 +69,8 @@ def test_the_sessions_page_says_how_many_hands_wait_for_their_sessions(
         files.append(write_jsonl(tmp_path / f"table-{number}.jsonl", records))
     database = tmp_path / "db.duckdb"
 
-    def dying(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        raise duckdb.IOException("disk full")
-
     with monkeypatch.context() as patched:
-        patched.setattr("pipeline.ingest.driver.finish_load", dying)
+        patched.setattr("pipeline.ingest.driver.finish_load", disk_full)
         with pytest.raises((DatabaseError, duckdb.Error)):
             ingest_paths(files, database)
     assert read.sessions.hands_waiting_for_sessions(database) == 12

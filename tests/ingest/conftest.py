@@ -131,3 +131,8 @@ def arena_logs(tmp_path: Path) -> Path:
 def database(tmp_path: Path) -> Path:
     """Path of a fresh database file."""
     return tmp_path / "test.duckdb"
+
+
+def disk_full(*args: object, **kwargs: object) -> None:
+    """A stand-in for a write step that fails as on a full disk (patched over the real one)."""
+    raise duckdb.IOException("disk full")

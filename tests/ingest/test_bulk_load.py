@@ -24,6 +24,7 @@ from pipeline.ingest.errors import DatabaseError
 from pipeline.ingest.sessions import SESSIONS_PENDING_META_KEY
 from pipeline.read.totals import aggregates_ready
 from pipeline.store.aggregates import AGGREGATES_META_KEY
+from tests.ingest.conftest import disk_full
 from tests.simulated_mix import BATCH, Mixed, mixed, rebuilt_aggregates
 
 __all__ = ["mixed"]
@@ -176,6 +177,26 @@ def _split(mixed: Mixed, folder: Path, parts: int) -> list[Path]:
     return files
 
 
+def _count_aggregate_work(monkeypatch: pytest.MonkeyPatch) -> tuple[list[int], list[int]]:
+    """Record the aggregates' work: per build from every stored hand, how many hands the
+    database held; per batch counted on its own (``add_hands``), its hands."""
+    built: list[int] = []
+    added: list[int] = []
+    real, real_add = aggregates.rebuild, writer.add_hands
+
+    def counted(connection, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        built.append(connection.execute("SELECT count(*) FROM hands").fetchall()[0][0])
+        return real(connection, *args, **kwargs)
+
+    def adding(connection, frames, skip):  # noqa: ANN001, ANN202
+        added.append(frames["hands"].num_rows)
+        return real_add(connection, frames, skip)
+
+    monkeypatch.setattr(aggregates, "rebuild", counted)
+    monkeypatch.setattr(writer, "add_hands", adding)
+    return built, added
+
+
 def test_a_run_of_many_files_counts_them_once_after_the_last(
         mixed: Mixed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Many small files in one run (the default, ``bulk`` not given): their hands are counted
@@ -183,22 +204,7 @@ def test_a_run_of_many_files_counts_them_once_after_the_last(
     total, about 0.13 s a file whatever its size), and the database is the batch-by-batch one,
     table by table."""
     files = _split(mixed, tmp_path / "sessions", 25)
-    built: list[int] = []
-    real = aggregates.rebuild
-
-    def counted(connection, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
-        built.append(connection.execute("SELECT count(*) FROM hands").fetchall()[0][0])
-        return real(connection, *args, **kwargs)
-
-    added: list[int] = []
-    real_add = writer.add_hands
-
-    def adding(connection, frames, skip):  # noqa: ANN001, ANN202
-        added.append(1)
-        return real_add(connection, frames, skip)
-
-    monkeypatch.setattr(aggregates, "rebuild", counted)
-    monkeypatch.setattr(writer, "add_hands", adding)
+    built, added = _count_aggregate_work(monkeypatch)
     database = tmp_path / "run.duckdb"
     summary = ingest_paths(files, database, batch_size=BATCH)
     assert summary.stored == 550 and summary.rejected == 0, summary
@@ -293,20 +299,7 @@ def test_a_watchs_first_look_over_many_files_counts_them_once(
     files = _split(mixed, tmp_path / "sessions", 20)
     late = files.pop()
     late.rename(tmp_path / late.name)
-    built: list[int] = []
-    added: list[int] = []
-    real, real_add = aggregates.rebuild, writer.add_hands
-
-    def counted(connection, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
-        built.append(connection.execute("SELECT count(*) FROM hands").fetchall()[0][0])
-        return real(connection, *args, **kwargs)
-
-    def adding(connection, frames, skip):  # noqa: ANN001, ANN202
-        added.append(frames["hands"].num_rows)
-        return real_add(connection, frames, skip)
-
-    monkeypatch.setattr(aggregates, "rebuild", counted)
-    monkeypatch.setattr(writer, "add_hands", adding)
+    built, added = _count_aggregate_work(monkeypatch)
     watched = tmp_path / "watched.duckdb"
     watcher = Watcher([tmp_path / "sessions"], watched, WatchOptions(settle=0.0, idle=0.0))
     watcher.run(once=True)
@@ -389,10 +382,7 @@ def test_a_run_that_dies_before_its_sessions_leaves_them_to_the_next_write(
     files = _split(mixed, tmp_path / "sessions", 10)
     database = tmp_path / "died.duckdb"
 
-    def dying(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        raise duckdb.IOException("disk full")
-
-    monkeypatch.setattr("pipeline.ingest.driver.finish_load", dying)
+    monkeypatch.setattr("pipeline.ingest.driver.finish_load", disk_full)
     with pytest.raises((DatabaseError, duckdb.Error)):
         ingest_paths(files, database, batch_size=BATCH)
     monkeypatch.undo()
@@ -419,10 +409,7 @@ def test_a_watch_that_dies_before_its_sessions_leaves_them_to_its_next_start(
     _split(mixed, tmp_path / "sessions", 10)
     watched = tmp_path / "watched.duckdb"
 
-    def dying(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
-        raise duckdb.IOException("disk full")
-
-    monkeypatch.setattr("pipeline.ingest.watch.finish_load", dying)
+    monkeypatch.setattr("pipeline.ingest.watch.finish_load", disk_full)
     with pytest.raises((DatabaseError, duckdb.Error)):
         Watcher([tmp_path / "sessions"], watched, WatchOptions(settle=0.0, idle=0.0)).run(once=True)
     monkeypatch.undo()
