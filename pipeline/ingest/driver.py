@@ -49,7 +49,7 @@ from pipeline.formats.base import clip_raw
 from pipeline.ingest.aggregates import Deferral
 from pipeline.ingest.batches import DEFAULT_BATCH_SIZE, Reject
 from pipeline.ingest.ingestor import Ingestor
-from pipeline.ingest.paths import expand_paths, file_hash
+from pipeline.ingest.paths import HashAhead, expand_paths, file_hash
 from pipeline.ingest.progress import Progress
 from pipeline.ingest.sessions import DEFAULT_SESSION_GAP_MINUTES
 from pipeline.ingest.summary import BatchReport, FileSummary, IngestSummary
@@ -122,6 +122,7 @@ def ingest_paths(
     """
     started = time.perf_counter()
     files = expand_paths(paths)
+    hashes = HashAhead(files)  # the first file is hashed while the database is opened
     resolver = RulesResolver(override=rules)
     writer = Writer(database, rules=rules)
     open_check(writer)
@@ -135,7 +136,7 @@ def ingest_paths(
         for path in files:
             file_summary = _ingest_file(
                 writer, path, resolver, format, game, batch_size, session_gap, on_batch, display,
-                workers, bulk, run_deferral, run_tables,
+                workers, bulk, run_deferral, run_tables, hashes,
             )
             summary.files.append(file_summary)
         if run_deferral is not None:
@@ -161,6 +162,7 @@ def _ingest_file(
     bulk: bool | None = None,
     run_deferral: Deferral | None = None,
     run_tables: set[tuple[str, str | None]] | None = None,
+    hash_of: Callable[[Path], str] = file_hash,
 ) -> FileSummary:
     summary = FileSummary(str(path), format=format)
     display.describe(path.name)
@@ -182,7 +184,7 @@ def _ingest_file(
     try:
         return _ingest_source_file(
             writer, path, summary, resolver, game, batch_size, session_gap, on_batch, display,
-            workers, start_pool, bulk, stop_pool, run_deferral, run_tables,
+            workers, start_pool, bulk, stop_pool, run_deferral, run_tables, hash_of,
         )
     finally:
         if pool is not None:
@@ -205,18 +207,20 @@ def _ingest_source_file(
     stop_pool: Callable[[], None] = lambda: None,
     run_deferral: Deferral | None = None,
     run_tables: set[tuple[str, str | None]] | None = None,
+    hash_of: Callable[[Path], str] = file_hash,
 ) -> FileSummary:
     """One file: read, stored batch by batch, closed. ``run_deferral``: a run of several files
     that counts their hands in the aggregates once after the last one (this file leaves them
     out and does not catch up); ``run_tables``: the tables whose sessions that run works out
-    after its last file (this file adds its own and leaves its sessions to then)."""
+    after its last file (this file adds its own and leaves its sessions to then); ``hash_of``:
+    the file's content hash (the run's :class:`~pipeline.ingest.paths.HashAhead`)."""
     format = summary.format
     try:
         size = path.stat().st_size
         parallel = parallel_workers(workers, format or _detected_format(path), size)
         if parallel > 1:
             start_pool(parallel)  # the workers start up while the file is hashed
-        summary.content_hash = file_hash(path)
+        summary.content_hash = hash_of(path)
     except OSError as error:
         summary.status = "failed"
         summary.message = f"cannot read: {error.strerror or error}"

@@ -11,19 +11,69 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pipeline.formats import COMPRESSED_SUFFIXES, FILE_SUFFIXES
 from pipeline.ingest.errors import IngestError
 
-__all__ = ["expand_paths", "file_hash", "glob_paths", "is_hand_file"]
+__all__ = ["HashAhead", "expand_paths", "file_hash", "glob_paths", "is_hand_file"]
 
 
 def file_hash(path: Path) -> str:
     """The SHA-256 of a file's bytes (a file already ingested completely is skipped)."""
     with open(path, "rb") as stream:
         return hashlib.file_digest(stream, "sha256").hexdigest()
+
+
+class HashAhead:
+    """The files' content hashes (:func:`file_hash`), each computed in a thread one file ahead of
+    its ingest: the first file's from the moment this is made (while the command opens and
+    checks the database), the next one's while a file is ingested. Hashing reads and digests
+    outside the interpreter's lock, so it overlaps that work (a 160 MB file: about 0.14 s).
+
+    Only one file is hashed ahead: a folder's files are not all read before their turn."""
+
+    def __init__(self, files: Sequence[Path]) -> None:
+        """Start hashing the first of ``files`` (their order of ingest)."""
+        self._files = list(files)
+        self._next = 0
+        self._ahead: tuple[Path, threading.Thread, list[str | OSError]] | None = None
+        self._start_next()
+
+    def _start_next(self) -> None:
+        if self._next >= len(self._files):
+            self._ahead = None
+            return
+        path = self._files[self._next]
+        self._next += 1
+        outcome: list[str | OSError] = []
+
+        def hash_file() -> None:
+            try:
+                outcome.append(file_hash(path))
+            except OSError as error:  # raised again where the hash is asked for
+                outcome.append(error)
+
+        # A daemon: a command that stops early (a database it cannot use) does not wait for it.
+        thread = threading.Thread(target=hash_file, name="ofc-file-hash", daemon=True)
+        thread.start()
+        self._ahead = (path, thread, outcome)
+
+    def __call__(self, path: Path) -> str:
+        """The content hash of ``path`` (raises its OSError), then the next file's hash starts;
+        a path out of order is hashed here."""
+        ahead = self._ahead
+        if ahead is None or ahead[0] != path:
+            return file_hash(path)
+        _, thread, outcome = ahead
+        thread.join()
+        self._start_next()
+        result = outcome[0]
+        if isinstance(result, OSError):
+            raise result
+        return result
 
 
 def is_hand_file(path: Path) -> bool:

@@ -82,3 +82,58 @@ def test_ingest_help_names_every_format_and_suffix(
         assert f"{name} ({', '.join(spec.suffixes)}): {' '.join(spec.description.split())}" in text
     compressed = " or ".join(COMPRESSED_SUFFIXES)
     assert f"files ending in {', '.join(FILE_SUFFIXES)}, optionally {compressed})" in text
+
+
+
+# --- the files' hashes, one file ahead --------------------------------------------------------
+
+
+def test_each_file_is_hashed_ahead_while_the_caller_works(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first file's hash starts when the hashes are made, and the next one's as soon as a
+    file's hash is taken (while that file is ingested), never two ahead: each hash here waits
+    until the caller has seen it start, which a hash computed only when asked for never does.
+    The digests are the files' own."""
+    import threading
+
+    from pipeline.ingest import paths
+
+    files = [tmp_path / f"hands{number}.jsonl" for number in range(3)]
+    for number, path in enumerate(files):
+        path.write_bytes(b'{"hand_id": "%d"}\n' % number * 5000)
+    plain_hash = paths.file_hash
+    started = {path: threading.Event() for path in files}
+    seen = {path: threading.Event() for path in files}
+
+    def hash_once_seen(path: Path) -> str:
+        started[path].set()
+        assert seen[path].wait(10), f"{path.name} was hashed before its turn"
+        return plain_hash(path)
+
+    monkeypatch.setattr(paths, "file_hash", hash_once_seen)
+    hashes = paths.HashAhead(files)
+    for number, path in enumerate(files):
+        assert started[path].wait(10), f"{path.name} was not being hashed ahead"
+        assert not any(started[later].is_set() for later in files[number + 1:])  # one ahead
+        seen[path].set()
+        assert hashes(path) == plain_hash(path)
+
+
+def test_a_file_that_cannot_be_hashed_raises_where_its_hash_is_asked_for(
+    tmp_path: Path,
+) -> None:
+    """A file gone before its turn raises its OSError when its hash is taken (the ingest then
+    reports it unreadable), and the next file is still hashed; a path out of order is hashed
+    when asked for."""
+    from pipeline.ingest.paths import HashAhead, file_hash
+
+    gone, present = tmp_path / "gone.jsonl", tmp_path / "present.jsonl"
+    present.write_bytes(b"{}\n")
+    hashes = HashAhead([gone, present])
+    with pytest.raises(FileNotFoundError):
+        hashes(gone)
+    assert hashes(present) == file_hash(present)
+    other = tmp_path / "other.jsonl"
+    other.write_bytes(b"[]\n")
+    assert hashes(other) == file_hash(other)
