@@ -96,33 +96,22 @@ def _session_rows_sql(gap_minutes: float, within: str = "all") -> str:
             ON e.hand_key = seated.hand_key AND e.player = seated.player
     ),
     g AS (
+        -- the id of each session on its first seat only (hashed once a session, not per seat)
         SELECT *,
             CASE WHEN lag(started_at) OVER w IS NULL
                    OR epoch_us(started_at) - epoch_us(lag(started_at) OVER w) >= {gap_microseconds}
-                 THEN 1 ELSE 0 END AS starts_session
+                 THEN {_session_id_sql('started_at')} END AS starting_id
         FROM s
         WINDOW w AS (PARTITION BY player, site, table_name ORDER BY started_at, hand_key)
-    ),
-    n AS (
-        SELECT *,
-            sum(starts_session) OVER (
-                PARTITION BY player, site, table_name ORDER BY started_at, hand_key
-                ROWS UNBOUNDED PRECEDING
-            ) AS session_number
-        FROM g
-    ),
-    k AS (
-        -- one id per session (hashing per seat cost most of the query)
-        SELECT player, site, table_name, session_number,
-            {_session_id_sql('min(started_at)')} AS session_id
-        FROM n
-        GROUP BY player, site, table_name, session_number
     )
-    SELECT n.hand_key, n.player, n.site, n.table_name, n.started_at, n.variant, n.rules,
-           n.player_count, n.points, n.foul, n.royalties, k.session_id
-    FROM n JOIN k ON n.player = k.player AND n.site = k.site
-        AND n.table_name IS NOT DISTINCT FROM k.table_name
-        AND n.session_number = k.session_number
+    -- every seat takes the id of the last session start at or before it
+    SELECT hand_key, player, site, table_name, started_at, variant, rules, player_count,
+           points, foul, royalties,
+           last_value(starting_id IGNORE NULLS) OVER (
+               PARTITION BY player, site, table_name ORDER BY started_at, hand_key
+               ROWS UNBOUNDED PRECEDING
+           ) AS session_id
+    FROM g
     """
 
 
