@@ -141,11 +141,28 @@ def _join(parts: Sequence[BoardColumns]) -> BoardColumns:
                                        "fantasyland_cards")))
 
 
+_PACKED_CARDS = 10
+"""The most cards a row may hold for :func:`_distinct` to pack it into one 64-bit key (6 bits a
+card)."""
+
+
 def _distinct(columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of an (N, k) card array and, per row, the index of its distinct row
-    (k = 0: one empty row)."""
+    """The distinct rows of an (N, k) card array, in the rows' lexicographic order, and, per
+    row, the index of its distinct row (k = 0: one empty row): what ``np.unique(columns,
+    axis=0, return_inverse=True)`` gives. Rows of at most :data:`_PACKED_CARDS` card codes
+    (-1 to 62) are packed into one integer each (the first card in the highest bits, so the
+    integers sort as the rows do), which sorts about ten times faster than rows."""
     if columns.shape[1] == 0:
         return columns[:1], np.zeros(len(columns), dtype=np.intp)
+    if columns.shape[1] <= _PACKED_CARDS and len(columns) and (
+            columns.min() >= -1 and columns.max() <= 62):
+        shifted = columns.astype(np.int64) + 1
+        keys = shifted[:, 0].copy()
+        for column in range(1, columns.shape[1]):
+            keys <<= 6
+            keys |= shifted[:, column]
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        return columns[first], inverse.reshape(-1).astype(np.intp)
     unique, inverse = np.unique(columns, axis=0, return_inverse=True)
     return unique, inverse.reshape(-1).astype(np.intp)
 

@@ -99,3 +99,24 @@ def test_an_enumerated_decision_plays_each_distinct_hand_once(decisions: list[De
         if checked == 4:
             break
     assert checked >= 2 and shrunk >= 1
+
+
+@pytest.mark.parametrize("width", [1, 3, 6, 10, 11])
+@pytest.mark.parametrize("dtype", [np.int8, np.int64])
+def test_distinct_hands_are_numpys_distinct_rows(width: int, dtype: type) -> None:
+    """The distinct sets of cards an enumerated decision plays once each, packed into one key
+    a row (at most ten cards) or not (eleven): the rows, their order and each row's index are
+    ``np.unique(axis=0)``'s, with repeated rows, -1 (no card) and both ends of the codes."""
+    from pipeline.analysis.rollout import _distinct
+
+    generator = np.random.default_rng(width)
+    rows = generator.integers(-1, 52, size=(3000, width)).astype(dtype)
+    rows[1000:2000] = rows[:1000]  # every row of the first thousand twice
+    rows[5, :] = -1
+    rows[6, :] = 51
+    unique, inverse = _distinct(rows)
+    expected, expected_inverse = np.unique(rows, axis=0, return_inverse=True)
+    assert unique.dtype == rows.dtype
+    assert np.array_equal(unique, expected)
+    assert np.array_equal(inverse, expected_inverse.reshape(-1))
+    assert np.array_equal(unique[inverse], rows)
