@@ -33,13 +33,16 @@ class HashAhead:
     checks the database), the next one's while a file is ingested. Hashing reads and digests
     outside the interpreter's lock, so it overlaps that work (a 160 MB file: about 0.14 s).
 
-    Only one file is hashed ahead: a folder's files are not all read before their turn."""
+    Only one file is hashed ahead: a folder's files are not all read before their turn. A file
+    whose size or modification time is not what it was when it was hashed (a client still
+    writing it) is hashed again when its turn comes, so the hash is of the bytes then, as
+    without hashing ahead: an "unchanged" file is never one that changed meanwhile."""
 
     def __init__(self, files: Sequence[Path]) -> None:
         """Start hashing the first of ``files`` (their order of ingest)."""
         self._files = list(files)
         self._next = 0
-        self._ahead: tuple[Path, threading.Thread, list[str | OSError]] | None = None
+        self._ahead: tuple[Path, threading.Thread, list[str | OSError | _Stamp]] | None = None
         self._start_next()
 
     def _start_next(self) -> None:
@@ -48,11 +51,14 @@ class HashAhead:
             return
         path = self._files[self._next]
         self._next += 1
-        outcome: list[str | OSError] = []
+        outcome: list[str | OSError | _Stamp] = []
 
         def hash_file() -> None:
             try:
-                outcome.append(file_hash(path))
+                before = _stamp(path)
+                digest = file_hash(path)
+                if _stamp(path) == before:  # else it changed while hashed: hashed again later
+                    outcome.extend((digest, before))
             except OSError as error:  # raised again where the hash is asked for
                 outcome.append(error)
 
@@ -70,10 +76,20 @@ class HashAhead:
         _, thread, outcome = ahead
         thread.join()
         self._start_next()
-        result = outcome[0]
-        if isinstance(result, OSError):
-            raise result
-        return result
+        if outcome and isinstance(outcome[0], OSError):
+            raise outcome[0]
+        if len(outcome) == 2 and _stamp(path) == outcome[1]:
+            return str(outcome[0])
+        return file_hash(path)  # changed since (or while) it was hashed
+
+
+_Stamp = tuple[int, int]
+"""A file's size and modification time (nanoseconds)."""
+
+
+def _stamp(path: Path) -> _Stamp:
+    status = os.stat(path)
+    return status.st_size, status.st_mtime_ns
 
 
 def is_hand_file(path: Path) -> bool:

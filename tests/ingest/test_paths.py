@@ -137,3 +137,33 @@ def test_a_file_that_cannot_be_hashed_raises_where_its_hash_is_asked_for(
     other = tmp_path / "other.jsonl"
     other.write_bytes(b"[]\n")
     assert hashes(other) == file_hash(other)
+
+
+def test_a_file_changed_after_it_was_hashed_ahead_is_hashed_again(tmp_path: Path) -> None:
+    """A file appended to (a client still writing it) between its hash ahead and its turn, or
+    rewritten at the same size, gets the hash of its bytes at its turn: an ingest never calls
+    it unchanged on the strength of an older hash."""
+    import os
+    import threading
+
+    from pipeline.ingest.paths import HashAhead, file_hash
+
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    first.write_bytes(b"{}\n")
+    second.write_bytes(b'{"hand_id": "1"}\n')
+    hashes = HashAhead([first, second])
+    hashes(first)  # the second file is now hashed ahead
+    ahead = next(thread for thread in threading.enumerate() if thread.name == "ofc-file-hash")
+    ahead.join(10)
+    with open(second, "ab") as stream:
+        stream.write(b'{"hand_id": "2"}\n')
+    assert hashes(second) == file_hash(second)
+
+    third = tmp_path / "third.jsonl"
+    third.write_bytes(b'{"hand_id": "3"}\n')
+    hashes = HashAhead([third])
+    next(thread for thread in threading.enumerate() if thread.name == "ofc-file-hash").join(10)
+    stamp = os.stat(third)
+    third.write_bytes(b'{"hand_id": "4"}\n')  # the same size
+    os.utime(third, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1_000_000))
+    assert hashes(third) == file_hash(third)
