@@ -25,6 +25,7 @@ from pipeline.analysis.decisions import HandView, decision_at, load_hands, selec
 from pipeline.analysis.fantasyland import grade_fantasyland
 from pipeline.analysis.grade import DecisionGrade, GradeSettings, Tally, grade_decision
 from pipeline.analysis.rollout import prepare_policy
+from pipeline.formats.source import forked_pool
 from pipeline.records.rules_file import RulesResolver
 from pipeline.rules.ruleset import RulesError, RuleSet
 
@@ -323,10 +324,10 @@ def _results(tasks: Sequence[_Task], jobs: int):  # noqa: ANN202
         for task in tasks:
             yield _run_task(task)
         return
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    if context.get_start_method() == "fork":  # the workers inherit the compiled policy
+    if "fork" in multiprocessing.get_all_start_methods():  # the workers inherit it compiled
         first = tasks[0]
         prepare_policy(first.settings.policy, first.rules, first.hand.variant)
-    with context.Pool(processes=min(jobs, len(tasks))) as pool:  # never more than the work
+    with forked_pool(min(jobs, len(tasks))) as pool:  # never more workers than the work
         yield from pool.imap_unordered(_run_task, tasks, chunksize=1)
+        pool.close()  # every task is done: the workers end by themselves, no signal needed
+        pool.join()

@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import multiprocessing
 import pickle
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -45,6 +44,7 @@ from pipeline.analysis.decisions import Decision, HandView, SeatPlay, StreetPlay
 from pipeline.analysis.policy import BoardBatch, seen_cards
 from pipeline.analysis.progress import counted_progress
 from pipeline.analysis.rollout import SELECTION, Rollouts
+from pipeline.formats.source import forked_pool
 from pipeline.rules.cards import parse_card
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import STANDARD, RuleSet
@@ -428,13 +428,14 @@ def label_positions(decisions: Sequence[Decision], policy: str, settings: LabelS
             if on_progress:
                 on_progress(done, len(decisions))
         return results
-    context = multiprocessing.get_context("fork")
-    with context.Pool(jobs, initializer=_start_worker, initargs=arguments) as pool:
+    with forked_pool(jobs, _start_worker, arguments) as pool:
         for part, size in zip(pool.imap(_label_chunk, chunks), map(len, chunks), strict=True):
             results.extend(part)
             done += size
             if on_progress:
                 on_progress(done, len(decisions))
+        pool.close()
+        pool.join()
     return results
 
 

@@ -15,7 +15,10 @@ import gc
 import gzip
 import io
 import json
+import multiprocessing
+import multiprocessing.pool
 import os
+import signal
 import sys
 import zlib
 from collections.abc import Callable, Iterator
@@ -714,6 +717,41 @@ def keep_freed_memory() -> bool:
     trim_threshold, mmap_threshold = -1, -3  # M_TRIM_THRESHOLD, M_MMAP_THRESHOLD
     return bool(mallopt(mmap_threshold, MALLOC_MMAP_THRESHOLD_BYTES)
                 and mallopt(trim_threshold, MALLOC_TRIM_THRESHOLD_BYTES))
+
+
+def plain_worker_signals() -> None:
+    """In a pool's worker process (its initializer): SIGTERM ends it at once, by the system's
+    default action, and SIGINT is ignored.
+
+    A worker forked from an ``ofc`` command inherits the command's SIGTERM handler, which
+    raises an exception (:class:`pipeline.cli.Terminated`) for the command to stop cleanly.
+    In a worker that exception can be caught by the code it interrupts (DuckDB, for one, turns
+    it into an error of its own, which a pool then hands back as a result) and the worker lives
+    on. A pool that ends by sending SIGTERM to its workers then waited for that one forever
+    (seen once in the test suite: ``ofc analyze --jobs 2``). Ctrl-C reaches every process of
+    the group; the parent takes it and stops its pool."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def forked_pool(processes: int, initializer: Callable[..., object] | None = None,
+                initargs: tuple = ()) -> multiprocessing.pool.Pool:
+    """A :class:`multiprocessing.pool.Pool` of ``processes`` workers, forked from this process
+    where the platform can fork (they start at once and share what it has imported and
+    compiled), else started afresh. Each worker first takes :func:`plain_worker_signals`, then
+    runs ``initializer(*initargs)``. End it with ``close()`` and ``join()`` once its work is
+    done; a ``with`` block's end (``terminate()``, on an error or Ctrl-C) stops the workers
+    by SIGTERM, which now always ends them."""
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    return context.Pool(processes=processes, initializer=_start_pool_worker,
+                        initargs=(initializer, initargs))
+
+
+def _start_pool_worker(initializer: Callable[..., object] | None, initargs: tuple) -> None:
+    plain_worker_signals()
+    if initializer is not None:
+        initializer(*initargs)
 
 
 @contextlib.contextmanager

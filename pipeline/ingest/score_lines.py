@@ -45,6 +45,7 @@ from pipeline.formats.source import (
     decode_line,
     json_error_reason,
     load_json,
+    plain_worker_signals,
 )
 from pipeline.ingest.columns import CLASS_LABELS, score_columns
 from pipeline.ingest.fast_streets import parse_canonical_block
@@ -686,9 +687,11 @@ def _worker_pool(workers: int, resolver: RulesResolver) -> ProcessPoolExecutor:
 
 
 def _worker_start(parent: int, resolver: RulesResolver) -> None:
-    """A worker: keep the resolver; end as soon as the scoring process does."""
+    """A worker: keep the resolver; end as soon as the scoring process does (and at once on
+    SIGTERM: :func:`~pipeline.formats.source.plain_worker_signals`)."""
     global _worker_resolver
     _worker_resolver = resolver
+    plain_worker_signals()
     exit_with(parent)
 
 

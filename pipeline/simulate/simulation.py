@@ -8,11 +8,11 @@ byte for byte for a given configuration. Points come from the batch rules core
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from pipeline.formats.source import forked_pool
 from pipeline.records.validate import STARTED_AT_YEARS
 from pipeline.rules.game import Variant
 from pipeline.rules.ruleset import STANDARD, RuleSet
@@ -229,11 +229,11 @@ def simulate(
         for job in work:
             yield from _run_job(job)
         return
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    with context.Pool(processes=jobs) as pool:
+    with forked_pool(jobs) as pool:
         for outputs in pool.imap(_run_job, work, chunksize=1):
             yield from outputs
+        pool.close()  # every job is done: the workers end by themselves, no signal needed
+        pool.join()
 
 
 def merge_stats(total: dict[str, BotStats], part: dict[str, BotStats]) -> None:
