@@ -15,8 +15,6 @@ import gc
 import gzip
 import io
 import json
-import multiprocessing
-import multiprocessing.pool
 import os
 import signal
 import sys
@@ -24,7 +22,10 @@ import zlib
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import Pool
 
 MAX_LINE_BYTES = 1 << 20
 """Longest line a reader accepts (1 MiB); a longer line becomes an error, not a record."""
@@ -735,13 +736,15 @@ def plain_worker_signals() -> None:
 
 
 def forked_pool(processes: int, initializer: Callable[..., object] | None = None,
-                initargs: tuple = ()) -> multiprocessing.pool.Pool:
+                initargs: tuple = ()) -> Pool:
     """A :class:`multiprocessing.pool.Pool` of ``processes`` workers, forked from this process
     where the platform can fork (they start at once and share what it has imported and
     compiled), else started afresh. Each worker first takes :func:`plain_worker_signals`, then
     runs ``initializer(*initargs)``. End it with ``close()`` and ``join()`` once its work is
     done; a ``with`` block's end (``terminate()``, on an error or Ctrl-C) stops the workers
     by SIGTERM, which now always ends them."""
+    import multiprocessing  # here: ``ofc score`` in one process never needs it
+
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     return context.Pool(processes=processes, initializer=_start_pool_worker,
