@@ -726,11 +726,11 @@ def plain_worker_signals() -> None:
 
     A worker forked from an ``ofc`` command inherits the command's SIGTERM handler, which
     raises an exception (:class:`pipeline.cli.Terminated`) for the command to stop cleanly.
-    In a worker that exception can be caught by the code it interrupts (DuckDB, for one, turns
-    it into an error of its own, which a pool then hands back as a result) and the worker lives
-    on. A pool that ends by sending SIGTERM to its workers then waited for that one forever
-    (seen once in the test suite: ``ofc analyze --jobs 2``). Ctrl-C reaches every process of
-    the group; the parent takes it and stops its pool."""
+    A worker waiting for its next task, on the lock of the pool's queue, did not end on it: a
+    pool that stops its workers by SIGTERM then waited for that one forever. SIGTERM to ``ofc
+    analyze --jobs 2`` while it graded hung the command so, every time it was tried
+    (``tests/analysis/test_cli.py``). Ctrl-C reaches every process of the group; the parent
+    takes it and stops its pool."""
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -236,3 +242,46 @@ def test_refining_stored_grades_gives_the_gap_a_fresh_grade_gives(
         assert direct[index][6] > 0
     # the comparison can tell: the first run's 20 samples gave other gaps than 60 do
     assert any(first[index][5] != pytest.approx(direct[index][5], abs=1e-6) for index in sampled)
+
+
+def _children(pid: int) -> list[str]:
+    try:
+        return Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigterm_while_two_workers_grade_stops_the_command_and_its_workers(
+    simulated_db: Path,
+) -> None:
+    """SIGTERM to ``ofc analyze --jobs 2`` while its two workers grade: it stops with 143 and
+    its message within seconds, and no worker is left. Before, the workers had the command's
+    own SIGTERM handler, lived through the pool's SIGTERM, and the command waited for them
+    forever (the run's timeout fails this test)."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pipeline.cli", "analyze", "--db", str(simulated_db),
+         "--jobs", "2", "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120  # a first run compiles the policy
+        while len(_children(process.pid)) < 2:
+            assert process.poll() is None and time.monotonic() < deadline, process.returncode
+            time.sleep(0.05)
+        time.sleep(1.0)  # both are grading now
+        process.send_signal(signal.SIGTERM)
+        _, errors = process.communicate(timeout=30)
+        assert process.returncode == 143, errors
+        assert "stopped by SIGTERM" in errors
+        deadline = time.monotonic() + 10
+        while True:  # the workers are gone with it
+            try:
+                os.killpg(process.pid, 0)
+            except ProcessLookupError:
+                break
+            assert time.monotonic() < deadline, "a worker outlived the command"
+            time.sleep(0.1)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
