@@ -139,31 +139,50 @@ def test_a_file_that_cannot_be_hashed_raises_where_its_hash_is_asked_for(
     assert hashes(other) == file_hash(other)
 
 
-def test_a_file_changed_after_it_was_hashed_ahead_is_hashed_again(tmp_path: Path) -> None:
+def test_a_file_changed_after_it_was_hashed_ahead_is_hashed_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A file appended to (a client still writing it) between its hash ahead and its turn, or
     rewritten at the same size, gets the hash of its bytes at its turn: an ingest never calls
     it unchanged on the strength of an older hash."""
     import os
     import threading
+    import time
 
-    from pipeline.ingest.paths import HashAhead, file_hash
+    from pipeline.ingest import paths
 
-    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    first, second, third = (tmp_path / f"{name}.jsonl" for name in ("first", "second", "third"))
     first.write_bytes(b"{}\n")
     second.write_bytes(b'{"hand_id": "1"}\n')
-    hashes = HashAhead([first, second])
+    third.write_bytes(b'{"hand_id": "3"}\n')
+    plain_hash = paths.file_hash
+    hashed = {path: threading.Event() for path in (first, second, third)}
+
+    def recording_hash(path: Path) -> str:
+        digest = plain_hash(path)
+        hashed[path].set()
+        return digest
+
+    def hash_ahead_done(path: Path) -> None:
+        """Until the file's hash ahead has been computed and its thread has ended."""
+        assert hashed[path].wait(10)
+        deadline = time.monotonic() + 10
+        while any(thread.name == "ofc-file-hash" and thread.is_alive()
+                  for thread in threading.enumerate()):
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+
+    monkeypatch.setattr(paths, "file_hash", recording_hash)
+    hashes = paths.HashAhead([first, second])
     hashes(first)  # the second file is now hashed ahead
-    ahead = next(thread for thread in threading.enumerate() if thread.name == "ofc-file-hash")
-    ahead.join(10)
+    hash_ahead_done(second)
     with open(second, "ab") as stream:
         stream.write(b'{"hand_id": "2"}\n')
-    assert hashes(second) == file_hash(second)
+    assert hashes(second) == plain_hash(second)
 
-    third = tmp_path / "third.jsonl"
-    third.write_bytes(b'{"hand_id": "3"}\n')
-    hashes = HashAhead([third])
-    next(thread for thread in threading.enumerate() if thread.name == "ofc-file-hash").join(10)
+    hashes = paths.HashAhead([third])
+    hash_ahead_done(third)
     stamp = os.stat(third)
     third.write_bytes(b'{"hand_id": "4"}\n')  # the same size
     os.utime(third, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 1_000_000))
-    assert hashes(third) == file_hash(third)
+    assert hashes(third) == plain_hash(third)
