@@ -329,5 +329,3 @@ def _results(tasks: Sequence[_Task], jobs: int):  # noqa: ANN202
         prepare_policy(first.settings.policy, first.rules, first.hand.variant)
     with forked_pool(min(jobs, len(tasks))) as pool:  # never more workers than the work
         yield from pool.imap_unordered(_run_task, tasks, chunksize=1)
-        pool.close()  # every task is done: the workers end by themselves, no signal needed
-        pool.join()

@@ -434,8 +434,6 @@ def label_positions(decisions: Sequence[Decision], policy: str, settings: LabelS
             done += size
             if on_progress:
                 on_progress(done, len(decisions))
-        pool.close()
-        pool.join()
     return results
 
 

@@ -735,20 +735,25 @@ def plain_worker_signals() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@contextlib.contextmanager
 def forked_pool(processes: int, initializer: Callable[..., object] | None = None,
-                initargs: tuple = ()) -> Pool:
-    """A :class:`multiprocessing.pool.Pool` of ``processes`` workers, forked from this process
-    where the platform can fork (they start at once and share what it has imported and
-    compiled), else started afresh. Each worker first takes :func:`plain_worker_signals`, then
-    runs ``initializer(*initargs)``. End it with ``close()`` and ``join()`` once its work is
-    done; a ``with`` block's end (``terminate()``, on an error or Ctrl-C) stops the workers
-    by SIGTERM, which now always ends them."""
+                initargs: tuple = ()) -> Iterator[Pool]:
+    """A :class:`multiprocessing.pool.Pool` of ``processes`` workers for the block, forked from
+    this process where the platform can fork (they start at once and share what it has
+    imported and compiled), else started afresh. Each worker first takes
+    :func:`plain_worker_signals`, then runs ``initializer(*initargs)``. When the block ends
+    normally its work is done: the pool is closed and joined, and the workers leave by
+    themselves, no signal sent; when it raises (an error, Ctrl-C, SIGTERM, a consumer that
+    stopped early), the workers are stopped by SIGTERM, which always ends them."""
     import multiprocessing  # here: ``ofc score`` in one process never needs it
 
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    return context.Pool(processes=processes, initializer=_start_pool_worker,
-                        initargs=(initializer, initargs))
+    with context.Pool(processes=processes, initializer=_start_pool_worker,
+                      initargs=(initializer, initargs)) as pool:  # its end: terminate()
+        yield pool
+        pool.close()
+        pool.join()
 
 
 def _start_pool_worker(initializer: Callable[..., object] | None, initargs: tuple) -> None:

@@ -232,8 +232,6 @@ def simulate(
     with forked_pool(jobs) as pool:
         for outputs in pool.imap(_run_job, work, chunksize=1):
             yield from outputs
-        pool.close()  # every job is done: the workers end by themselves, no signal needed
-        pool.join()
 
 
 def merge_stats(total: dict[str, BotStats], part: dict[str, BotStats]) -> None:

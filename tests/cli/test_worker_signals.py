@@ -39,13 +39,25 @@ def remember(path):
     with open(path, "w") as stream:
         stream.write("started")
 
+def finish_late(path):
+    time.sleep(0.5)
+    with open(path, "w") as stream:
+        stream.write("finished")
+
 if __name__ == "__main__":
     signal.signal(signal.SIGTERM, _raise_terminated)  # as ofc's main does
     with forked_pool(2, remember, (sys.argv[2],)) as pool:
         print(pool.map(dispositions, range(4), chunksize=1))
-        running = [pool.apply_async(swallowing, (number,)) for number in range(2)]
-        time.sleep(0.5)
-        started = time.monotonic()
+        pool.apply_async(finish_late, (sys.argv[3],))  # not waited for here
+    print(open(sys.argv[3]).read())  # a normal end lets the work finish (closed, not stopped)
+    try:
+        with forked_pool(2) as pool:
+            running = [pool.apply_async(swallowing, (number,)) for number in range(2)]
+            time.sleep(0.5)
+            started = time.monotonic()
+            raise RuntimeError("stopped")  # an error in the block: the workers are stopped
+    except RuntimeError:
+        pass
     print(f"ended in {time.monotonic() - started:.1f} s")
     print(signal.getsignal(signal.SIGTERM) is _raise_terminated)  # the parent's own is kept
 """
@@ -54,16 +66,17 @@ if __name__ == "__main__":
 def test_a_pools_busy_workers_end_on_sigterm_under_the_commands_handler(tmp_path: Path) -> None:
     """Every worker of :func:`~pipeline.formats.source.forked_pool` has SIGTERM's default
     action and ignores SIGINT (left to the parent), and runs the pool's own initializer too;
-    a pool whose workers swallow every exception still ends at once when its ``with`` block
-    ends. Before, the workers kept the command's handler and the pool waited for them (here
+    a block that ends normally closes the pool and its workers leave by themselves; a pool
+    whose workers swallow every exception still ends at once when its block raises. Before, the workers kept the command's handler and the pool waited for them (here
     for two minutes: the run's timeout fails the test)."""
-    marker = tmp_path / "initialized"
-    run = subprocess.run([sys.executable, "-c", PROBE, str(REPO), str(marker)],
+    marker, late = tmp_path / "initialized", tmp_path / "late"
+    run = subprocess.run([sys.executable, "-c", PROBE, str(REPO), str(marker), str(late)],
                          capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == str([(True, True)] * 4)
-    seconds = float(lines[1].split()[2])
+    assert lines[1] == "finished"  # closed and joined: a stopped pool would have killed it
+    seconds = float(lines[2].split()[2])
     assert seconds < 10, lines
-    assert lines[2] == "True"
+    assert lines[3] == "True"
     assert marker.read_text() == "started"
